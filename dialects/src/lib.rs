@@ -1,0 +1,1 @@
+//! rtile's dialects: te, rtile, tilegraph, vdevice, and the upstream subset we lower to.

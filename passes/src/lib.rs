@@ -1,0 +1,1 @@
+//! rtile's passes and analyses, one module per pass, named after its flag.

@@ -1,0 +1,70 @@
+//! The builtin dialect: `builtin.module`.
+
+use crate::diagnostics::Diagnostic;
+use crate::dialect::{Dialect, OpDefinition, OpTraits};
+use crate::ir::{Context, OpId, OperationState};
+use crate::parser::OpAsmParser;
+use crate::printer::OpAsmPrinter;
+
+/// The `builtin` dialect.
+pub struct BuiltinDialect;
+
+impl Dialect for BuiltinDialect {
+    fn namespace(&self) -> &'static str {
+        "builtin"
+    }
+    fn description(&self) -> &'static str {
+        "MLIR's builtin dialect: the top-level module"
+    }
+    fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
+        vec![Box::new(ModuleOp)]
+    }
+}
+
+/// `builtin.module`: `module @name attributes {...} { ... }`.
+pub struct ModuleOp;
+
+impl OpDefinition for ModuleOp {
+    fn name(&self) -> &'static str {
+        "builtin.module"
+    }
+    fn summary(&self) -> &'static str {
+        "A top-level container of operations (a symbol table)"
+    }
+    fn traits(&self) -> OpTraits {
+        OpTraits {
+            no_terminator: true,
+            single_block: true,
+            isolated_from_above: true,
+            symbol_table: true,
+            graph_regions: true,
+            ..OpTraits::default()
+        }
+    }
+    fn verify(&self, ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
+        if !ctx.operands(op).is_empty() || !ctx.results(op).is_empty() {
+            return Err(Diagnostic::op_error(
+                ctx,
+                op,
+                "expects no operands and no results",
+            ));
+        }
+        if ctx.regions(op).len() != 1 {
+            return Err(Diagnostic::op_error(ctx, op, "expects one region"));
+        }
+        Ok(())
+    }
+    fn has_custom_assembly(&self) -> bool {
+        true
+    }
+    fn parse(
+        &self,
+        p: &mut OpAsmParser<'_, '_>,
+        state: &mut OperationState,
+    ) -> Result<(), Diagnostic> {
+        crate::parser::builtin::parse_module(p, state)
+    }
+    fn print(&self, ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+        crate::printer::builtin::print_module(ctx, op, p)
+    }
+}

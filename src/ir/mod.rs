@@ -1,0 +1,17 @@
+//! The IR: MLIR's structure of operations, regions, blocks and SSA values, with builtin
+//! types, attributes, affine maps and locations.
+
+pub mod affine;
+pub mod attributes;
+pub mod context;
+pub mod location;
+pub mod types;
+
+pub use affine::{AffineExpr, AffineMap, IntegerSet};
+pub use attributes::{Attribute, DenseArray, DenseLiteral, FloatBits, NamedAttribute};
+pub use context::{
+    BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, Use, Value,
+    ValueDef, WalkOrder,
+};
+pub use location::{Location, Span};
+pub use types::{DYNAMIC, FloatKind, Signedness, Type};

@@ -1,0 +1,1 @@
+//! PLACEHOLDER (being replaced by the verifier work).

@@ -1,0 +1,2 @@
+//! PLACEHOLDER: rtile-opt.
+fn main() {}

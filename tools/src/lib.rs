@@ -1,0 +1,1 @@
+//! Shared code of the rtile command-line tools.
