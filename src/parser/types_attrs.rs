@@ -1,0 +1,1019 @@
+//! Types, attributes and locations (recursive descent, as MLIR's TypeParser.cpp and
+//! AttributeParser.cpp), plus the context-sensitive lexing they need: dimension lists
+//! (`4x?xf32`) and pretty dialect bodies scanned raw (`!llvm.ptr<1>`).
+
+use super::State;
+use super::affine_expr::{self, AffTok};
+use super::lexer::{self, Token};
+use crate::diagnostics::Diagnostic;
+use crate::ir::{
+    Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatKind, Location, NamedAttribute,
+    Signedness, Span, Type,
+};
+
+/// Largest integer width MLIR accepts.
+const MAX_INT_WIDTH: u64 = 16_777_215;
+
+/// Parses `i32`, `si8`, `ui64` spellings.
+fn int_type_keyword(s: &str) -> Option<(Signedness, &str)> {
+    let (sign, digits) = if let Some(d) = s.strip_prefix("si") {
+        (Signedness::Signed, d)
+    } else if let Some(d) = s.strip_prefix("ui") {
+        (Signedness::Unsigned, d)
+    } else {
+        (Signedness::Signless, s.strip_prefix('i')?)
+    };
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some((sign, digits))
+}
+
+/// True when a bare identifier spells a builtin type.
+pub(crate) fn is_type_keyword(s: &str) -> bool {
+    matches!(
+        s,
+        "index" | "none" | "tensor" | "memref" | "vector" | "complex" | "tuple"
+    ) || FloatKind::from_keyword(s).is_some()
+        || int_type_keyword(s).is_some()
+}
+
+fn parse_int_literal(text: &str) -> Option<u128> {
+    if let Some(h) = text.strip_prefix("0x") {
+        u128::from_str_radix(h, 16).ok()
+    } else {
+        text.parse::<u128>().ok()
+    }
+}
+
+fn f16_to_f64(bits: u16) -> f64 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((bits >> 10) & 0x1f) as i32;
+    let frac = (bits & 0x3ff) as f64;
+    match exp {
+        0 => sign * frac * 2f64.powi(-24),
+        31 if frac == 0.0 => sign * f64::INFINITY,
+        31 => f64::NAN,
+        _ => sign * (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
+    }
+}
+
+/// The float a hex bit pattern denotes in format `k`, as f64 (MLIR's `0x... : f32`).
+fn float_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
+    Some(match k {
+        FloatKind::F32 => f32::from_bits(u32::try_from(bits).ok()?) as f64,
+        FloatKind::F64 => f64::from_bits(u64::try_from(bits).ok()?),
+        FloatKind::BF16 => f32::from_bits((u16::try_from(bits).ok()? as u32) << 16) as f64,
+        FloatKind::F16 => f16_to_f64(u16::try_from(bits).ok()?),
+        _ => return None,
+    })
+}
+
+/// Rounds a parsed value to the precision of `ty`, as MLIR's APFloat conversion does.
+fn round_to(v: f64, ty: &Type) -> f64 {
+    match ty {
+        Type::Float(FloatKind::F32) | Type::Float(FloatKind::TF32) => v as f32 as f64,
+        _ => v,
+    }
+}
+
+impl<'s> State<'s> {
+    // ----- types -------------------------------------------------------------------
+
+    /// True when the current token can start a type.
+    pub(crate) fn at_type_start(&self) -> bool {
+        match self.cur.token {
+            Token::LParen | Token::BangId => true,
+            Token::BareId => is_type_keyword(self.cur.text),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn parse_type(&mut self) -> Result<Type, Diagnostic> {
+        self.enter()?;
+        let r = self.parse_type_inner();
+        self.leave();
+        r
+    }
+
+    fn parse_type_inner(&mut self) -> Result<Type, Diagnostic> {
+        match self.cur.token {
+            Token::LParen => {
+                let (inputs, results) = self.parse_function_type()?;
+                Ok(Type::Function { inputs, results })
+            }
+            Token::BangId => self.parse_extended_type(),
+            Token::BareId => self.parse_keyword_type(),
+            _ => Err(self.err_expected("type")),
+        }
+    }
+
+    /// `(ins) -> outs` where `outs` is one non-function type or a parenthesised list.
+    pub(crate) fn parse_function_type(&mut self) -> Result<(Vec<Type>, Vec<Type>), Diagnostic> {
+        self.expect_punct("(")?;
+        let inputs = self.parse_type_list_until(")")?;
+        if !self.at_punct("->") {
+            return Err(self.err_expected("'->' in function type"));
+        }
+        self.bump();
+        let results = if self.at_punct("(") {
+            self.bump();
+            self.parse_type_list_until(")")?
+        } else {
+            vec![self.parse_type()?]
+        };
+        Ok((inputs, results))
+    }
+
+    /// Comma separated types up to (and including) `close`; may be empty.
+    fn parse_type_list_until(&mut self, close: &str) -> Result<Vec<Type>, Diagnostic> {
+        let mut v = Vec::new();
+        if self.eat_punct(close) {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.parse_type()?);
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.expect_punct(close)?;
+        Ok(v)
+    }
+
+    fn parse_keyword_type(&mut self) -> Result<Type, Diagnostic> {
+        let t = self.cur;
+        let kw = t.text;
+        if let Some(k) = FloatKind::from_keyword(kw) {
+            self.bump();
+            return Ok(Type::Float(k));
+        }
+        if let Some((signedness, digits)) = int_type_keyword(kw) {
+            self.bump();
+            let width = digits
+                .parse::<u64>()
+                .ok()
+                .filter(|w| *w <= MAX_INT_WIDTH)
+                .ok_or_else(|| {
+                    self.error_at(t.span, "integer bitwidth is limited to 16777215 bits")
+                })?;
+            return Ok(Type::Integer {
+                width: width as u32,
+                signedness,
+            });
+        }
+        match kw {
+            "index" => {
+                self.bump();
+                Ok(Type::Index)
+            }
+            "none" => {
+                self.bump();
+                Ok(Type::None)
+            }
+            "tensor" => self.parse_tensor_type(),
+            "memref" => self.parse_memref_type(),
+            "vector" => self.parse_vector_type(),
+            "complex" => {
+                self.bump();
+                self.expect_punct("<")?;
+                let e = self.parse_type()?;
+                self.expect_punct(">")?;
+                Ok(Type::Complex(Box::new(e)))
+            }
+            "tuple" => {
+                self.bump();
+                self.expect_punct("<")?;
+                let v = self.parse_type_list_until(">")?;
+                Ok(Type::Tuple(v))
+            }
+            _ => Err(self.err_expected("type")),
+        }
+    }
+
+    /// Consumes the `x` that separates dimensions; a bare identifier such as `xf32` is
+    /// split by restarting the lexer just after the `x` (MLIR's trick).
+    fn parse_x_in_dimension_list(&mut self) -> Result<(), Diagnostic> {
+        if self.cur.token != Token::BareId || !self.cur.text.starts_with('x') {
+            return Err(self.err_expected("'x' in dimension list"));
+        }
+        if self.cur.text.len() == 1 {
+            self.bump();
+        } else {
+            let p = self.cur.start() + 1;
+            self.reset_to(p);
+        }
+        Ok(())
+    }
+
+    /// A dimension extent: decimal integer or (when allowed) `?`. A hex token such as
+    /// `0xf32` is really `0` `x` `f32`.
+    fn parse_dim_extent(&mut self, allow_dynamic: bool) -> Result<Option<i64>, Diagnostic> {
+        match self.cur.token {
+            Token::Question if allow_dynamic => {
+                self.bump();
+                Ok(Some(DYNAMIC))
+            }
+            Token::Integer => {
+                let t = self.cur;
+                if t.text.starts_with("0x") {
+                    self.reset_to(t.start() + 1);
+                    return Ok(Some(0));
+                }
+                self.bump();
+                let v = t
+                    .text
+                    .parse::<i64>()
+                    .map_err(|_| self.error_at(t.span, "invalid dimension"))?;
+                Ok(Some(v))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `4x?x` prefixes (each extent followed by `x`).
+    fn parse_dimension_list(&mut self, allow_dynamic: bool) -> Result<Vec<i64>, Diagnostic> {
+        let mut dims = Vec::new();
+        loop {
+            if !allow_dynamic && self.at(Token::Question) {
+                return Err(self.error_here("expected static shape"));
+            }
+            match self.parse_dim_extent(allow_dynamic)? {
+                Some(d) => {
+                    dims.push(d);
+                    self.parse_x_in_dimension_list()?;
+                }
+                None => return Ok(dims),
+            }
+        }
+    }
+
+    fn parse_tensor_type(&mut self) -> Result<Type, Diagnostic> {
+        self.bump();
+        self.expect_punct("<")?;
+        if self.eat_punct("*") {
+            self.parse_x_in_dimension_list()?;
+            let elem = self.parse_type()?;
+            self.expect_punct(">")?;
+            return Ok(Type::UnrankedTensor {
+                elem: Box::new(elem),
+            });
+        }
+        let shape = self.parse_dimension_list(true)?;
+        let elem = self.parse_type()?;
+        let encoding = if self.eat_punct(",") {
+            Some(Box::new(self.parse_attribute()?))
+        } else {
+            None
+        };
+        self.expect_punct(">")?;
+        Ok(Type::Tensor {
+            shape,
+            elem: Box::new(elem),
+            encoding,
+        })
+    }
+
+    fn parse_memref_type(&mut self) -> Result<Type, Diagnostic> {
+        self.bump();
+        self.expect_punct("<")?;
+        if self.eat_punct("*") {
+            self.parse_x_in_dimension_list()?;
+            let elem = self.parse_type()?;
+            let memory_space = if self.eat_punct(",") {
+                Some(Box::new(self.parse_attribute()?))
+            } else {
+                None
+            };
+            self.expect_punct(">")?;
+            return Ok(Type::UnrankedMemRef {
+                elem: Box::new(elem),
+                memory_space,
+            });
+        }
+        let shape = self.parse_dimension_list(true)?;
+        let elem = self.parse_type()?;
+        let mut layout = None;
+        let mut memory_space = None;
+        while self.eat_punct(",") {
+            let span = self.cur.span;
+            let a = self.parse_attribute()?;
+            let is_layout = matches!(a, Attribute::AffineMap(_) | Attribute::Strided { .. });
+            if is_layout && layout.is_none() && memory_space.is_none() {
+                layout = Some(Box::new(a));
+            } else if memory_space.is_none() && !is_layout {
+                memory_space = Some(Box::new(a));
+            } else {
+                return Err(self.error_at(span, "multiple memory spaces specified in memref type"));
+            }
+        }
+        self.expect_punct(">")?;
+        Ok(Type::MemRef {
+            shape,
+            elem: Box::new(elem),
+            layout,
+            memory_space,
+        })
+    }
+
+    fn parse_vector_type(&mut self) -> Result<Type, Diagnostic> {
+        self.bump();
+        self.expect_punct("<")?;
+        let mut shape = Vec::new();
+        let mut scalable = Vec::new();
+        loop {
+            if self.at_punct("[") {
+                self.bump();
+                let Some(d) = self.parse_dim_extent(false)? else {
+                    return Err(self.err_expected("scalable dimension"));
+                };
+                self.expect_punct("]")?;
+                shape.push(d);
+                scalable.push(true);
+            } else if self.at(Token::Question) {
+                return Err(self.error_here("expected static shape"));
+            } else if let Some(d) = self.parse_dim_extent(false)? {
+                shape.push(d);
+                scalable.push(false);
+            } else {
+                break;
+            }
+            self.parse_x_in_dimension_list()?;
+        }
+        let elem = self.parse_type()?;
+        self.expect_punct(">")?;
+        Ok(Type::Vector {
+            shape,
+            scalable,
+            elem: Box::new(elem),
+        })
+    }
+
+    /// Splits `!name` / `#name` into alias, pretty dialect or opaque dialect form.
+    /// Returns `Err(None)`-like `Ok(None)` when it is an alias name (caller resolves).
+    fn parse_dialect_symbol(&mut self) -> Result<Result<(String, String), &'s str>, Diagnostic> {
+        let t = self.bump();
+        let ident = &t.text[1..];
+        let after = t.end();
+        let has_body = self.src.as_bytes().get(after) == Some(&b'<');
+        if !has_body {
+            return Ok(match ident.split_once('.') {
+                Some((d, b)) => Ok((d.to_string(), b.to_string())),
+                None => Err(ident),
+            });
+        }
+        let end = self.scan_balanced(after)?;
+        self.reset_to(end);
+        Ok(Ok(match ident.split_once('.') {
+            Some((d, b)) => (d.to_string(), format!("{b}{}", &self.src[after..end])),
+            None => {
+                let inner = self.src[after + 1..end - 1].trim();
+                let body = if inner.starts_with('"') && inner.ends_with('"') && inner.len() >= 2 {
+                    lexer::unescape(inner)
+                        .map_err(|_| self.error_at(t.span, "invalid escape sequence in string"))?
+                } else {
+                    inner.to_string()
+                };
+                (ident.to_string(), body)
+            }
+        }))
+    }
+
+    fn parse_extended_type(&mut self) -> Result<Type, Diagnostic> {
+        let span = self.cur.span;
+        match self.parse_dialect_symbol()? {
+            Ok((dialect, body)) => Ok(Type::Dialect { dialect, body }),
+            Err(alias) => {
+                self.type_aliases.get(alias).cloned().ok_or_else(|| {
+                    self.error_at(span, format!("undefined symbol alias id '{alias}'"))
+                })
+            }
+        }
+    }
+
+    // ----- attributes --------------------------------------------------------------
+
+    pub(crate) fn parse_attribute(&mut self) -> Result<Attribute, Diagnostic> {
+        self.enter()?;
+        let r = self.parse_attribute_inner();
+        self.leave();
+        r
+    }
+
+    fn parse_attribute_inner(&mut self) -> Result<Attribute, Diagnostic> {
+        match self.cur.token {
+            Token::BareId => {
+                let kw = self.cur.text;
+                match kw {
+                    "unit" => {
+                        self.bump();
+                        Ok(Attribute::Unit)
+                    }
+                    "true" | "false" => {
+                        self.bump();
+                        Ok(Attribute::Bool(kw == "true"))
+                    }
+                    "affine_map" | "affine_set" => self.parse_affine_attr(),
+                    "dense" => self.parse_dense_attr(),
+                    "array" => self.parse_dense_array_attr(),
+                    "strided" => self.parse_strided_attr(),
+                    "loc" => Ok(Attribute::Location(self.parse_location()?)),
+                    _ if is_type_keyword(kw) => Ok(Attribute::Type(self.parse_type()?)),
+                    _ => Err(self.err_expected("attribute value")),
+                }
+            }
+            Token::Integer | Token::Float | Token::Minus => self.parse_number_attr(),
+            Token::String => {
+                let t = self.bump();
+                let value = lexer::unescape(t.text)
+                    .map_err(|_| self.error_at(t.span, "invalid escape sequence in string"))?;
+                let ty = if self.at_punct(":") {
+                    self.bump();
+                    Some(self.parse_type()?)
+                } else {
+                    None
+                };
+                Ok(Attribute::String { value, ty })
+            }
+            Token::LBracket => {
+                self.bump();
+                let mut v = Vec::new();
+                if !self.eat_punct("]") {
+                    loop {
+                        v.push(self.parse_attribute()?);
+                        if !self.eat_punct(",") {
+                            break;
+                        }
+                    }
+                    self.expect_punct("]")?;
+                }
+                Ok(Attribute::Array(v))
+            }
+            Token::LBrace => Ok(Attribute::Dictionary(self.parse_dictionary()?)),
+            Token::AtId | Token::AtString => {
+                let root = self.parse_symbol_name()?;
+                let mut nested = Vec::new();
+                while self.at_punct("::") {
+                    self.bump();
+                    nested.push(self.parse_symbol_name()?);
+                }
+                Ok(Attribute::SymbolRef { root, nested })
+            }
+            Token::HashId => {
+                let span = self.cur.span;
+                match self.parse_dialect_symbol()? {
+                    Ok((dialect, body)) => Ok(Attribute::Dialect { dialect, body }),
+                    Err(alias) => self.attr_aliases.get(alias).cloned().ok_or_else(|| {
+                        self.error_at(span, format!("undefined symbol alias id '{alias}'"))
+                    }),
+                }
+            }
+            Token::BangId | Token::LParen => Ok(Attribute::Type(self.parse_type()?)),
+            _ => Err(self.err_expected("attribute value")),
+        }
+    }
+
+    /// `@name` or `@"name"`.
+    pub(crate) fn parse_symbol_name(&mut self) -> Result<String, Diagnostic> {
+        match self.cur.token {
+            Token::AtId => Ok(self.bump().text[1..].to_string()),
+            Token::AtString => {
+                let t = self.bump();
+                lexer::unescape(&t.text[1..])
+                    .map_err(|_| self.error_at(t.span, "invalid escape sequence in string"))
+            }
+            _ => Err(self.err_expected("valid '@'-identifier for symbol name")),
+        }
+    }
+
+    /// `{a = 1, b, "c d" = 2}` sorted by name; duplicate keys are errors.
+    pub(crate) fn parse_dictionary(&mut self) -> Result<Vec<NamedAttribute>, Diagnostic> {
+        self.expect_punct("{")?;
+        let mut out: Vec<NamedAttribute> = Vec::new();
+        let mut spans: Vec<Span> = Vec::new();
+        if !self.eat_punct("}") {
+            loop {
+                let t = self.cur;
+                let name = match t.token {
+                    Token::BareId => {
+                        self.bump();
+                        t.text.to_string()
+                    }
+                    Token::String => {
+                        self.bump();
+                        let n = lexer::unescape(t.text).map_err(|_| {
+                            self.error_at(t.span, "invalid escape sequence in string")
+                        })?;
+                        if n.is_empty() {
+                            return Err(self.error_at(t.span, "expected valid attribute name"));
+                        }
+                        n
+                    }
+                    _ => return Err(self.err_expected("attribute name")),
+                };
+                let value = if self.eat_punct("=") {
+                    self.parse_attribute()?
+                } else {
+                    Attribute::Unit
+                };
+                out.push(NamedAttribute { name, value });
+                spans.push(t.span);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+            if !self.at_punct("}") {
+                return Err(self.err_expected("'}' in attribute dictionary"));
+            }
+            self.bump();
+        }
+        let mut idx: Vec<usize> = (0..out.len()).collect();
+        idx.sort_by(|&a, &b| out[a].name.cmp(&out[b].name).then(a.cmp(&b)));
+        for w in idx.windows(2) {
+            if out[w[0]].name == out[w[1]].name {
+                return Err(self.error_at(
+                    spans[w[1]],
+                    format!("duplicate key '{}' in dictionary attribute", out[w[1]].name),
+                ));
+            }
+        }
+        let mut slots: Vec<Option<NamedAttribute>> = out.into_iter().map(Some).collect();
+        Ok(idx.into_iter().filter_map(|i| slots[i].take()).collect())
+    }
+
+    /// `[-]int [: type]` or `[-]float [: type]`.
+    fn parse_number_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        let start = self.cur.span;
+        let neg = self.eat_punct("-");
+        let t = self.cur;
+        match t.token {
+            Token::Integer => {
+                self.bump();
+                let mag = parse_int_literal(t.text)
+                    .ok_or_else(|| self.error_at(t.span, "integer constant out of range"))?;
+                let ty = if self.at_punct(":") {
+                    self.bump();
+                    self.parse_type()?
+                } else {
+                    Type::i64()
+                };
+                if let Type::Float(k) = ty {
+                    if !t.text.starts_with("0x") {
+                        return Err(self
+                            .error_at(
+                                t.span,
+                                "unexpected decimal integer literal for a floating point value",
+                            )
+                            .with_note(Diagnostic::note(
+                                Some(t.span),
+                                "add a trailing dot to make the literal a float",
+                            )));
+                    }
+                    if neg {
+                        return Err(self.error_at(
+                            start,
+                            "hexadecimal float literal should not have a leading minus",
+                        ));
+                    }
+                    let v = float_from_bits(mag, k).ok_or_else(|| {
+                        self.error_at(t.span, "hexadecimal float constant out of range for type")
+                    })?;
+                    return Ok(Attribute::Float {
+                        value: FloatBits::new(v),
+                        ty,
+                    });
+                }
+                if !ty.is_integer_like() {
+                    return Err(
+                        self.error_at(start, "integer literal not valid for specified type")
+                    );
+                }
+                let value = i128::try_from(mag)
+                    .map(|v| if neg { -v } else { v })
+                    .map_err(|_| self.error_at(t.span, "integer constant out of range"))?;
+                if matches!(ty, Type::Integer { width: 1, .. }) && (value == 0 || value == 1) {
+                    return Ok(Attribute::Bool(value == 1));
+                }
+                Ok(Attribute::Integer { value, ty })
+            }
+            Token::Float => {
+                self.bump();
+                let v: f64 = t
+                    .text
+                    .parse()
+                    .map_err(|_| self.error_at(t.span, "invalid floating point literal"))?;
+                let v = if neg { -v } else { v };
+                let ty = if self.at_punct(":") {
+                    self.bump();
+                    self.parse_type()?
+                } else {
+                    Type::f64()
+                };
+                if !ty.is_float() {
+                    return Err(
+                        self.error_at(start, "floating point value not valid for specified type")
+                    );
+                }
+                Ok(Attribute::Float {
+                    value: FloatBits::new(round_to(v, &ty)),
+                    ty,
+                })
+            }
+            _ => Err(self.err_expected("integer or floating point literal")),
+        }
+    }
+
+    /// `affine_map<...>` / `affine_set<...>`: the token slice up to the closing `>` is
+    /// handed to the lalrpop grammar.
+    fn parse_affine_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        let kw = self.bump();
+        let is_map = kw.text == "affine_map";
+        self.expect_punct("<")?;
+        let mut toks: Vec<(usize, AffTok<'s>, usize)> = Vec::new();
+        let end;
+        loop {
+            let t = self.bump();
+            let adj_eq = |st: &Self| st.cur.token == Token::Equal && st.cur.start() == t.end();
+            let tok = match t.token {
+                Token::Greater if adj_eq(self) => {
+                    let e = self.bump();
+                    toks.push((t.start(), AffTok::Ge, e.end()));
+                    continue;
+                }
+                Token::Greater => {
+                    end = t.start();
+                    break;
+                }
+                Token::Less if adj_eq(self) => {
+                    let e = self.bump();
+                    toks.push((t.start(), AffTok::Le, e.end()));
+                    continue;
+                }
+                Token::Equal if adj_eq(self) => {
+                    let e = self.bump();
+                    toks.push((t.start(), AffTok::EqEq, e.end()));
+                    continue;
+                }
+                Token::LParen => AffTok::LParen,
+                Token::RParen => AffTok::RParen,
+                Token::LBracket => AffTok::LBracket,
+                Token::RBracket => AffTok::RBracket,
+                Token::Comma => AffTok::Comma,
+                Token::Colon => AffTok::Colon,
+                Token::Arrow => AffTok::Arrow,
+                Token::Plus => AffTok::Plus,
+                Token::Minus => AffTok::Minus,
+                Token::Star => AffTok::Star,
+                Token::BareId => match t.text {
+                    "floordiv" => AffTok::FloorDiv,
+                    "ceildiv" => AffTok::CeilDiv,
+                    "mod" => AffTok::Mod,
+                    s => AffTok::Id(s),
+                },
+                Token::Integer => {
+                    let v = parse_int_literal(t.text)
+                        .and_then(|v| i64::try_from(v).ok())
+                        .ok_or_else(|| self.error_at(t.span, "constant too large for index"))?;
+                    AffTok::Int(v)
+                }
+                Token::Eof => {
+                    return Err(self.error_at(t.span, "expected '>' to end affine expression"));
+                }
+                _ => {
+                    return Err(self.error_at(
+                        t.span,
+                        format!("unexpected '{}' in affine expression", t.text),
+                    ));
+                }
+            };
+            toks.push((t.start(), tok, t.end()));
+        }
+        let file = self.file;
+        let to_diag =
+            |(s, e, m): affine_expr::AffineError| Diagnostic::error(Some(Span::new(file, s, e)), m);
+        if is_map {
+            Ok(Attribute::AffineMap(
+                affine_expr::parse_map(toks, end).map_err(to_diag)?,
+            ))
+        } else {
+            Ok(Attribute::IntegerSet(
+                affine_expr::parse_set(toks, end).map_err(to_diag)?,
+            ))
+        }
+    }
+
+    /// `dense<literal> : type`.
+    fn parse_dense_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        self.bump();
+        self.expect_punct("<")?;
+        let literal = if self.at_punct(">") {
+            DenseLiteral::Empty
+        } else {
+            self.parse_dense_literal()?
+        };
+        self.expect_punct(">")?;
+        if !self.at_punct(":") {
+            return Err(self.err_expected("':'"));
+        }
+        self.bump();
+        let ty = self.parse_type()?;
+        Ok(Attribute::DenseElements { literal, ty })
+    }
+
+    fn parse_dense_literal(&mut self) -> Result<DenseLiteral, Diagnostic> {
+        self.enter()?;
+        let r = self.parse_dense_literal_inner();
+        self.leave();
+        r
+    }
+
+    fn parse_dense_literal_inner(&mut self) -> Result<DenseLiteral, Diagnostic> {
+        match self.cur.token {
+            Token::LBracket => {
+                self.bump();
+                let mut v = Vec::new();
+                if !self.eat_punct("]") {
+                    loop {
+                        v.push(self.parse_dense_literal()?);
+                        if !self.eat_punct(",") {
+                            break;
+                        }
+                    }
+                    self.expect_punct("]")?;
+                }
+                Ok(DenseLiteral::List(v))
+            }
+            Token::LParen => {
+                self.bump();
+                let re = self.parse_dense_literal()?;
+                self.expect_punct(",")?;
+                let im = self.parse_dense_literal()?;
+                self.expect_punct(")")?;
+                Ok(DenseLiteral::Complex(Box::new(re), Box::new(im)))
+            }
+            Token::String => {
+                let t = self.bump();
+                let s = &t.text[1..t.text.len() - 1];
+                if s.starts_with("0x") && s[2..].bytes().all(|b| b.is_ascii_hexdigit()) {
+                    Ok(DenseLiteral::Hex(s.to_string()))
+                } else {
+                    Err(self.error_at(t.span, "expected hex string of dense elements"))
+                }
+            }
+            Token::BareId if self.cur.text == "true" || self.cur.text == "false" => {
+                Ok(DenseLiteral::Bool(self.bump().text == "true"))
+            }
+            Token::Minus | Token::Integer | Token::Float => {
+                let neg = self.eat_punct("-");
+                let t = self.bump();
+                match t.token {
+                    Token::Integer => {
+                        let mag = parse_int_literal(t.text)
+                            .and_then(|v| i128::try_from(v).ok())
+                            .ok_or_else(|| {
+                                self.error_at(t.span, "integer constant out of range")
+                            })?;
+                        Ok(DenseLiteral::Int(if neg { -mag } else { mag }))
+                    }
+                    Token::Float => {
+                        let v: f64 = t
+                            .text
+                            .parse()
+                            .map_err(|_| self.error_at(t.span, "invalid floating point literal"))?;
+                        Ok(DenseLiteral::Float(FloatBits::new(if neg {
+                            -v
+                        } else {
+                            v
+                        })))
+                    }
+                    _ => Err(self.error_at(t.span, "expected integer or floating point literal")),
+                }
+            }
+            _ => Err(self.err_expected("element literal of primitive type")),
+        }
+    }
+
+    /// `array<i64: 1, 2>`, `array<f32>`, `array<i1: true>`.
+    fn parse_dense_array_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        self.bump();
+        self.expect_punct("<")?;
+        let ty_span = self.cur.span;
+        let elem = self.parse_type()?;
+        let is_float = match &elem {
+            Type::Integer { .. } => false,
+            Type::Float(_) => true,
+            _ => {
+                return Err(self.error_at(ty_span, "expected integer or float type"));
+            }
+        };
+        let mut ints = Vec::new();
+        let mut floats = Vec::new();
+        if self.eat_punct(":") {
+            loop {
+                let span = self.cur.span;
+                if !is_float && (self.at_keyword("true") || self.at_keyword("false")) {
+                    ints.push((self.bump().text == "true") as i64);
+                } else {
+                    let neg = self.eat_punct("-");
+                    let t = self.bump();
+                    match (t.token, is_float) {
+                        (Token::Integer, false) => {
+                            let v = parse_int_literal(t.text)
+                                .and_then(|v| i64::try_from(v).ok())
+                                .ok_or_else(|| {
+                                    self.error_at(t.span, "integer constant out of range")
+                                })?;
+                            ints.push(if neg { -v } else { v });
+                        }
+                        (Token::Integer | Token::Float, true) => {
+                            let v: f64 = t.text.parse().map_err(|_| {
+                                self.error_at(t.span, "invalid floating point literal")
+                            })?;
+                            let v = if neg { -v } else { v };
+                            floats.push(FloatBits::new(round_to(v, &elem)));
+                        }
+                        _ => {
+                            return Err(self.error_at(span, "expected integer or float literal"));
+                        }
+                    }
+                }
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(">")?;
+        Ok(Attribute::DenseArray(if is_float {
+            DenseArray::Float {
+                elem,
+                values: floats,
+            }
+        } else {
+            DenseArray::Int { elem, values: ints }
+        }))
+    }
+
+    fn parse_stride_value(&mut self) -> Result<i64, Diagnostic> {
+        if self.eat(Token::Question) {
+            return Ok(DYNAMIC);
+        }
+        let neg = self.eat_punct("-");
+        if !self.at(Token::Integer) {
+            return Err(self.err_expected("a 64-bit signed integer or '?'"));
+        }
+        let t = self.bump();
+        let v = parse_int_literal(t.text)
+            .and_then(|v| i64::try_from(v).ok())
+            .ok_or_else(|| self.error_at(t.span, "integer constant out of range"))?;
+        Ok(if neg { -v } else { v })
+    }
+
+    /// `strided<[4, 1], offset: ?>`.
+    fn parse_strided_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        self.bump();
+        self.expect_punct("<")?;
+        self.expect_punct("[")?;
+        let mut strides = Vec::new();
+        if !self.eat_punct("]") {
+            loop {
+                strides.push(self.parse_stride_value()?);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+            self.expect_punct("]")?;
+        }
+        let mut offset = 0;
+        if self.eat_punct(",") {
+            if !self.eat_keyword("offset") {
+                return Err(self.err_expected("'offset' after comma"));
+            }
+            self.expect_punct(":")?;
+            offset = self.parse_stride_value()?;
+        }
+        self.expect_punct(">")?;
+        Ok(Attribute::Strided { strides, offset })
+    }
+
+    // ----- locations ---------------------------------------------------------------
+
+    /// `loc(...)`.
+    pub(crate) fn parse_location(&mut self) -> Result<Location, Diagnostic> {
+        if !self.eat_keyword("loc") {
+            return Err(self.err_expected("location"));
+        }
+        self.expect_punct("(")?;
+        let l = self.parse_location_inner()?;
+        self.expect_punct(")")?;
+        Ok(l)
+    }
+
+    fn parse_location_inner(&mut self) -> Result<Location, Diagnostic> {
+        self.enter()?;
+        let r = self.parse_location_inner_impl();
+        self.leave();
+        r
+    }
+
+    fn parse_location_inner_impl(&mut self) -> Result<Location, Diagnostic> {
+        let t = self.cur;
+        match t.token {
+            Token::BareId if t.text == "unknown" => {
+                self.bump();
+                Ok(Location::Unknown)
+            }
+            Token::BareId if t.text == "callsite" => {
+                self.bump();
+                self.expect_punct("(")?;
+                let callee = self.parse_location_inner()?;
+                if !self.eat_keyword("at") {
+                    return Err(self.err_expected("'at' in callsite location"));
+                }
+                let caller = self.parse_location_inner()?;
+                self.expect_punct(")")?;
+                Ok(Location::CallSite {
+                    callee: Box::new(callee),
+                    caller: Box::new(caller),
+                })
+            }
+            Token::BareId if t.text == "fused" => {
+                self.bump();
+                let metadata = if self.eat_punct("<") {
+                    let a = self.parse_attribute()?;
+                    self.expect_punct(">")?;
+                    Some(Box::new(a))
+                } else {
+                    None
+                };
+                self.expect_punct("[")?;
+                let mut locations = Vec::new();
+                if !self.eat_punct("]") {
+                    loop {
+                        locations.push(self.parse_location_inner()?);
+                        if !self.eat_punct(",") {
+                            break;
+                        }
+                    }
+                    self.expect_punct("]")?;
+                }
+                Ok(Location::Fused {
+                    locations,
+                    metadata,
+                })
+            }
+            Token::String => {
+                self.bump();
+                let s = lexer::unescape(t.text)
+                    .map_err(|_| self.error_at(t.span, "invalid escape sequence in string"))?;
+                if self.eat_punct(":") {
+                    let line = self.parse_u32("line number in file location")?;
+                    self.expect_punct(":")?;
+                    let col = self.parse_u32("column number in file location")?;
+                    // MLIR 20+ ranges (`to 3:4`, `to :4`) carry no more than we keep.
+                    if self.eat_keyword("to") {
+                        if self.at(Token::Integer) {
+                            self.bump();
+                        }
+                        self.expect_punct(":")?;
+                        self.parse_u32("column number in file location range")?;
+                    }
+                    Ok(Location::FileLineCol { file: s, line, col })
+                } else if self.eat_punct("(") {
+                    let child = self.parse_location_inner()?;
+                    self.expect_punct(")")?;
+                    Ok(Location::Name {
+                        name: s,
+                        child: Some(Box::new(child)),
+                    })
+                } else {
+                    Ok(Location::Name {
+                        name: s,
+                        child: None,
+                    })
+                }
+            }
+            Token::HashId => {
+                self.bump();
+                match self.attr_aliases.get(&t.text[1..]) {
+                    Some(Attribute::Location(l)) => Ok(l.clone()),
+                    Some(_) => {
+                        Err(self
+                            .error_at(t.span, format!("expected location, but found '{}'", t.text)))
+                    }
+                    None => Err(self.error_at(
+                        t.span,
+                        format!("undefined symbol alias id '{}'", &t.text[1..]),
+                    )),
+                }
+            }
+            _ => Err(self.err_expected("location instance")),
+        }
+    }
+
+    fn parse_u32(&mut self, what: &str) -> Result<u32, Diagnostic> {
+        if !self.at(Token::Integer) {
+            return Err(self.err_expected(what));
+        }
+        let t = self.bump();
+        t.text
+            .parse::<u32>()
+            .map_err(|_| self.error_at(t.span, format!("expected {what}")))
+    }
+}
