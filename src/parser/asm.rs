@@ -279,9 +279,7 @@ impl<'p, 's> OpAsmParser<'p, 's> {
         } else {
             None
         };
-        if self.st.at_keyword("loc") && self.st.peek_is(Token::LParen) {
-            self.st.parse_location()?;
-        }
+        self.st.skip_trailing_location()?;
         Ok((o, ty))
     }
 

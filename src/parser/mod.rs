@@ -94,6 +94,9 @@ pub fn parse_str(ctx: &mut Context, name: &str, text: &str) -> Result<ParseOutpu
 /// Maximum nesting of regions, types and attributes.
 const MAX_DEPTH: usize = 1000;
 
+/// Largest result number accepted in `%x#N` / `%x:N` (bounds memory on hostile input).
+const MAX_RESULTS: u32 = 1 << 20;
+
 /// The FxHash function (rustc's): much cheaper than SipHash on short SSA names.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct FxHasher(u64);
@@ -177,6 +180,7 @@ pub(crate) struct State<'s> {
     deferred_locs: Vec<(OpId, String, Span)>,
     warnings: Vec<Diagnostic>,
     depth: usize,
+    op_names: FxMap<String, Arc<str>>,
 }
 
 fn token_is_punct(t: Token, p: &str) -> bool {
@@ -205,7 +209,18 @@ impl<'s> State<'s> {
             deferred_locs: Vec::new(),
             warnings: Vec::new(),
             depth: 0,
+            op_names: FxMap::default(),
         }
+    }
+
+    /// One shared `Arc<str>` per op name, so creating an op does not allocate its name.
+    fn intern(&mut self, name: &str) -> Arc<str> {
+        if let Some(a) = self.op_names.get(name) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(name);
+        self.op_names.insert(name.to_string(), a.clone());
+        a
     }
 
     // ----- tokens ------------------------------------------------------------------
@@ -707,7 +722,9 @@ impl<'s> State<'s> {
             let h = self.bump();
             index = h.text[1..]
                 .parse::<u32>()
-                .map_err(|_| self.error_at(h.span, "invalid SSA value result number"))?;
+                .ok()
+                .filter(|i| *i < MAX_RESULTS)
+                .ok_or_else(|| self.error_at(h.span, "invalid SSA value result number"))?;
             span = span.join(h.span);
         }
         Ok(UnresolvedOperand {
@@ -776,7 +793,7 @@ impl<'s> State<'s> {
                         .text
                         .parse::<u32>()
                         .ok()
-                        .filter(|c| *c > 0)
+                        .filter(|c| *c > 0 && *c < MAX_RESULTS)
                         .ok_or_else(|| {
                             self.error_at(
                                 n.span,
@@ -861,14 +878,26 @@ impl<'s> State<'s> {
         Ok(TrailingLoc::Loc(self.parse_location()?))
     }
 
+    /// An optional `loc(...)` whose value is dropped (block and region argument
+    /// locations); `loc(#alias)` may name an alias defined later in the file.
+    pub(crate) fn skip_trailing_location(&mut self) -> Result<(), Diagnostic> {
+        self.parse_trailing_location().map(|_| ())
+    }
+
     #[allow(clippy::type_complexity)]
     fn parse_generic_op(
         &mut self,
         start: usize,
     ) -> Result<(OperationState, Option<(String, Span)>), Diagnostic> {
         let name_tok = self.bump();
-        let name = lexer::unescape(name_tok.text)
-            .map_err(|_| self.error_at(name_tok.span, "invalid escape sequence in string"))?;
+        let raw = &name_tok.text[1..name_tok.text.len() - 1];
+        // Fast path: op names almost never contain escapes.
+        let name = if raw.contains('\\') {
+            lexer::unescape(name_tok.text)
+                .map_err(|_| self.error_at(name_tok.span, "invalid escape sequence in string"))?
+        } else {
+            raw.to_string()
+        };
         if name.is_empty() {
             return Err(self.error_at(name_tok.span, "empty operation name is invalid"));
         }
@@ -892,7 +921,7 @@ impl<'s> State<'s> {
             }
         }
         let isolated = def.is_some_and(|d| d.traits().isolated_from_above);
-        let mut state = OperationState::new(name.as_str());
+        let mut state = OperationState::new(self.intern(&name));
 
         self.expect_punct("(")?;
         let mut operands = Vec::new();
@@ -1026,7 +1055,7 @@ impl<'s> State<'s> {
                 format!("custom op '{full}' has no custom assembly form"),
             ));
         }
-        let mut state = OperationState::new(full.as_str());
+        let mut state = OperationState::new(self.intern(&full));
         state.span = Some(self.span_of(start, name_tok.end()));
         self.default_dialects.push(dialect_of(&full).to_string());
         self.isolated.push(def.traits().isolated_from_above);
@@ -1132,9 +1161,7 @@ impl<'s> State<'s> {
                     self.expect_punct(":")?;
                     let ty = self.parse_type()?;
                     // Argument locations have no home in the IR; parse and drop them.
-                    if self.at_keyword("loc") {
-                        self.parse_location()?;
-                    }
+                    self.skip_trailing_location()?;
                     let v = self.ctx.add_block_argument(block, ty, Some(o.span));
                     self.define_value(&o.name, o.index, v, o.span)?;
                     if !self.eat_punct(",") {

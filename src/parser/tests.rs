@@ -1320,3 +1320,108 @@ fn error_missing_region_close() {
     let e = parse_err(src);
     assert_err_off(&e, "expected '}' to end a region", src.len());
 }
+
+#[test]
+fn integer_attribute_ranges() {
+    assert_eq!(attr_of("255 : i8"), Attribute::int(-1, Type::int(8)));
+    assert_eq!(attr_of("1 : i1"), Attribute::Bool(true));
+    assert_eq!(
+        attr_of("200 : ui8"),
+        Attribute::Integer {
+            value: 200,
+            ty: Type::Integer {
+                width: 8,
+                signedness: Signedness::Unsigned
+            }
+        }
+    );
+    let src = "\"t.op\"() {a = 256 : i8} : () -> ()";
+    let e = parse_err(src);
+    assert_err(
+        src,
+        &e,
+        "integer constant out of range for attribute",
+        "256",
+    );
+    let src = "\"t.op\"() {a = -1 : ui8} : () -> ()";
+    let e = parse_err(src);
+    assert_err(
+        src,
+        &e,
+        "negative integer literal not valid for unsigned integer type",
+        "-1",
+    );
+}
+
+/// A large generic-form file; run with `--ignored --nocapture` to time the parser.
+#[test]
+#[ignore]
+fn perf_large_generic_file() {
+    let mut s = String::from("\"builtin.module\"() ({\n");
+    let mut i = 0usize;
+    while s.len() < 20 << 20 {
+        s.push_str(&format!(
+            "  %{i} = \"t.op\"(%arg) {{value = {i} : i64, name = \"x{i}\"}} : (tensor<4x?xf32>) -> tensor<4x?xf32> loc(\"f.mlir\":{i}:3)\n"
+        ));
+        if i == 0 {
+            s = s.replace("%arg", "%a");
+            s.insert_str(
+                "\"builtin.module\"() ({\n".len(),
+                "  %a = \"t.src\"() : () -> tensor<4x?xf32>\n",
+            );
+        }
+        s = if i == 0 { s } else { s };
+        i += 1;
+    }
+    let s = s.replace("(%arg)", "(%a)");
+    let s = s + "}) : () -> ()\n";
+    let mut c = ctx();
+    c.allow_unregistered = true;
+    let t = std::time::Instant::now();
+    let out = parse_str(&mut c, "big.mlir", &s).expect("parses");
+    eprintln!(
+        "parsed {} MB, {} ops in {:?}",
+        s.len() >> 20,
+        top_ops(&c, out.module).len(),
+        t.elapsed()
+    );
+}
+
+#[test]
+fn argument_locations_may_use_later_aliases() {
+    let src = "test.func @f(%a: i32 loc(#loc1)) {\n^bb0:\n}\n\"t.r\"() ({\n^bb0(%x: i32 loc(#loc1)):\n  \"t.u\"(%x) : (i32) -> () loc(#loc1)\n}) : () -> ()\n#loc1 = loc(\"f.mlir\":1:2)";
+    let e = parse_err(src);
+    assert_err(
+        src,
+        &e,
+        "invalid block name in region with named arguments",
+        "^bb0:",
+    );
+    let src = "\"t.r\"() ({\n^bb0(%x: i32 loc(#loc1)):\n  \"t.u\"(%x) : (i32) -> () loc(#loc1)\n}) : () -> ()\n#loc1 = loc(\"f.mlir\":1:2)";
+    let (c, out) = parse(src);
+    let r = c.regions(top_ops(&c, out.module)[0])[0];
+    let op = c.first_op(c.region_blocks(r)[0]).unwrap();
+    assert!(matches!(
+        c.op(op).location,
+        Location::FileLineCol {
+            line: 1,
+            col: 2,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn huge_result_numbers_are_errors() {
+    let src = "\"t.u\"(%x#4000000000) : (i32) -> ()";
+    let e = parse_err(src);
+    assert_err(src, &e, "invalid SSA value result number", "#4000000000");
+    let src = "%x:4000000 = \"t.d\"() : () -> i32";
+    let e = parse_err(src);
+    assert_err(
+        src,
+        &e,
+        "expected named operation to have at least 1 result",
+        "4000000",
+    );
+}

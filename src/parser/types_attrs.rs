@@ -11,6 +11,9 @@ use crate::ir::{
     Signedness, Span, Type,
 };
 
+/// Bound on the tokens of one affine map/set (its syntax tree is walked recursively).
+const MAX_AFFINE_TOKENS: usize = 50_000;
+
 /// Largest integer width MLIR accepts.
 const MAX_INT_WIDTH: u64 = 16_777_215;
 
@@ -588,8 +591,15 @@ impl<'s> State<'s> {
                 let value = i128::try_from(mag)
                     .map(|v| if neg { -v } else { v })
                     .map_err(|_| self.error_at(t.span, "integer constant out of range"))?;
-                if matches!(ty, Type::Integer { width: 1, .. }) && (value == 0 || value == 1) {
-                    return Ok(Attribute::Bool(value == 1));
+                let value = self.fit_integer(value, neg, &ty, start)?;
+                if matches!(
+                    ty,
+                    Type::Integer {
+                        width: 1,
+                        signedness: Signedness::Signless
+                    }
+                ) {
+                    return Ok(Attribute::Bool(value != 0));
                 }
                 Ok(Attribute::Integer { value, ty })
             }
@@ -617,6 +627,58 @@ impl<'s> State<'s> {
                 })
             }
             _ => Err(self.err_expected("integer or floating point literal")),
+        }
+    }
+
+    /// Checks `value` fits `ty` and normalises it as MLIR's APInt storage reads back:
+    /// signless and signed values are sign-extended (`255 : i8` is `-1 : i8`).
+    fn fit_integer(
+        &self,
+        value: i128,
+        neg: bool,
+        ty: &Type,
+        span: Span,
+    ) -> Result<i128, Diagnostic> {
+        let (width, signedness) = match ty {
+            Type::Integer { width, signedness } => (*width, *signedness),
+            Type::Index => (64, Signedness::Signless),
+            _ => return Ok(value),
+        };
+        if width == 0 || width >= 127 {
+            return Ok(value);
+        }
+        let out_of_range = || self.error_at(span, "integer constant out of range for attribute");
+        let modulus = 1i128 << width;
+        let half = 1i128 << (width - 1);
+        match signedness {
+            Signedness::Unsigned => {
+                if neg && value != 0 {
+                    return Err(self.error_at(
+                        span,
+                        "negative integer literal not valid for unsigned integer type",
+                    ));
+                }
+                if value >= modulus {
+                    return Err(out_of_range());
+                }
+                Ok(value)
+            }
+            Signedness::Signed => {
+                if value < -half || value >= half {
+                    return Err(out_of_range());
+                }
+                Ok(value)
+            }
+            Signedness::Signless => {
+                if value < -half || value >= modulus {
+                    return Err(out_of_range());
+                }
+                Ok(if value >= half {
+                    value - modulus
+                } else {
+                    value
+                })
+            }
         }
     }
 
@@ -684,6 +746,9 @@ impl<'s> State<'s> {
                 }
             };
             toks.push((t.start(), tok, t.end()));
+        }
+        if toks.len() > MAX_AFFINE_TOKENS {
+            return Err(self.error_at(kw.span, "affine expression is too large"));
         }
         let file = self.file;
         let to_diag =
