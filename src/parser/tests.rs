@@ -1417,3 +1417,91 @@ fn huge_result_numbers_are_errors() {
         "4000000",
     );
 }
+
+#[test]
+fn realistic_mlir_opt_output() {
+    let src = r#"#map = affine_map<(d0, d1) -> (d0, d1)>
+#loc = loc("x.mlir":1:1)
+module attributes {gpu.container_module, dlti.spec = #dlti.spec<"a" = 1>} {
+  "func.func"() <{function_type = (tensor<4xf32>, !llvm.ptr<1>) -> tensor<4xf32>, sym_name = "f"}> ({
+  ^bb0(%arg0: tensor<4xf32> loc("x.mlir":2:3), %arg1: !llvm.ptr<1> loc(#loc4)):
+    %0 = "arith.addf"(%arg0, %arg0) <{fastmath = #arith.fastmath<none>}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc(#loc2)
+    %1 = "linalg.generic"(%0) <{indexing_maps = [#map, #map], iterator_types = [#linalg.iterator_type<parallel>]}> ({
+    ^bb0(%in: f32 loc(unknown), %out: f32 loc(unknown)):
+      "linalg.yield"(%in) : (f32) -> () loc(#loc)
+    }) : (tensor<4xf32>) -> tensor<4xf32> loc(#loc2)
+    "func.return"(%1) : (tensor<4xf32>) -> () loc(#loc3)
+  }) : () -> () loc(#loc1)
+  module @inner {
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("x.mlir":2:1)
+#loc2 = loc("x.mlir":3:5)
+#loc3 = loc(callsite(#loc1 at #loc2))
+#loc4 = loc("x.mlir":2:9)
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob1: "0x08000000010000000000000002000000000000000300000000000000"
+    }
+  }
+#-}
+"#;
+    let (c, out) = parse(src);
+    let m = out.module;
+    assert_eq!(c.op_name(m), "builtin.module");
+    assert_eq!(c.attr(m, "gpu.container_module"), Some(&Attribute::Unit));
+    assert_eq!(
+        c.attr(m, "dlti.spec"),
+        Some(&Attribute::Dialect {
+            dialect: "dlti".into(),
+            body: "spec<\"a\" = 1>".into()
+        })
+    );
+    assert!(matches!(
+        c.op(m).location,
+        Location::FileLineCol {
+            line: 1,
+            col: 1,
+            ..
+        }
+    ));
+    let ops = top_ops(&c, m);
+    assert_eq!(ops.len(), 2);
+    assert_eq!(c.op_name(ops[0]), "func.func");
+    assert!(matches!(
+        c.op(ops[0]).location,
+        Location::FileLineCol {
+            line: 2,
+            col: 1,
+            ..
+        }
+    ));
+    assert_eq!(
+        c.inherent_attr(ops[0], "sym_name"),
+        Some(&Attribute::string("f"))
+    );
+    assert_eq!(c.op_name(ops[1]), "builtin.module");
+    assert_eq!(
+        c.attr(ops[1], "sym_name"),
+        Some(&Attribute::string("inner"))
+    );
+    let body = c.region_blocks(c.regions(ops[0])[0])[0];
+    let inner: Vec<OpId> = c.block_ops(body).collect();
+    assert_eq!(inner.len(), 3);
+    assert!(matches!(c.op(inner[2]).location, Location::CallSite { .. }));
+    assert_eq!(out.warnings.len(), 1);
+}
+
+#[test]
+fn unsupported_builtin_attributes_are_reported() {
+    let src = "\"t.op\"() {a = dense_resource<blob> : tensor<4xi32>} : () -> ()";
+    let e = parse_err(src);
+    assert_err(
+        src,
+        &e,
+        "'dense_resource' attributes are not supported",
+        "dense_resource",
+    );
+}

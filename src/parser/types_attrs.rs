@@ -419,6 +419,9 @@ impl<'s> State<'s> {
                     "strided" => self.parse_strided_attr(),
                     "loc" => Ok(Attribute::Location(self.parse_location()?)),
                     _ if is_type_keyword(kw) => Ok(Attribute::Type(self.parse_type()?)),
+                    "dense_resource" | "sparse" | "distinct" | "opaque" => {
+                        Err(self.error_here(format!("'{kw}' attributes are not supported")))
+                    }
                     _ => Err(self.err_expected("attribute value")),
                 }
             }
