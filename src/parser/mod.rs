@@ -20,6 +20,7 @@ mod tests;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::diagnostics::Diagnostic;
@@ -136,9 +137,9 @@ struct ValueEntry {
 /// Names visible in one IsolatedFromAbove scope.
 #[derive(Default)]
 struct IsolatedScope {
-    values: FxMap<String, Vec<Option<ValueEntry>>>,
+    values: FxMap<Rc<str>, Vec<Option<ValueEntry>>>,
     /// Names defined in each open region of this scope, dropped when it closes.
-    region_defs: Vec<Vec<String>>,
+    region_defs: Vec<Vec<Rc<str>>>,
 }
 
 #[derive(Clone, Copy)]
@@ -523,7 +524,7 @@ impl<'s> State<'s> {
         let Some(scope) = self.scopes.pop() else {
             return Ok(());
         };
-        let mut first: Option<(Span, &String)> = None;
+        let mut first: Option<(Span, &Rc<str>)> = None;
         for (name, entries) in &scope.values {
             for e in entries.iter().flatten() {
                 if e.forward && first.is_none_or(|(s, _)| e.span.start < s.start) {
@@ -594,10 +595,11 @@ impl<'s> State<'s> {
         let entries = match scope.values.get_mut(name) {
             Some(e) => e,
             None => {
+                let key: Rc<str> = Rc::from(name);
                 if let Some(defs) = scope.region_defs.last_mut() {
-                    defs.push(name.to_string());
+                    defs.push(key.clone());
                 }
-                scope.values.entry(name.to_string()).or_default()
+                scope.values.entry(key).or_default()
             }
         };
         let idx = index as usize;
@@ -643,9 +645,12 @@ impl<'s> State<'s> {
             }
             // The name now belongs to this region for visibility purposes.
             if let Some(scope) = self.scopes.last_mut()
-                && let Some(defs) = scope.region_defs.last_mut()
+                && let Some((key, _)) = scope.values.get_key_value(name)
             {
-                defs.push(name.to_string());
+                let key = key.clone();
+                if let Some(defs) = scope.region_defs.last_mut() {
+                    defs.push(key);
+                }
             }
         }
         Ok(())
@@ -691,7 +696,7 @@ impl<'s> State<'s> {
         let Some(scope) = self.scopes.last_mut() else {
             return Ok(v);
         };
-        let entries = scope.values.entry(name.to_string()).or_default();
+        let entries = scope.values.entry(Rc::from(name)).or_default();
         let idx = index as usize;
         if entries.len() <= idx {
             entries.resize(idx + 1, None);
@@ -712,6 +717,16 @@ impl<'s> State<'s> {
 
     /// `%name` or `%name#N`.
     pub(crate) fn parse_ssa_use(&mut self) -> Result<UnresolvedOperand, Diagnostic> {
+        let (name, index, span) = self.parse_ssa_use_raw()?;
+        Ok(UnresolvedOperand {
+            name: name.to_string(),
+            index,
+            span,
+        })
+    }
+
+    /// `%name#N` as a source slice (no allocation).
+    fn parse_ssa_use_raw(&mut self) -> Result<(&'s str, u32, Span), Diagnostic> {
         if !self.at(Token::PercentId) {
             return Err(self.err_expected("SSA operand"));
         }
@@ -727,11 +742,7 @@ impl<'s> State<'s> {
                 .ok_or_else(|| self.error_at(h.span, "invalid SSA value result number"))?;
             span = span.join(h.span);
         }
-        Ok(UnresolvedOperand {
-            name: t.text.to_string(),
-            index,
-            span,
-        })
+        Ok((t.text, index, span))
     }
 
     // ----- blocks ------------------------------------------------------------------
@@ -927,7 +938,7 @@ impl<'s> State<'s> {
         let mut operands = Vec::new();
         if !self.at_punct(")") {
             loop {
-                operands.push(self.parse_ssa_use()?);
+                operands.push(self.parse_ssa_use_raw()?);
                 if !self.eat_punct(",") {
                     break;
                 }
@@ -984,8 +995,8 @@ impl<'s> State<'s> {
                 ),
             ));
         }
-        for (o, t) in operands.iter().zip(&inputs) {
-            let v = self.resolve_use(&o.name, o.index, o.span, t)?;
+        for (&(name, index, span), t) in operands.iter().zip(&inputs) {
+            let v = self.resolve_use(name, index, span, t)?;
             state.operands.push(v);
         }
         state.result_types = results;
