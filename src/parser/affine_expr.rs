@@ -109,11 +109,27 @@ pub type AffineError = (usize, usize, String);
 type Spanned<'s> = (usize, AffTok<'s>, usize);
 
 fn describe(t: &AffTok<'_>) -> String {
-    match t {
-        AffTok::Id(s) => format!("'{s}'"),
-        AffTok::Int(v) => format!("'{v}'"),
-        other => format!("{other:?}"),
-    }
+    let p = match t {
+        AffTok::Id(s) => return format!("identifier '{s}'"),
+        AffTok::Int(v) => return format!("integer '{v}'"),
+        AffTok::LParen => "(",
+        AffTok::RParen => ")",
+        AffTok::LBracket => "[",
+        AffTok::RBracket => "]",
+        AffTok::Comma => ",",
+        AffTok::Colon => ":",
+        AffTok::Arrow => "->",
+        AffTok::Plus => "+",
+        AffTok::Minus => "-",
+        AffTok::Star => "*",
+        AffTok::Ge => ">=",
+        AffTok::Le => "<=",
+        AffTok::EqEq => "==",
+        AffTok::FloorDiv => "floordiv",
+        AffTok::CeilDiv => "ceildiv",
+        AffTok::Mod => "mod",
+    };
+    format!("'{p}'")
 }
 
 fn convert_error(
@@ -125,7 +141,15 @@ fn convert_error(
         if expected.is_empty() {
             String::new()
         } else {
-            format!(", expected one of {}", expected.join(" "))
+            let names: Vec<String> = expected
+                .iter()
+                .map(|e| match e.as_str() {
+                    "\"id\"" => "identifier".to_string(),
+                    "\"int\"" => "integer".to_string(),
+                    other => other.replace('"', "'"),
+                })
+                .collect();
+            format!(", expected one of: {}", names.join(", "))
         }
     };
     match e {

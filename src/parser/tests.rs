@@ -1505,3 +1505,45 @@ fn unsupported_builtin_attributes_are_reported() {
         "dense_resource",
     );
 }
+
+#[test]
+fn tricky_dimension_lists() {
+    assert_eq!(
+        type_of("memref<0x0xf32>"),
+        Type::memref(vec![0, 0], Type::f32())
+    );
+    assert_eq!(
+        type_of("tensor<4x4x!foo.t>"),
+        Type::tensor(
+            vec![4, 4],
+            Type::Dialect {
+                dialect: "foo".into(),
+                body: "t".into()
+            }
+        )
+    );
+    assert_eq!(
+        type_of("vector<[4]x[2]xi8>"),
+        Type::Vector {
+            shape: vec![4, 2],
+            scalable: vec![true, true],
+            elem: Box::new(Type::int(8))
+        }
+    );
+    assert_eq!(
+        type_of("tensor<?x?xindex>"),
+        Type::tensor(vec![DYNAMIC, DYNAMIC], Type::Index)
+    );
+}
+
+#[test]
+fn affine_syntax_error_message() {
+    let src = "\"t.op\"() {a = affine_map<(d0) -> (d0 +)>} : () -> ()";
+    let e = parse_err(src);
+    assert!(
+        e.message.contains("unexpected ')' in affine expression"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.contains("identifier"), "{}", e.message);
+}
