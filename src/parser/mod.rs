@@ -134,10 +134,66 @@ struct ValueEntry {
     forward: bool,
 }
 
+/// The definitions of one name, by result number; one result (the common case) is
+/// stored inline to avoid an allocation per SSA name.
+#[derive(Default)]
+enum Slots {
+    #[default]
+    Empty,
+    One([Option<ValueEntry>; 1]),
+    Many(Vec<Option<ValueEntry>>),
+}
+
+impl Slots {
+    fn all(&self) -> &[Option<ValueEntry>] {
+        match self {
+            Slots::Empty => &[],
+            Slots::One(a) => a,
+            Slots::Many(v) => v,
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<ValueEntry> {
+        self.all().get(i).copied().flatten()
+    }
+
+    /// Stores `e` at `i`, returning what was there.
+    fn set(&mut self, i: usize, e: ValueEntry) -> Option<ValueEntry> {
+        if let Slots::Many(v) = self {
+            if v.len() <= i {
+                v.resize(i + 1, None);
+            }
+            return v[i].replace(e);
+        }
+        match (std::mem::take(self), i) {
+            (Slots::Empty, 0) => {
+                *self = Slots::One([Some(e)]);
+                None
+            }
+            (Slots::One([old]), 0) => {
+                *self = Slots::One([Some(e)]);
+                old
+            }
+            (prev, _) => {
+                let mut v = match prev {
+                    Slots::One([o]) => vec![o],
+                    _ => Vec::new(),
+                };
+                if v.len() <= i {
+                    v.resize(i + 1, None);
+                }
+                let r = v[i].replace(e);
+                *self = Slots::Many(v);
+                r
+            }
+        }
+    }
+}
+
 /// Names visible in one IsolatedFromAbove scope.
 #[derive(Default)]
 struct IsolatedScope {
-    values: FxMap<Rc<str>, Vec<Option<ValueEntry>>>,
+    values: FxMap<Rc<str>, Slots>,
     /// Names defined in each open region of this scope, dropped when it closes.
     region_defs: Vec<Vec<Rc<str>>>,
 }
@@ -182,6 +238,7 @@ pub(crate) struct State<'s> {
     warnings: Vec<Diagnostic>,
     depth: usize,
     op_names: FxMap<String, Arc<str>>,
+    reserved: bool,
 }
 
 fn token_is_punct(t: Token, p: &str) -> bool {
@@ -211,6 +268,7 @@ impl<'s> State<'s> {
             warnings: Vec::new(),
             depth: 0,
             op_names: FxMap::default(),
+            reserved: false,
         }
     }
 
@@ -526,7 +584,7 @@ impl<'s> State<'s> {
         };
         let mut first: Option<(Span, &Rc<str>)> = None;
         for (name, entries) in &scope.values {
-            for e in entries.iter().flatten() {
+            for e in entries.all().iter().flatten() {
                 if e.forward && first.is_none_or(|(s, _)| e.span.start < s.start) {
                     first = Some((e.span, name));
                 }
@@ -540,7 +598,14 @@ impl<'s> State<'s> {
 
     fn push_region_scope(&mut self, isolated: bool) {
         if isolated || self.scopes.is_empty() {
-            self.scopes.push(IsolatedScope::default());
+            let mut scope = IsolatedScope::default();
+            // The outermost body (usually the module's) holds most names of the file:
+            // size it from the source to avoid rehashing while it grows.
+            if self.scopes.len() <= 1 && !self.reserved {
+                self.reserved = true;
+                scope.values.reserve(self.src.len() / 256);
+            }
+            self.scopes.push(scope);
         }
         if let Some(s) = self.scopes.last_mut() {
             s.region_defs.push(Vec::new());
@@ -569,7 +634,7 @@ impl<'s> State<'s> {
         {
             for d in defs {
                 if let Some(entries) = s.values.get(&d)
-                    && entries.iter().flatten().all(|e| !e.forward)
+                    && entries.all().iter().flatten().all(|e| !e.forward)
                 {
                     s.values.remove(&d);
                 }
@@ -602,16 +667,14 @@ impl<'s> State<'s> {
                 scope.values.entry(key).or_default()
             }
         };
-        let idx = index as usize;
-        if entries.len() <= idx {
-            entries.resize(idx + 1, None);
-        }
-        let prev = entries[idx];
-        entries[idx] = Some(ValueEntry {
-            value,
-            span,
-            forward: false,
-        });
+        let prev = entries.set(
+            index as usize,
+            ValueEntry {
+                value,
+                span,
+                forward: false,
+            },
+        );
         if let Some(prev) = prev {
             if !prev.forward {
                 return Err(self
@@ -665,9 +728,8 @@ impl<'s> State<'s> {
         ty: &Type,
     ) -> Result<Value, Diagnostic> {
         if let Some(scope) = self.scopes.last()
-            && let Some(Some(e)) = scope.values.get(name).and_then(|v| v.get(index as usize))
+            && let Some(e) = scope.values.get(name).and_then(|v| v.get(index as usize))
         {
-            let e = *e;
             let have = self.ctx.value_type(e.value);
             if have != ty {
                 let shown = if index == 0 {
@@ -697,21 +759,20 @@ impl<'s> State<'s> {
             return Ok(v);
         };
         let entries = scope.values.entry(Rc::from(name)).or_default();
-        let idx = index as usize;
-        if entries.len() <= idx {
-            entries.resize(idx + 1, None);
-        }
-        entries[idx] = Some(ValueEntry {
-            value: v,
-            span,
-            forward: true,
-        });
+        entries.set(
+            index as usize,
+            ValueEntry {
+                value: v,
+                span,
+                forward: true,
+            },
+        );
         Ok(v)
     }
 
     /// A defined (not forward-referenced) value.
     pub(crate) fn lookup_value(&self, name: &str, index: u32) -> Option<Value> {
-        let e = (*self.scopes.last()?.values.get(name)?.get(index as usize)?)?;
+        let e = self.scopes.last()?.values.get(name)?.get(index as usize)?;
         (!e.forward).then_some(e.value)
     }
 

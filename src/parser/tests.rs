@@ -1547,3 +1547,13 @@ fn affine_syntax_error_message() {
     );
     assert!(e.message.contains("identifier"), "{}", e.message);
 }
+
+#[test]
+fn dictionary_duplicates_after_reordering() {
+    let src = "\"t.op\"() {c = 1, d = 2, a = 3, c = 4} : () -> ()";
+    let e = parse_err(src);
+    assert_err(src, &e, "duplicate key 'c'", "c = 4");
+    let src = "\"t.op\"() {b = 1, a = 2, a = 4} : () -> ()";
+    let e = parse_err(src);
+    assert_err(src, &e, "duplicate key 'a'", "a = 4");
+}

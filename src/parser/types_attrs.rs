@@ -493,7 +493,10 @@ impl<'s> State<'s> {
     pub(crate) fn parse_dictionary(&mut self) -> Result<Vec<NamedAttribute>, Diagnostic> {
         self.expect_punct("{")?;
         let mut out: Vec<NamedAttribute> = Vec::new();
-        let mut spans: Vec<Span> = Vec::new();
+        // Spans are only kept from the first out-of-order key on: a duplicate is reported
+        // at its later occurrence, which can only be among those.
+        let mut first_unsorted: Option<usize> = None;
+        let mut late_spans: Vec<Span> = Vec::new();
         if !self.eat_punct("}") {
             loop {
                 let t = self.cur;
@@ -519,8 +522,13 @@ impl<'s> State<'s> {
                 } else {
                     Attribute::Unit
                 };
+                if first_unsorted.is_none() && out.last().is_some_and(|l| l.name >= name) {
+                    first_unsorted = Some(out.len());
+                }
+                if first_unsorted.is_some() {
+                    late_spans.push(t.span);
+                }
                 out.push(NamedAttribute { name, value });
-                spans.push(t.span);
                 if !self.eat_punct(",") {
                     break;
                 }
@@ -530,12 +538,20 @@ impl<'s> State<'s> {
             }
             self.bump();
         }
+        // Printed IR is already sorted: nothing to do.
+        let Some(first_unsorted) = first_unsorted else {
+            return Ok(out);
+        };
         let mut idx: Vec<usize> = (0..out.len()).collect();
         idx.sort_by(|&a, &b| out[a].name.cmp(&out[b].name).then(a.cmp(&b)));
         for w in idx.windows(2) {
             if out[w[0]].name == out[w[1]].name {
+                let span = late_spans
+                    .get(w[1].saturating_sub(first_unsorted))
+                    .copied()
+                    .unwrap_or(self.cur.span);
                 return Err(self.error_at(
-                    spans[w[1]],
+                    span,
                     format!("duplicate key '{}' in dictionary attribute", out[w[1]].name),
                 ));
             }
