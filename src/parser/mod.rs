@@ -1115,8 +1115,14 @@ impl<'s> State<'s> {
                 match defaulted {
                     Some(x) => x,
                     None => {
-                        return Err(self
-                            .error_at(name_tok.span, format!("custom op '{written}' is unknown")));
+                        let tried = match self.default_dialects.last() {
+                            Some(d) => format!(" (tried '{d}.{written}' as well)"),
+                            None => String::new(),
+                        };
+                        return Err(self.error_at(
+                            name_tok.span,
+                            format!("custom op '{written}' is unknown{tried}"),
+                        ));
                     }
                 }
             }

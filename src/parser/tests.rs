@@ -1557,3 +1557,19 @@ fn dictionary_duplicates_after_reordering() {
     let e = parse_err(src);
     assert_err(src, &e, "duplicate key 'a'", "a = 4");
 }
+
+#[test]
+fn default_dialect_in_unknown_op_message() {
+    let src = "test.func @f() {\n  frob\n}";
+    let e = parse_err(src);
+    assert_err(
+        src,
+        &e,
+        "custom op 'frob' is unknown (tried 'test.frob' as well)",
+        "frob",
+    );
+    assert_eq!(
+        attr_of("1.1 : bf16"),
+        Attribute::float(1.1015625, Type::Float(FloatKind::BF16))
+    );
+}

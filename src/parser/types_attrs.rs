@@ -73,6 +73,16 @@ fn float_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
 fn round_to(v: f64, ty: &Type) -> f64 {
     match ty {
         Type::Float(FloatKind::F32) | Type::Float(FloatKind::TF32) => v as f32 as f64,
+        Type::Float(FloatKind::BF16) => {
+            // Round-to-nearest-even from f32 to bfloat16's 8 significant bits.
+            let f = v as f32;
+            if f.is_nan() {
+                return v;
+            }
+            let bits = f.to_bits();
+            let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) & 0xFFFF_0000;
+            f32::from_bits(rounded) as f64
+        }
         _ => v,
     }
 }
