@@ -1573,3 +1573,48 @@ fn default_dialect_in_unknown_op_message() {
         Attribute::float(1.1015625, Type::Float(FloatKind::BF16))
     );
 }
+
+const FUZZ_SEED: &str = r#"#map = affine_map<(d0)[s0] -> (d0 floordiv 2 + s0)>
+!t = tensor<4x?xf32, #foo.enc<[1, 2]>>
+module @m attributes {a = dense<[[1.0, 2.0]]> : tensor<1x2xf32>} {
+  test.func @f(%x: i32 loc("a":1:2), %y: !t) -> i32 {
+    %c:2 = test.const 0x10 : i32 {k = array<i64: 1, 2>, s = strided<[?, 1], offset: 4>}
+    %w = test.wrap {
+      "t.br"(%x) [^bb1] : (i32) -> ()
+    ^bb1:
+      return %c#1 : i32
+    } : i32
+    "t.x"() <{p = @a::@b}> ({}) {m = #map, v = vector<[4]xi1>} : () -> () loc(#loc)
+    test.expr { te.sum(%A[%m] * 2) } uses %x
+    return %w : i32
+  }
+}
+#loc = loc(callsite("f" at fused<"m">["b":3:4]))
+{-# dialect_resources: {} #-}
+"#;
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn mutated_inputs_never_panic(cut in 0usize..FUZZ_SEED.len(), del in 0usize..8, ins in "[ -~]{0,4}") {
+        let mut s = FUZZ_SEED.to_string();
+        let end = (cut + del).min(s.len());
+        s.replace_range(cut..end, &ins);
+        let mut c = ctx();
+        c.allow_unregistered = true;
+        if let Err(e) = parse_str(&mut c, "fuzz.mlir", &s) {
+            proptest::prop_assert!(!e.message.contains("internal error"), "{}", e.message);
+            proptest::prop_assert!(e.span.is_some(), "{}", e.message);
+        }
+    }
+}
+
+#[test]
+fn fuzz_seed_parses() {
+    let (c, out) = parse(FUZZ_SEED);
+    assert_eq!(
+        c.attr(out.module, "sym_name"),
+        Some(&Attribute::string("m"))
+    );
+}
