@@ -1,0 +1,1048 @@
+//! Text of types, attributes, affine maps and locations, as MLIR's AsmPrinter writes
+//! them (mlir/lib/IR/AsmPrinter.cpp). Everything appends to a `String`: these run for
+//! every operand type of every op, so they avoid intermediate allocations.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::ir::{
+    AffineExpr, AffineMap, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatKind, IntegerSet,
+    Location, NamedAttribute, Signedness, Type,
+};
+
+/// Attribute aliases (`#map`, `#set1`), numbered in first-use order as MLIR's
+/// AliasInitializer does.
+#[derive(Default, Debug)]
+pub(crate) struct Aliases {
+    pub maps: HashMap<AffineMap, usize>,
+    pub sets: HashMap<IntegerSet, usize>,
+    /// Definitions in order: `(alias name, printed attribute)`.
+    pub order: Vec<AliasDef>,
+}
+
+/// One aliased attribute.
+#[derive(Debug)]
+pub(crate) enum AliasDef {
+    Map(AffineMap),
+    Set(IntegerSet),
+}
+
+fn alias_name(out: &mut String, prefix: &str, n: usize) {
+    out.push('#');
+    out.push_str(prefix);
+    if n > 0 {
+        push_u64(out, n as u64);
+    }
+}
+
+impl Aliases {
+    /// Records `m` if it is not known yet.
+    pub fn visit_map(&mut self, m: &AffineMap) {
+        if !self.maps.contains_key(m) {
+            self.maps.insert(m.clone(), self.maps.len());
+            self.order.push(AliasDef::Map(m.clone()));
+        }
+    }
+    /// Records `s` if it is not known yet.
+    pub fn visit_set(&mut self, s: &IntegerSet) {
+        if !self.sets.contains_key(s) {
+            self.sets.insert(s.clone(), self.sets.len());
+            self.order.push(AliasDef::Set(s.clone()));
+        }
+    }
+    /// Records every aliasable attribute nested in `t`.
+    pub fn visit_type(&mut self, t: &Type) {
+        match t {
+            Type::Tensor { elem, encoding, .. } => {
+                self.visit_type(elem);
+                if let Some(e) = encoding {
+                    self.visit_attr(e);
+                }
+            }
+            Type::UnrankedTensor { elem } | Type::Complex(elem) | Type::Vector { elem, .. } => {
+                self.visit_type(elem)
+            }
+            Type::MemRef {
+                elem,
+                layout,
+                memory_space,
+                ..
+            } => {
+                self.visit_type(elem);
+                if let Some(l) = layout
+                    && !is_identity_layout(l)
+                {
+                    self.visit_attr(l);
+                }
+                if let Some(m) = memory_space {
+                    self.visit_attr(m);
+                }
+            }
+            Type::UnrankedMemRef { elem, memory_space } => {
+                self.visit_type(elem);
+                if let Some(m) = memory_space {
+                    self.visit_attr(m);
+                }
+            }
+            Type::Tuple(ts) => ts.iter().for_each(|t| self.visit_type(t)),
+            Type::Function { inputs, results } => {
+                inputs.iter().for_each(|t| self.visit_type(t));
+                results.iter().for_each(|t| self.visit_type(t));
+            }
+            _ => {}
+        }
+    }
+    /// Records every aliasable attribute nested in `a` (itself included).
+    pub fn visit_attr(&mut self, a: &Attribute) {
+        match a {
+            Attribute::AffineMap(m) => self.visit_map(m),
+            Attribute::IntegerSet(s) => self.visit_set(s),
+            Attribute::Type(t) | Attribute::DenseElements { ty: t, .. } => self.visit_type(t),
+            Attribute::Array(v) => v.iter().for_each(|a| self.visit_attr(a)),
+            Attribute::Dictionary(v) => v.iter().for_each(|n| self.visit_attr(&n.value)),
+            Attribute::String { ty: Some(t), .. } => self.visit_type(t),
+            _ => {}
+        }
+    }
+    /// The alias definitions, one line each (`#map = affine_map<...>`).
+    pub fn definitions(&self, out: &mut String) {
+        let (mut nm, mut ns) = (0, 0);
+        for d in &self.order {
+            match d {
+                AliasDef::Map(m) => {
+                    alias_name(out, "map", nm);
+                    nm += 1;
+                    out.push_str(" = ");
+                    write_affine_map_attr(out, m);
+                }
+                AliasDef::Set(s) => {
+                    alias_name(out, "set", ns);
+                    ns += 1;
+                    out.push_str(" = ");
+                    write_integer_set_attr(out, s);
+                }
+            }
+            out.push('\n');
+        }
+    }
+}
+
+/// A memref layout that MLIR drops: the identity affine map.
+fn is_identity_layout(a: &Attribute) -> bool {
+    matches!(a, Attribute::AffineMap(m) if m.is_identity())
+}
+
+/// A memory space that MLIR drops: integer 0.
+fn is_default_memory_space(a: &Attribute) -> bool {
+    matches!(a, Attribute::Integer { value: 0, ty } if *ty == Type::i64())
+}
+
+/// Appends a decimal integer (faster than `write!` on the hot path of value names).
+pub(crate) fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // The buffer holds ASCII digits only.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+}
+
+fn push_i64(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    push_u64(out, n.unsigned_abs());
+}
+
+/// Formats types and attributes, with or without aliases.
+#[derive(Clone, Copy)]
+pub(crate) struct Fmt<'x> {
+    pub aliases: Option<&'x Aliases>,
+}
+
+impl Fmt<'_> {
+    /// Appends type `t`.
+    pub fn ty(&self, out: &mut String, t: &Type) {
+        match t {
+            Type::Integer { width, signedness } => {
+                out.push_str(match signedness {
+                    Signedness::Signless => "i",
+                    Signedness::Signed => "si",
+                    Signedness::Unsigned => "ui",
+                });
+                push_u64(out, *width as u64);
+            }
+            Type::Float(k) => out.push_str(k.keyword()),
+            Type::Index => out.push_str("index"),
+            Type::None => out.push_str("none"),
+            Type::Tensor {
+                shape,
+                elem,
+                encoding,
+            } => {
+                out.push_str("tensor<");
+                shape_prefix(out, shape, None);
+                self.ty(out, elem);
+                if let Some(e) = encoding {
+                    out.push_str(", ");
+                    self.attr(out, e, false);
+                }
+                out.push('>');
+            }
+            Type::UnrankedTensor { elem } => {
+                out.push_str("tensor<*x");
+                self.ty(out, elem);
+                out.push('>');
+            }
+            Type::MemRef {
+                shape,
+                elem,
+                layout,
+                memory_space,
+            } => {
+                out.push_str("memref<");
+                shape_prefix(out, shape, None);
+                self.ty(out, elem);
+                if let Some(l) = layout
+                    && !is_identity_layout(l)
+                {
+                    out.push_str(", ");
+                    self.attr(out, l, true);
+                }
+                if let Some(m) = memory_space
+                    && !is_default_memory_space(m)
+                {
+                    out.push_str(", ");
+                    self.attr(out, m, true);
+                }
+                out.push('>');
+            }
+            Type::UnrankedMemRef { elem, memory_space } => {
+                out.push_str("memref<*x");
+                self.ty(out, elem);
+                if let Some(m) = memory_space
+                    && !is_default_memory_space(m)
+                {
+                    out.push_str(", ");
+                    self.attr(out, m, true);
+                }
+                out.push('>');
+            }
+            Type::Vector {
+                shape,
+                scalable,
+                elem,
+            } => {
+                out.push_str("vector<");
+                shape_prefix(out, shape, Some(scalable));
+                self.ty(out, elem);
+                out.push('>');
+            }
+            Type::Complex(e) => {
+                out.push_str("complex<");
+                self.ty(out, e);
+                out.push('>');
+            }
+            Type::Tuple(ts) => {
+                out.push_str("tuple<");
+                self.types(out, ts);
+                out.push('>');
+            }
+            Type::Function { inputs, results } => self.function_type(out, inputs, results),
+            Type::Dialect { dialect, body } => dialect_symbol(out, '!', dialect, body),
+        }
+    }
+
+    /// Appends a comma-separated type list.
+    pub fn types(&self, out: &mut String, ts: &[Type]) {
+        for (i, t) in ts.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.ty(out, t);
+        }
+    }
+
+    /// `(ins) -> out`, `(ins) -> (a, b)`; a single function-typed result is wrapped.
+    pub fn function_type(&self, out: &mut String, inputs: &[Type], results: &[Type]) {
+        out.push('(');
+        self.types(out, inputs);
+        out.push_str(") -> ");
+        let wrap = results.len() != 1 || matches!(results[0], Type::Function { .. });
+        if wrap {
+            out.push('(');
+        }
+        self.types(out, results);
+        if wrap {
+            out.push(')');
+        }
+    }
+
+    /// Appends attribute `a`. `may_elide` is MLIR's `AttrTypeElision::May`: the `: i64`
+    /// and `: f64` of integers and floats are left out (array elements, memory spaces).
+    pub fn attr(&self, out: &mut String, a: &Attribute, may_elide: bool) {
+        match a {
+            Attribute::Unit => out.push_str("unit"),
+            Attribute::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Attribute::Integer { value, ty } => {
+                if *ty == Type::i1() {
+                    out.push_str(if *value & 1 != 0 { "true" } else { "false" });
+                    return;
+                }
+                write_int(out, *value, ty);
+                if !(may_elide && *ty == Type::i64()) {
+                    out.push_str(" : ");
+                    self.ty(out, ty);
+                }
+            }
+            Attribute::Float { value, ty } => {
+                let kind = match ty {
+                    Type::Float(k) => *k,
+                    _ => FloatKind::F64,
+                };
+                write_float(out, value.get(), kind);
+                if !(may_elide && kind == FloatKind::F64) {
+                    out.push_str(" : ");
+                    self.ty(out, ty);
+                }
+            }
+            Attribute::String { value, ty } => {
+                escaped_string(out, value);
+                if let Some(t) = ty
+                    && *t != Type::None
+                {
+                    out.push_str(" : ");
+                    self.ty(out, t);
+                }
+            }
+            Attribute::Type(t) => self.ty(out, t),
+            Attribute::Array(v) => {
+                out.push('[');
+                for (i, a) in v.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.attr(out, a, true);
+                }
+                out.push(']');
+            }
+            Attribute::DenseArray(d) => self.dense_array(out, d),
+            Attribute::Dictionary(v) => self.dictionary(out, v),
+            Attribute::SymbolRef { root, nested } => {
+                symbol_ref(out, root);
+                for n in nested {
+                    out.push_str("::");
+                    symbol_ref(out, n);
+                }
+            }
+            Attribute::AffineMap(m) => match self.aliases.and_then(|al| al.maps.get(m)) {
+                Some(n) => alias_name(out, "map", *n),
+                None => write_affine_map_attr(out, m),
+            },
+            Attribute::IntegerSet(s) => match self.aliases.and_then(|al| al.sets.get(s)) {
+                Some(n) => alias_name(out, "set", *n),
+                None => write_integer_set_attr(out, s),
+            },
+            Attribute::DenseElements { literal, ty } => {
+                out.push_str("dense<");
+                let kind = match ty.element_type() {
+                    Some(Type::Float(k)) => *k,
+                    Some(Type::Complex(e)) => match **e {
+                        Type::Float(k) => k,
+                        _ => FloatKind::F64,
+                    },
+                    _ => FloatKind::F64,
+                };
+                match splat_of(literal) {
+                    Some(s) => dense_literal(out, s, kind),
+                    None => dense_literal(out, literal, kind),
+                }
+                out.push_str("> : ");
+                self.ty(out, ty);
+            }
+            Attribute::Strided { strides, offset } => {
+                out.push_str("strided<[");
+                for (i, s) in strides.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    dim(out, *s);
+                }
+                out.push(']');
+                if *offset != 0 {
+                    out.push_str(", offset: ");
+                    dim(out, *offset);
+                }
+                out.push('>');
+            }
+            Attribute::Location(l) => {
+                out.push_str("loc(");
+                self.location(out, l);
+                out.push(')');
+            }
+            Attribute::Dialect { dialect, body } => dialect_symbol(out, '#', dialect, body),
+        }
+    }
+
+    fn dense_array(&self, out: &mut String, d: &DenseArray) {
+        out.push_str("array<");
+        match d {
+            DenseArray::Int { elem, values } => {
+                self.ty(out, elem);
+                if !values.is_empty() {
+                    out.push_str(": ");
+                }
+                let is_bool = *elem == Type::i1();
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    if is_bool {
+                        out.push_str(if *v != 0 { "true" } else { "false" });
+                    } else {
+                        write_int(out, *v as i128, elem);
+                    }
+                }
+            }
+            DenseArray::Float { elem, values } => {
+                self.ty(out, elem);
+                if !values.is_empty() {
+                    out.push_str(": ");
+                }
+                let kind = match elem {
+                    Type::Float(k) => *k,
+                    _ => FloatKind::F64,
+                };
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write_float(out, v.get(), kind);
+                }
+            }
+        }
+        out.push('>');
+    }
+
+    /// `{a = 1 : i32, b}`.
+    pub fn dictionary(&self, out: &mut String, v: &[NamedAttribute]) {
+        out.push('{');
+        for (i, n) in v.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.named_attr(out, n);
+        }
+        out.push('}');
+    }
+
+    /// `name = value`, or a bare `name` for a unit attribute.
+    pub fn named_attr(&self, out: &mut String, n: &NamedAttribute) {
+        keyword_or_string(out, &n.name);
+        if n.value != Attribute::Unit {
+            out.push_str(" = ");
+            self.attr(out, &n.value, false);
+        }
+    }
+
+    /// The inside of `loc(...)`.
+    pub fn location(&self, out: &mut String, l: &Location) {
+        match l {
+            Location::Unknown => out.push_str("unknown"),
+            Location::FileLineCol { file, line, col } => {
+                escaped_string(out, file);
+                out.push(':');
+                push_u64(out, *line as u64);
+                out.push(':');
+                push_u64(out, *col as u64);
+            }
+            Location::Name { name, child } => {
+                escaped_string(out, name);
+                if let Some(c) = child
+                    && **c != Location::Unknown
+                {
+                    out.push('(');
+                    self.location(out, c);
+                    out.push(')');
+                }
+            }
+            Location::CallSite { callee, caller } => {
+                out.push_str("callsite(");
+                self.location(out, callee);
+                out.push_str(" at ");
+                self.location(out, caller);
+                out.push(')');
+            }
+            Location::Fused {
+                locations,
+                metadata,
+            } => {
+                out.push_str("fused");
+                if let Some(m) = metadata {
+                    out.push('<');
+                    self.attr(out, m, false);
+                    out.push('>');
+                }
+                out.push('[');
+                for (i, l) in locations.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.location(out, l);
+                }
+                out.push(']');
+            }
+        }
+    }
+}
+
+/// `4x?x` (and `[8]x` for scalable vector dims) before the element type.
+fn shape_prefix(out: &mut String, shape: &[i64], scalable: Option<&Vec<bool>>) {
+    for (i, d) in shape.iter().enumerate() {
+        let sc = scalable.is_some_and(|s| s.get(i).copied().unwrap_or(false));
+        if sc {
+            out.push('[');
+        }
+        dim(out, *d);
+        if sc {
+            out.push(']');
+        }
+        out.push('x');
+    }
+}
+
+fn dim(out: &mut String, d: i64) {
+    if d == DYNAMIC {
+        out.push('?');
+    } else {
+        push_i64(out, d);
+    }
+}
+
+/// An integer attribute's value as MLIR's APInt prints it: signed unless the type is
+/// unsigned, after truncation to the type's width.
+fn write_int(out: &mut String, value: i128, ty: &Type) {
+    let (width, unsigned) = match ty {
+        Type::Integer { width, signedness } => (*width, *signedness == Signedness::Unsigned),
+        _ => (64, false),
+    };
+    if width == 0 || width >= 128 {
+        let _ = write!(out, "{value}");
+        return;
+    }
+    let mask: u128 = (1u128 << width) - 1;
+    let bits = (value as u128) & mask;
+    if unsigned {
+        let _ = write!(out, "{bits}");
+    } else {
+        let sign = 1u128 << (width - 1);
+        let v = if bits & sign != 0 {
+            (bits | !mask) as i128
+        } else {
+            bits as i128
+        };
+        if let Ok(small) = i64::try_from(v) {
+            push_i64(out, small);
+        } else {
+            let _ = write!(out, "{v}");
+        }
+    }
+}
+
+/// MLIR's `isBareIdentifier`: `[a-zA-Z_][a-zA-Z0-9_$.]*`.
+fn is_bare_identifier(s: &str) -> bool {
+    let mut chars = s.bytes();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == b'_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'.')
+}
+
+/// A name printed bare when it is an identifier, else as an escaped string.
+pub(crate) fn keyword_or_string(out: &mut String, s: &str) {
+    if is_bare_identifier(s) {
+        out.push_str(s);
+    } else {
+        escaped_string(out, s);
+    }
+}
+
+/// `@name`, or `@"name"` when it is not a bare identifier.
+pub(crate) fn symbol_ref(out: &mut String, s: &str) {
+    out.push('@');
+    keyword_or_string(out, s);
+}
+
+/// `"text"` with llvm::printEscapedString's escaping: `\\`, and `\XX` (upper-case hex)
+/// for `"` and anything not printable ASCII.
+pub(crate) fn escaped_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &c) in bytes.iter().enumerate() {
+        let plain = (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\';
+        if plain {
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        start = i + 1;
+        if c == b'\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push('\\');
+            out.push(HEX[(c >> 4) as usize] as char);
+            out.push(HEX[(c & 15) as usize] as char);
+        }
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// MLIR's `isDialectSymbolSimpleEnoughForPrettyForm`.
+fn pretty_dialect_body(body: &str) -> bool {
+    if !body.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return false;
+    }
+    let rest = body.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+    rest.is_empty() || (rest.starts_with('<') && rest.ends_with('>'))
+}
+
+/// `!d.body` / `#d.body`, or the opaque `!d<"body">` when the body is not simple.
+fn dialect_symbol(out: &mut String, sigil: char, dialect: &str, body: &str) {
+    out.push(sigil);
+    out.push_str(dialect);
+    if pretty_dialect_body(body) {
+        out.push('.');
+        out.push_str(body);
+    } else {
+        out.push('<');
+        escaped_string(out, body);
+        out.push('>');
+    }
+}
+
+/// The single value of a literal whose leaves are all equal (MLIR stores such dense
+/// attributes as splats and prints them as one element).
+fn splat_of(l: &DenseLiteral) -> Option<&DenseLiteral> {
+    fn first(l: &DenseLiteral) -> Option<&DenseLiteral> {
+        match l {
+            DenseLiteral::List(v) => v.first().and_then(first),
+            DenseLiteral::Hex(_) | DenseLiteral::Empty => None,
+            x => Some(x),
+        }
+    }
+    fn all_eq(l: &DenseLiteral, x: &DenseLiteral) -> bool {
+        match l {
+            DenseLiteral::List(v) => v.iter().all(|e| all_eq(e, x)),
+            e => e == x,
+        }
+    }
+    if !matches!(l, DenseLiteral::List(_)) {
+        return None;
+    }
+    let f = first(l)?;
+    all_eq(l, f).then_some(f)
+}
+
+fn dense_literal(out: &mut String, l: &DenseLiteral, kind: FloatKind) {
+    match l {
+        DenseLiteral::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        DenseLiteral::Float(f) => write_float(out, f.get(), kind),
+        DenseLiteral::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        DenseLiteral::Complex(re, im) => {
+            out.push('(');
+            dense_literal(out, re, kind);
+            out.push(',');
+            dense_literal(out, im, kind);
+            out.push(')');
+        }
+        DenseLiteral::List(v) => {
+            out.push('[');
+            for (i, e) in v.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                dense_literal(out, e, kind);
+            }
+            out.push(']');
+        }
+        DenseLiteral::Hex(h) => {
+            out.push('"');
+            out.push_str(h);
+            out.push('"');
+        }
+        DenseLiteral::Empty => {}
+    }
+}
+
+// ----- affine maps -------------------------------------------------------------------
+
+/// `affine_map<(d0)[s0] -> (d0 + s0)>`.
+pub(crate) fn write_affine_map_attr(out: &mut String, m: &AffineMap) {
+    out.push_str("affine_map<");
+    write_affine_map(out, m);
+    out.push('>');
+}
+
+/// `affine_set<(d0) : (d0 >= 0)>`.
+pub(crate) fn write_integer_set_attr(out: &mut String, s: &IntegerSet) {
+    out.push_str("affine_set<");
+    dims_and_symbols(out, s.num_dims, s.num_symbols);
+    out.push_str(" : (");
+    if s.constraints.is_empty() {
+        // MLIR prints the empty (always true) set as a trivial equality.
+        out.push_str("0 == 0");
+    }
+    for (i, (e, eq)) in s.constraints.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_affine_expr(out, e);
+        out.push_str(if *eq { " == 0" } else { " >= 0" });
+    }
+    out.push_str(")>");
+}
+
+fn dims_and_symbols(out: &mut String, nd: u32, ns: u32) {
+    out.push('(');
+    for i in 0..nd {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('d');
+        push_u64(out, i as u64);
+    }
+    out.push(')');
+    if ns > 0 {
+        out.push('[');
+        for i in 0..ns {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push('s');
+            push_u64(out, i as u64);
+        }
+        out.push(']');
+    }
+}
+
+/// `(d0)[s0] -> (d0 + s0)` (the inside of `affine_map<...>`).
+pub(crate) fn write_affine_map(out: &mut String, m: &AffineMap) {
+    dims_and_symbols(out, m.num_dims, m.num_symbols);
+    out.push_str(" -> (");
+    for (i, e) in m.results.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_affine_expr(out, e);
+    }
+    out.push(')');
+}
+
+/// One affine expression, as `AsmPrinter::printAffineExpr`.
+pub(crate) fn write_affine_expr(out: &mut String, e: &AffineExpr) {
+    affine_expr(out, e, false);
+}
+
+fn neg_str(out: &mut String, c: i64) {
+    let _ = write!(out, "{}", -(c as i128));
+}
+
+/// MLIR's `printAffineExprInternal`; `strong` is `BindingStrength::Strong`.
+fn affine_expr(out: &mut String, e: &AffineExpr, strong: bool) {
+    use AffineExpr as E;
+    let (lhs, rhs, spelling) = match e {
+        E::Dim(i) => {
+            out.push('d');
+            push_u64(out, *i as u64);
+            return;
+        }
+        E::Symbol(i) => {
+            out.push('s');
+            push_u64(out, *i as u64);
+            return;
+        }
+        E::Constant(c) => {
+            push_i64(out, *c);
+            return;
+        }
+        E::Add(a, b) => (a, b, " + "),
+        E::Mul(a, b) => (a, b, " * "),
+        E::FloorDiv(a, b) => (a, b, " floordiv "),
+        E::CeilDiv(a, b) => (a, b, " ceildiv "),
+        E::Mod(a, b) => (a, b, " mod "),
+    };
+    if strong {
+        out.push('(');
+    }
+    if !matches!(e, E::Add(..)) {
+        if matches!(e, E::Mul(..)) && rhs.as_constant() == Some(-1) {
+            out.push('-');
+            affine_expr(out, lhs, true);
+        } else {
+            affine_expr(out, lhs, true);
+            out.push_str(spelling);
+            affine_expr(out, rhs, true);
+        }
+    } else {
+        let mut done = false;
+        if let E::Mul(rl, rr) = &**rhs
+            && let Some(c) = rr.as_constant()
+        {
+            if c == -1 {
+                affine_expr(out, lhs, false);
+                out.push_str(" - ");
+                affine_expr(out, rl, matches!(**rl, E::Add(..)));
+                done = true;
+            } else if c < -1 {
+                affine_expr(out, lhs, false);
+                out.push_str(" - ");
+                affine_expr(out, rl, true);
+                out.push_str(" * ");
+                neg_str(out, c);
+                done = true;
+            }
+        }
+        if !done {
+            if let Some(c) = rhs.as_constant()
+                && c < 0
+            {
+                affine_expr(out, lhs, false);
+                out.push_str(" - ");
+                neg_str(out, c);
+            } else {
+                affine_expr(out, lhs, false);
+                out.push_str(" + ");
+                affine_expr(out, rhs, false);
+            }
+        }
+    }
+    if strong {
+        out.push(')');
+    }
+}
+
+// ----- floats ------------------------------------------------------------------------
+
+/// IEEE-style layout of a float kind: (exponent bits, stored mantissa bits).
+fn layout(kind: FloatKind) -> (u32, u32) {
+    match kind {
+        FloatKind::F16 => (5, 10),
+        FloatKind::BF16 => (8, 7),
+        FloatKind::F64 => (11, 52),
+        _ => (8, 23),
+    }
+}
+
+/// Rounds `x` to the format (round to nearest even) and returns its bit pattern.
+fn to_bits(x: f64, kind: FloatKind) -> u64 {
+    match layout(kind) {
+        (11, 52) => return x.to_bits(),
+        (8, 23) => return (x as f32).to_bits() as u64,
+        _ => {}
+    }
+    let (eb, mb) = layout(kind);
+    let bits = x.to_bits();
+    let sign = (bits >> 63) << (eb + mb);
+    let exp_all = ((1u64 << eb) - 1) << mb;
+    if x.is_nan() {
+        let payload = (bits & ((1u64 << 52) - 1)) >> (52 - mb);
+        return sign | exp_all | payload | (1u64 << (mb - 1));
+    }
+    if x.is_infinite() {
+        return sign | exp_all;
+    }
+    if x == 0.0 {
+        return sign;
+    }
+    let e = ((bits >> 52) & 0x7ff) as i64;
+    let mut mant = (bits & ((1u64 << 52) - 1)) as u128;
+    let exp2 = if e == 0 {
+        -1074
+    } else {
+        mant |= 1 << 52;
+        e - 1075
+    };
+    let msb = 127 - mant.leading_zeros() as i64;
+    let top = exp2 + msb;
+    let bias = (1i64 << (eb - 1)) - 1;
+    let mut target = top.max(1 - bias);
+    let q = target - mb as i64;
+    let shift = q - exp2;
+    let mut r: u128 = if shift <= 0 {
+        mant << (-shift) as u32
+    } else if shift >= 120 {
+        0
+    } else {
+        let kept = mant >> shift;
+        let rem = mant & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        if rem > half || (rem == half && kept & 1 == 1) {
+            kept + 1
+        } else {
+            kept
+        }
+    };
+    if r >> (mb + 1) != 0 {
+        r >>= 1;
+        target += 1;
+    }
+    if target > bias {
+        return sign | exp_all;
+    }
+    if r >> mb == 0 {
+        sign | r as u64
+    } else {
+        let field = (target + bias) as u64;
+        sign | (field << mb) | (r as u64 & ((1u64 << mb) - 1))
+    }
+}
+
+/// Bits of the format back to an f64 (exact: every supported format fits in f64).
+fn from_bits(b: u64, kind: FloatKind) -> f64 {
+    let (eb, mb) = layout(kind);
+    match (eb, mb) {
+        (11, 52) => return f64::from_bits(b),
+        (8, 23) => return f32::from_bits(b as u32) as f64,
+        _ => {}
+    }
+    let sign = if (b >> (eb + mb)) & 1 == 1 { -1.0 } else { 1.0 };
+    let field = ((b >> mb) & ((1u64 << eb) - 1)) as i32;
+    let frac = (b & ((1u64 << mb) - 1)) as f64;
+    let bias = (1i32 << (eb - 1)) - 1;
+    if field == 0 {
+        sign * frac * 2f64.powi(1 - bias - mb as i32)
+    } else {
+        sign * (frac + 2f64.powi(mb as i32)) * 2f64.powi(field - bias - mb as i32)
+    }
+}
+
+/// Parses a decimal into the format, as APFloat's string constructor would.
+fn parse_as(s: &str, kind: FloatKind) -> Option<u64> {
+    match layout(kind) {
+        (11, 52) => s.parse::<f64>().ok().map(f64::to_bits),
+        (8, 23) => s.parse::<f32>().ok().map(|f| f.to_bits() as u64),
+        _ => s.parse::<f64>().ok().map(|f| to_bits(f, kind)),
+    }
+}
+
+/// Appends a float the way MLIR's `printFloatValue` does: `%.6e`-style when that
+/// round-trips, else APFloat's default `toString` (enough digits for the format) when it
+/// has a `.`, else the bit pattern in hex (NaN, infinities, integral values).
+pub(crate) fn write_float(out: &mut String, value: f64, kind: FloatKind) {
+    let bits = to_bits(value, kind);
+    let v = from_bits(bits, kind);
+    if v.is_finite() {
+        let start = out.len();
+        exp6(out, v);
+        if parse_as(&out[start..], kind) == Some(bits) {
+            return;
+        }
+        out.truncate(start);
+        let (_, mb) = layout(kind);
+        let precision = 2 + (mb as usize + 1) * 59 / 196;
+        default_to_string(out, v, precision);
+        if out[start..].contains('.') {
+            return;
+        }
+        out.truncate(start);
+    }
+    let _ = write!(out, "0x{bits:X}");
+}
+
+/// APFloat::toString(6, 0, false): six digits after the point, `e+XX` exponent.
+fn exp6(out: &mut String, v: f64) {
+    if v == 0.0 {
+        out.push_str(if v.is_sign_negative() {
+            "-0.000000e+00"
+        } else {
+            "0.000000e+00"
+        });
+        return;
+    }
+    // Rust gives `d.ddddde<exp>`: the same six significant digits APFloat keeps.
+    let s = format!("{v:.5e}");
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    out.push_str(mant);
+    out.push('0');
+    let e: i64 = exp.parse().unwrap_or(0);
+    out.push('e');
+    out.push(if e < 0 { '-' } else { '+' });
+    if e.abs() < 10 {
+        out.push('0');
+    }
+    push_u64(out, e.unsigned_abs());
+}
+
+/// APFloat::toString(precision, 3, true), the fallback of `printFloatValue`.
+fn default_to_string(out: &mut String, v: f64, precision: usize) {
+    if v == 0.0 {
+        if v.is_sign_negative() {
+            out.push('-');
+        }
+        out.push('0');
+        return;
+    }
+    let s = format!("{:.*e}", precision - 1, v.abs());
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let sci: i64 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let nd = digits.len() as i64;
+    // The value is digits * 10^exp.
+    let exp = sci - (nd - 1);
+    if v.is_sign_negative() {
+        out.push('-');
+    }
+    let max_padding = 3i64;
+    let scientific = if exp >= 0 {
+        exp > max_padding || nd + exp > precision as i64
+    } else {
+        let msd = exp + nd - 1;
+        if msd >= 0 { false } else { -msd > max_padding }
+    };
+    if scientific {
+        let e = exp + nd - 1;
+        out.push_str(&digits[..1]);
+        out.push('.');
+        if nd == 1 {
+            out.push('0');
+        } else {
+            out.push_str(&digits[1..]);
+        }
+        out.push('E');
+        out.push(if e < 0 { '-' } else { '+' });
+        push_u64(out, e.unsigned_abs());
+        return;
+    }
+    if exp >= 0 {
+        out.push_str(digits);
+        for _ in 0..exp {
+            out.push('0');
+        }
+        return;
+    }
+    let whole = exp + nd;
+    if whole > 0 {
+        out.push_str(&digits[..whole as usize]);
+        out.push('.');
+        out.push_str(&digits[whole as usize..]);
+    } else {
+        out.push_str("0.");
+        for _ in 0..(-whole) {
+            out.push('0');
+        }
+        out.push_str(digits);
+    }
+}
