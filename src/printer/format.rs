@@ -920,6 +920,13 @@ fn from_bits(b: u64, kind: FloatKind) -> f64 {
     let field = ((b >> mb) & ((1u64 << eb) - 1)) as i32;
     let frac = (b & ((1u64 << mb) - 1)) as f64;
     let bias = (1i32 << (eb - 1)) - 1;
+    if field == (1i32 << eb) - 1 {
+        return if frac == 0.0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
     if field == 0 {
         sign * frac * 2f64.powi(1 - bias - mb as i32)
     } else {
