@@ -943,22 +943,23 @@ fn parse_as(s: &str, kind: FloatKind) -> Option<u64> {
     }
 }
 
-/// Appends a float the way MLIR's `printFloatValue` does: `%.6e`-style when that
-/// round-trips, else APFloat's default `toString` (enough digits for the format) when it
-/// has a `.`, else the bit pattern in hex (NaN, infinities, integral values).
+/// Appends a float the way MLIR's `printFloatValue` does: APFloat's `%.6e`-like form
+/// when that round-trips, else APFloat's default `toString` (enough digits for the
+/// format) when it has a `.`, else the bit pattern in hex (NaN, infinities, some
+/// integral values).
 pub(crate) fn write_float(out: &mut String, value: f64, kind: FloatKind) {
     let bits = to_bits(value, kind);
     let v = from_bits(bits, kind);
     if v.is_finite() {
         let start = out.len();
-        exp6(out, v);
+        apfloat_to_string(out, v, 6, 0, false);
         if parse_as(&out[start..], kind) == Some(bits) {
             return;
         }
         out.truncate(start);
         let (_, mb) = layout(kind);
         let precision = 2 + (mb as usize + 1) * 59 / 196;
-        default_to_string(out, v, precision);
+        apfloat_to_string(out, v, precision, 3, true);
         if out[start..].contains('.') {
             return;
         }
@@ -967,89 +968,224 @@ pub(crate) fn write_float(out: &mut String, value: f64, kind: FloatKind) {
     let _ = write!(out, "0x{bits:X}");
 }
 
-/// APFloat::toString(6, 0, false): six digits after the point, `e+XX` exponent.
-fn exp6(out: &mut String, v: f64) {
-    if v == 0.0 {
-        out.push_str(if v.is_sign_negative() {
-            "-0.000000e+00"
-        } else {
-            "0.000000e+00"
-        });
-        return;
+/// A little-endian big unsigned integer, just enough for exact float-to-decimal.
+struct Big(Vec<u32>);
+
+impl Big {
+    fn mul_small(&mut self, m: u32) {
+        let mut carry = 0u64;
+        for limb in &mut self.0 {
+            let x = *limb as u64 * m as u64 + carry;
+            *limb = x as u32;
+            carry = x >> 32;
+        }
+        if carry != 0 {
+            self.0.push(carry as u32);
+        }
     }
-    // Rust gives `d.ddddde<exp>`: the same six significant digits APFloat keeps.
-    let s = format!("{v:.5e}");
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    out.push_str(mant);
-    out.push('0');
-    let e: i64 = exp.parse().unwrap_or(0);
-    out.push('e');
-    out.push(if e < 0 { '-' } else { '+' });
-    if e.abs() < 10 {
-        out.push('0');
+    fn shl(&mut self, n: u32) {
+        let (limbs, bits) = ((n / 32) as usize, n % 32);
+        if bits != 0 {
+            let mut carry = 0u32;
+            for limb in &mut self.0 {
+                let x = ((*limb as u64) << bits) | carry as u64;
+                *limb = x as u32;
+                carry = (x >> 32) as u32;
+            }
+            if carry != 0 {
+                self.0.push(carry);
+            }
+        }
+        if limbs > 0 {
+            self.0.splice(0..0, std::iter::repeat_n(0, limbs));
+        }
     }
-    push_u64(out, e.unsigned_abs());
+    /// Divides by 10 in place, returning the remainder.
+    fn div10(&mut self) -> u8 {
+        let mut rem = 0u64;
+        for limb in self.0.iter_mut().rev() {
+            let x = (rem << 32) | *limb as u64;
+            *limb = (x / 10) as u32;
+            rem = x % 10;
+        }
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+        rem as u8
+    }
+    /// Number of significant bits.
+    fn active_bits(&self) -> usize {
+        match self.0.last() {
+            Some(&top) => self.0.len() * 32 - top.leading_zeros() as usize,
+            None => 0,
+        }
+    }
 }
 
-/// APFloat::toString(precision, 3, true), the fallback of `printFloatValue`.
-fn default_to_string(out: &mut String, v: f64, precision: usize) {
-    if v == 0.0 {
-        if v.is_sign_negative() {
-            out.push('-');
-        }
-        out.push('0');
-        return;
-    }
-    let s = format!("{:.*e}", precision - 1, v.abs());
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let sci: i64 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    let nd = digits.len() as i64;
-    // The value is digits * 10^exp.
-    let exp = sci - (nd - 1);
+/// Port of `APFloat::toString(Str, FormatPrecision, FormatMaxPadding, TruncateZero)`
+/// for a finite value (exactly representable in f64, as every supported format is).
+/// Its quirks matter for matching mlir-opt byte for byte: low digits beyond what the
+/// precision needs are discarded before rounding half-up.
+fn apfloat_to_string(
+    out: &mut String,
+    v: f64,
+    precision: usize,
+    max_padding: usize,
+    truncate_zero: bool,
+) {
     if v.is_sign_negative() {
         out.push('-');
     }
-    let max_padding = 3i64;
-    let scientific = if exp >= 0 {
-        exp > max_padding || nd + exp > precision as i64
+    if v == 0.0 {
+        if max_padding == 0 {
+            if truncate_zero {
+                out.push_str("0.0E+0");
+            } else {
+                out.push_str("0.0");
+                for _ in 1..precision {
+                    out.push('0');
+                }
+                out.push_str("e+00");
+            }
+        } else {
+            out.push('0');
+        }
+        return;
+    }
+    // v = mant * 2^e2 with mant odd.
+    let b = v.abs().to_bits();
+    let field = ((b >> 52) & 0x7ff) as i64;
+    let (mut mant, mut e2) = if field == 0 {
+        (b & ((1u64 << 52) - 1), -1074i64)
     } else {
-        let msd = exp + nd - 1;
-        if msd >= 0 { false } else { -msd > max_padding }
+        ((b & ((1u64 << 52) - 1)) | (1u64 << 52), field - 1075)
     };
+    let tz = mant.trailing_zeros();
+    mant >>= tz;
+    e2 += tz as i64;
+    let mut sig = Big(vec![mant as u32, (mant >> 32) as u32]);
+    while sig.0.last() == Some(&0) {
+        sig.0.pop();
+    }
+    let mut exp: i64 = 0;
+    if e2 > 0 {
+        sig.shl(e2 as u32);
+    } else if e2 < 0 {
+        // N * 2^-e == N * 5^e * 10^-e.
+        let mut t = -e2;
+        while t >= 13 {
+            sig.mul_small(1_220_703_125); // 5^13
+            t -= 13;
+        }
+        for _ in 0..t {
+            sig.mul_small(5);
+        }
+        exp = e2;
+    }
+    let required = (precision * 196 + 58) / 59;
+    let mut discard = sig.active_bits().saturating_sub(required) * 59 / 196;
+    // Digits, least significant first.
+    let mut buffer: Vec<u8> = Vec::with_capacity(24);
+    let mut in_trail = true;
+    while !sig.0.is_empty() {
+        let d = sig.div10();
+        if discard > 0 {
+            discard -= 1;
+            exp += 1;
+            continue;
+        }
+        if in_trail && d == 0 {
+            exp += 1;
+        } else {
+            in_trail = false;
+            buffer.push(b'0' + d);
+        }
+    }
+    if buffer.is_empty() {
+        buffer.push(b'0');
+    }
+    if buffer.len() > precision {
+        let mut first_sig = buffer.len() - precision;
+        if buffer[first_sig - 1] < b'5' {
+            while first_sig < buffer.len() && buffer[first_sig] == b'0' {
+                first_sig += 1;
+            }
+        } else {
+            let n = buffer.len();
+            for i in first_sig..n {
+                if buffer[i] == b'9' {
+                    first_sig += 1;
+                } else {
+                    buffer[i] += 1;
+                    break;
+                }
+            }
+        }
+        exp += first_sig as i64;
+        buffer.drain(..first_sig);
+        if buffer.is_empty() {
+            buffer.push(b'1');
+        }
+    }
+    let digits = buffer.len();
+    let scientific = if max_padding == 0 {
+        true
+    } else if exp >= 0 {
+        exp as usize > max_padding || digits + exp as usize > precision
+    } else {
+        let msd = exp + digits as i64 - 1;
+        msd < 0 && (-msd) as usize > max_padding
+    };
+    let digit = |i: usize| buffer[i] as char;
     if scientific {
-        let e = exp + nd - 1;
-        out.push_str(&digits[..1]);
+        exp += digits as i64 - 1;
+        out.push(digit(digits - 1));
         out.push('.');
-        if nd == 1 {
+        if digits == 1 && truncate_zero {
             out.push('0');
         } else {
-            out.push_str(&digits[1..]);
+            for i in (0..digits - 1).rev() {
+                out.push(digit(i));
+            }
         }
-        out.push('E');
-        out.push(if e < 0 { '-' } else { '+' });
-        push_u64(out, e.unsigned_abs());
+        if !truncate_zero && precision + 1 > digits {
+            for _ in 0..=(precision - digits) {
+                out.push('0');
+            }
+        }
+        out.push(if truncate_zero { 'E' } else { 'e' });
+        out.push(if exp < 0 { '-' } else { '+' });
+        if !truncate_zero && exp.abs() < 10 {
+            out.push('0');
+        }
+        push_u64(out, exp.unsigned_abs());
         return;
     }
     if exp >= 0 {
-        out.push_str(digits);
+        for i in (0..digits).rev() {
+            out.push(digit(i));
+        }
         for _ in 0..exp {
             out.push('0');
         }
         return;
     }
-    let whole = exp + nd;
-    if whole > 0 {
-        out.push_str(&digits[..whole as usize]);
+    let unit_place = (-exp) as usize;
+    if unit_place < digits {
+        for i in (unit_place..digits).rev() {
+            out.push(digit(i));
+        }
         out.push('.');
-        out.push_str(&digits[whole as usize..]);
+        for i in (0..unit_place).rev() {
+            out.push(digit(i));
+        }
     } else {
         out.push_str("0.");
-        for _ in 0..(-whole) {
+        for _ in digits..unit_place {
             out.push('0');
         }
-        out.push_str(digits);
+        for i in (0..digits).rev() {
+            out.push(digit(i));
+        }
     }
 }

@@ -35,7 +35,7 @@ pub struct PrintOptions {
 /// Prints `op` and everything nested in it, preceded by the attribute alias definitions
 /// it uses, with a trailing newline.
 pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
-    let names = Names::compute(ctx, op);
+    let names = Names::compute(ctx, op, opts.generic);
     let arena = Arena::new();
     let mut p = OpAsmPrinter {
         ctx,
@@ -100,17 +100,26 @@ struct Names {
 }
 
 impl Names {
-    /// Numbers values as `SSANameState` does: each region is numbered whole, then each
-    /// region nested in its ops starts from the counters as they stand after that.
-    fn compute(ctx: &Context, root: OpId) -> Names {
+    /// Numbers values as `SSANameState` does. Regions are taken from a stack (last
+    /// pushed first); each is numbered whole, then the regions of its ops are pushed with
+    /// the counters as they stand. In custom form a region starts from the counters saved
+    /// with it, so sibling regions reuse numbers (`func` bodies restart at `%0`); in
+    /// generic form (MLIR's unique-SSA-ids mode) the counters just keep running.
+    fn compute(ctx: &Context, root: OpId, unique: bool) -> Names {
         let mut n = Names::default();
         let mut stack: Vec<(RegionId, u32, u32)> =
-            ctx.regions(root).iter().rev().map(|&r| (r, 0, 0)).collect();
+            ctx.regions(root).iter().map(|&r| (r, 0, 0)).collect();
+        let (mut next_value, mut next_arg) = (0u32, 0u32);
         if !ctx.results(root).is_empty() {
             n.ops.insert(root, 0);
+            next_value = 1;
         }
         let mut nested = Vec::new();
-        while let Some((r, mut next_value, mut next_arg)) = stack.pop() {
+        while let Some((r, saved_value, saved_arg)) = stack.pop() {
+            if !unique {
+                next_value = saved_value;
+                next_arg = saved_arg;
+            }
             for (bi, &b) in ctx.region_blocks(r).iter().enumerate() {
                 n.blocks.insert(b, bi as u32);
                 for &a in ctx.block_args(b) {
@@ -130,9 +139,7 @@ impl Names {
                     nested.extend_from_slice(ctx.regions(op));
                 }
             }
-            // Popped last-first; push reversed so siblings are numbered in order (the
-            // result does not depend on it, but it keeps the walk predictable).
-            stack.extend(nested.drain(..).rev().map(|r| (r, next_value, next_arg)));
+            stack.extend(nested.drain(..).map(|r| (r, next_value, next_arg)));
         }
         n
     }
