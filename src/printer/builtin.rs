@@ -12,7 +12,8 @@ pub fn print_module(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     }
     let data = ctx.op(op);
     // Inherent attributes other than the name print with the discardable ones, sorted.
-    let attrs: Vec<NamedAttribute> = match data.properties.as_ref().and_then(|a| a.as_dictionary()) {
+    let attrs: Vec<NamedAttribute> = match data.properties.as_ref().and_then(|a| a.as_dictionary())
+    {
         Some(props) if !props.is_empty() => {
             let mut v: Vec<NamedAttribute> =
                 props.iter().chain(&data.attributes).cloned().collect();

@@ -18,6 +18,12 @@ pub(crate) struct Aliases {
     pub sets: HashMap<IntegerSet, usize>,
     /// Definitions in order: `(alias name, printed attribute)`.
     pub order: Vec<AliasDef>,
+    /// Op locations (debug info): alias number, once [`Aliases::finish_locations`] ran.
+    pub locs: HashMap<Location, usize>,
+    /// Locations in first-visit order with their alias depth (nesting of aliased parts).
+    loc_list: Vec<(Location, u32)>,
+    /// Locations by alias number.
+    loc_sorted: Vec<Location>,
 }
 
 /// One aliased attribute.
@@ -41,6 +47,56 @@ impl Aliases {
         if !self.maps.contains_key(m) {
             self.maps.insert(m.clone(), self.maps.len());
             self.order.push(AliasDef::Map(m.clone()));
+        }
+    }
+    /// Records a location and the locations printed inside it (children first, as
+    /// MLIR's AliasInitializer walks them); returns its alias depth.
+    pub fn visit_location(&mut self, l: &Location) -> u32 {
+        if let Some(&i) = self.locs.get(l) {
+            return self.loc_list[i].1;
+        }
+        let child_depth = match l {
+            Location::Unknown | Location::FileLineCol { .. } => None,
+            Location::Name { child, .. } => match child {
+                Some(c) if **c != Location::Unknown => Some(self.visit_location(c)),
+                _ => None,
+            },
+            Location::CallSite { callee, caller } => {
+                let a = self.visit_location(callee);
+                let b = self.visit_location(caller);
+                Some(a.max(b))
+            }
+            Location::Fused { locations, .. } => {
+                locations.iter().map(|c| self.visit_location(c)).max()
+            }
+        };
+        let depth = child_depth.map_or(0, |d| d + 1);
+        self.locs.insert(l.clone(), self.loc_list.len());
+        self.loc_list.push((l.clone(), depth));
+        depth
+    }
+    /// Numbers the location aliases: by depth, then first visit (MLIR sorts aliases so
+    /// that an alias is defined before the aliases that use it).
+    pub fn finish_locations(&mut self) {
+        let mut idx: Vec<usize> = (0..self.loc_list.len()).collect();
+        idx.sort_by_key(|&i| self.loc_list[i].1);
+        for (rank, &i) in idx.iter().enumerate() {
+            if let Some(v) = self.locs.get_mut(&self.loc_list[i].0) {
+                *v = rank;
+            }
+        }
+        self.loc_sorted = idx.iter().map(|&i| self.loc_list[i].0.clone()).collect();
+    }
+    /// The deferred location alias definitions (`#loc1 = loc(...)`), printed after the op.
+    pub fn location_definitions(&self, out: &mut String) {
+        let f = Fmt {
+            aliases: Some(self),
+        };
+        for (i, l) in self.loc_sorted.iter().enumerate() {
+            alias_name(out, "loc", i);
+            out.push_str(" = loc(");
+            f.location_body(out, l);
+            out.push_str(")\n");
         }
     }
     /// Records `s` if it is not known yet.
@@ -451,8 +507,17 @@ impl Fmt<'_> {
         }
     }
 
-    /// The inside of `loc(...)`.
+    /// The inside of `loc(...)`: `#locN` when the location has an alias.
     pub fn location(&self, out: &mut String, l: &Location) {
+        if let Some(n) = self.aliases.and_then(|a| a.locs.get(l)) {
+            alias_name(out, "loc", *n);
+            return;
+        }
+        self.location_body(out, l);
+    }
+
+    /// The inside of `loc(...)`, spelled out (nested locations may use aliases).
+    pub fn location_body(&self, out: &mut String, l: &Location) {
         match l {
             Location::Unknown => out.push_str("unknown"),
             Location::FileLineCol { file, line, col } => {
@@ -1082,7 +1147,7 @@ fn apfloat_to_string(
         }
         exp = e2;
     }
-    let required = (precision * 196 + 58) / 59;
+    let required = (precision * 196).div_ceil(59);
     let mut discard = sig.active_bits().saturating_sub(required) * 59 / 196;
     // Digits, least significant first.
     let mut buffer: Vec<u8> = Vec::with_capacity(24);
@@ -1111,12 +1176,13 @@ fn apfloat_to_string(
                 first_sig += 1;
             }
         } else {
-            let n = buffer.len();
-            for i in first_sig..n {
-                if buffer[i] == b'9' {
+            // Decimal add-with-carry; carried-through nines become dropped zeros.
+            let start = first_sig;
+            for d in &mut buffer[start..] {
+                if *d == b'9' {
                     first_sig += 1;
                 } else {
-                    buffer[i] += 1;
+                    *d += 1;
                     break;
                 }
             }

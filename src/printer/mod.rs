@@ -52,6 +52,7 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
     // First pass: visit what would be printed, in MLIR's order, to number the aliases.
     p.collect_op(op);
     p.collecting = false;
+    p.aliases.finish_locations();
     p.dialect_stack.truncate(1);
     let doc = p.op_doc(op);
     let mut out = String::with_capacity(p.buf.capacity().max(4096));
@@ -59,6 +60,8 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
     // Only hard lines and no groups: the width never matters.
     let _ = doc.into_doc().render_fmt(usize::MAX / 4, &mut out);
     out.push('\n');
+    // Op locations are deferred aliases: MLIR defines them after the op.
+    p.aliases.location_definitions(&mut out);
     out
 }
 
@@ -319,7 +322,9 @@ impl<'a> OpAsmPrinter<'a> {
     /// Prints `(ins) -> outs` (results parenthesised unless exactly one non-function).
     pub fn print_function_type(&mut self, ins: &[Type], outs: &[Type]) {
         if self.collecting {
-            ins.iter().chain(outs).for_each(|t| self.aliases.visit_type(t));
+            ins.iter()
+                .chain(outs)
+                .for_each(|t| self.aliases.visit_type(t));
             return;
         }
         self.lead('(');
@@ -464,6 +469,9 @@ impl<'a> OpAsmPrinter<'a> {
     /// The alias pass over one op, in the order MLIR's dummy printer visits things.
     fn collect_op(&mut self, op: OpId) {
         let ctx = self.ctx;
+        if self.opts.debug_info {
+            self.aliases.visit_location(&ctx.op(op).location);
+        }
         if let Some(def) = self.custom_def(op) {
             self.dialect_stack.push(default_dialect(ctx.op_name(op)));
             def.print(ctx, op, self);
@@ -633,7 +641,8 @@ impl<'a> OpAsmPrinter<'a> {
         }
         self.buf.push_str(") -> ");
         let results = ctx.results(op);
-        let wrap = results.len() != 1 || matches!(ctx.value_type(results[0]), Type::Function { .. });
+        let wrap =
+            results.len() != 1 || matches!(ctx.value_type(results[0]), Type::Function { .. });
         if wrap {
             self.buf.push('(');
         }
