@@ -628,7 +628,7 @@ fn attributes() {
             literal: DenseLiteral::List(vec![]),
             ty: Type::tensor(vec![0], Type::i32())
         }),
-        "dense<[]> : tensor<0xi32>"
+        "dense<> : tensor<0xi32>"
     );
     assert_eq!(
         a(Attribute::Strided {
@@ -656,6 +656,58 @@ fn attributes() {
 
 fn f(v: f64, ty: Type) -> String {
     a(Attribute::float(v, ty))
+}
+
+fn dense(literal: DenseLiteral, ty: Type) -> String {
+    a(Attribute::DenseElements { literal, ty })
+}
+
+#[test]
+fn dense_elements() {
+    use DenseLiteral as L;
+    let ints = |v: &[i128]| L::List(v.iter().map(|x| L::Int(*x)).collect());
+    assert_eq!(
+        dense(L::Hex("0x0100000002000000".into()), Type::tensor(vec![2], Type::i32())),
+        "dense<[1, 2]> : tensor<2xi32>"
+    );
+    assert_eq!(
+        dense(L::Hex("0x01000000".into()), Type::tensor(vec![2, 2], Type::i32())),
+        "dense<1> : tensor<2x2xi32>"
+    );
+    assert_eq!(
+        dense(
+            L::Hex("0x0000803F".into()),
+            Type::tensor(vec![3], Type::f32())
+        ),
+        "dense<1.000000e+00> : tensor<3xf32>"
+    );
+    assert_eq!(
+        dense(
+            L::List(vec![ints(&[1, 2]), ints(&[3, 4])]),
+            Type::tensor(vec![2, 2], Type::int(8))
+        ),
+        "dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>"
+    );
+    assert_eq!(
+        dense(ints(&[1, 0]), Type::tensor(vec![2], Type::i1())),
+        "dense<[true, false]> : tensor<2xi1>"
+    );
+    let ui8 = Type::Integer {
+        width: 8,
+        signedness: Signedness::Unsigned,
+    };
+    assert_eq!(
+        dense(L::Int(255), Type::tensor(vec![2], ui8)),
+        "dense<255> : tensor<2xui8>"
+    );
+    // Above 100 elements mlir-opt switches to the hex form.
+    let many: Vec<i128> = (0..101).collect();
+    let s = dense(ints(&many), Type::tensor(vec![101], Type::i32()));
+    assert!(s.starts_with("dense<\"0x0000000001000000020000000300"), "{s}");
+    assert!(s.ends_with("64000000\"> : tensor<101xi32>"), "{s}");
+    let hundred: Vec<i128> = (0..100).collect();
+    let s = dense(ints(&hundred), Type::tensor(vec![100], Type::i32()));
+    assert!(s.starts_with("dense<[0, 1, 2, "), "{s}");
 }
 
 #[test]
