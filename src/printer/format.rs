@@ -20,10 +20,25 @@ pub(crate) struct Aliases {
     pub order: Vec<AliasDef>,
     /// Op locations (debug info): alias number, once [`Aliases::finish_locations`] ran.
     pub locs: HashMap<Location, usize>,
-    /// Locations in first-visit order with their alias depth (nesting of aliased parts).
-    loc_list: Vec<(Location, u32)>,
-    /// Locations by alias number.
-    loc_sorted: Vec<Location>,
+    /// Locations in first-visit order: (location, alias depth, visit number,
+    /// deferrable). Op locations are deferred (defined after the op); block argument
+    /// locations are not (defined at the top, though printed inline).
+    loc_list: Vec<(Location, u32, usize, bool)>,
+    /// Visit numbers of `order`'s entries.
+    order_seq: Vec<usize>,
+    /// Counts first visits of every aliasable attribute, for MLIR's ordering.
+    seq: usize,
+    /// Indices into `loc_list` by alias number.
+    loc_sorted: Vec<usize>,
+}
+
+/// An entry of the alias list printed before the op.
+#[derive(Clone, Copy)]
+enum AliasRef {
+    /// Index into `Aliases::order`.
+    Attr(usize),
+    /// Index into `Aliases::loc_list`.
+    Loc(usize),
 }
 
 /// One aliased attribute.
@@ -47,33 +62,44 @@ impl Aliases {
         if !self.maps.contains_key(m) {
             self.maps.insert(m.clone(), self.maps.len());
             self.order.push(AliasDef::Map(m.clone()));
+            self.order_seq.push(self.seq);
+            self.seq += 1;
         }
     }
     /// Records a location and the locations printed inside it (children first, as
     /// MLIR's AliasInitializer walks them); returns its alias depth.
-    pub fn visit_location(&mut self, l: &Location) -> u32 {
+    pub fn visit_location(&mut self, l: &Location, deferrable: bool) -> u32 {
         if let Some(&i) = self.locs.get(l) {
+            if !deferrable && self.loc_list[i].3 {
+                // Now needed before the op: so are the locations inside it.
+                self.loc_list[i].3 = false;
+                self.visit_children(l, false);
+            }
             return self.loc_list[i].1;
         }
-        let child_depth = match l {
+        let depth = self.visit_children(l, deferrable).map_or(0, |d| d + 1);
+        self.locs.insert(l.clone(), self.loc_list.len());
+        self.loc_list.push((l.clone(), depth, self.seq, deferrable));
+        self.seq += 1;
+        depth
+    }
+    fn visit_children(&mut self, l: &Location, deferrable: bool) -> Option<u32> {
+        match l {
             Location::Unknown | Location::FileLineCol { .. } => None,
             Location::Name { child, .. } => match child {
-                Some(c) if **c != Location::Unknown => Some(self.visit_location(c)),
+                Some(c) if **c != Location::Unknown => Some(self.visit_location(c, deferrable)),
                 _ => None,
             },
             Location::CallSite { callee, caller } => {
-                let a = self.visit_location(callee);
-                let b = self.visit_location(caller);
+                let a = self.visit_location(callee, deferrable);
+                let b = self.visit_location(caller, deferrable);
                 Some(a.max(b))
             }
-            Location::Fused { locations, .. } => {
-                locations.iter().map(|c| self.visit_location(c)).max()
-            }
-        };
-        let depth = child_depth.map_or(0, |d| d + 1);
-        self.locs.insert(l.clone(), self.loc_list.len());
-        self.loc_list.push((l.clone(), depth));
-        depth
+            Location::Fused { locations, .. } => locations
+                .iter()
+                .map(|c| self.visit_location(c, deferrable))
+                .max(),
+        }
     }
     /// Numbers the location aliases: by depth, then first visit (MLIR sorts aliases so
     /// that an alias is defined before the aliases that use it).
@@ -85,18 +111,24 @@ impl Aliases {
                 *v = rank;
             }
         }
-        self.loc_sorted = idx.iter().map(|&i| self.loc_list[i].0.clone()).collect();
+        self.loc_sorted = idx;
     }
-    /// The deferred location alias definitions (`#loc1 = loc(...)`), printed after the op.
-    pub fn location_definitions(&self, out: &mut String) {
+    fn loc_definition(&self, out: &mut String, l: &Location) {
         let f = Fmt {
             aliases: Some(self),
         };
-        for (i, l) in self.loc_sorted.iter().enumerate() {
-            alias_name(out, "loc", i);
-            out.push_str(" = loc(");
-            f.location_body(out, l);
-            out.push_str(")\n");
+        alias_name(out, "loc", self.locs.get(l).copied().unwrap_or(0));
+        out.push_str(" = loc(");
+        f.location_body(out, l);
+        out.push_str(")\n");
+    }
+    /// The deferred location alias definitions (`#loc1 = loc(...)`), printed after the op.
+    pub fn location_definitions(&self, out: &mut String) {
+        for &i in &self.loc_sorted {
+            let (l, _, _, deferred) = &self.loc_list[i];
+            if *deferred {
+                self.loc_definition(out, l);
+            }
         }
     }
     /// Records `s` if it is not known yet.
@@ -104,6 +136,8 @@ impl Aliases {
         if !self.sets.contains_key(s) {
             self.sets.insert(s.clone(), self.sets.len());
             self.order.push(AliasDef::Set(s.clone()));
+            self.order_seq.push(self.seq);
+            self.seq += 1;
         }
     }
     /// Records every aliasable attribute nested in `t`.
@@ -160,25 +194,47 @@ impl Aliases {
             _ => {}
         }
     }
-    /// The alias definitions, one line each (`#map = affine_map<...>`).
+    /// The alias definitions printed before the op, one line each
+    /// (`#map = affine_map<...>`), ordered by depth then first visit.
     pub fn definitions(&self, out: &mut String) {
-        let (mut nm, mut ns) = (0, 0);
-        for d in &self.order {
-            match d {
+        // (depth, visit number, what): maps and sets have depth 0.
+        let mut top: Vec<(u32, usize, AliasRef)> = self
+            .order_seq
+            .iter()
+            .enumerate()
+            .map(|(i, &seq)| (0, seq, AliasRef::Attr(i)))
+            .collect();
+        for (i, e) in self.loc_list.iter().enumerate() {
+            if !e.3 {
+                top.push((e.1, e.2, AliasRef::Loc(i)));
+            }
+        }
+        top.sort_by_key(|&(d, seq, _)| (d, seq));
+        let (mut map_names, mut set_names) = (0, 0);
+        for (_, _, what) in top {
+            let i = match what {
+                AliasRef::Attr(i) => i,
+                AliasRef::Loc(i) => {
+                    self.loc_definition(out, &self.loc_list[i].0);
+                    continue;
+                }
+            };
+            match &self.order[i] {
                 AliasDef::Map(m) => {
-                    alias_name(out, "map", nm);
-                    nm += 1;
+                    alias_name(out, "map", map_names);
+                    map_names += 1;
                     out.push_str(" = ");
                     write_affine_map_attr(out, m);
+                    out.push('\n');
                 }
                 AliasDef::Set(s) => {
-                    alias_name(out, "set", ns);
-                    ns += 1;
+                    alias_name(out, "set", set_names);
+                    set_names += 1;
                     out.push_str(" = ");
                     write_integer_set_attr(out, s);
+                    out.push('\n');
                 }
             }
-            out.push('\n');
         }
     }
 }

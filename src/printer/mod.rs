@@ -19,7 +19,7 @@ use pretty::{Arena, DocAllocator, DocBuilder};
 use slotmap::SecondaryMap;
 
 use crate::ir::{
-    Attribute, BlockId, Context, NamedAttribute, OpId, RegionId, Type, Value, ValueDef,
+    Attribute, BlockId, Context, Location, NamedAttribute, OpId, RegionId, Type, Value, ValueDef,
 };
 use format::{Aliases, Fmt, push_u64};
 
@@ -48,6 +48,7 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
         parts: Vec::new(),
         dialect_stack: vec!["builtin"],
         pending_space: false,
+        line_starts: Default::default(),
     };
     // First pass: visit what would be printed, in MLIR's order, to number the aliases.
     p.collect_op(op);
@@ -209,6 +210,8 @@ pub struct OpAsmPrinter<'a> {
     dialect_stack: Vec<&'static str>,
     /// The op name was just printed: separate what follows with a space.
     pending_space: bool,
+    /// Line start offsets of source files, for block argument locations.
+    line_starts: std::collections::HashMap<u32, Vec<u32>>,
 }
 
 impl<'a> OpAsmPrinter<'a> {
@@ -437,6 +440,7 @@ impl<'a> OpAsmPrinter<'a> {
     pub fn print_region_argument(&mut self, v: Value) {
         if self.collecting {
             self.aliases.visit_type(self.ctx.value_type(v));
+            self.arg_trailing_location(v);
             return;
         }
         self.print_operand(v);
@@ -445,6 +449,7 @@ impl<'a> OpAsmPrinter<'a> {
             aliases: Some(&self.aliases),
         };
         f.ty(&mut self.buf, self.ctx.value_type(v));
+        self.arg_trailing_location(v);
     }
 
     /// Prints a successor block name (`^bb1`).
@@ -454,6 +459,55 @@ impl<'a> OpAsmPrinter<'a> {
         }
         self.lead('^');
         self.names.push_block(&mut self.buf, b);
+    }
+
+    /// The location of a block argument: where it was parsed (MLIR keeps one per
+    /// argument), or `unknown` for arguments made by code.
+    fn arg_location(&mut self, v: Value) -> Location {
+        let ctx = self.ctx;
+        let ValueDef::BlockArgument { block, index } = ctx.value_def(v) else {
+            return Location::Unknown;
+        };
+        let Some(span) = ctx.block_arg_span(block, index as usize) else {
+            return Location::Unknown;
+        };
+        let Some(src) = ctx.sources.get(span.file as usize) else {
+            return Location::Unknown;
+        };
+        let starts = self.line_starts.entry(span.file).or_insert_with(|| {
+            std::iter::once(0)
+                .chain(
+                    src.text
+                        .bytes()
+                        .enumerate()
+                        .filter(|(_, b)| *b == b'\n')
+                        .map(|(i, _)| i as u32 + 1),
+                )
+                .collect()
+        });
+        let line = starts.partition_point(|&s| s <= span.start);
+        let col = span.start - starts[line.saturating_sub(1)] + 1;
+        Location::FileLineCol {
+            file: src.name.clone(),
+            line: line as u32,
+            col,
+        }
+    }
+
+    /// ` loc(...)` after a block argument in debug mode: always spelled out (MLIR
+    /// prints argument locations without aliases).
+    fn arg_trailing_location(&mut self, v: Value) {
+        if !self.opts.debug_info {
+            return;
+        }
+        let l = self.arg_location(v);
+        if self.collecting {
+            self.aliases.visit_location(&l, false);
+            return;
+        }
+        self.buf.push_str(" loc(");
+        Fmt { aliases: None }.location_body(&mut self.buf, &l);
+        self.buf.push(')');
     }
 
     // ----- ops -------------------------------------------------------------------------
@@ -470,7 +524,7 @@ impl<'a> OpAsmPrinter<'a> {
     fn collect_op(&mut self, op: OpId) {
         let ctx = self.ctx;
         if self.opts.debug_info {
-            self.aliases.visit_location(&ctx.op(op).location);
+            self.aliases.visit_location(&ctx.op(op).location, true);
         }
         if let Some(def) = self.custom_def(op) {
             self.dialect_stack.push(default_dialect(ctx.op_name(op)));
@@ -502,6 +556,7 @@ impl<'a> OpAsmPrinter<'a> {
             if i > 0 || entry_args {
                 for &a in ctx.block_args(b) {
                     self.aliases.visit_type(ctx.value_type(a));
+                    self.arg_trailing_location(a);
                 }
             }
             let skip = self.skipped_terminator(b, terminators);
@@ -734,16 +789,17 @@ impl<'a> OpAsmPrinter<'a> {
         let args = ctx.block_args(b);
         if !args.is_empty() {
             self.buf.push('(');
-            let f = Fmt {
-                aliases: Some(&self.aliases),
-            };
             for (i, &a) in args.iter().enumerate() {
                 if i > 0 {
                     self.buf.push_str(", ");
                 }
                 self.names.push_value(ctx, &mut self.buf, a);
                 self.buf.push_str(": ");
+                let f = Fmt {
+                    aliases: Some(&self.aliases),
+                };
                 f.ty(&mut self.buf, ctx.value_type(a));
+                self.arg_trailing_location(a);
             }
             self.buf.push(')');
         }

@@ -6,7 +6,7 @@ use super::*;
 use crate::dialect::{Dialect, DialectRegistry, OpDefinition, OpTraits};
 use crate::ir::{
     AffineExpr as E, AffineMap, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatKind,
-    IntegerSet, Location, OperationState, Signedness,
+    IntegerSet, Location, OperationState, Signedness, Span,
 };
 
 /// A stand-in `func` dialect with custom forms, to exercise the custom-form hooks.
@@ -385,6 +385,56 @@ fn debug_locations() {
     );
 }
 
+#[test]
+fn debug_block_argument_locations() {
+    let text = "\"d.y\"() ({\n^bb0(%a: i32, %b: f32):\n  \"d.z\"() : () -> () loc(\"z\":1:1)\n}) : () -> () loc(\"y\":1:1)\n";
+    let mut c = ctx();
+    let file = c.add_source("t12.mlir", text);
+    let (m, b) = module(&mut c);
+    c.op_mut(m).location = Location::FileLineCol {
+        file: "t12.mlir".into(),
+        line: 0,
+        col: 0,
+    };
+    let y = op(&mut c, b, "d.y", vec![], vec![]);
+    c.op_mut(y).location = Location::FileLineCol {
+        file: "y".into(),
+        line: 1,
+        col: 1,
+    };
+    let r = c.add_region(y);
+    let yb = c.create_block(vec![]);
+    c.append_block(r, yb);
+    let a_at = text.find("%a").unwrap_or(0);
+    let b_at = text.find("%b").unwrap_or(0);
+    c.add_block_argument(yb, Type::i32(), Some(Span::new(file, a_at, a_at + 2)));
+    c.add_block_argument(yb, Type::f32(), Some(Span::new(file, b_at, b_at + 2)));
+    let z = op(&mut c, yb, "d.z", vec![], vec![]);
+    c.op_mut(z).location = Location::FileLineCol {
+        file: "z".into(),
+        line: 1,
+        col: 1,
+    };
+    let opts = PrintOptions {
+        generic: false,
+        debug_info: true,
+    };
+    // Exactly what `mlir-opt-22 --mlir-print-debuginfo` prints for that text.
+    insta::assert_snapshot!(print_op(&c, m, &opts), @r#"
+    #loc2 = loc("t12.mlir":2:6)
+    #loc3 = loc("t12.mlir":2:15)
+    module {
+      "d.y"() ({
+      ^bb0(%arg0: i32 loc("t12.mlir":2:6), %arg1: f32 loc("t12.mlir":2:15)):
+        "d.z"() : () -> () loc(#loc4)
+      }) : () -> () loc(#loc1)
+    } loc(#loc)
+    #loc = loc("t12.mlir":0:0)
+    #loc1 = loc("y":1:1)
+    #loc4 = loc("z":1:1)
+    "#);
+}
+
 fn t(ty: Type) -> String {
     type_to_string(&ty)
 }
@@ -667,11 +717,17 @@ fn dense_elements() {
     use DenseLiteral as L;
     let ints = |v: &[i128]| L::List(v.iter().map(|x| L::Int(*x)).collect());
     assert_eq!(
-        dense(L::Hex("0x0100000002000000".into()), Type::tensor(vec![2], Type::i32())),
+        dense(
+            L::Hex("0x0100000002000000".into()),
+            Type::tensor(vec![2], Type::i32())
+        ),
         "dense<[1, 2]> : tensor<2xi32>"
     );
     assert_eq!(
-        dense(L::Hex("0x01000000".into()), Type::tensor(vec![2, 2], Type::i32())),
+        dense(
+            L::Hex("0x01000000".into()),
+            Type::tensor(vec![2, 2], Type::i32())
+        ),
         "dense<1> : tensor<2x2xi32>"
     );
     assert_eq!(
@@ -703,7 +759,10 @@ fn dense_elements() {
     // Above 100 elements mlir-opt switches to the hex form.
     let many: Vec<i128> = (0..101).collect();
     let s = dense(ints(&many), Type::tensor(vec![101], Type::i32()));
-    assert!(s.starts_with("dense<\"0x0000000001000000020000000300"), "{s}");
+    assert!(
+        s.starts_with("dense<\"0x0000000001000000020000000300"),
+        "{s}"
+    );
     assert!(s.ends_with("64000000\"> : tensor<101xi32>"), "{s}");
     let hundred: Vec<i128> = (0..100).collect();
     let s = dense(ints(&hundred), Type::tensor(vec![100], Type::i32()));
