@@ -814,7 +814,7 @@ fn dense_elements(out: &mut String, literal: &DenseLiteral, ty: &Type) {
     if elems.len() != count {
         return dense_literal(out, literal, float_kind.unwrap_or(FloatKind::F64));
     }
-    if count > HEX_THRESHOLD && width % 8 == 0 && width <= 64 {
+    if count > HEX_THRESHOLD && width.is_multiple_of(8) && width <= 64 {
         const HEX: &[u8; 16] = b"0123456789ABCDEF";
         out.push_str("\"0x");
         for e in &elems {
@@ -883,7 +883,7 @@ fn decode_hex(h: &str, width: u32, is_float: bool, out: &mut Vec<Elem>) -> bool 
     let Some(hex) = h.strip_prefix("0x").or_else(|| h.strip_prefix("0X")) else {
         return false;
     };
-    if width % 8 != 0 || width > 64 || hex.len() % 2 != 0 {
+    if !width.is_multiple_of(8) || width > 64 || !hex.len().is_multiple_of(2) {
         return false;
     }
     let bytes: Option<Vec<u8>> = (0..hex.len() / 2)
@@ -891,7 +891,7 @@ fn decode_hex(h: &str, width: u32, is_float: bool, out: &mut Vec<Elem>) -> bool 
         .collect();
     let Some(bytes) = bytes else { return false };
     let n = (width / 8) as usize;
-    if bytes.is_empty() || bytes.len() % n != 0 {
+    if bytes.is_empty() || !bytes.len().is_multiple_of(n) {
         return false;
     }
     for chunk in bytes.chunks(n) {
