@@ -5,10 +5,11 @@
 //! named as MLIR's `SSANameState` names them, so printed files diff cleanly against
 //! `mlir-opt` output.
 //!
-//! Layout goes through the `pretty` crate: every op becomes a document; regions are
-//! `nest`ed documents joined by hard lines, so indentation is `pretty`'s job. The text of
-//! one op line is built in a reusable buffer first, which keeps printing fast (one text
-//! node per op line).
+//! Layout goes through the `pretty` crate: ops write their text into one buffer and
+//! record the layout (line pieces, hard line breaks, block bodies); that becomes a
+//! `pretty` document where every block body is `nest(2)`ed, so all indentation is
+//! `pretty`'s job. Text pieces are borrowed from the buffer, which keeps printing fast
+//! (no allocation per op).
 
 pub mod builtin;
 mod format;
@@ -36,16 +37,15 @@ pub struct PrintOptions {
 /// it uses, with a trailing newline.
 pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
     let names = Names::compute(ctx, op, opts.generic);
-    let arena = Arena::new();
     let mut p = OpAsmPrinter {
         ctx,
-        arena: &arena,
         opts: *opts,
         names,
         aliases: Aliases::default(),
         collecting: true,
-        buf: String::with_capacity(256),
-        parts: Vec::new(),
+        buf: String::with_capacity(1 << 16),
+        line_start: 0,
+        events: Vec::new(),
         dialect_stack: vec!["builtin"],
         pending_space: false,
         line_starts: Default::default(),
@@ -55,9 +55,15 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
     p.collecting = false;
     p.aliases.finish_locations();
     p.dialect_stack.truncate(1);
-    let doc = p.op_doc(op);
-    let mut out = String::with_capacity(p.buf.capacity().max(4096));
+    p.emit_op(op);
+    let text = std::mem::take(&mut p.buf);
+    let events = std::mem::take(&mut p.events);
+    // Declared after `text`, so the documents that borrow it are dropped first.
+    let arena = Arena::new();
+    let (doc, size) = layout(&arena, &text, &events);
+    let mut out = String::new();
     p.aliases.definitions(&mut out);
+    out.reserve(size + 1);
     // Only hard lines and no groups: the width never matters.
     let _ = doc.into_doc().render_fmt(usize::MAX / 4, &mut out);
     out.push('\n');
@@ -188,6 +194,57 @@ impl Names {
 
 type Doc<'a> = DocBuilder<'a, Arena<'a>>;
 
+/// The layout of printed text: line pieces (byte ranges of the text buffer), line
+/// breaks, and the indented bodies of blocks.
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Text(u32, u32),
+    Hardline,
+    Nest,
+    EndNest,
+}
+
+/// Builds the `pretty` document of the whole op from the layout events: each block
+/// body is `nest(2)`ed, so `pretty` does all the indentation. Returns it with the exact
+/// size of its rendering.
+fn layout<'t>(arena: &'t Arena<'t>, text: &'t str, events: &[Ev]) -> (Doc<'t>, usize) {
+    let mut stack: Vec<Vec<Doc<'t>>> = vec![Vec::new()];
+    let mut size = text.len();
+    for ev in events {
+        match *ev {
+            Ev::Text(s, e) => {
+                let piece = text.get(s as usize..e as usize).unwrap_or("");
+                if let Some(top) = stack.last_mut() {
+                    top.push(arena.text(piece));
+                }
+            }
+            Ev::Hardline => {
+                size += 1 + 2 * (stack.len() - 1);
+                if let Some(top) = stack.last_mut() {
+                    top.push(arena.hardline());
+                }
+            }
+            Ev::Nest => stack.push(Vec::new()),
+            Ev::EndNest => {
+                let body = stack.pop().unwrap_or_default();
+                let nested = arena.concat(body).nest(2);
+                if let Some(top) = stack.last_mut() {
+                    top.push(nested);
+                }
+            }
+        }
+    }
+    // Unbalanced events cannot happen (regions always close); fold any leftovers.
+    while stack.len() > 1 {
+        let body = stack.pop().unwrap_or_default();
+        if let Some(top) = stack.last_mut() {
+            top.push(arena.concat(body).nest(2));
+        }
+    }
+    let root = stack.pop().unwrap_or_default();
+    (arena.concat(root), size)
+}
+
 /// The printer handed to [`crate::dialect::OpDefinition::print`] for custom forms.
 ///
 /// Text goes to the current line; [`Self::newline`] and [`Self::print_region`] start new
@@ -196,16 +253,16 @@ type Doc<'a> = DocBuilder<'a, Arena<'a>>;
 /// no operands has no trailing space, and `func.func @f` gets its space either way).
 pub struct OpAsmPrinter<'a> {
     ctx: &'a Context,
-    arena: &'a Arena<'a>,
     opts: PrintOptions,
     names: Names,
     aliases: Aliases,
     /// Alias-numbering pass: nothing is printed, aliasable attributes are recorded.
     collecting: bool,
-    /// The current line, not yet a document.
+    /// All printed text; the current line starts at `line_start`.
     buf: String,
-    /// Finished pieces of the ops being printed (a stack: nested ops push above).
-    parts: Vec<Doc<'a>>,
+    line_start: usize,
+    /// Layout of `buf`: line pieces, breaks, nesting.
+    events: Vec<Ev>,
     /// Default dialects of the enclosing regions' ops.
     dialect_stack: Vec<&'static str>,
     /// The op name was just printed: separate what follows with a space.
@@ -255,15 +312,15 @@ impl<'a> OpAsmPrinter<'a> {
         }
         self.pending_space = false;
         self.flush();
-        self.parts.push(self.arena.hardline());
+        self.events.push(Ev::Hardline);
     }
 
-    /// Moves the current line into the part list.
+    /// Ends the current line piece (before a break or a nested body).
     fn flush(&mut self) {
-        if !self.buf.is_empty() {
-            let t = self.arena.text(self.buf.clone());
-            self.buf.clear();
-            self.parts.push(t);
+        if self.buf.len() > self.line_start {
+            self.events
+                .push(Ev::Text(self.line_start as u32, self.buf.len() as u32));
+            self.line_start = self.buf.len();
         }
     }
 
@@ -580,20 +637,10 @@ impl<'a> OpAsmPrinter<'a> {
             .then_some(last)
     }
 
-    /// The document of one op (with its regions).
-    fn op_doc(&mut self, op: OpId) -> Doc<'a> {
-        let start = self.parts.len();
-        debug_assert!(self.buf.is_empty());
+    /// Prints one op (with its regions) into the text and layout.
+    fn emit_op(&mut self, op: OpId) {
         self.print_op_line(op);
-        if start == self.parts.len() {
-            // No region, no newline: the common case is a single text node.
-            let t = self.arena.text(self.buf.clone());
-            self.buf.clear();
-            return t;
-        }
         self.flush();
-        let parts: Vec<Doc<'a>> = self.parts.drain(start..).collect();
-        self.arena.concat(parts)
     }
 
     fn print_op_line(&mut self, op: OpId) {
@@ -736,27 +783,28 @@ impl<'a> OpAsmPrinter<'a> {
                 true
             };
             if header {
-                self.parts.push(self.arena.hardline());
+                self.events.push(Ev::Hardline);
                 self.block_header(b, i == 0, preds.as_ref());
                 self.flush();
             }
             let skip = self.skipped_terminator(b, terminators);
-            let start = self.parts.len();
+            let mut opened = false;
             for o in ctx.block_ops(b) {
                 if Some(o) == skip {
                     continue;
                 }
-                let d = self.op_doc(o);
-                self.parts.push(self.arena.hardline());
-                self.parts.push(d);
+                if !opened {
+                    self.events.push(Ev::Nest);
+                    opened = true;
+                }
+                self.events.push(Ev::Hardline);
+                self.emit_op(o);
             }
-            if start != self.parts.len() {
-                let body: Vec<Doc<'a>> = self.parts.drain(start..).collect();
-                let nested = self.arena.concat(body).nest(2);
-                self.parts.push(nested);
+            if opened {
+                self.events.push(Ev::EndNest);
             }
         }
-        self.parts.push(self.arena.hardline());
+        self.events.push(Ev::Hardline);
         self.buf.push('}');
     }
 
