@@ -861,6 +861,43 @@ fn affine_printing() {
         map(1, 0, vec![E::mul(E::floordiv(d0(), c(2)), c(-1))]),
         "affine_map<(d0) -> (-(d0 floordiv 2))>"
     );
+    // Checked against mlir-opt-22.
+    let s0e = || E::symbol(0);
+    assert_eq!(
+        map(
+            0,
+            1,
+            vec![
+                E::Add(
+                    Box::new(E::Mul(Box::new(s0e()), Box::new(c(-2)))),
+                    Box::new(c(3))
+                ),
+                E::Mod(Box::new(s0e()), Box::new(c(-1))),
+                E::Mul(
+                    Box::new(E::Add(Box::new(s0e()), Box::new(c(1)))),
+                    Box::new(c(-1))
+                ),
+                E::FloorDiv(
+                    Box::new(E::Mul(Box::new(s0e()), Box::new(c(3)))),
+                    Box::new(c(2))
+                ),
+            ]
+        ),
+        "affine_map<()[s0] -> (s0 * -2 + 3, s0 mod -1, -(s0 + 1), (s0 * 3) floordiv 2)>"
+    );
+    assert_eq!(map(0, 0, vec![]), "affine_map<() -> ()>");
+    let set = IntegerSet {
+        num_dims: 0,
+        num_symbols: 1,
+        constraints: vec![
+            (E::add(s0(), c(-2)), false),
+            (E::add(E::mul(s0(), c(-1)), c(10)), false),
+        ],
+    };
+    assert_eq!(
+        a(Attribute::IntegerSet(set)),
+        "affine_set<()[s0] : (s0 - 2 >= 0, -s0 + 10 >= 0)>"
+    );
     let set = IntegerSet {
         num_dims: 1,
         num_symbols: 1,
