@@ -1114,12 +1114,35 @@ fn affine_expr(out: &mut String, e: &AffineExpr, strong: bool) {
 // ----- floats ------------------------------------------------------------------------
 
 /// IEEE-style layout of a float kind: (exponent bits, stored mantissa bits).
+/// The small formats are treated as IEEE-like (their NaN/no-infinity encodings and
+/// FNUZ biases are not modelled); f80 and f128 are printed through f64.
 fn layout(kind: FloatKind) -> (u32, u32) {
     match kind {
         FloatKind::F16 => (5, 10),
         FloatKind::BF16 => (8, 7),
-        FloatKind::F64 => (11, 52),
-        _ => (8, 23),
+        FloatKind::F32 => (8, 23),
+        FloatKind::TF32 => (8, 10),
+        FloatKind::F64 | FloatKind::F80 | FloatKind::F128 => (11, 52),
+        FloatKind::F8E5M2 | FloatKind::F8E5M2FNUZ => (5, 2),
+        FloatKind::F8E4M3
+        | FloatKind::F8E4M3FN
+        | FloatKind::F8E4M3FNUZ
+        | FloatKind::F8E4M3B11FNUZ => (4, 3),
+        FloatKind::F8E3M4 => (3, 4),
+        FloatKind::F8E8M0FNU => (8, 1),
+        FloatKind::F6E2M3FN => (2, 3),
+        FloatKind::F6E3M2FN => (3, 2),
+        FloatKind::F4E2M1FN => (2, 1),
+    }
+}
+
+/// Significand precision in bits (for APFloat's default digit count).
+fn precision_bits(kind: FloatKind) -> usize {
+    match kind {
+        FloatKind::F80 => 64,
+        FloatKind::F128 => 113,
+        FloatKind::F8E8M0FNU => 1,
+        k => layout(k).1 as usize + 1,
     }
 }
 
@@ -1236,8 +1259,7 @@ pub(crate) fn write_float(out: &mut String, value: f64, kind: FloatKind) {
             return;
         }
         out.truncate(start);
-        let (_, mb) = layout(kind);
-        let precision = 2 + (mb as usize + 1) * 59 / 196;
+        let precision = 2 + precision_bits(kind) * 59 / 196;
         apfloat_to_string(out, v, precision, 3, true);
         if out[start..].contains('.') {
             return;

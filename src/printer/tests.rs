@@ -804,6 +804,20 @@ fn floats() {
     assert_eq!(f(0.001234567, Type::f64()), "0.001234567 : f64");
     assert_eq!(f(1.1, Type::Float(FloatKind::BF16)), "1.101560e+00 : bf16");
     assert_eq!(f(0.1, Type::Float(FloatKind::F16)), "9.997550e-02 : f16");
+    // Every kind prints without panicking, whatever the value.
+    for (k, _) in FloatKind::ALL {
+        for v in [0.0, -1.5, 0.1, 1e300, -1e-300, f64::NAN, f64::INFINITY] {
+            assert!(!f(v, Type::Float(k)).is_empty());
+        }
+    }
+    assert_eq!(
+        f(1.5, Type::Float(FloatKind::F8E4M3)),
+        "1.500000e+00 : f8E4M3"
+    );
+    assert_eq!(
+        f(f64::INFINITY, Type::Float(FloatKind::F8E5M2)),
+        "0x7C : f8E5M2"
+    );
 }
 
 fn map(nd: u32, ns: u32, r: Vec<E>) -> String {
