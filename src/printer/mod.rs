@@ -1,10 +1,881 @@
-//! PLACEHOLDER (being replaced by the printer work): IR → MLIR text.
+//! IR → MLIR text, matching what `mlir-opt` 22 prints.
+//!
+//! [`print_op`] prints an op (usually the top-level module) in custom or generic form:
+//! attribute aliases first (`#map = affine_map<...>`), then the op. Values and blocks are
+//! named as MLIR's `SSANameState` names them, so printed files diff cleanly against
+//! `mlir-opt` output.
+//!
+//! Layout goes through the `pretty` crate: ops write their text into one buffer and
+//! record the layout (line pieces, hard line breaks, block bodies); that becomes a
+//! `pretty` document where every block body is `nest(2)`ed, so all indentation is
+//! `pretty`'s job. Text pieces are borrowed from the buffer, which keeps printing fast
+//! (no allocation per op).
 
 pub mod builtin;
+mod format;
+#[cfg(test)]
+mod tests;
 
-use std::marker::PhantomData;
+use pretty::{Arena, DocAllocator, DocBuilder};
+use slotmap::SecondaryMap;
 
-/// The interface custom assembly printers see.
+use crate::ir::{
+    Attribute, BlockId, Context, Location, NamedAttribute, OpId, RegionId, Type, Value, ValueDef,
+};
+use format::{Aliases, Fmt, push_u64};
+
+/// How to print.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// Print every op in generic form (`"d.op"(...) : (...) -> ...`).
+    pub generic: bool,
+    /// Print ` loc(...)` after every op.
+    pub debug_info: bool,
+}
+
+/// Prints `op` and everything nested in it, preceded by the attribute alias definitions
+/// it uses, with a trailing newline.
+pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
+    let names = Names::compute(ctx, op, opts.generic);
+    let mut p = OpAsmPrinter {
+        ctx,
+        opts: *opts,
+        names,
+        aliases: Aliases::default(),
+        collecting: true,
+        buf: String::with_capacity(1 << 16),
+        line_start: 0,
+        events: Vec::new(),
+        dialect_stack: vec!["builtin"],
+        pending_space: false,
+        line_starts: Default::default(),
+    };
+    // First pass: visit what would be printed, in MLIR's order, to number the aliases.
+    p.collect_op(op);
+    p.collecting = false;
+    p.aliases.finish_locations();
+    p.dialect_stack.truncate(1);
+    p.emit_op(op);
+    let text = std::mem::take(&mut p.buf);
+    let events = std::mem::take(&mut p.events);
+    // Declared after `text`, so the documents that borrow it are dropped first.
+    let arena = Arena::new();
+    let (doc, size) = layout(&arena, &text, &events);
+    let mut out = String::new();
+    p.aliases.definitions(&mut out);
+    out.reserve(size + 1);
+    // Only hard lines and no groups: the width never matters.
+    let _ = doc.into_doc().render_fmt(usize::MAX / 4, &mut out);
+    out.push('\n');
+    // Op locations are deferred aliases: MLIR defines them after the op.
+    p.aliases.location_definitions(&mut out);
+    out
+}
+
+/// The text of a type, without aliases (for diagnostics).
+pub fn type_to_string(t: &Type) -> String {
+    let mut s = String::new();
+    Fmt { aliases: None }.ty(&mut s, t);
+    s
+}
+
+/// The text of an attribute, without aliases (for diagnostics).
+pub fn attr_to_string(a: &Attribute) -> String {
+    let mut s = String::new();
+    Fmt { aliases: None }.attr(&mut s, a, false);
+    s
+}
+
+/// The default dialect an op gives the ops in its regions (MLIR's
+/// `OpAsmOpInterface::getDefaultDialect`): custom-form ops of that dialect nested directly
+/// in its regions drop the `dialect.` prefix (`return` inside `func.func`). Only the ops
+/// that declare one upstream have one; `scf.for` has none, so `scf.yield` stays spelled out.
+pub fn default_dialect(op_name: &str) -> &'static str {
+    match op_name {
+        "builtin.module" => "builtin",
+        "func.func" => "func",
+        _ => "",
+    }
+}
+
+/// MLIR's SSA value and block numbering for one printed op.
+#[derive(Default)]
+struct Names {
+    /// Number of each op's first result.
+    ops: SecondaryMap<OpId, u32>,
+    /// Block arguments: number, and whether it prints as `%argN`.
+    args: SecondaryMap<Value, (u32, bool)>,
+    /// `^bbN` of each block, per region.
+    blocks: SecondaryMap<BlockId, u32>,
+}
+
+impl Names {
+    /// Numbers values as `SSANameState` does. Regions are taken from a stack (last
+    /// pushed first); each is numbered whole, then the regions of its ops are pushed with
+    /// the counters as they stand. In custom form a region starts from the counters saved
+    /// with it, so sibling regions reuse numbers (`func` bodies restart at `%0`); in
+    /// generic form (MLIR's unique-SSA-ids mode) the counters just keep running.
+    fn compute(ctx: &Context, root: OpId, unique: bool) -> Names {
+        let mut n = Names::default();
+        let mut stack: Vec<(RegionId, u32, u32)> =
+            ctx.regions(root).iter().map(|&r| (r, 0, 0)).collect();
+        let (mut next_value, mut next_arg) = (0u32, 0u32);
+        if !ctx.results(root).is_empty() {
+            n.ops.insert(root, 0);
+            next_value = 1;
+        }
+        let mut nested = Vec::new();
+        while let Some((r, saved_value, saved_arg)) = stack.pop() {
+            if !unique {
+                next_value = saved_value;
+                next_arg = saved_arg;
+            }
+            for (bi, &b) in ctx.region_blocks(r).iter().enumerate() {
+                n.blocks.insert(b, bi as u32);
+                for &a in ctx.block_args(b) {
+                    if bi == 0 {
+                        n.args.insert(a, (next_arg, true));
+                        next_arg += 1;
+                    } else {
+                        n.args.insert(a, (next_value, false));
+                        next_value += 1;
+                    }
+                }
+                for op in ctx.block_ops(b) {
+                    if !ctx.results(op).is_empty() {
+                        n.ops.insert(op, next_value);
+                        next_value += 1;
+                    }
+                    nested.extend_from_slice(ctx.regions(op));
+                }
+            }
+            stack.extend(nested.drain(..).map(|r| (r, next_value, next_arg)));
+        }
+        n
+    }
+
+    fn push_value(&self, ctx: &Context, out: &mut String, v: Value) {
+        if !ctx.value_exists(v) {
+            out.push_str("<<UNKNOWN SSA VALUE>>");
+            return;
+        }
+        match ctx.value_def(v) {
+            ValueDef::OpResult { op, index } => match self.ops.get(op) {
+                Some(&id) => {
+                    out.push('%');
+                    push_u64(out, id as u64);
+                    if ctx.results(op).len() > 1 {
+                        out.push('#');
+                        push_u64(out, index as u64);
+                    }
+                }
+                None => out.push_str("<<UNKNOWN SSA VALUE>>"),
+            },
+            ValueDef::BlockArgument { .. } => match self.args.get(v) {
+                Some(&(id, is_arg)) => {
+                    out.push_str(if is_arg { "%arg" } else { "%" });
+                    push_u64(out, id as u64);
+                }
+                None => out.push_str("<<UNKNOWN SSA VALUE>>"),
+            },
+        }
+    }
+
+    fn push_block(&self, out: &mut String, b: BlockId) {
+        match self.blocks.get(b) {
+            Some(&id) => {
+                out.push_str("^bb");
+                push_u64(out, id as u64);
+            }
+            None => out.push_str("<<UNKNOWN BLOCK>>"),
+        }
+    }
+}
+
+type Doc<'a> = DocBuilder<'a, Arena<'a>>;
+
+/// The layout of printed text: line pieces (byte ranges of the text buffer), line
+/// breaks, and the indented bodies of blocks.
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Text(u32, u32),
+    Hardline,
+    Nest,
+    EndNest,
+}
+
+/// Builds the `pretty` document of the whole op from the layout events: each block
+/// body is `nest(2)`ed, so `pretty` does all the indentation. Returns it with the exact
+/// size of its rendering.
+fn layout<'t>(arena: &'t Arena<'t>, text: &'t str, events: &[Ev]) -> (Doc<'t>, usize) {
+    let mut stack: Vec<Vec<Doc<'t>>> = vec![Vec::new()];
+    let mut size = text.len();
+    for ev in events {
+        match *ev {
+            Ev::Text(s, e) => {
+                let piece = text.get(s as usize..e as usize).unwrap_or("");
+                if let Some(top) = stack.last_mut() {
+                    top.push(arena.text(piece));
+                }
+            }
+            Ev::Hardline => {
+                size += 1 + 2 * (stack.len() - 1);
+                if let Some(top) = stack.last_mut() {
+                    top.push(arena.hardline());
+                }
+            }
+            Ev::Nest => stack.push(Vec::new()),
+            Ev::EndNest => {
+                let body = stack.pop().unwrap_or_default();
+                let nested = arena.concat(body).nest(2);
+                if let Some(top) = stack.last_mut() {
+                    top.push(nested);
+                }
+            }
+        }
+    }
+    // Unbalanced events cannot happen (regions always close); fold any leftovers.
+    while stack.len() > 1 {
+        let body = stack.pop().unwrap_or_default();
+        if let Some(top) = stack.last_mut() {
+            top.push(arena.concat(body).nest(2));
+        }
+    }
+    let root = stack.pop().unwrap_or_default();
+    (arena.concat(root), size)
+}
+
+/// The printer handed to [`crate::dialect::OpDefinition::print`] for custom forms.
+///
+/// Text goes to the current line; [`Self::newline`] and [`Self::print_region`] start new
+/// lines at the right indentation. Right after the op name a space is inserted before the
+/// first thing printed unless it starts with a space, a newline or `(` (so `return` with
+/// no operands has no trailing space, and `func.func @f` gets its space either way).
 pub struct OpAsmPrinter<'a> {
-    _p: PhantomData<&'a ()>,
+    ctx: &'a Context,
+    opts: PrintOptions,
+    names: Names,
+    aliases: Aliases,
+    /// Alias-numbering pass: nothing is printed, aliasable attributes are recorded.
+    collecting: bool,
+    /// All printed text; the current line starts at `line_start`.
+    buf: String,
+    line_start: usize,
+    /// Layout of `buf`: line pieces, breaks, nesting.
+    events: Vec<Ev>,
+    /// Default dialects of the enclosing regions' ops.
+    dialect_stack: Vec<&'static str>,
+    /// The op name was just printed: separate what follows with a space.
+    pending_space: bool,
+    /// Line start offsets of source files, for block argument locations.
+    line_starts: std::collections::HashMap<u32, Vec<u32>>,
+}
+
+impl<'a> OpAsmPrinter<'a> {
+    /// The context being printed.
+    pub fn ctx(&self) -> &Context {
+        self.ctx
+    }
+
+    /// Inserts the space after the op name if `first` needs one.
+    fn lead(&mut self, first: char) {
+        if self.pending_space {
+            self.pending_space = false;
+            if !matches!(first, ' ' | '\n' | '(') {
+                self.buf.push(' ');
+            }
+        }
+    }
+
+    /// Appends raw text (a `\n` starts a new, indented line).
+    pub fn write(&mut self, s: &str) {
+        if self.collecting || s.is_empty() {
+            return;
+        }
+        self.lead(s.chars().next().unwrap_or(' '));
+        if !s.contains('\n') {
+            self.buf.push_str(s);
+            return;
+        }
+        for (i, line) in s.split('\n').enumerate() {
+            if i > 0 {
+                self.newline();
+            }
+            self.buf.push_str(line);
+        }
+    }
+
+    /// Ends the line; the next text starts at the current indentation.
+    pub fn newline(&mut self) {
+        if self.collecting {
+            return;
+        }
+        self.pending_space = false;
+        self.flush();
+        self.events.push(Ev::Hardline);
+    }
+
+    /// Ends the current line piece (before a break or a nested body).
+    fn flush(&mut self) {
+        if self.buf.len() > self.line_start {
+            self.events
+                .push(Ev::Text(self.line_start as u32, self.buf.len() as u32));
+            self.line_start = self.buf.len();
+        }
+    }
+
+    /// Prints an SSA value use (`%0`, `%arg1`, `%3#1`).
+    pub fn print_operand(&mut self, v: Value) {
+        if self.collecting {
+            return;
+        }
+        self.lead('%');
+        self.names.push_value(self.ctx, &mut self.buf, v);
+    }
+
+    /// Prints values separated by `, `.
+    pub fn print_operands(&mut self, vs: &[Value]) {
+        for (i, v) in vs.iter().enumerate() {
+            if i > 0 {
+                self.write(", ");
+            }
+            self.print_operand(*v);
+        }
+    }
+
+    /// The printed name of a value (`%0`, `%arg1`, `%3#1`).
+    pub fn value_name(&self, v: Value) -> String {
+        let mut s = String::new();
+        self.names.push_value(self.ctx, &mut s, v);
+        s
+    }
+
+    /// Prints a type.
+    pub fn print_type(&mut self, t: &Type) {
+        if self.collecting {
+            self.aliases.visit_type(t);
+            return;
+        }
+        self.lead('t');
+        let f = Fmt {
+            aliases: Some(&self.aliases),
+        };
+        f.ty(&mut self.buf, t);
+    }
+
+    /// Prints types separated by `, `.
+    pub fn print_types(&mut self, ts: &[Type]) {
+        if self.collecting {
+            ts.iter().for_each(|t| self.aliases.visit_type(t));
+            return;
+        }
+        if ts.is_empty() {
+            return;
+        }
+        self.lead('t');
+        let f = Fmt {
+            aliases: Some(&self.aliases),
+        };
+        f.types(&mut self.buf, ts);
+    }
+
+    /// Prints `(ins) -> outs` (results parenthesised unless exactly one non-function).
+    pub fn print_function_type(&mut self, ins: &[Type], outs: &[Type]) {
+        if self.collecting {
+            ins.iter()
+                .chain(outs)
+                .for_each(|t| self.aliases.visit_type(t));
+            return;
+        }
+        self.lead('(');
+        let f = Fmt {
+            aliases: Some(&self.aliases),
+        };
+        f.function_type(&mut self.buf, ins, outs);
+    }
+
+    /// Prints ` -> i32`, ` -> (i32, f32)`, or nothing when `ts` is empty.
+    pub fn print_arrow_result_types(&mut self, ts: &[Type]) {
+        if ts.is_empty() {
+            return;
+        }
+        if self.collecting {
+            ts.iter().for_each(|t| self.aliases.visit_type(t));
+            return;
+        }
+        self.lead(' ');
+        self.buf.push_str(" -> ");
+        let wrap = ts.len() != 1 || matches!(ts[0], Type::Function { .. });
+        if wrap {
+            self.buf.push('(');
+        }
+        let f = Fmt {
+            aliases: Some(&self.aliases),
+        };
+        f.types(&mut self.buf, ts);
+        if wrap {
+            self.buf.push(')');
+        }
+    }
+
+    /// Prints an attribute (with its type, e.g. `1 : i32`).
+    pub fn print_attribute(&mut self, a: &Attribute) {
+        if self.collecting {
+            self.aliases.visit_attr(a);
+            return;
+        }
+        self.lead('a');
+        let f = Fmt {
+            aliases: Some(&self.aliases),
+        };
+        f.attr(&mut self.buf, a, false);
+    }
+
+    fn attr_dict(&mut self, attrs: &[NamedAttribute], elided: &[&str], keyword: bool) {
+        let mut kept = attrs
+            .iter()
+            .filter(|a| !elided.contains(&a.name.as_str()))
+            .peekable();
+        if kept.peek().is_none() {
+            return;
+        }
+        if self.collecting {
+            kept.for_each(|a| self.aliases.visit_attr(&a.value));
+            return;
+        }
+        self.lead(' ');
+        self.buf
+            .push_str(if keyword { " attributes {" } else { " {" });
+        let f = Fmt {
+            aliases: Some(&self.aliases),
+        };
+        for (i, a) in kept.enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            f.named_attr(&mut self.buf, a);
+        }
+        self.buf.push('}');
+    }
+
+    /// Prints ` {a = 1 : i32, b}` without the `elided` names; nothing when none is left.
+    pub fn print_optional_attr_dict(&mut self, attrs: &[NamedAttribute], elided: &[&str]) {
+        self.attr_dict(attrs, elided, false);
+    }
+
+    /// Prints ` attributes {...}` without the `elided` names; nothing when none is left.
+    pub fn print_optional_attr_dict_with_keyword(
+        &mut self,
+        attrs: &[NamedAttribute],
+        elided: &[&str],
+    ) {
+        self.attr_dict(attrs, elided, true);
+    }
+
+    /// Prints `@name`, quoted when it is not a bare identifier.
+    pub fn print_symbol_name(&mut self, name: &str) {
+        if self.collecting {
+            return;
+        }
+        self.lead('@');
+        format::symbol_ref(&mut self.buf, name);
+    }
+
+    /// Prints a region `{ ... }` as a custom form does: the entry block's header only
+    /// when `print_entry_block_args` and it has arguments; the blocks' terminators only
+    /// when `print_block_terminators`.
+    pub fn print_region(
+        &mut self,
+        r: RegionId,
+        print_entry_block_args: bool,
+        print_block_terminators: bool,
+    ) {
+        self.region(r, print_entry_block_args, print_block_terminators, false);
+    }
+
+    /// Prints a block argument with its type: `%arg0: f32`.
+    pub fn print_region_argument(&mut self, v: Value) {
+        if self.collecting {
+            self.aliases.visit_type(self.ctx.value_type(v));
+            self.arg_trailing_location(v);
+            return;
+        }
+        self.print_operand(v);
+        self.buf.push_str(": ");
+        let f = Fmt {
+            aliases: Some(&self.aliases),
+        };
+        f.ty(&mut self.buf, self.ctx.value_type(v));
+        self.arg_trailing_location(v);
+    }
+
+    /// Prints a successor block name (`^bb1`).
+    pub fn print_successor(&mut self, b: BlockId) {
+        if self.collecting {
+            return;
+        }
+        self.lead('^');
+        self.names.push_block(&mut self.buf, b);
+    }
+
+    /// The location of a block argument: where it was parsed (MLIR keeps one per
+    /// argument), or `unknown` for arguments made by code.
+    fn arg_location(&mut self, v: Value) -> Location {
+        let ctx = self.ctx;
+        let ValueDef::BlockArgument { block, index } = ctx.value_def(v) else {
+            return Location::Unknown;
+        };
+        let Some(span) = ctx.block_arg_span(block, index as usize) else {
+            return Location::Unknown;
+        };
+        let Some(src) = ctx.sources.get(span.file as usize) else {
+            return Location::Unknown;
+        };
+        let starts = self.line_starts.entry(span.file).or_insert_with(|| {
+            std::iter::once(0)
+                .chain(
+                    src.text
+                        .bytes()
+                        .enumerate()
+                        .filter(|(_, b)| *b == b'\n')
+                        .map(|(i, _)| i as u32 + 1),
+                )
+                .collect()
+        });
+        let line = starts.partition_point(|&s| s <= span.start);
+        let col = span.start - starts[line.saturating_sub(1)] + 1;
+        Location::FileLineCol {
+            file: src.name.clone(),
+            line: line as u32,
+            col,
+        }
+    }
+
+    /// ` loc(...)` after a block argument in debug mode: always spelled out (MLIR
+    /// prints argument locations without aliases).
+    fn arg_trailing_location(&mut self, v: Value) {
+        if !self.opts.debug_info {
+            return;
+        }
+        let l = self.arg_location(v);
+        if self.collecting {
+            self.aliases.visit_location(&l, false);
+            return;
+        }
+        self.buf.push_str(" loc(");
+        Fmt { aliases: None }.location_body(&mut self.buf, &l);
+        self.buf.push(')');
+    }
+
+    // ----- ops -------------------------------------------------------------------------
+
+    fn custom_def(&self, op: OpId) -> Option<&'a dyn crate::dialect::OpDefinition> {
+        if self.opts.generic {
+            return None;
+        }
+        let ctx: &'a Context = self.ctx;
+        ctx.op_def(op).filter(|d| d.has_custom_assembly())
+    }
+
+    /// The alias pass over one op, in the order MLIR's dummy printer visits things.
+    fn collect_op(&mut self, op: OpId) {
+        let ctx = self.ctx;
+        if self.opts.debug_info {
+            self.aliases.visit_location(&ctx.op(op).location, true);
+        }
+        if let Some(def) = self.custom_def(op) {
+            self.dialect_stack.push(default_dialect(ctx.op_name(op)));
+            def.print(ctx, op, self);
+            self.dialect_stack.pop();
+            return;
+        }
+        for &r in ctx.regions(op) {
+            self.collect_region(r, true, true);
+        }
+        for &v in ctx.operands(op) {
+            self.aliases.visit_type(ctx.value_type(v));
+        }
+        for &v in ctx.results(op) {
+            self.aliases.visit_type(ctx.value_type(v));
+        }
+        let data = ctx.op(op);
+        if let Some(p) = &data.properties {
+            self.aliases.visit_attr(p);
+        }
+        for a in &data.attributes {
+            self.aliases.visit_attr(&a.value);
+        }
+    }
+
+    fn collect_region(&mut self, r: RegionId, entry_args: bool, terminators: bool) {
+        let ctx = self.ctx;
+        for (i, &b) in ctx.region_blocks(r).iter().enumerate() {
+            if i > 0 || entry_args {
+                for &a in ctx.block_args(b) {
+                    self.aliases.visit_type(ctx.value_type(a));
+                    self.arg_trailing_location(a);
+                }
+            }
+            let skip = self.skipped_terminator(b, terminators);
+            for o in ctx.block_ops(b) {
+                if Some(o) != skip {
+                    self.collect_op(o);
+                }
+            }
+        }
+    }
+
+    /// The terminator of `b` when it should not be printed.
+    fn skipped_terminator(&self, b: BlockId, terminators: bool) -> Option<OpId> {
+        if terminators {
+            return None;
+        }
+        let last = self.ctx.last_op(b)?;
+        self.ctx
+            .op_def(last)
+            .is_some_and(|d| d.traits().is_terminator)
+            .then_some(last)
+    }
+
+    /// Prints one op (with its regions) into the text and layout.
+    fn emit_op(&mut self, op: OpId) {
+        self.print_op_line(op);
+        self.flush();
+    }
+
+    fn print_op_line(&mut self, op: OpId) {
+        let ctx = self.ctx;
+        let results = ctx.results(op);
+        if !results.is_empty() {
+            match self.names.ops.get(op) {
+                Some(&id) => {
+                    self.buf.push('%');
+                    push_u64(&mut self.buf, id as u64);
+                }
+                None => self.buf.push_str("<<UNKNOWN SSA VALUE>>"),
+            }
+            if results.len() > 1 {
+                self.buf.push(':');
+                push_u64(&mut self.buf, results.len() as u64);
+            }
+            self.buf.push_str(" = ");
+        }
+        if let Some(def) = self.custom_def(op) {
+            let name = ctx.op_name(op);
+            let dd = self.dialect_stack.last().copied().unwrap_or("");
+            let short = match name.strip_prefix(dd).and_then(|s| s.strip_prefix('.')) {
+                Some(rest) if !dd.is_empty() && !rest.contains('.') => rest,
+                _ => name,
+            };
+            self.buf.push_str(short);
+            self.pending_space = true;
+            self.dialect_stack.push(default_dialect(name));
+            def.print(ctx, op, self);
+            self.dialect_stack.pop();
+            self.pending_space = false;
+        } else {
+            self.print_generic(op);
+        }
+        if self.opts.debug_info {
+            self.buf.push_str(" loc(");
+            let f = Fmt {
+                aliases: Some(&self.aliases),
+            };
+            f.location(&mut self.buf, &ctx.op(op).location);
+            self.buf.push(')');
+        }
+    }
+
+    fn print_generic(&mut self, op: OpId) {
+        let ctx = self.ctx;
+        format::escaped_string(&mut self.buf, ctx.op_name(op));
+        self.buf.push('(');
+        for (i, &v) in ctx.operands(op).iter().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.names.push_value(ctx, &mut self.buf, v);
+        }
+        self.buf.push(')');
+        let succ = ctx.successors(op);
+        if !succ.is_empty() {
+            self.buf.push('[');
+            for (i, &b) in succ.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push_str(", ");
+                }
+                self.names.push_block(&mut self.buf, b);
+            }
+            self.buf.push(']');
+        }
+        let data = ctx.op(op);
+        if let Some(p) = &data.properties {
+            self.buf.push_str(" <");
+            let f = Fmt {
+                aliases: Some(&self.aliases),
+            };
+            f.attr(&mut self.buf, p, false);
+            self.buf.push('>');
+        }
+        let regions = ctx.regions(op);
+        if !regions.is_empty() {
+            self.dialect_stack.push(default_dialect(ctx.op_name(op)));
+            self.buf.push_str(" (");
+            for (i, &r) in regions.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push_str(", ");
+                }
+                self.region(r, true, true, true);
+            }
+            self.buf.push(')');
+            self.dialect_stack.pop();
+        }
+        self.attr_dict(&data.attributes, &[], false);
+        self.buf.push_str(" : (");
+        let f = Fmt {
+            aliases: Some(&self.aliases),
+        };
+        for (i, &v) in ctx.operands(op).iter().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            f.ty(&mut self.buf, ctx.value_type(v));
+        }
+        self.buf.push_str(") -> ");
+        let results = ctx.results(op);
+        let wrap =
+            results.len() != 1 || matches!(ctx.value_type(results[0]), Type::Function { .. });
+        if wrap {
+            self.buf.push('(');
+        }
+        for (i, &v) in results.iter().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            f.ty(&mut self.buf, ctx.value_type(v));
+        }
+        if wrap {
+            self.buf.push(')');
+        }
+    }
+
+    /// `printRegion`: `{`, the blocks, `}` at the op's indentation.
+    fn region(&mut self, r: RegionId, entry_args: bool, terminators: bool, empty_block: bool) {
+        if self.collecting {
+            self.collect_region(r, entry_args, terminators);
+            return;
+        }
+        self.lead('{');
+        let ctx = self.ctx;
+        self.buf.push('{');
+        self.flush();
+        let blocks = ctx.region_blocks(r);
+        let preds = if blocks.len() > 1 {
+            Some(self.predecessors(blocks))
+        } else {
+            None
+        };
+        for (i, &b) in blocks.iter().enumerate() {
+            let header = if i == 0 {
+                (empty_block && ctx.block_is_empty(b))
+                    || (entry_args && !ctx.block_args(b).is_empty())
+            } else {
+                true
+            };
+            if header {
+                self.events.push(Ev::Hardline);
+                self.block_header(b, i == 0, preds.as_ref());
+                self.flush();
+            }
+            let skip = self.skipped_terminator(b, terminators);
+            let mut opened = false;
+            for o in ctx.block_ops(b) {
+                if Some(o) == skip {
+                    continue;
+                }
+                if !opened {
+                    self.events.push(Ev::Nest);
+                    opened = true;
+                }
+                self.events.push(Ev::Hardline);
+                self.emit_op(o);
+            }
+            if opened {
+                self.events.push(Ev::EndNest);
+            }
+        }
+        self.events.push(Ev::Hardline);
+        self.buf.push('}');
+    }
+
+    /// For each block of a multi-block region, its predecessors (one entry per branch).
+    fn predecessors(&self, blocks: &[BlockId]) -> SecondaryMap<BlockId, Vec<BlockId>> {
+        let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::new();
+        for &b in blocks {
+            for o in self.ctx.block_ops(b) {
+                for &s in self.ctx.successors(o) {
+                    match preds.get_mut(s) {
+                        Some(v) => v.push(b),
+                        None => {
+                            preds.insert(s, vec![b]);
+                        }
+                    }
+                }
+            }
+        }
+        preds
+    }
+
+    fn block_header(
+        &mut self,
+        b: BlockId,
+        is_entry: bool,
+        preds: Option<&SecondaryMap<BlockId, Vec<BlockId>>>,
+    ) {
+        let ctx = self.ctx;
+        self.names.push_block(&mut self.buf, b);
+        let args = ctx.block_args(b);
+        if !args.is_empty() {
+            self.buf.push('(');
+            for (i, &a) in args.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push_str(", ");
+                }
+                self.names.push_value(ctx, &mut self.buf, a);
+                self.buf.push_str(": ");
+                let f = Fmt {
+                    aliases: Some(&self.aliases),
+                };
+                f.ty(&mut self.buf, ctx.value_type(a));
+                self.arg_trailing_location(a);
+            }
+            self.buf.push(')');
+        }
+        self.buf.push(':');
+        let list = preds.and_then(|p| p.get(b)).filter(|v| !v.is_empty());
+        match list {
+            None => {
+                if !is_entry {
+                    self.buf.push_str("  // no predecessors");
+                }
+            }
+            Some(v) if v.iter().all(|p| *p == v[0]) => {
+                self.buf.push_str("  // pred: ");
+                self.names.push_block(&mut self.buf, v[0]);
+            }
+            Some(v) => {
+                let mut sorted = v.clone();
+                sorted.sort_by_key(|p| self.names.blocks.get(*p).copied().unwrap_or(u32::MAX));
+                self.buf.push_str("  // ");
+                push_u64(&mut self.buf, sorted.len() as u64);
+                self.buf.push_str(" preds: ");
+                for (i, p) in sorted.iter().enumerate() {
+                    if i > 0 {
+                        self.buf.push_str(", ");
+                    }
+                    self.names.push_block(&mut self.buf, *p);
+                }
+            }
+        }
+    }
 }
