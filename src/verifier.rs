@@ -22,7 +22,7 @@ pub fn verify(ctx: &Context, op: OpId) -> Result<(), Vec<Diagnostic>> {
     // Structural checks; an op whose structure is broken does not reach its own hook,
     // since op verifiers may assume the structure (MLIR stops the same way).
     let mut structurally_ok = HashMap::new();
-    for &o in post.iter().rev() {
+    for o in ctx.collect_ops(op) {
         let before = errs.len();
         verify_structure(ctx, o, &mut errs);
         structurally_ok.insert(o, errs.len() == before);
@@ -105,6 +105,9 @@ fn verify_structure(ctx: &Context, op: OpId, errs: &mut Vec<Diagnostic>) {
         if t.symbol_table {
             verify_symbol_table(ctx, op, errs);
         }
+        if t.symbol {
+            verify_symbol(ctx, op, errs);
+        }
     }
     for &r in regions {
         verify_region(ctx, op, traits, r, errs);
@@ -159,6 +162,44 @@ fn verify_region(
 /// The `sym_name` of a symbol op, if it has one.
 pub fn symbol_name(ctx: &Context, op: OpId) -> Option<&str> {
     ctx.inherent_attr(op, "sym_name").and_then(|a| a.as_str())
+}
+
+/// MLIR's `Symbol` trait: a string `sym_name`, a known visibility, and (when nested in a
+/// registered op) a symbol-table parent.
+fn verify_symbol(ctx: &Context, op: OpId, errs: &mut Vec<Diagnostic>) {
+    if symbol_name(ctx, op).is_none() {
+        errs.push(Diagnostic::op_error(
+            ctx,
+            op,
+            "requires string attribute 'sym_name'",
+        ));
+    }
+    if let Some(v) = ctx.inherent_attr(op, "sym_visibility") {
+        let ok = matches!(v.as_str(), Some("public" | "private" | "nested"));
+        if !ok {
+            let got = match v.as_str() {
+                Some(s) => format!("\"{s}\""),
+                None => "a non-string attribute".to_string(),
+            };
+            errs.push(Diagnostic::op_error(
+                ctx,
+                op,
+                format!(
+                    "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got {got}"
+                ),
+            ));
+        }
+    }
+    // Unregistered parents might be symbol tables: accept them.
+    if let Some(parent) = ctx.parent_op(op)
+        && traits_of(ctx, parent).is_some_and(|t| !t.symbol_table)
+    {
+        errs.push(Diagnostic::op_error(
+            ctx,
+            op,
+            "symbol's parent must have the SymbolTable trait",
+        ));
+    }
 }
 
 /// `sym_name`s are unique among the direct children of a symbol table.
@@ -315,7 +356,8 @@ impl DomTree {
 /// Why a use is invalid.
 enum UseError {
     NotDominated,
-    Isolated,
+    /// The use crosses this IsolatedFromAbove op.
+    Isolated(OpId),
 }
 
 /// Checks every operand of every op nested in `root` (root's own operands come from
@@ -346,14 +388,14 @@ fn verify_dominance(ctx: &Context, root: OpId, errs: &mut Vec<Diagnostic>) {
                         .with_note(Diagnostic::note(def_span, "operand defined here")),
                     );
                 }
-                Err(UseError::Isolated) => {
+                Err(UseError::Isolated(iso)) => {
                     errs.push(
                         Diagnostic::error(
                             ctx.op(user).span,
                             "using value defined outside the region",
                         )
                         .with_note(Diagnostic::note(
-                            None,
+                            ctx.op(iso).span,
                             "required by region isolation constraints",
                         )),
                     );
@@ -396,7 +438,7 @@ fn check_use(
             return Err(UseError::NotDominated);
         };
         if traits_of(ctx, parent).is_some_and(|t| t.isolated_from_above) {
-            return Err(UseError::Isolated);
+            return Err(UseError::Isolated(parent));
         }
         if parent == root {
             // The def lies outside the verified op: not ours to judge.

@@ -452,3 +452,47 @@ fn block_arguments_dominate_their_block_and_nested_uses() {
     op(&mut c, fb[0], "test.term", vec![], 0);
     assert!(verify(&c, f).is_ok());
 }
+
+#[test]
+fn symbol_trait_rules() {
+    let mut reg = DialectRegistry::with_builtin();
+    reg.register(&TestDialect);
+    struct SymDialect;
+    impl Dialect for SymDialect {
+        fn namespace(&self) -> &'static str {
+            "sym"
+        }
+        fn description(&self) -> &'static str {
+            "symbol ops"
+        }
+        fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
+            vec![Box::new(TestOp {
+                name: "sym.def",
+                traits: OpTraits {
+                    symbol: true,
+                    ..OpTraits::default()
+                },
+                fail: false,
+            })]
+        }
+    }
+    reg.register(&SymDialect);
+    let mut c = Context::new(Arc::new(reg));
+    let (t, tb) = region_op(&mut c, None, "test.symtab", 1);
+    let unnamed = op(&mut c, tb[0], "sym.def", vec![], 0);
+    let _ = unnamed;
+    let bad_vis = op(&mut c, tb[0], "sym.def", vec![], 0);
+    c.set_attr(bad_vis, "sym_name", Attribute::string("v"));
+    c.set_attr(bad_vis, "sym_visibility", Attribute::string("secret"));
+    let (_r, rb) = region_op(&mut c, Some(tb[0]), "test.region", 1);
+    let misplaced = op(&mut c, rb[0], "sym.def", vec![], 0);
+    c.set_attr(misplaced, "sym_name", Attribute::string("m"));
+    assert_eq!(
+        messages(verify(&c, t)),
+        [
+            "'sym.def' op requires string attribute 'sym_name'",
+            "'sym.def' op visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"secret\"",
+            "'sym.def' op symbol's parent must have the SymbolTable trait",
+        ]
+    );
+}
