@@ -2,13 +2,19 @@
 //! tool uses, and the `rtile-opt` driver (read → parse → verify → passes → print), kept
 //! here so that it can be tested in-process.
 
-use std::sync::Arc;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use rtile::diagnostics::render::render_with;
 use rtile::diagnostics::{Diagnostic, Severity, render, verify_diagnostics};
 use rtile::dialect::DialectRegistry;
 use rtile::ir::{Context, OpId};
 use rtile::parser::parse_source;
-use rtile::pass::{PassManager, PassManagerOptions, PassRegistry};
+use rtile::pass::{
+    OpPassManager, PassManager, PassManagerConfig, PassRegistry, parse_pass_pipeline,
+    pipeline_from_flags,
+};
 use rtile::printer::{PrintOptions, print_op};
 use rtile::verifier::verify;
 
@@ -40,10 +46,10 @@ pub struct OptOptions {
     pub verify_diagnostics: bool,
     /// `--mlir-print-op-generic`, `--mlir-print-debuginfo`.
     pub print: PrintOptions,
-    /// The pass pipeline in textual form (`builtin.module(p1,p2{k=v})`), if any.
-    pub pipeline: Option<String>,
+    /// The passes to run.
+    pub pipeline: Pipeline,
     /// Pass-manager instrumentation (verify-each, IR printing, timing, statistics).
-    pub pass_options: PassManagerOptions,
+    pub pass_config: PassManagerConfig,
     /// Force colour in rendered diagnostics (tests pass `Some(false)`); `None`: auto.
     pub color: Option<bool>,
 }
@@ -59,22 +65,62 @@ pub struct OptOutcome {
     pub success: bool,
 }
 
-/// Builds the pipeline text for pass flags given in command-line order:
-/// `[("symbol-dce", ""), ("print-op-stats", "json=true")]` →
-/// `builtin.module(symbol-dce,print-op-stats{json=true})`.
-pub fn pipeline_from_flags(flags: &[(String, String)]) -> String {
-    let items: Vec<String> = flags
-        .iter()
-        .map(|(name, opts)| {
-            let opts = opts.trim();
-            if opts.is_empty() {
-                name.clone()
-            } else {
-                format!("{name}{{{opts}}}")
-            }
-        })
-        .collect();
-    format!("builtin.module({})", items.join(","))
+/// The passes `rtile-opt` runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Pipeline {
+    /// No passes: parse, verify, print.
+    #[default]
+    None,
+    /// `--pass-pipeline="builtin.module(...)"`.
+    Text(String),
+    /// Pass flags in command-line order, each with its option string
+    /// (`--print-op-stats="json=true"` → `("print-op-stats", "json=true")`).
+    Flags(Vec<(String, String)>),
+}
+
+/// The op every pipeline is anchored on (the parsed top-level op).
+const ROOT_ANCHOR: &str = "builtin.module";
+
+/// Builds the pass manager for `pipeline`; pipeline errors point into the pipeline text
+/// (registered as a source of `ctx`).
+fn build_pipeline(
+    ctx: &mut Context,
+    passes: &PassRegistry,
+    pipeline: &Pipeline,
+) -> Result<Option<OpPassManager>, Diagnostic> {
+    match pipeline {
+        Pipeline::None => Ok(None),
+        Pipeline::Text(t) => parse_pass_pipeline(ctx, passes, t).map(Some),
+        Pipeline::Flags(f) => pipeline_from_flags(ctx, passes, ROOT_ANCHOR, f).map(Some),
+    }
+}
+
+/// A `Write` into a shared buffer: IR dumps and reports of the pass manager land in the
+/// log in order with the diagnostics.
+#[derive(Clone, Default)]
+struct SharedBuf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedBuf {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.0.lock() {
+            Ok(mut v) => v.extend_from_slice(buf),
+            Err(p) => p.into_inner().extend_from_slice(buf),
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl SharedBuf {
+    fn take(&self) -> String {
+        let bytes = match self.0.lock() {
+            Ok(mut v) => std::mem::take(&mut *v),
+            Err(p) => std::mem::take(&mut *p.into_inner()),
+        };
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
 }
 
 /// Splits `text` on `// -----` lines. Each chunk keeps the whole file's line numbers:
@@ -115,6 +161,18 @@ pub fn run_opt(opts: &OptOptions, name: &str, text: &str) -> OptOutcome {
     let mut outputs = Vec::new();
     let mut log = String::new();
     let mut success = true;
+    // Check the pipeline once, before any input, so that a bad pipeline is reported once.
+    {
+        let mut ctx = Context::new(dialects.clone());
+        if let Err(d) = build_pipeline(&mut ctx, &passes, &opts.pipeline) {
+            log.push_str(&render_diag(opts, &ctx, &d));
+            return OptOutcome {
+                output: String::new(),
+                log,
+                success: false,
+            };
+        }
+    }
     for chunk in chunks {
         let r = run_chunk(opts, &dialects, &passes, name, chunk);
         outputs.push(r.output);
@@ -139,9 +197,9 @@ fn run_chunk(
     ctx.allow_unregistered = opts.allow_unregistered;
     let file = ctx.add_source(name, text);
     let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut pass_log = Vec::<u8>::new();
-    let output = process(opts, passes, &mut ctx, file, &mut diags, &mut pass_log);
-    let mut log = String::from_utf8_lossy(&pass_log).into_owned();
+    let pass_log = SharedBuf::default();
+    let output = process(opts, passes, &mut ctx, file, &mut diags, &pass_log);
+    let mut log = pass_log.take();
 
     if opts.verify_diagnostics {
         // Every diagnostic is an expectation to check, not something to print.
@@ -164,13 +222,8 @@ fn run_chunk(
             }
         };
     }
-    let color = opts.color;
     for d in &diags {
-        let text = match color {
-            Some(c) => rtile::diagnostics::render::render_with(&ctx, d, c),
-            None => render(&ctx, d),
-        };
-        log.push_str(&text);
+        log.push_str(&render_diag(opts, &ctx, d));
     }
     let failed = diags.iter().any(|d| d.severity == Severity::Error);
     OptOutcome {
@@ -180,17 +233,27 @@ fn run_chunk(
     }
 }
 
+fn render_diag(opts: &OptOptions, ctx: &Context, d: &Diagnostic) -> String {
+    match opts.color {
+        Some(c) => render_with(ctx, d, c),
+        None => render(ctx, d),
+    }
+}
+
 /// Parse, verify, run passes, print. `None` when a step failed (its diagnostics are in
-/// `diags`).
+/// `diags`). IR dumps and pass reports go to `pass_log`.
 fn process(
     opts: &OptOptions,
     passes: &PassRegistry,
     ctx: &mut Context,
     file: u32,
     diags: &mut Vec<Diagnostic>,
-    pass_log: &mut Vec<u8>,
+    pass_log: &SharedBuf,
 ) -> Option<String> {
-    let module: OpId = match parse_source(ctx, file) {
+    let start = Instant::now();
+    let parsed = parse_source(ctx, file);
+    let parse_time = start.elapsed();
+    let module: OpId = match parsed {
         Ok(out) => {
             diags.extend(out.warnings);
             out.module
@@ -204,22 +267,49 @@ fn process(
         diags.extend(ds);
         return None;
     }
-    if let Some(pipeline) = &opts.pipeline {
-        let mut pm_opts = opts.pass_options.clone();
-        pm_opts.print = opts.print.clone();
-        let mut pm = match PassManager::from_pipeline(passes, pipeline, pm_opts) {
-            Ok(pm) => pm,
-            Err(d) => {
-                diags.push(d);
-                return None;
-            }
-        };
-        if let Err(ds) = pm.run(ctx, module, pass_log) {
-            diags.extend(ds);
+    let root = match build_pipeline(ctx, passes, &opts.pipeline) {
+        Ok(root) => root,
+        Err(d) => {
+            diags.push(d);
             return None;
         }
+    };
+    let Some(root) = root else {
+        return Some(print_op(ctx, module, &opts.print));
+    };
+    let mut pm = PassManager::new(root);
+    pm.config = opts.pass_config.clone();
+    pm.config.print_generic = opts.print.generic;
+    // The timing report is written below, with mlir-opt's Parser and Output rows.
+    pm.config.print_reports = false;
+    pm.set_output(Box::new(pass_log.clone()));
+    let result = pm.run_all_diagnostics(ctx, module);
+    let mut reports = String::new();
+    if opts.pass_config.statistics {
+        reports.push_str(&pm.statistics_report());
     }
-    Some(print_op(ctx, module, &opts.print))
+    let output = match result {
+        Ok(()) => {
+            let start = Instant::now();
+            let text = print_op(ctx, module, &opts.print);
+            let print_time = start.elapsed();
+            if opts.pass_config.timing {
+                reports.push_str(&pm.timing_report_with(
+                    &[("Parser", parse_time)],
+                    &[("Output", print_time)],
+                    None::<Duration>,
+                ));
+            }
+            Some(text)
+        }
+        Err(ds) => {
+            diags.extend(ds);
+            None
+        }
+    };
+    let mut sink = pass_log.clone();
+    let _ = sink.write_all(reports.as_bytes());
+    output
 }
 
 #[cfg(test)]
@@ -235,15 +325,12 @@ mod tests {
     }
 
     #[test]
-    fn pipeline_text() {
-        let flags = vec![
-            ("symbol-dce".to_string(), String::new()),
-            ("print-op-stats".to_string(), "json=true".to_string()),
-        ];
-        assert_eq!(
-            pipeline_from_flags(&flags),
-            "builtin.module(symbol-dce,print-op-stats{json=true})"
-        );
-        assert_eq!(pipeline_from_flags(&[]), "builtin.module()");
+    fn shared_buffer_keeps_order() {
+        let b = SharedBuf::default();
+        let mut w = b.clone();
+        let _ = w.write_all(b"one ");
+        let _ = w.write_all(b"two");
+        assert_eq!(b.take(), "one two");
+        assert_eq!(b.take(), "");
     }
 }

@@ -8,9 +8,9 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use rtile::pass::PassManagerOptions;
+use rtile::pass::{PassManagerConfig, PassRegistry};
 use rtile::printer::PrintOptions;
-use rtile_tools::{OptOptions, pass_registry, pipeline_from_flags, run_opt};
+use rtile_tools::{OptOptions, Pipeline, pass_registry, run_opt};
 
 /// Exit status for an internal error (a bug, never bad input): EX_SOFTWARE.
 const EXIT_INTERNAL: i32 = 70;
@@ -29,6 +29,7 @@ const STATIC_FLAGS: &[&str] = &[
     "mlir-print-ir-before-all",
     "mlir-print-ir-before",
     "mlir-print-ir-after",
+    "mlir-print-ir-after-failure",
     "mlir-timing",
     "mlir-pass-statistics",
     "verify-each",
@@ -41,8 +42,24 @@ fn flag(name: &'static str, help: &'static str) -> Arg {
         .help(help)
 }
 
-/// The command line, with one flag per registered pass.
-fn command(passes: &[rtile::pass::PassInfo]) -> Command {
+/// Flag names of every registered pass and named pipeline (sorted), minus any that
+/// would shadow a static flag.
+fn pass_flag_names(registry: &PassRegistry) -> Vec<String> {
+    let mut names: Vec<String> = registry
+        .passes()
+        .map(|p| p.name.to_string())
+        .chain(registry.pipelines().map(|p| p.name.clone()))
+        .filter(|n| !STATIC_FLAGS.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The command line, with one flag per registered pass and pipeline. The pass flags
+/// are hidden from clap's option list; the registry's own help text (mlir-opt's layout,
+/// with each pass's options) is shown after it instead.
+fn command(registry: &PassRegistry, pass_flags: &[String]) -> Command {
     let mut cmd = Command::new("rtile-opt")
         .about("rtile modular optimizer driver: parse, verify, run passes, print MLIR")
         .arg(
@@ -111,6 +128,10 @@ fn command(passes: &[rtile::pass::PassInfo]) -> Command {
                 .action(ArgAction::Append)
                 .help("Print the IR after the named passes"),
         )
+        .arg(flag(
+            "mlir-print-ir-after-failure",
+            "Print the IR after a pass (or the verifier after it) fails",
+        ))
         .arg(flag("mlir-timing", "Report the time each pass took"))
         .arg(flag(
             "mlir-pass-statistics",
@@ -127,47 +148,30 @@ fn command(passes: &[rtile::pass::PassInfo]) -> Command {
                 .value_parser(clap::value_parser!(bool))
                 .help("Verify the IR after each pass"),
         );
-    for p in passes {
-        if STATIC_FLAGS.contains(&p.argument.as_str()) {
-            continue;
-        }
-        let mut help = p.description.clone();
-        if !p.options.is_empty() {
-            let opts: Vec<String> = p
-                .options
-                .iter()
-                .map(|o| format!("{}: {}", o.name, o.description))
-                .collect();
-            help.push_str(&format!(" [options: {}]", opts.join("; ")));
-        }
+    for name in pass_flags {
         cmd = cmd.arg(
-            Arg::new(p.argument.clone())
-                .long(p.argument.clone())
+            Arg::new(name.clone())
+                .long(name.clone())
                 .value_name("options")
                 .num_args(0..=1)
                 .require_equals(true)
                 .default_missing_value("")
                 .action(ArgAction::Append)
-                .help_heading("Passes")
-                .help(help),
+                .hide(true),
         );
     }
-    cmd
+    cmd.after_help(registry.help_text())
 }
 
 /// Pass flags in command-line order, each with its option text.
-fn pass_flags(m: &ArgMatches, passes: &[rtile::pass::PassInfo]) -> Vec<(String, String)> {
+fn pass_flags(m: &ArgMatches, names: &[String]) -> Vec<(String, String)> {
     let mut found: Vec<(usize, String, String)> = Vec::new();
-    for p in passes {
-        let id = p.argument.as_str();
-        if STATIC_FLAGS.contains(&id) {
-            continue;
-        }
+    for id in names {
         let (Some(indices), Some(values)) = (m.indices_of(id), m.get_many::<String>(id)) else {
             continue;
         };
         for (i, v) in indices.zip(values) {
-            found.push((i, p.argument.clone(), v.clone()));
+            found.push((i, id.clone(), v.clone()));
         }
     }
     found.sort_by_key(|(i, _, _)| *i);
@@ -212,8 +216,8 @@ fn main() -> ExitCode {
     }));
 
     let registry = pass_registry();
-    let passes = registry.infos();
-    let matches = match command(&passes).try_get_matches() {
+    let names = pass_flag_names(&registry);
+    let matches = match command(&registry, &names).try_get_matches() {
         Ok(m) => m,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -225,7 +229,7 @@ fn main() -> ExitCode {
         }
     };
 
-    let flags = pass_flags(&matches, &passes);
+    let flags = pass_flags(&matches, &names);
     let explicit = matches.get_one::<String>("pass-pipeline").cloned();
     let pipeline = match (explicit, flags.is_empty()) {
         (Some(_), false) => {
@@ -234,9 +238,9 @@ fn main() -> ExitCode {
             );
             return ExitCode::FAILURE;
         }
-        (Some(p), true) => Some(p),
-        (None, false) => Some(pipeline_from_flags(&flags)),
-        (None, true) => None,
+        (Some(p), true) => Pipeline::Text(p),
+        (None, false) => Pipeline::Flags(flags),
+        (None, true) => Pipeline::None,
     };
 
     let opts = OptOptions {
@@ -248,7 +252,7 @@ fn main() -> ExitCode {
             debug_info: matches.get_flag("mlir-print-debuginfo"),
         },
         pipeline,
-        pass_options: PassManagerOptions {
+        pass_config: PassManagerConfig {
             verify_each: matches
                 .get_one::<bool>("verify-each")
                 .copied()
@@ -257,9 +261,10 @@ fn main() -> ExitCode {
             print_ir_after_all: matches.get_flag("mlir-print-ir-after-all"),
             print_ir_before: strings(&matches, "mlir-print-ir-before"),
             print_ir_after: strings(&matches, "mlir-print-ir-after"),
+            print_ir_after_failure: matches.get_flag("mlir-print-ir-after-failure"),
             timing: matches.get_flag("mlir-timing"),
             statistics: matches.get_flag("mlir-pass-statistics"),
-            ..PassManagerOptions::default()
+            ..PassManagerConfig::default()
         },
         color: None,
     };
