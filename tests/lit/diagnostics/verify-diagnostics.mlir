@@ -10,8 +10,7 @@
 
 // -----
 
-%1 = "builtin.module"() ({
-}) : () -> i32
+%1 = "builtin.module"() ({}) : () -> i32
 // expected-error @above {{expects no operands}}
 
 // -----
