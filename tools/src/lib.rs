@@ -324,6 +324,80 @@ mod tests {
         assert_eq!(split_input("x\n"), vec!["x\n"]);
     }
 
+    fn opts() -> OptOptions {
+        OptOptions {
+            allow_unregistered: true,
+            color: Some(false),
+            ..OptOptions::default()
+        }
+    }
+
+    #[test]
+    fn split_chunks_report_original_lines() {
+        let o = OptOptions {
+            split_input_file: true,
+            ..opts()
+        };
+        let text = "\"t.a\"() : () -> ()\n// -----\n\"t.b\"() : () -> ()\n\"t.c\"( : () -> ()\n";
+        let r = run_opt(&o, "in.mlir", text);
+        assert!(!r.success);
+        assert!(r.log.starts_with("in.mlir:4:"), "{}", r.log);
+        assert!(r.output.contains("t.a"), "{}", r.output);
+        assert!(r.output.contains("// -----\n"), "{}", r.output);
+    }
+
+    #[test]
+    fn verify_diagnostics_flow() {
+        let o = OptOptions {
+            verify_diagnostics: true,
+            ..opts()
+        };
+        let ok = "// expected-error @+1 {{expected SSA operand}}\n\"t.c\"( : () -> ()\n";
+        let r = run_opt(&o, "in.mlir", ok);
+        assert!(r.success, "{}", r.log);
+        assert_eq!(r.log, "");
+        let bad = "// expected-error @+1 {{something else}}\n\"t.c\"( : () -> ()\n";
+        let r = run_opt(&o, "in.mlir", bad);
+        assert!(!r.success);
+        assert!(
+            r.log.contains("unexpected error: expected SSA operand"),
+            "{}",
+            r.log
+        );
+        assert!(
+            r.log
+                .contains("expected error \"something else\" was not produced"),
+            "{}",
+            r.log
+        );
+    }
+
+    #[test]
+    fn bad_pipeline_is_reported_once() {
+        let o = OptOptions {
+            split_input_file: true,
+            pipeline: Pipeline::Text("builtin.module(no-such-pass)".into()),
+            ..opts()
+        };
+        let r = run_opt(&o, "in.mlir", "// -----\n// -----\n");
+        assert!(!r.success);
+        assert_eq!(r.log.matches("error:").count(), 1, "{}", r.log);
+        assert!(r.log.contains("no-such-pass"), "{}", r.log);
+    }
+
+    #[test]
+    fn unregistered_ops_need_the_flag() {
+        let o = OptOptions {
+            allow_unregistered: false,
+            ..opts()
+        };
+        let r = run_opt(&o, "in.mlir", "\"t.a\"() : () -> ()\n");
+        assert!(!r.success);
+        assert!(r.log.starts_with("in.mlir:1:"), "{}", r.log);
+        let r = run_opt(&opts(), "in.mlir", "\"t.a\"() : () -> ()\n");
+        assert!(r.success, "{}", r.log);
+    }
+
     #[test]
     fn shared_buffer_keeps_order() {
         let b = SharedBuf::default();
