@@ -1,2 +1,303 @@
-//! PLACEHOLDER: rtile-opt.
-fn main() {}
+//! `rtile-opt`: rtile's `mlir-opt`. Reads MLIR text, parses and verifies it, runs a pass
+//! pipeline, prints the result.
+//!
+//! Pass flags (`--symbol-dce`, `--print-op-stats="json=true"`) are built from the pass
+//! registry at start-up, and run in command-line order.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use rtile::pass::{PassManagerConfig, PassRegistry};
+use rtile::printer::PrintOptions;
+use rtile_tools::{OptOptions, Pipeline, pass_registry, run_opt};
+
+/// Exit status for an internal error (a bug, never bad input): EX_SOFTWARE.
+const EXIT_INTERNAL: i32 = 70;
+
+/// Static flags; pass flags must not collide with these.
+const STATIC_FLAGS: &[&str] = &[
+    "input",
+    "output",
+    "split-input-file",
+    "verify-diagnostics",
+    "allow-unregistered-dialect",
+    "mlir-print-op-generic",
+    "mlir-print-debuginfo",
+    "pass-pipeline",
+    "mlir-print-ir-after-all",
+    "mlir-print-ir-before-all",
+    "mlir-print-ir-before",
+    "mlir-print-ir-after",
+    "mlir-print-ir-after-failure",
+    "mlir-timing",
+    "mlir-pass-statistics",
+    "verify-each",
+];
+
+fn flag(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name)
+        .long(name)
+        .action(ArgAction::SetTrue)
+        .help(help)
+}
+
+/// Flag names of every registered pass and named pipeline (sorted), minus any that
+/// would shadow a static flag.
+fn pass_flag_names(registry: &PassRegistry) -> Vec<String> {
+    let mut names: Vec<String> = registry
+        .passes()
+        .map(|p| p.name.to_string())
+        .chain(registry.pipelines().map(|p| p.name.clone()))
+        .filter(|n| !STATIC_FLAGS.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The command line, with one flag per registered pass and pipeline. The pass flags
+/// are hidden from clap's option list; the registry's own help text (mlir-opt's layout,
+/// with each pass's options) is shown after it instead.
+fn command(registry: &PassRegistry, pass_flags: &[String]) -> Command {
+    let mut cmd = Command::new("rtile-opt")
+        .about("rtile modular optimizer driver: parse, verify, run passes, print MLIR")
+        .arg(
+            Arg::new("input")
+                .value_name("input file")
+                .default_value("-")
+                .help("Input file (`-` for stdin)"),
+        )
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .value_name("filename")
+                .default_value("-")
+                .help("Output file (`-` for stdout)"),
+        )
+        .arg(flag(
+            "split-input-file",
+            "Split the input on `// -----` lines and process each chunk independently",
+        ))
+        .arg(flag(
+            "verify-diagnostics",
+            "Check that emitted diagnostics match `expected-*` comments in the input",
+        ))
+        .arg(flag(
+            "allow-unregistered-dialect",
+            "Allow operations of dialects that are not registered",
+        ))
+        .arg(flag(
+            "mlir-print-op-generic",
+            "Print every operation in the generic form",
+        ))
+        .arg(flag(
+            "mlir-print-debuginfo",
+            "Print source locations (`loc(...)`)",
+        ))
+        .arg(
+            Arg::new("pass-pipeline")
+                .long("pass-pipeline")
+                .value_name("pipeline")
+                .require_equals(true)
+                .help("A textual pass pipeline, e.g. `builtin.module(symbol-dce)`"),
+        )
+        .arg(flag(
+            "mlir-print-ir-before-all",
+            "Print the IR before every pass",
+        ))
+        .arg(flag(
+            "mlir-print-ir-after-all",
+            "Print the IR after every pass",
+        ))
+        .arg(
+            Arg::new("mlir-print-ir-before")
+                .long("mlir-print-ir-before")
+                .value_name("pass")
+                .require_equals(true)
+                .value_delimiter(',')
+                .action(ArgAction::Append)
+                .help("Print the IR before the named passes"),
+        )
+        .arg(
+            Arg::new("mlir-print-ir-after")
+                .long("mlir-print-ir-after")
+                .value_name("pass")
+                .require_equals(true)
+                .value_delimiter(',')
+                .action(ArgAction::Append)
+                .help("Print the IR after the named passes"),
+        )
+        .arg(flag(
+            "mlir-print-ir-after-failure",
+            "Print the IR after a pass (or the verifier after it) fails",
+        ))
+        .arg(flag("mlir-timing", "Report the time each pass took"))
+        .arg(flag(
+            "mlir-pass-statistics",
+            "Report the statistics of each pass",
+        ))
+        .arg(
+            Arg::new("verify-each")
+                .long("verify-each")
+                .value_name("bool")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_value("true")
+                .default_missing_value("true")
+                .value_parser(clap::value_parser!(bool))
+                .help("Verify the IR after each pass"),
+        );
+    for name in pass_flags {
+        cmd = cmd.arg(
+            Arg::new(name.clone())
+                .long(name.clone())
+                .value_name("options")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("")
+                .action(ArgAction::Append)
+                .hide(true),
+        );
+    }
+    cmd.after_help(registry.help_text())
+}
+
+/// Pass flags in command-line order, each with its option text.
+fn pass_flags(m: &ArgMatches, names: &[String]) -> Vec<(String, String)> {
+    let mut found: Vec<(usize, String, String)> = Vec::new();
+    for id in names {
+        let (Some(indices), Some(values)) = (m.indices_of(id), m.get_many::<String>(id)) else {
+            continue;
+        };
+        for (i, v) in indices.zip(values) {
+            found.push((i, id.clone(), v.clone()));
+        }
+    }
+    found.sort_by_key(|(i, _, _)| *i);
+    found.into_iter().map(|(_, n, v)| (n, v)).collect()
+}
+
+fn strings(m: &ArgMatches, id: &str) -> Vec<String> {
+    m.get_many::<String>(id)
+        .map(|vs| vs.cloned().collect())
+        .unwrap_or_default()
+}
+
+fn read_input(path: &str) -> Result<(String, String), String> {
+    if path == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("could not read stdin: {e}"))?;
+        Ok(("<stdin>".to_string(), s))
+    } else {
+        let s = std::fs::read_to_string(path)
+            .map_err(|e| format!("could not open input file '{path}': {e}"))?;
+        Ok((path.to_string(), s))
+    }
+}
+
+fn write_output(path: &str, text: &str) -> Result<(), String> {
+    if path == "-" {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|_| out.flush())
+            .map_err(|e| format!("could not write stdout: {e}"))
+    } else {
+        std::fs::write(path, text).map_err(|e| format!("could not write output file '{path}': {e}"))
+    }
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("rtile-opt: internal error (please report): {info}");
+        std::process::exit(EXIT_INTERNAL);
+    }));
+
+    let registry = pass_registry();
+    let names = pass_flag_names(&registry);
+    let matches = match command(&registry, &names).try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let _ = e.print();
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+                _ => ExitCode::FAILURE,
+            };
+        }
+    };
+
+    let flags = pass_flags(&matches, &names);
+    let explicit = matches.get_one::<String>("pass-pipeline").cloned();
+    let pipeline = match (explicit, flags.is_empty()) {
+        (Some(_), false) => {
+            eprintln!(
+                "rtile-opt: error: '--pass-pipeline' can't be used with individual pass flags"
+            );
+            return ExitCode::FAILURE;
+        }
+        (Some(p), true) => Pipeline::Text(p),
+        (None, false) => Pipeline::Flags(flags),
+        (None, true) => Pipeline::None,
+    };
+
+    let opts = OptOptions {
+        allow_unregistered: matches.get_flag("allow-unregistered-dialect"),
+        split_input_file: matches.get_flag("split-input-file"),
+        verify_diagnostics: matches.get_flag("verify-diagnostics"),
+        print: PrintOptions {
+            generic: matches.get_flag("mlir-print-op-generic"),
+            debug_info: matches.get_flag("mlir-print-debuginfo"),
+        },
+        pipeline,
+        pass_config: PassManagerConfig {
+            verify_each: matches
+                .get_one::<bool>("verify-each")
+                .copied()
+                .unwrap_or(true),
+            print_ir_before_all: matches.get_flag("mlir-print-ir-before-all"),
+            print_ir_after_all: matches.get_flag("mlir-print-ir-after-all"),
+            print_ir_before: strings(&matches, "mlir-print-ir-before"),
+            print_ir_after: strings(&matches, "mlir-print-ir-after"),
+            print_ir_after_failure: matches.get_flag("mlir-print-ir-after-failure"),
+            timing: matches.get_flag("mlir-timing"),
+            statistics: matches.get_flag("mlir-pass-statistics"),
+            ..PassManagerConfig::default()
+        },
+        color: None,
+    };
+
+    let input = matches
+        .get_one::<String>("input")
+        .map(String::as_str)
+        .unwrap_or("-");
+    let output = matches
+        .get_one::<String>("output")
+        .map(String::as_str)
+        .unwrap_or("-");
+    let (name, text) = match read_input(input) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("rtile-opt: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+
+    let outcome = run_opt(&opts, &name, &text);
+    eprint!("{}", outcome.log);
+    // Like mlir-opt: output is written whenever something was produced, even if a
+    // split chunk failed, so that the successful chunks can be checked.
+    if (outcome.success || opts.split_input_file || opts.verify_diagnostics)
+        && let Err(e) = write_output(output, &outcome.output)
+    {
+        eprintln!("rtile-opt: error: {e}");
+        return ExitCode::FAILURE;
+    }
+    if outcome.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -3,6 +3,12 @@
 //! A [`Diagnostic`] is plain data; rendering to text goes through miette (see
 //! [`render`]), and `--verify-diagnostics` matching lives in [`verify`].
 
+pub mod render;
+pub mod verify;
+
+pub use render::{line_col, render};
+pub use verify::verify_diagnostics;
+
 use crate::ir::{Context, OpId, Span};
 
 /// How serious a diagnostic is.
