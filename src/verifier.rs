@@ -405,11 +405,14 @@ fn verify_dominance(ctx: &Context, root: OpId, errs: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Whether region `r` (owned by `owner`) follows SSACFG dominance rules.
+/// Whether region `r` (owned by `owner`) follows SSACFG dominance rules. As MLIR's
+/// `mayHaveSSADominance`, regions of unregistered ops do not: nothing is known of them,
+/// and mlir-opt-22 accepts forward uses there.
 fn is_ssacfg(ctx: &Context, owner: Option<OpId>) -> bool {
-    owner
-        .and_then(|o| traits_of(ctx, o))
-        .is_none_or(|t| !t.graph_regions)
+    match owner {
+        None => true,
+        Some(o) => traits_of(ctx, o).is_some_and(|t| !t.graph_regions),
+    }
 }
 
 fn check_use(

@@ -142,6 +142,7 @@ impl AffineExpr {
     }
 
     /// `a mod b`, folded when both are constant and b != 0.
+    #[allow(clippy::should_implement_trait)]
     pub fn rem(a: AffineExpr, b: AffineExpr) -> AffineExpr {
         match (a.as_constant(), b.as_constant()) {
             (Some(x), Some(y)) if y != 0 => AffineExpr::Constant(modulo(x, y)),

@@ -254,7 +254,7 @@ pub fn unescape_bytes(text: &str) -> Result<Vec<u8>, usize> {
                 match (hex(n), b.get(i + 2).and_then(|&x| hex(x))) {
                     (Some(h), Some(l)) => {
                         out.push((h * 16 + l) as u8);
-                        i += 4;
+                        i += 3;
                         continue;
                     }
                     _ => return Err(i + 1),

@@ -376,16 +376,9 @@ impl<'s> State<'s> {
         self.reset_to(end);
         Ok(Ok(match ident.split_once('.') {
             Some((d, b)) => (d.to_string(), format!("{b}{}", &self.src[after..end])),
-            None => {
-                let inner = self.src[after + 1..end - 1].trim();
-                let body = if inner.starts_with('"') && inner.ends_with('"') && inner.len() >= 2 {
-                    lexer::unescape(inner)
-                        .map_err(|_| self.error_at(t.span, "invalid escape sequence in string"))?
-                } else {
-                    inner.to_string()
-                };
-                (ident.to_string(), body)
-            }
+            // `#gpu<dim x>` / `#foo<"opaque">`: the body keeps its angle brackets verbatim, so
+            // the printer can tell this form from `#d.name<...>` and reproduce it exactly.
+            None => (ident.to_string(), self.src[after..end].to_string()),
         }))
     }
 
@@ -909,12 +902,15 @@ impl<'s> State<'s> {
                     let t = self.bump();
                     match (t.token, is_float) {
                         (Token::Integer, false) => {
+                            // Negate before narrowing so that i64::MIN (MLIR's kDynamic in
+                            // static_offsets) is accepted.
                             let v = parse_int_literal(t.text)
-                                .and_then(|v| i64::try_from(v).ok())
+                                .and_then(|v| i128::try_from(v).ok())
+                                .and_then(|v| i64::try_from(if neg { -v } else { v }).ok())
                                 .ok_or_else(|| {
                                     self.error_at(t.span, "integer constant out of range")
                                 })?;
-                            ints.push(if neg { -v } else { v });
+                            ints.push(v);
                         }
                         (Token::Integer | Token::Float, true) => {
                             let v: f64 = t.text.parse().map_err(|_| {
@@ -953,10 +949,10 @@ impl<'s> State<'s> {
             return Err(self.err_expected("a 64-bit signed integer or '?'"));
         }
         let t = self.bump();
-        let v = parse_int_literal(t.text)
-            .and_then(|v| i64::try_from(v).ok())
-            .ok_or_else(|| self.error_at(t.span, "integer constant out of range"))?;
-        Ok(if neg { -v } else { v })
+        parse_int_literal(t.text)
+            .and_then(|v| i128::try_from(v).ok())
+            .and_then(|v| i64::try_from(if neg { -v } else { v }).ok())
+            .ok_or_else(|| self.error_at(t.span, "integer constant out of range"))
     }
 
     /// `strided<[4, 1], offset: ?>`.

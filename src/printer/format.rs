@@ -729,7 +729,10 @@ fn pretty_dialect_body(body: &str) -> bool {
 fn dialect_symbol(out: &mut String, sigil: char, dialect: &str, body: &str) {
     out.push(sigil);
     out.push_str(dialect);
-    if pretty_dialect_body(body) {
+    if body.starts_with('<') {
+        // The namespace form `#d<...>`, kept verbatim by the parser.
+        out.push_str(body);
+    } else if pretty_dialect_body(body) {
         out.push('.');
         out.push_str(body);
     } else {
