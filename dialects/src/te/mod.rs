@@ -1,0 +1,16 @@
+//! te: tensor expressions (Roller §3.1). See `docs/dialects/te.md`.
+//!
+//! - [`model`]: the semantic model of one `te.compute` ([`model::TeCompute`]).
+//! - [`expr`]: the custom form's body language (lalrpop) and its printer.
+//! - [`verify`]: the verifier on the model (arity, ranks, shapes, bounds, types).
+//! - [`generic`]: the generic form's body as upstream arith/math ops, both directions.
+//! - [`scan`]: a stand-alone reader of custom-form computes in `.mlir` files (tests).
+
+pub mod expr;
+pub mod generic;
+pub mod model;
+pub mod scan;
+pub mod verify;
+
+#[cfg(test)]
+mod tests;
