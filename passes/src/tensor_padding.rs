@@ -110,7 +110,7 @@ pub fn pad_compute(c: &TeCompute, tile: &[i64], epsilon: f64) -> Result<TeComput
             c.axes.len()
         ));
     }
-    if !(epsilon >= 0.0) {
+    if epsilon.is_nan() || epsilon < 0.0 {
         return Err(format!(
             "epsilon must be a non-negative number, got {epsilon}"
         ));

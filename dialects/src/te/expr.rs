@@ -429,7 +429,7 @@ impl Builder<'_> {
                         AffineExpr::mul(a, b)
                     }
                     "floordiv" | "ceildiv" | "mod" => {
-                        if !b.as_constant().is_some_and(|c| c > 0) {
+                        if b.as_constant().is_none_or(|c| c <= 0) {
                             return Err(err(&format!(
                                 "`{op}` needs a positive constant on the right"
                             )));
