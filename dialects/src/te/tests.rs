@@ -334,3 +334,23 @@ fn operator_suite_parses_and_verifies() {
         assert_eq!(funcs.len(), 22, "{file}: 18 Table-1 operators + 4 extras");
     }
 }
+
+#[test]
+fn ir_build_and_read_back_every_suite_compute() {
+    use rtile::dialect::DialectRegistry;
+    use rtile::ir::Context;
+    use std::sync::Arc;
+    let mut ctx = Context::new(Arc::new(DialectRegistry::with_builtin()));
+    for file in ["roller-table1-small.mlir", "roller-table1.mlir"] {
+        for sc in scan_computes(&bench_file(file)).expect("scan") {
+            let c = &sc.parsed.compute;
+            let block = ctx.create_block(c.inputs.iter().map(|t| t.to_type()).collect());
+            let vals = ctx.block_args(block).to_vec();
+            let st = super::ir::build_compute_op(&mut ctx, c, &vals);
+            let op = ctx.create_op(st);
+            let (back, values) = super::ir::compute_from_op(&ctx, op).expect("read back");
+            assert_eq!(&back, c, "@{}", sc.func);
+            assert_eq!(values, vals);
+        }
+    }
+}
