@@ -18,7 +18,7 @@ pub fn func_name(ctx: &Context, op: OpId) -> Option<&str> {
         .and_then(Attribute::as_str)
 }
 
-/// The argument types of a `func.func` (from `function_type`).
+/// The argument types of a `func.func` (from `function_type`, else its entry block).
 pub fn func_input_types(ctx: &Context, op: OpId) -> Result<Vec<TensorType>, String> {
     match ctx
         .inherent_attr(op, "function_type")
@@ -31,7 +31,21 @@ pub fn func_input_types(ctx: &Context, op: OpId) -> Result<Vec<TensorType>, Stri
                     .ok_or_else(|| "function arguments must be static tensors".to_string())
             })
             .collect(),
-        _ => Err("func.func without a function_type".into()),
+        // Without a function_type, the entry block's arguments say the same.
+        _ => {
+            let block = ctx
+                .regions(op)
+                .first()
+                .and_then(|r| ctx.region_blocks(*r).first().copied())
+                .ok_or("func.func without a function_type or a body")?;
+            ctx.block_args(block)
+                .iter()
+                .map(|&v| {
+                    TensorType::from_type(ctx.value_type(v))
+                        .ok_or_else(|| "function arguments must be static tensors".to_string())
+                })
+                .collect()
+        }
     }
 }
 
@@ -265,5 +279,25 @@ mod tests {
             .expect("tensor");
         let out = run_func(&ctx, Some(module), f, vec![x], Accumulate::F64).expect("runs");
         assert_eq!(out[0].data, vec![12.0, 44.0, 76.0]);
+        // The rtile-run driver over the same module.
+        let opts = crate::driver::RunOptions {
+            func: Some("f".into()),
+            seed: 7,
+            inputs: vec![],
+            mode: Accumulate::F64,
+        };
+        let runs = crate::driver::interpret_module(&ctx, module, &opts).expect("driver");
+        let report = crate::driver::checksum_report(&runs);
+        assert!(
+            report.starts_with("@f result 0: tensor<3xf64> sum="),
+            "{report}"
+        );
+        let all = crate::driver::RunOptions { func: None, ..opts };
+        assert_eq!(
+            crate::driver::interpret_module(&ctx, module, &all)
+                .expect("all")
+                .len(),
+            2
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! rtile's runtime on the host: tensors, a seeded RNG, `.npy` I/O and the te reference
 //! interpreter (the oracle every lowering is checked against).
 
+pub mod driver;
 pub mod func;
 pub mod interp;
 pub mod npy;
