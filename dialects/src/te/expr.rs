@@ -7,7 +7,7 @@
 //! add     := add ("+" | "-") mul | mul
 //! mul     := mul ("*" | "/" | "floordiv" | "ceildiv" | "mod") unary | unary
 //! unary   := "-" unary | primary
-//! primary := NUM (":" type)? | "inf" | "nan" | IDENT "(" args ")" | "%axis"
+//! primary := NUM (":" type)? | ("inf" | "nan") (":" type)? | IDENT "(" args ")" | "%axis"
 //!          | "%tensor" "[" indices "]" ("pad" signed-num)? | "(" expr ")"
 //! ```
 //!

@@ -381,3 +381,184 @@ fn lit_draft_invalid_cases() {
     }
     assert!(checked >= 15, "{checked}");
 }
+
+mod random_round_trip {
+    use super::super::expr::{header_of, parse_custom, print_body};
+    use super::super::model::{
+        Access, Axis, AxisKind, BinOp, CmpOp, ElemType, Expr, TeCompute, TensorType, UnOp,
+    };
+    use super::super::verify::verify;
+    use proptest::prelude::*;
+    use rtile::ir::affine::AffineMap;
+
+    struct Gen(u64);
+    impl Gen {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+        fn expr(&mut self, ty: ElemType, depth: u32) -> Expr {
+            let leaf = depth == 0 || self.next(4) == 0;
+            if leaf {
+                return match (self.next(3), ty) {
+                    (0, _) | (1, ElemType::F32) if ty == ElemType::F32 => {
+                        Expr::Access(self.next(2) as usize)
+                    }
+                    (1, _) => Expr::Cast(ty, Box::new(Expr::Access(self.next(2) as usize))),
+                    _ => {
+                        let vals = [
+                            0.0,
+                            -0.0,
+                            1.0,
+                            -2.5,
+                            0.1,
+                            1e-7,
+                            3.0e20,
+                            f64::INFINITY,
+                            f64::NEG_INFINITY,
+                        ];
+                        Expr::Const(vals[self.next(vals.len() as u64) as usize], ty)
+                    }
+                };
+            }
+            let d = depth - 1;
+            match self.next(6) {
+                0 | 1 => {
+                    let ops = [
+                        BinOp::Add,
+                        BinOp::Sub,
+                        BinOp::Mul,
+                        BinOp::Div,
+                        BinOp::Max,
+                        BinOp::Min,
+                    ];
+                    let op = ops[self.next(6) as usize];
+                    Expr::Binary(op, Box::new(self.expr(ty, d)), Box::new(self.expr(ty, d)))
+                }
+                2 => {
+                    let ops = [
+                        UnOp::Neg,
+                        UnOp::Exp,
+                        UnOp::Log,
+                        UnOp::Sqrt,
+                        UnOp::Rsqrt,
+                        UnOp::Tanh,
+                        UnOp::Erf,
+                        UnOp::Abs,
+                    ];
+                    Expr::Unary(ops[self.next(8) as usize], Box::new(self.expr(ty, d)))
+                }
+                3 => {
+                    let ct = if self.next(2) == 0 {
+                        ElemType::F32
+                    } else {
+                        ElemType::F16
+                    };
+                    let cmps = [
+                        CmpOp::Eq,
+                        CmpOp::Ne,
+                        CmpOp::Lt,
+                        CmpOp::Le,
+                        CmpOp::Gt,
+                        CmpOp::Ge,
+                    ];
+                    let c = Expr::Cmp(
+                        cmps[self.next(6) as usize],
+                        Box::new(self.expr(ct, d)),
+                        Box::new(self.expr(ct, d)),
+                    );
+                    Expr::Select(
+                        Box::new(c),
+                        Box::new(self.expr(ty, d)),
+                        Box::new(self.expr(ty, d)),
+                    )
+                }
+                _ => {
+                    let from = if ty == ElemType::F32 {
+                        ElemType::F16
+                    } else {
+                        ElemType::F32
+                    };
+                    Expr::Cast(ty, Box::new(self.expr(from, d)))
+                }
+            }
+        }
+    }
+
+    fn compute(body: Expr) -> TeCompute {
+        let f = ElemType::F32;
+        TeCompute {
+            axes: vec![Axis {
+                name: "i".into(),
+                extent: 4,
+                kind: AxisKind::Parallel,
+            }],
+            inputs: vec![TensorType::new(vec![4], f), TensorType::new(vec![5], f)],
+            accesses: vec![
+                Access {
+                    input: 0,
+                    map: AffineMap::identity(1),
+                    pad: None,
+                },
+                Access {
+                    input: 1,
+                    map: AffineMap::new(
+                        1,
+                        0,
+                        vec![rtile::ir::AffineExpr::add(
+                            rtile::ir::AffineExpr::dim(0),
+                            rtile::ir::AffineExpr::constant(1),
+                        )],
+                    ),
+                    pad: None,
+                },
+            ],
+            body,
+            combiner: None,
+            result: TensorType::new(vec![4], f),
+            may_pad: None,
+            padded_from: None,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn print_parse_is_identity(seed in any::<u64>(), depth in 0u32..5) {
+            let mut g = Gen(seed);
+            let body = g.expr(ElemType::F32, depth);
+            let mut c = compute(body);
+            // The parser numbers accesses and inputs by first use: renumber to match.
+            let mut order = vec![];
+            c.body.for_each_access(&mut |i| if !order.contains(&i) { order.push(i) });
+            prop_assume!(!order.is_empty());
+            fn remap(e: &mut Expr, order: &[usize]) {
+                match e {
+                    Expr::Access(i) => *i = order.iter().position(|x| x == i).unwrap_or(0),
+                    Expr::Const(..) => {}
+                    Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => { remap(a, order); remap(b, order); }
+                    Expr::Unary(_, a) | Expr::Cast(_, a) => remap(a, order),
+                    Expr::Select(x, a, b) => { remap(x, order); remap(a, order); remap(b, order); }
+                }
+            }
+            remap(&mut c.body, &order);
+            let all_names = ["A".to_string(), "B".to_string()];
+            let names: Vec<String> = order.iter().map(|&i| all_names[i].clone()).collect();
+            c.inputs = order.iter().map(|&i| c.inputs[i].clone()).collect();
+            c.accesses = order
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| Access { input: k, ..c.accesses[i].clone() })
+                .collect();
+            prop_assert!(verify(&c).is_ok(), "{:?}", verify(&c));
+            let text = print_body(&c, &names);
+            let p = parse_custom(&header_of(&c), &text);
+            prop_assert!(p.is_ok(), "{text}: {:?}", p.err());
+            let p = p.unwrap_or_else(|_| unreachable!());
+            prop_assert_eq!(&p.compute, &c, "{}", text);
+        }
+    }
+}
