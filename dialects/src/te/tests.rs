@@ -562,3 +562,35 @@ mod random_round_trip {
         }
     }
 }
+
+#[test]
+fn op_definition_verifies_and_reports() {
+    use super::dialect::{ComputeOp, TeDialect, YieldOp};
+    use rtile::dialect::{Dialect, DialectRegistry, OpDefinition};
+    use rtile::ir::Context;
+    use std::sync::Arc;
+    let mut reg = DialectRegistry::with_builtin();
+    reg.register(&TeDialect);
+    assert!(reg.op("te.compute").is_some() && reg.op("te.yield").is_some());
+    assert_eq!(TeDialect.namespace(), "te");
+    let mut ctx = Context::new(Arc::new(reg));
+    let f = ElemType::F32;
+    let h = header(&["i"], &[], &[4], vec![t(&[4], f)], t(&[4], f));
+    let c = parse_custom(&h, "%A[%i] * 2.0").expect("parse").compute;
+    let block = ctx.create_block(vec![t(&[4], f).to_type()]);
+    let args = ctx.block_args(block).to_vec();
+    let st = super::ir::build_compute_op(&mut ctx, &c, &args);
+    let op = ctx.create_op(st);
+    ComputeOp.verify(&ctx, op).expect("valid");
+    let body = ctx.region_blocks(ctx.regions(op)[0])[0];
+    let y = ctx.last_op(body).expect("yield");
+    YieldOp.verify(&ctx, y).expect("yield valid");
+    // Break it: a domain that does not match the result.
+    ctx.set_attr(op, "domain", rtile::ir::Attribute::dense_i64_array(vec![5]));
+    let e = ComputeOp.verify(&ctx, op).unwrap_err();
+    assert!(
+        e.message.starts_with("'te.compute' op ") && e.message.contains("result dimension 0"),
+        "{}",
+        e.message
+    );
+}
