@@ -594,3 +594,22 @@ fn op_definition_verifies_and_reports() {
         e.message
     );
 }
+
+#[test]
+fn printer_value_names_parse_back() {
+    // Names the printer gives values: `%0`, `%arg1`, `%3#1` (a result of a multi-result op).
+    let f = ElemType::F32;
+    let h = header(
+        &["i"],
+        &[],
+        &[4],
+        vec![t(&[4], f), t(&[4], f), t(&[4], f)],
+        t(&[4], f),
+    );
+    let p = parse_custom(&h, "%0[%i] + %arg1[%i] * %3#1[%i]").expect("parse");
+    assert_eq!(p.input_names, vec!["0", "arg1", "3#1"]);
+    assert_eq!(
+        print_body(&p.compute, &p.input_names),
+        "%0[%i] + %arg1[%i] * %3#1[%i]"
+    );
+}
