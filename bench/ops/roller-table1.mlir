@@ -13,8 +13,8 @@
 // - DepthwiseConv D=(N, C, H, W), K=(O, O, KH, KW): O output channels, one KHxKW filter
 //   each; O = C for D0/D1, and O = 4C for D2 (84 -> 336, channel multiplier 4). NASNet
 //   uses TensorFlow SAME padding.
-// - Avgpool K=window, S=stride, VALID/SAME as in TensorFlow; see the note at P1 for
-//   the divisor.
+// - Avgpool K=window, S=stride, VALID/SAME as in TensorFlow; a window sum, then a
+//   division by K*K (see the notes at P0-P2).
 // - ReduceMean over the listed axes; the output drops them (keepdims=False).
 // Extra operators from the benchmark models: batch matmul and head transpose (BERT-Large,
 // 16 heads, head dim 64), softmax and layernorm pieces (BERT-Large hidden 1024).
