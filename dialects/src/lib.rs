@@ -2,8 +2,9 @@
 
 use rtile::dialect::DialectRegistry;
 
+pub mod te;
+
 /// Registers every dialect of this crate in `reg` (called by the tools' registry).
 pub fn register_all(reg: &mut DialectRegistry) {
-    // No dialects yet; each dialect module adds its `reg.register(&...)` line here.
-    let _ = reg;
+    reg.register(&te::dialect::TeDialect);
 }

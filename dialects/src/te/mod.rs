@@ -1,0 +1,20 @@
+//! te: tensor expressions (Roller §3.1). See `docs/dialects/te.md`.
+//!
+//! - [`dialect`]: the registry entries (`TeDialect`: te.compute, te.yield).
+//! - [`model`]: the semantic model of one `te.compute` ([`model::TeCompute`]).
+//! - [`expr`]: the custom form's body language (lalrpop) and its printer.
+//! - [`verify`]: the verifier on the model (arity, ranks, shapes, bounds, types).
+//! - [`generic`]: the generic form's body as upstream arith/math ops, both directions.
+//! - [`ir`]: building a `te.compute` op from the model and reading one back.
+//! - [`scan`]: a stand-alone reader of custom-form computes in `.mlir` files (tests).
+
+pub mod dialect;
+pub mod expr;
+pub mod generic;
+pub mod ir;
+pub mod model;
+pub mod scan;
+pub mod verify;
+
+#[cfg(test)]
+mod tests;

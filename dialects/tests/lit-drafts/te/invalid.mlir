@@ -1,0 +1,159 @@
+// DRAFT for tests/lit/te/invalid.mlir (phase 2).
+// RUN: rtile-opt %s -split-input-file -verify-diagnostics
+
+func.func @no_combiner(%A: tensor<4x6xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{needs a combiner at the top}}
+  %0 = te.compute (%m) reduce (%k) in [4, 6] : (tensor<4x6xf32>) -> tensor<4xf32> { %A[%m, %k] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @combiner_without_reduction(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{combiner without reduction axes}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { te.sum(%A[%i]) }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @unknown_axis(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown axis %q}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { %A[%q] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @rank(%A: tensor<4x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{1 indices for a rank-2 tensor}}
+  %0 = te.compute (%i) in [4] : (tensor<4x4xf32>) -> tensor<4xf32> { %A[%i] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @out_of_bounds(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{index 0 ranges over [1, 4] but dimension 0 of tensor<4xf32> has extent 4}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { %A[%i + 1] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @strided_out_of_bounds(%D: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{declare a pad value}}
+  %0 = te.compute (%y) reduce (%r) in [4, 3] : (tensor<8xf32>) -> tensor<4xf32> { te.sum(%D[%y * 2 + %r - 1]) }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @not_affine(%A: tensor<4x16xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{not affine}}
+  %0 = te.compute (%i) reduce (%k) in [4, 4] : (tensor<4x16xf32>) -> tensor<4xf32> { te.sum(%A[%i, %k * %k]) }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @axis_as_value(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{used as a value}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { %A[%i] + %i }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @nested_combiner(%A: tensor<4x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{may appear only at the top}}
+  %0 = te.compute (%i) reduce (%k) in [4, 4] : (tensor<4x4xf32>) -> tensor<4xf32> { te.sum(%A[%i, %k]) * 2.0 }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @type_mismatch(%A: tensor<4xf16>, %B: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand types differ: f16 vs f32}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf16>, tensor<4xf32>) -> tensor<4xf32> { %A[%i] + %B[%i] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @math_on_int(%A: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{exp needs a floating-point operand}}
+  %0 = te.compute (%i) in [4] : (tensor<4xi32>) -> tensor<4xi32> { exp(%A[%i]) }
+  func.return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @unknown_function(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown function `sinh`}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { sinh(%A[%i]) }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @syntax(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unexpected end of expression}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { exp(%A[%i] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @yields_i1(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{body yields i1 but the result element type is f32}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { %A[%i] > 0.0 }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @result_shape(%A: tensor<4xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{result dimension 0 is 5 but parallel axis %i has extent 4}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<5xf32> { %A[%i] }
+  func.return %0 : tensor<5xf32>
+}
+
+// -----
+
+func.func @int_literal(%A: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{is not an integer literal of type i32}}
+  %0 = te.compute (%i) in [4] : (tensor<4xi32>) -> tensor<4xi32> { %A[%i] + 1.5 }
+  func.return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @generic_no_combiner(%A: tensor<4x6xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{reduction axes without a combiner}}
+  %0 = "te.compute"(%A) ({
+  ^bb0(%a: f32):
+    "te.yield"(%a) : (f32) -> ()
+  }) {domain = array<i64: 4, 6>, indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} : (tensor<4x6xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @generic_bad_body_op(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{`arith.remf` is not allowed in a te.compute body}}
+  %0 = "te.compute"(%A) ({
+  ^bb0(%a: f32):
+    %1 = "arith.remf"(%a, %a) : (f32, f32) -> f32
+    "te.yield"(%1) : (f32) -> ()
+  }) {domain = array<i64: 4>, indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @padded_without_permission(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{a padded domain (padded_from) needs may_pad}}
+  %0 = te.compute (%i) in [8] padded_from [4] : (tensor<4xf32>) -> tensor<4xf32> { %A[%i] }
+  func.return %0 : tensor<4xf32>
+}

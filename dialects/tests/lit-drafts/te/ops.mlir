@@ -1,0 +1,72 @@
+// DRAFT for tests/lit/te/ops.mlir (phase 2: needs the te op definition).
+// RUN: rtile-opt %s | FileCheck %s
+// RUN: rtile-opt %s | rtile-opt | FileCheck %s
+// RUN: rtile-opt %s --mlir-print-op-generic | rtile-opt | FileCheck %s
+// RUN: rtile-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// CHECK-LABEL: func.func @matmul
+// CHECK: te.compute (%m, %n) reduce (%k) in [4, 5, 6] may_pad 0.0 : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32> {
+// CHECK-NEXT: te.sum(%{{.*}}[%m, %k] * %{{.*}}[%k, %n])
+// GENERIC-LABEL: "func.func"
+// GENERIC: "te.compute"(%{{.*}}, %{{.*}}) ({
+// GENERIC-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// GENERIC-NEXT: "arith.mulf"
+// GENERIC-NEXT: "te.yield"
+// GENERIC: axis_names = ["m", "n", "k"], combiner = "sum", domain = array<i64: 4, 5, 6>
+// GENERIC-SAME: indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+// GENERIC-SAME: iterator_types = ["parallel", "parallel", "reduction"], may_pad = 0.000000e+00 : f32
+func.func @matmul(%A: tensor<4x6xf32>, %B: tensor<6x5xf32>) -> tensor<4x5xf32> {
+  %C = te.compute (%m, %n) reduce (%k) in [4, 5, 6] may_pad 0.0
+         : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32> {
+    te.sum(%A[%m, %k] * %B[%k, %n])
+  }
+  func.return %C : tensor<4x5xf32>
+}
+
+// CHECK-LABEL: func.func @conv
+// CHECK: te.sum(%{{.*}}[%n, %c, %y * 2 + %ry - 1, %x * 2 + %rx - 1] pad 0.0 * %{{.*}}[%f, %c, %ry, %rx])
+// GENERIC: pad_values = [0.000000e+00 : f32, unit]
+func.func @conv(%D: tensor<1x3x8x8xf32>, %K: tensor<2x3x3x3xf32>) -> tensor<1x2x4x4xf32> {
+  %O = te.compute (%n, %f, %y, %x) reduce (%c, %ry, %rx) in [1, 2, 4, 4, 3, 3, 3]
+         : (tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x4x4xf32> {
+    te.sum(%D[%n, %c, %y * 2 + %ry - 1, %x * 2 + %rx - 1] pad 0.0 * %K[%f, %c, %ry, %rx])
+  }
+  func.return %O : tensor<1x2x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @body_ops
+// CHECK: select(%{{.*}}[%i, %j] > 0.0, exp(%{{.*}}[%i, %j] - %{{.*}}[%i]), f32(f16(%{{.*}}[%i, %j])) * 0.01)
+// GENERIC: "arith.cmpf"
+// GENERIC: "math.exp"
+// GENERIC: "arith.truncf"
+// GENERIC: "arith.extf"
+// GENERIC: "arith.select"
+func.func @body_ops(%X: tensor<3x4xf32>, %M: tensor<3xf32>) -> tensor<3x4xf32> {
+  %E = te.compute (%i, %j) in [3, 4] : (tensor<3x4xf32>, tensor<3xf32>) -> tensor<3x4xf32> {
+    select(%X[%i, %j] > 0.0, exp(%X[%i, %j] - %M[%i]), f32(f16(%X[%i, %j])) * 0.01)
+  }
+  func.return %E : tensor<3x4xf32>
+}
+
+// CHECK-LABEL: func.func @rowmax
+// CHECK: te.compute (%i) reduce (%j) in [3, 4] may_pad -inf
+// CHECK-NEXT: te.max(%{{.*}}[%i, %j])
+func.func @rowmax(%X: tensor<3x4xf32>) -> tensor<3xf32> {
+  %M = te.compute (%i) reduce (%j) in [3, 4] may_pad -inf : (tensor<3x4xf32>) -> tensor<3xf32> {
+    te.max(%X[%i, %j])
+  }
+  func.return %M : tensor<3xf32>
+}
+
+// A generic form with a duplicated operand and no axis names parses into the custom form.
+// CHECK-LABEL: func.func @generic_in
+// CHECK: te.compute (%d0) in [3] : (tensor<4xf32>) -> tensor<3xf32> {
+// CHECK-NEXT: %{{.*}}[%d0 + 1] - %{{.*}}[%d0]
+func.func @generic_in(%X: tensor<4xf32>) -> tensor<3xf32> {
+  %0 = "te.compute"(%X, %X) ({
+  ^bb0(%a: f32, %b: f32):
+    %1 = "arith.subf"(%a, %b) : (f32, f32) -> f32
+    "te.yield"(%1) : (f32) -> ()
+  }) {domain = array<i64: 3>, indexing_maps = [affine_map<(d0) -> (d0 + 1)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<3xf32>
+  func.return %0 : tensor<3xf32>
+}

@@ -1,0 +1,12 @@
+//! rtile's runtime on the host: tensors, a seeded RNG, `.npy` I/O and the te reference
+//! interpreter (the oracle every lowering is checked against).
+
+pub mod driver;
+pub mod func;
+pub mod interp;
+pub mod npy;
+pub mod round;
+pub mod tensor;
+
+pub use interp::{Accumulate, eval_compute};
+pub use tensor::{SplitMix64, Tensor};
