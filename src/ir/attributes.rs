@@ -87,7 +87,9 @@ pub enum Attribute {
     Location(Location),
     /// A dialect attribute kept as text: `#dialect.body` where `body` is everything after
     /// the dot verbatim (`#gpu.address_space<workgroup>` is
-    /// `{dialect: "gpu", body: "address_space<workgroup>"}`), or `#dialect<"body">`.
+    /// `{dialect: "gpu", body: "address_space<workgroup>"}`), or the namespace form
+    /// `#dialect<...>` with `body` the angle-bracketed text verbatim (`#gpu<dim x>` is
+    /// `{dialect: "gpu", body: "<dim x>"}`).
     Dialect { dialect: String, body: String },
 }
 

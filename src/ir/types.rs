@@ -142,7 +142,8 @@ pub enum Type {
     },
     /// A dialect type, kept as text: `!dialect.body` where `body` is everything after the
     /// dot, verbatim (e.g. `!llvm.ptr<1>` is `{dialect: "llvm", body: "ptr<1>"}`), or the
-    /// opaque form `!dialect<"body">` with `body` the string contents.
+    /// namespace form `!dialect<...>` with `body` the angle-bracketed text verbatim
+    /// (`!foo<"x">` is `{dialect: "foo", body: "<\"x\">"}`).
     Dialect { dialect: String, body: String },
 }
 

@@ -561,7 +561,7 @@ fn function_and_dialect_types() {
         type_of("!foo<\"opaque body\">"),
         Type::Dialect {
             dialect: "foo".into(),
-            body: "opaque body".into()
+            body: "<\"opaque body\">".into()
         }
     );
 }
@@ -677,7 +677,7 @@ fn aggregate_attributes() {
         attr_of("#foo<\"raw\">"),
         Attribute::Dialect {
             dialect: "foo".into(),
-            body: "raw".into()
+            body: "<\"raw\">".into()
         }
     );
 }
