@@ -1,0 +1,507 @@
+//! rProgram construction (Roller §3.2, Figure 8): scale up one core's rTile layer by layer,
+//! scale out over the cores, shrink small operators, grow ε until `top_k` programs exist.
+//! Every choice Figure 8 leaves open is written down in `docs/passes/construct-rtile.md`.
+
+use super::align::{Aligner, TensorCoreMap, tensor_core_map};
+use super::expr_info::TensorExprInfo;
+use super::perf_model::{self, ProgramShape};
+use super::rtile::{ceil_div, mem_traffic, register_bytes, shared_bytes};
+use crate::device::Device;
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+/// Options of `--construct-rtile`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstructOptions {
+    /// How many rPrograms to construct (Figure 8 `TopK`; §4: top 10 recalls the best).
+    pub top_k: usize,
+    /// Initial tensor-padding bound ε (§3.1).
+    pub epsilon: f64,
+    /// ε grows by this step (§3.2 "greedily increase ε") ...
+    pub epsilon_step: f64,
+    /// ... up to this bound.
+    pub epsilon_max: f64,
+    /// Use tensor cores for f16/bf16/i8 contractions when the device has them.
+    pub tensor_core: bool,
+    /// Try axis fusion (§3.2) when the expression yields fewer than `top_k` programs.
+    pub axis_fusion: bool,
+    /// Shrink programs of small operators to fill the cores (§3.2).
+    pub shrink: bool,
+    /// Safety bound on the candidate rTiles Figure 8 may examine per ε (deterministic).
+    pub max_steps: usize,
+}
+
+impl Default for ConstructOptions {
+    fn default() -> Self {
+        ConstructOptions {
+            top_k: 10,
+            epsilon: 0.2,
+            epsilon_step: 0.2,
+            epsilon_max: 1.0,
+            tensor_core: true,
+            axis_fusion: true,
+            shrink: true,
+            max_steps: 200_000,
+        }
+    }
+}
+
+/// A constructed rProgram: one rTile per memory layer above global memory, the scale-out grid
+/// and the micro-performance model's estimate (the payload of `#rtile.program`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RProgram {
+    /// Device name.
+    pub device: String,
+    /// Names of the axes the tiles are over (fused names like `h*w` after axis fusion).
+    pub axes: Vec<String>,
+    /// Shared-memory-layer rTile: what one block (core) computes per step.
+    pub block: Vec<u64>,
+    /// Register-layer rTile: what one thread (a warp, with tensor cores) computes per step.
+    pub thread: Vec<u64>,
+    /// Storage padding of each input's shared-memory data tile, per dimension, in elements.
+    pub pad: Vec<Vec<u64>>,
+    /// Scale-out grid: blocks along each spatial axis, in axis order.
+    pub grid: Vec<u64>,
+    /// Threads per block.
+    pub threads: u64,
+    /// Whether the register tile runs on tensor cores (a warp tile of the instruction shape).
+    pub tensor_core: bool,
+    /// ε the program was constructed under (its padding is within it).
+    pub epsilon: f64,
+    /// Estimated time, microseconds.
+    pub est_us: f64,
+    /// Footprint per layer, bytes: registers per thread, shared memory per block, global total.
+    pub footprint: [u64; 3],
+    /// Traffic per layer, bytes over the whole run: loaded into registers, loaded into shared
+    /// memory, moved to and from global memory (loads and stores).
+    pub traffic: [u64; 3],
+}
+
+impl RProgram {
+    /// The tiles outermost first, as printed: `[block, thread]`.
+    pub fn tiles(&self) -> [&[u64]; 2] {
+        [&self.block, &self.thread]
+    }
+
+    /// Total blocks.
+    pub fn grid_size(&self) -> u64 {
+        self.grid.iter().product()
+    }
+}
+
+/// What the construction produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstructResult {
+    /// Programs, best (lowest estimate) first, distinct.
+    pub programs: Vec<RProgram>,
+    /// When axis fusion was applied: per tiled axis, the original axes it merges.
+    pub fused_axes: Option<Vec<Vec<usize>>>,
+    /// The largest ε used.
+    pub epsilon: f64,
+    /// Candidate rTiles examined (all ε rounds).
+    pub steps: usize,
+}
+
+/// Builds the top-k rPrograms of `expr` on `dev` (Roller §3.2).
+pub fn construct(
+    expr: &TensorExprInfo,
+    dev: &Device,
+    opts: &ConstructOptions,
+) -> Result<ConstructResult, String> {
+    expr.validate()?;
+    let k = opts.top_k.max(1);
+    let mut steps = 0;
+    let eps0 = opts.epsilon.max(0.0);
+    let mut progs = run_round(expr, dev, opts, eps0, &mut steps, Vec::new());
+    let mut form = expr.clone();
+    let mut fused = None;
+    // §3.2: irregular shapes first try axis fusion, then ε growth.
+    if progs.len() < k && opts.axis_fusion {
+        if let Some((f, groups)) = expr.fuse_axes() {
+            let fp = run_round(&f, dev, opts, eps0, &mut steps, Vec::new());
+            if fp.len() > progs.len() {
+                progs = fp;
+                form = f;
+                fused = Some(groups);
+            }
+        }
+    }
+    let mut eps = eps0;
+    while progs.len() < k && eps < opts.epsilon_max && opts.epsilon_step > 0.0 {
+        eps = (eps + opts.epsilon_step).min(opts.epsilon_max);
+        progs = run_round(&form, dev, opts, eps, &mut steps, progs);
+    }
+    sort_programs(&mut progs);
+    progs.truncate(k);
+    Ok(ConstructResult {
+        programs: progs,
+        fused_axes: fused,
+        epsilon: eps,
+        steps,
+    })
+}
+
+/// Best first: lowest estimate, then fewer padded points, then the tiles lexicographically
+/// (a total order, so the output is deterministic).
+fn sort_programs(v: &mut [RProgram]) {
+    v.sort_by(|a, b| {
+        a.est_us
+            .total_cmp(&b.est_us)
+            .then_with(|| b.block.cmp(&a.block))
+            .then_with(|| b.thread.cmp(&a.thread))
+            .then_with(|| a.tensor_core.cmp(&b.tensor_core))
+    });
+}
+
+/// One ε round: Figure 8 with tensor cores (when eligible) and without, then the small-operator
+/// shrink; merges into `acc`, keeping programs distinct.
+fn run_round(
+    expr: &TensorExprInfo,
+    dev: &Device,
+    opts: &ConstructOptions,
+    eps: f64,
+    steps: &mut usize,
+    mut acc: Vec<RProgram>,
+) -> Vec<RProgram> {
+    let k = opts.top_k.max(1);
+    let mut modes = Vec::new();
+    if opts.tensor_core {
+        if let Some(tc) = tensor_core_map(expr, dev) {
+            modes.push(Some(tc));
+        }
+    }
+    modes.push(None);
+    for tc in modes {
+        let mut s = Search::new(expr, dev, eps, tc, k, opts.max_steps);
+        s.run();
+        *steps += s.steps;
+        for (block, thread) in std::mem::take(&mut s.results) {
+            let (block, thread) = if opts.shrink {
+                s.shrink(block, thread)
+            } else {
+                (block, thread)
+            };
+            if let Some(p) = s.program(&block, &thread) {
+                let dup = acc.iter().any(|q| {
+                    q.block == p.block && q.thread == p.thread && q.tensor_core == p.tensor_core
+                });
+                if !dup {
+                    acc.push(p);
+                }
+            }
+        }
+        if acc.len() >= k {
+            break;
+        }
+    }
+    acc
+}
+
+/// The recursive construction of Figure 8 for one ε and one compute mode.
+struct Search<'a> {
+    al: Aligner<'a>,
+    expr: &'a TensorExprInfo,
+    dev: &'a Device,
+    gflops: f64,
+    k: usize,
+    max_steps: usize,
+    steps: usize,
+    done: bool,
+    /// Figure 8 `Visited`: (layer, rTile, register tile when at the shared layer).
+    visited: HashSet<(usize, Vec<u64>, Vec<u64>)>,
+    /// Figure 8 `Results`: (block, thread) pairs, in construction order.
+    results: Vec<(Vec<u64>, Vec<u64>)>,
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        expr: &'a TensorExprInfo,
+        dev: &'a Device,
+        eps: f64,
+        tc: Option<TensorCoreMap>,
+        k: usize,
+        max_steps: usize,
+    ) -> Self {
+        let gflops = perf_model::max_compute_gflops(expr, dev, tc.as_ref());
+        Search {
+            al: Aligner::new(expr, dev, eps, tc),
+            expr,
+            dev,
+            gflops,
+            k,
+            max_steps,
+            steps: 0,
+            done: false,
+            visited: HashSet::new(),
+            results: Vec::new(),
+        }
+    }
+
+    /// Figure 8 `ConstructProg`: the initial rTile at the top layer, then `EnlargeTile`.
+    fn run(&mut self) {
+        if let Some(t) = self.al.initial_tile() {
+            if !self.exceeds(Device::REGISTER, &t, &t) {
+                self.enlarge(t, Device::REGISTER, &[]);
+            }
+        }
+    }
+
+    /// `MemFootprint(T) > mem.Capacity()` (Figure 8 line 13). At the shared layer the capacity
+    /// of the TEU group counts too: threads per block and the core's registers.
+    fn exceeds(&self, layer: usize, t: &[u64], thread: &[u64]) -> bool {
+        let lanes = self.al.lanes();
+        if layer == Device::REGISTER {
+            return register_bytes(self.expr, t, lanes)
+                > self.dev.layers[Device::REGISTER].capacity_bytes;
+        }
+        let pad = self.al.storage_padding(t, thread);
+        if shared_bytes(self.expr, t, &pad) > self.dev.layers[Device::SHARED].capacity_bytes {
+            return true;
+        }
+        let threads = self.al.threads(t, thread);
+        let regs = ceil_div(register_bytes(self.expr, thread, lanes), 4);
+        threads > self.dev.max_threads_per_block || threads * regs > self.dev.regs_per_core
+    }
+
+    /// `Q(T)` and `F(T)` at a layer (§3.1 data reuse score).
+    fn q_f(&self, layer: usize, t: &[u64], thread: &[u64]) -> (f64, f64) {
+        let q = mem_traffic(self.expr, t) as f64;
+        let f = if layer == Device::REGISTER {
+            register_bytes(self.expr, t, self.al.lanes())
+        } else {
+            shared_bytes(self.expr, t, &self.al.storage_padding(t, thread))
+        };
+        (q, f as f64)
+    }
+
+    /// `S_i = (Q(T) − Q(T'_i)) / (F(T'_i) − F(T))`; a saving at no footprint cost is infinitely
+    /// good, no saving is worth 0.
+    fn score(&self, layer: usize, t: &[u64], t2: &[u64], thread: &[u64]) -> f64 {
+        let (q1, f1) = self.q_f(layer, t, thread);
+        let (q2, f2) = self.q_f(layer, t2, thread);
+        let (dq, df) = (q1 - q2, f2 - f1);
+        if df <= 0.0 {
+            if dq > 0.0 { f64::INFINITY } else { 0.0 }
+        } else {
+            dq / df
+        }
+    }
+
+    /// Figure 8 `GetNextRTileShapes`: one candidate per growable axis, best reuse score first;
+    /// ties go to the inner (later) axis, which keeps accesses contiguous.
+    fn next_shapes(&mut self, layer: usize, t: &[u64], thread: &[u64]) -> Vec<Vec<u64>> {
+        let sizes = self.al.next_aligned_axis_sizes(layer, t, thread);
+        let mut c: Vec<(f64, usize, Vec<u64>)> = sizes
+            .iter()
+            .enumerate()
+            .filter_map(|(d, s)| {
+                let mut t2 = t.to_vec();
+                t2[d] = (*s)?;
+                Some((self.score(layer, t, &t2, thread), d, t2))
+            })
+            .collect();
+        c.sort_by(|a, b| match b.0.total_cmp(&a.0) {
+            Ordering::Equal => b.1.cmp(&a.1),
+            o => o,
+        });
+        c.into_iter().map(|x| x.2).collect()
+    }
+
+    fn compute_bound(&self, layer: usize, t: &[u64]) -> bool {
+        perf_model::is_compute_bound(self.expr, self.dev, layer, t, self.al.lanes(), self.gflops)
+    }
+
+    /// Moves to `mem.Next()` with `P.Add(mem, T)` done: entering the shared layer first aligns
+    /// the tile to that layer's rules.
+    fn descend(&mut self, t: Vec<u64>, layer: usize, p: &[Vec<u64>]) {
+        let mut p2 = p.to_vec();
+        p2.push(t.clone());
+        let next = layer + 1;
+        if next == Device::SHARED {
+            let Some(b) = self.al.align_up(Device::SHARED, &t, &t) else {
+                return;
+            };
+            if self.exceeds(Device::SHARED, &b, &t) {
+                return;
+            }
+            self.enlarge(b, next, &p2);
+        } else {
+            self.enlarge(t, next, &p2);
+        }
+    }
+
+    /// Figure 8 `EnlargeTile(T, mem, P)`; `p` holds the tiles already fixed for the layers
+    /// above (`p[0]` the register tile).
+    fn enlarge(&mut self, t: Vec<u64>, layer: usize, p: &[Vec<u64>]) {
+        if self.done {
+            return;
+        }
+        // Lines 6-9: at the lowest layer, P is a result.
+        if layer == Device::GLOBAL {
+            let (thread, block) = (&p[0], &p[1]);
+            // A block must align with the execution unit to be a result (§3.1).
+            if self.al.teu_aligned(block, thread)
+                && !self.results.iter().any(|r| &r.0 == block && &r.1 == thread)
+            {
+                self.results.push((block.clone(), thread.clone()));
+                // Line 8 with `≥`: stop once `TopK` programs exist.
+                if self.results.len() >= self.k {
+                    self.done = true;
+                }
+            }
+            return;
+        }
+        let thread = if layer == Device::SHARED { p[0].clone() } else { t.clone() };
+        let cands = self.next_shapes(layer, &t, &thread);
+        // A tile that cannot grow along any axis is as large as the tensor allows: treat it
+        // like a capacity hit and record it.
+        if cands.is_empty() {
+            self.descend(t, layer, p);
+            return;
+        }
+        for t2 in cands {
+            if self.done {
+                return;
+            }
+            self.steps += 1;
+            if self.steps > self.max_steps {
+                self.done = true;
+                return;
+            }
+            // Lines 11-12: a visited rTile ends this EnlargeTile (literal `Return`).
+            let key_thread = if layer == Device::SHARED { thread.clone() } else { Vec::new() };
+            if !self.visited.insert((layer, t2.clone(), key_thread)) {
+                return;
+            }
+            let thread2 = if layer == Device::SHARED { thread.clone() } else { t2.clone() };
+            if self.exceeds(layer, &t2, &thread2) {
+                // Lines 13-15.
+                self.descend(t.clone(), layer, p);
+            } else {
+                // Lines 17-19: compute-bound, record T' and go down ...
+                if self.compute_bound(layer, &t2) {
+                    self.descend(t2.clone(), layer, p);
+                }
+                // ... line 20: and keep enlarging at this layer.
+                self.enlarge(t2, layer, p);
+            }
+        }
+    }
+
+    /// §3.2 small operators: while the grid has fewer blocks than cores, shrink the block along
+    /// the spatial axis whose enlargement is worth least (smallest data reuse score) to its
+    /// previous aligned size; when the block is already one thread tile wide there, shrink the
+    /// thread tile and the block together (same thread count).
+    fn shrink(&mut self, mut block: Vec<u64>, mut thread: Vec<u64>) -> (Vec<u64>, Vec<u64>) {
+        let spatial: Vec<usize> = (0..block.len())
+            .filter(|&a| !self.expr.axes[a].reduction)
+            .collect();
+        let grid = |b: &[u64]| super::rtile::num_spatial_tiles(self.expr, b);
+        while grid(&block) < self.dev.cores {
+            let mut best: Option<(f64, usize, Vec<u64>, Vec<u64>)> = None;
+            for &a in &spatial {
+                let mut cand = None;
+                if let Some(s) =
+                    self.al
+                        .prev_aligned_axis_size(Device::SHARED, a, &block, &thread)
+                {
+                    let mut b2 = block.clone();
+                    b2[a] = s;
+                    cand = Some((b2, thread.clone()));
+                }
+                if cand.is_none() {
+                    if let Some(s) =
+                        self.al
+                            .prev_aligned_axis_size(Device::REGISTER, a, &thread, &thread)
+                    {
+                        let (mut b2, mut t2) = (block.clone(), thread.clone());
+                        b2[a] = block[a] / thread[a] * s;
+                        t2[a] = s;
+                        cand = Some((b2, t2));
+                    }
+                }
+                let Some((b2, t2)) = cand else { continue };
+                if self.al.check_axes(&b2, &t2).is_err()
+                    || !self.al.teu_aligned(&b2, &t2)
+                    || grid(&b2) <= grid(&block)
+                {
+                    continue;
+                }
+                let sc = self.score(Device::SHARED, &b2, &block, &t2);
+                let better = match &best {
+                    None => true,
+                    Some((bs, ba, _, _)) => sc < *bs || (sc == *bs && a < *ba),
+                };
+                if better {
+                    best = Some((sc, a, b2, t2));
+                }
+            }
+            match best {
+                Some((_, _, b2, t2)) => {
+                    block = b2;
+                    thread = t2;
+                }
+                None => break,
+            }
+        }
+        (block, thread)
+    }
+
+    /// Assembles the rProgram for a (block, thread) pair, or `None` if it breaks a rule (the
+    /// shrink and the search only produce valid pairs; this is the last guard).
+    fn program(&self, block: &[u64], thread: &[u64]) -> Option<RProgram> {
+        if self.al.check_axes(block, thread).is_err()
+            || !self.al.teu_aligned(block, thread)
+            || self.exceeds(Device::REGISTER, thread, thread)
+            || self.exceeds(Device::SHARED, block, thread)
+        {
+            return None;
+        }
+        let e = self.expr;
+        let lanes = self.al.lanes();
+        let pad = self.al.storage_padding(block, thread);
+        let threads = self.al.threads(block, thread);
+        let reg = register_bytes(e, thread, lanes);
+        let sh = shared_bytes(e, block, &pad);
+        let est = perf_model::estimate(
+            e,
+            self.dev,
+            self.gflops,
+            &ProgramShape {
+                block,
+                thread,
+                threads,
+                lanes,
+                shared_bytes: sh,
+                register_bytes: reg,
+            },
+        );
+        let global_fp: u64 = e
+            .inputs
+            .iter()
+            .chain(std::iter::once(&e.output))
+            .map(|t| t.shape.iter().product::<u64>() * t.elem_bytes)
+            .sum();
+        let to_shared = mem_traffic(e, block);
+        Some(RProgram {
+            device: self.dev.name.clone(),
+            axes: e.axes.iter().map(|a| a.name.clone()).collect(),
+            block: block.to_vec(),
+            thread: thread.to_vec(),
+            pad,
+            grid: e
+                .axes
+                .iter()
+                .zip(block)
+                .filter(|(a, _)| !a.reduction)
+                .map(|(a, &b)| ceil_div(a.extent, b))
+                .collect(),
+            threads,
+            tensor_core: self.al.tc.is_some(),
+            epsilon: self.al.epsilon,
+            est_us: est.total_s * 1e6,
+            footprint: [reg, sh, global_fp],
+            traffic: [mem_traffic(e, thread), to_shared, to_shared],
+        })
+    }
+}
