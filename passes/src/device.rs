@@ -227,7 +227,10 @@ impl Device {
                 ));
             }
             if l.capacity_bytes == 0 {
-                return Err(format!("layer '{}': 'capacity_bytes' must be positive", l.name));
+                return Err(format!(
+                    "layer '{}': 'capacity_bytes' must be positive",
+                    l.name
+                ));
             }
             if i > 0 {
                 match l.bandwidth_gbps {
@@ -261,7 +264,10 @@ impl Device {
         }
         for c in &self.compute {
             if !(c.simt_gflops.is_finite() && c.simt_gflops > 0.0) {
-                return Err(format!("compute '{}': 'simt_gflops' must be positive", c.dtype));
+                return Err(format!(
+                    "compute '{}': 'simt_gflops' must be positive",
+                    c.dtype
+                ));
             }
             if let Some(t) = c.tensor_gflops {
                 if !(t.is_finite() && t > 0.0) || c.tensor_shape.is_none() {
@@ -329,12 +335,21 @@ mod tests {
     fn paper_numbers() {
         // Roller §4.
         let v = Device::builtin("V100").unwrap();
-        assert_eq!((v.cores, v.teu_width, v.teus_per_core, v.regs_per_thread), (80, 32, 4, 96));
+        assert_eq!(
+            (v.cores, v.teu_width, v.teus_per_core, v.regs_per_thread),
+            (80, 32, 4, 96)
+        );
         assert_eq!(v.layers[2].transaction_bytes, Some(32));
-        assert_eq!((v.layers[1].banks, v.layers[1].bank_bytes), (Some(32), Some(4)));
+        assert_eq!(
+            (v.layers[1].banks, v.layers[1].bank_bytes),
+            (Some(32), Some(4))
+        );
         assert_eq!(v.layers[1].capacity_bytes, 48 * 1024);
         let k = Device::builtin("k80").unwrap();
-        assert_eq!((k.cores, k.layers[1].bank_bytes, k.regs_per_thread), (13, Some(8), 96));
+        assert_eq!(
+            (k.cores, k.layers[1].bank_bytes, k.regs_per_thread),
+            (13, Some(8), 96)
+        );
         assert_eq!(k.layers[1].capacity_bytes, 48 * 1024);
         let m = Device::builtin("mi50").unwrap();
         assert_eq!((m.teu_width, m.regs_per_thread), (64, 70));

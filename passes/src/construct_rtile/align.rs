@@ -68,12 +68,10 @@ pub fn tensor_core_map(e: &TensorExprInfo, dev: &Device) -> Option<TensorCoreMap
         t.indices.iter().any(|i| i.single_axis() == Some(x))
     };
     let pick = |f: &dyn Fn(usize) -> bool| (0..e.axes.len()).rev().find(|&x| f(x));
-    let m = pick(&|x| {
-        !e.axes[x].reduction && plain(a, x) && !b.uses_axis(x) && plain(&e.output, x)
-    })?;
-    let n = pick(&|x| {
-        !e.axes[x].reduction && plain(b, x) && !a.uses_axis(x) && plain(&e.output, x)
-    })?;
+    let m =
+        pick(&|x| !e.axes[x].reduction && plain(a, x) && !b.uses_axis(x) && plain(&e.output, x))?;
+    let n =
+        pick(&|x| !e.axes[x].reduction && plain(b, x) && !a.uses_axis(x) && plain(&e.output, x))?;
     let k = pick(&|x| e.axes[x].reduction && plain(a, x) && plain(b, x))?;
     Some(TensorCoreMap {
         axes: [m, n, k],
@@ -96,6 +94,10 @@ pub struct Aligner<'a> {
     txn_elems: Vec<u64>,
     /// Memoised candidate sizes per (layer, axis, base).
     memo: HashMap<(usize, usize, u64), Vec<u64>>,
+    /// No data reuse anywhere (every input read once, e.g. element-wise): §3.2 "ROLLER will just
+    /// construct rTiles for the top layer and loads them directly from the bottom layer", so the
+    /// shared layer stages nothing.
+    pub direct: bool,
 }
 
 impl<'a> Aligner<'a> {
@@ -114,6 +116,14 @@ impl<'a> Aligner<'a> {
                 txn_elems[a] = lcm(txn_elems[a], el);
             }
         }
+        let direct = !expr.has_reduction()
+            && expr.inputs.iter().all(|t| {
+                let mut seen: Vec<usize> =
+                    t.indices.iter().filter_map(|i| i.single_axis()).collect();
+                seen.sort_unstable();
+                seen.dedup();
+                seen.len() == expr.axes.len() && t.indices.len() == expr.axes.len()
+            });
         Aligner {
             expr,
             dev,
@@ -121,6 +131,7 @@ impl<'a> Aligner<'a> {
             tc,
             txn_elems,
             memo: HashMap::new(),
+            direct,
         }
     }
 
@@ -221,11 +232,65 @@ impl<'a> Aligner<'a> {
                 if layer == Device::REGISTER && self.tc.is_some() && base == 1 {
                     return None;
                 }
-                let v = self.sizes(layer, a, base);
+                let spatial_shared = layer == Device::SHARED && !self.expr.axes[a].reduction;
+                let v = self.sizes(layer, a, base).to_vec();
                 let i = v.partition_point(|&s| s <= tile[a]);
-                v.get(i).copied()
+                if !spatial_shared {
+                    return v.get(i).copied();
+                }
+                // Growing a spatial axis of the block changes its thread count, which must
+                // stay aligned with the execution unit (§3.1): the next aligned size is the
+                // next one that keeps it so.
+                let mut b = tile.to_vec();
+                v[i..].iter().copied().find(|&s| {
+                    b[a] = s;
+                    self.teu_aligned(&b, thread)
+                })
             })
             .collect()
+    }
+
+    /// Entering the shared layer (Figure 8 lines 15/19, `EnlargeTile(T, mem.Next(), P)`): the
+    /// block that contains the register tile `thread` and meets the shared layer's rules, the
+    /// execution-unit rule included. Per-axis rules first ([`Self::align_up`]); then, while the
+    /// thread count is not aligned, grow the spatial axis whose next aligned size gives the
+    /// thread count the most factors of two (TEU widths are powers of two), then the least
+    /// shared memory, then the inner axis. `None` if threads run out before alignment.
+    pub fn enter_shared(&mut self, thread: &[u64]) -> Option<Vec<u64>> {
+        let mut b = self.align_up(Device::SHARED, thread, thread)?;
+        loop {
+            if self.teu_aligned(&b, thread) {
+                return Some(b);
+            }
+            if self.threads(&b, thread) >= self.dev.max_threads_per_block {
+                return None;
+            }
+            let mut best: Option<(u32, u64, Vec<u64>)> = None;
+            for a in (0..b.len()).rev() {
+                if self.expr.axes[a].reduction {
+                    continue;
+                }
+                let v = self.sizes(Device::SHARED, a, thread[a]);
+                let i = v.partition_point(|&s| s <= b[a]);
+                let Some(&s) = v.get(i) else { continue };
+                let mut c = b.clone();
+                c[a] = s;
+                let t = self.threads(&c, thread);
+                if t > self.dev.max_threads_per_block {
+                    continue;
+                }
+                let twos = t.trailing_zeros();
+                let f = self.shared_footprint(&c, thread);
+                let better = match &best {
+                    None => true,
+                    Some((bt, bf, _)) => twos > *bt || (twos == *bt && f < *bf),
+                };
+                if better {
+                    best = Some((twos, f, c));
+                }
+            }
+            b = best?.2;
+        }
     }
 
     /// The previous aligned size of axis `a` below `tile[a]` (for the small-operator shrink).
@@ -240,6 +305,22 @@ impl<'a> Aligner<'a> {
         let v = self.sizes(layer, a, base);
         let i = v.partition_point(|&s| s < tile[a]);
         i.checked_sub(1).map(|j| v[j])
+    }
+
+    /// All aligned sizes of axis `a` at `layer` below `tile[a]`, largest first.
+    pub fn smaller_aligned_axis_sizes(
+        &mut self,
+        layer: usize,
+        a: usize,
+        tile: &[u64],
+        thread: &[u64],
+    ) -> Vec<u64> {
+        let Some(base) = self.base(layer, a, thread) else {
+            return Vec::new();
+        };
+        let v = self.sizes(layer, a, base);
+        let i = v.partition_point(|&s| s < tile[a]);
+        v[..i].iter().rev().copied().collect()
     }
 
     /// Raises every axis of `tile` to the smallest aligned size at least as large (entering a
@@ -306,21 +387,39 @@ impl<'a> Aligner<'a> {
     }
 
     /// Storage padding of the shared-layer input data tiles (§3.1 bank rule), per input and
-    /// dimension, in elements. Only data tiles with more than one row are padded.
+    /// dimension, in elements. Only data tiles with more than one row, each at least `B·L`
+    /// bytes wide, are padded.
     pub fn storage_padding(&self, block: &[u64], thread: &[u64]) -> Vec<Vec<u64>> {
         let sh = &self.dev.layers[Device::SHARED];
+        if self.direct {
+            return self
+                .expr
+                .inputs
+                .iter()
+                .map(|t| vec![0; t.shape.len()])
+                .collect();
+        }
         self.expr
             .inputs
             .iter()
             .map(|t| {
                 let big = data_tile(t, block);
                 let mut pad = vec![0; big.len()];
-                if let (Some(b), Some(l), Some(last)) = (sh.banks, sh.bank_bytes, big.len().checked_sub(1)) {
+                if let (Some(b), Some(l), Some(last)) =
+                    (sh.banks, sh.bank_bytes, big.len().checked_sub(1))
+                {
                     let rows: u64 = big[..last].iter().product();
-                    if rows > 1 {
+                    // Rows narrower than one sweep of the banks are left alone: the formula
+                    // would pad each to more than B·L bytes (e.g. 8 floats to 33), multiplying
+                    // the tile's footprint (docs/passes/construct-rtile.md).
+                    if rows > 1 && big[last] * t.elem_bytes >= b * l {
                         let small = data_tile(t, thread);
-                        let bytes =
-                            bank_padding(big[last] * t.elem_bytes, small[last] * t.elem_bytes, b, l);
+                        let bytes = bank_padding(
+                            big[last] * t.elem_bytes,
+                            small[last] * t.elem_bytes,
+                            b,
+                            l,
+                        );
                         pad[last] = ceil_div(bytes, t.elem_bytes);
                     }
                 }
@@ -329,24 +428,40 @@ impl<'a> Aligner<'a> {
             .collect()
     }
 
+    /// `MemFootprint` at the shared layer: the input data tiles with storage padding, or nothing
+    /// when inputs are loaded directly.
+    pub fn shared_footprint(&self, block: &[u64], thread: &[u64]) -> u64 {
+        if self.direct {
+            0
+        } else {
+            super::rtile::shared_bytes(self.expr, block, &self.storage_padding(block, thread))
+        }
+    }
+
     /// Checks every per-axis rule for a program's tiles; `Err` names the first broken rule.
     pub fn check_axes(&self, block: &[u64], thread: &[u64]) -> Result<(), String> {
         for a in 0..self.expr.axes.len() {
             let name = &self.expr.axes[a].name;
             let (b, t) = (block[a], thread[a]);
             if t == 0 || b % t != 0 {
-                return Err(format!("axis {name}: block {b} is not a multiple of thread {t}"));
+                return Err(format!(
+                    "axis {name}: block {b} is not a multiple of thread {t}"
+                ));
             }
             if !within_epsilon(self.expr.axes[a].extent, b, self.epsilon) {
                 return Err(format!("axis {name}: padding beyond epsilon"));
             }
             if !self.size_ok(Device::SHARED, a, b, t) {
-                return Err(format!("axis {name}: block size {b} not transaction-aligned"));
+                return Err(format!(
+                    "axis {name}: block size {b} not transaction-aligned"
+                ));
             }
             match self.register_base(a) {
                 Some(base) if self.tc.is_none() || base > 1 => {
                     if t % base != 0 {
-                        return Err(format!("axis {name}: warp tile {t} not a multiple of {base}"));
+                        return Err(format!(
+                            "axis {name}: warp tile {t} not a multiple of {base}"
+                        ));
                     }
                 }
                 _ => {
@@ -403,9 +518,15 @@ mod tests {
         assert_eq!(r, vec![Some(2), Some(2), Some(2)]);
         // Shared layer over a [4, 4, 1] thread tile: n and k lead B and A, so multiples of
         // 8 floats (32-byte transactions); m must be a multiple of 4.
-        let r = al.next_aligned_axis_sizes(Device::SHARED, &[4, 8, 8], &[4, 4, 1]);
-        assert_eq!(r, vec![Some(8), Some(16), Some(16)]);
-        assert_eq!(al.align_up(Device::SHARED, &[4, 4, 1], &[4, 4, 1]), Some(vec![4, 8, 8]));
+        // A [32, 32, 8] block of 64 threads grows m or n to the next size that keeps the
+        // thread count a multiple of 32 and its 2 warps a factor of the group of 4 (so 64,
+        // not 36, 40, 48); k to the next multiple of 8.
+        let r = al.next_aligned_axis_sizes(Device::SHARED, &[32, 32, 8], &[4, 4, 1]);
+        assert_eq!(r, vec![Some(64), Some(64), Some(16)]);
+        assert_eq!(
+            al.align_up(Device::SHARED, &[4, 4, 1], &[4, 4, 1]),
+            Some(vec![4, 8, 8])
+        );
     }
 
     #[test]

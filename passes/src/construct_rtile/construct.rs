@@ -5,7 +5,7 @@
 use super::align::{Aligner, TensorCoreMap, tensor_core_map};
 use super::expr_info::TensorExprInfo;
 use super::perf_model::{self, ProgramShape};
-use super::rtile::{ceil_div, mem_traffic, register_bytes, shared_bytes};
+use super::rtile::{ceil_div, mem_traffic, register_bytes};
 use crate::device::Device;
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -66,6 +66,9 @@ pub struct RProgram {
     pub threads: u64,
     /// Whether the register tile runs on tensor cores (a warp tile of the instruction shape).
     pub tensor_core: bool,
+    /// Whether inputs are staged through shared memory; `false` for operators without data
+    /// reuse, whose threads load straight from global memory (§3.2).
+    pub staged: bool,
     /// ε the program was constructed under (its padding is within it).
     pub epsilon: f64,
     /// Estimated time, microseconds.
@@ -112,12 +115,31 @@ pub fn construct(
     let k = opts.top_k.max(1);
     let mut steps = 0;
     let eps0 = opts.epsilon.max(0.0);
-    let mut progs = run_round(expr, dev, opts, eps0, &mut steps, Vec::new());
-    let mut form = expr.clone();
-    let mut fused = None;
-    // §3.2: irregular shapes first try axis fusion, then ε growth.
-    if progs.len() < k && opts.axis_fusion {
-        if let Some((f, groups)) = expr.fuse_axes() {
+    // §3.2: axis fusion first when shapes are irregular (a fusable axis whose extent is not a
+    // multiple of the TEU width), then ε growth. Regular shapes keep their axes unless fusion
+    // yields more programs.
+    let fusion = if opts.axis_fusion {
+        expr.fuse_axes()
+    } else {
+        None
+    };
+    let irregular = fusion.as_ref().is_some_and(|(_, groups)| {
+        groups
+            .iter()
+            .filter(|g| g.len() > 1)
+            .flatten()
+            .any(|&a| expr.axes[a].extent % dev.teu_width != 0)
+    });
+    let (mut form, mut fused) = (expr.clone(), None);
+    if irregular {
+        if let Some((f, groups)) = fusion.clone() {
+            form = f;
+            fused = Some(groups);
+        }
+    }
+    let mut progs = run_round(&form, dev, opts, eps0, &mut steps, Vec::new());
+    if progs.len() < k && !irregular {
+        if let Some((f, groups)) = fusion {
             let fp = run_round(&f, dev, opts, eps0, &mut steps, Vec::new());
             if fp.len() > progs.len() {
                 progs = fp;
@@ -247,15 +269,23 @@ impl<'a> Search<'a> {
     }
 
     /// `MemFootprint(T) > mem.Capacity()` (Figure 8 line 13). At the shared layer the capacity
-    /// of the TEU group counts too: threads per block and the core's registers.
-    fn exceeds(&self, layer: usize, t: &[u64], thread: &[u64]) -> bool {
+    /// of the TEU group counts too: threads per block and the core's registers. At the register
+    /// layer a tile also has to leave room for the smallest execution-unit-aligned block that
+    /// holds it (otherwise no program could record it).
+    fn exceeds(&mut self, layer: usize, t: &[u64], thread: &[u64]) -> bool {
         let lanes = self.al.lanes();
         if layer == Device::REGISTER {
-            return register_bytes(self.expr, t, lanes)
-                > self.dev.layers[Device::REGISTER].capacity_bytes;
+            if register_bytes(self.expr, t, lanes)
+                > self.dev.layers[Device::REGISTER].capacity_bytes
+            {
+                return true;
+            }
+            return match self.al.enter_shared(t) {
+                Some(b) => self.exceeds(Device::SHARED, &b, t),
+                None => true,
+            };
         }
-        let pad = self.al.storage_padding(t, thread);
-        if shared_bytes(self.expr, t, &pad) > self.dev.layers[Device::SHARED].capacity_bytes {
+        if self.al.shared_footprint(t, thread) > self.dev.layers[Device::SHARED].capacity_bytes {
             return true;
         }
         let threads = self.al.threads(t, thread);
@@ -269,7 +299,7 @@ impl<'a> Search<'a> {
         let f = if layer == Device::REGISTER {
             register_bytes(self.expr, t, self.al.lanes())
         } else {
-            shared_bytes(self.expr, t, &self.al.storage_padding(t, thread))
+            self.al.shared_footprint(t, thread)
         };
         (q, f as f64)
     }
@@ -318,7 +348,7 @@ impl<'a> Search<'a> {
         p2.push(t.clone());
         let next = layer + 1;
         if next == Device::SHARED {
-            let Some(b) = self.al.align_up(Device::SHARED, &t, &t) else {
+            let Some(b) = self.al.enter_shared(&t) else {
                 return;
             };
             if self.exceeds(Device::SHARED, &b, &t) {
@@ -351,7 +381,11 @@ impl<'a> Search<'a> {
             }
             return;
         }
-        let thread = if layer == Device::SHARED { p[0].clone() } else { t.clone() };
+        let thread = if layer == Device::SHARED {
+            p[0].clone()
+        } else {
+            t.clone()
+        };
         let cands = self.next_shapes(layer, &t, &thread);
         // A tile that cannot grow along any axis is as large as the tensor allows: treat it
         // like a capacity hit and record it.
@@ -369,11 +403,19 @@ impl<'a> Search<'a> {
                 return;
             }
             // Lines 11-12: a visited rTile ends this EnlargeTile (literal `Return`).
-            let key_thread = if layer == Device::SHARED { thread.clone() } else { Vec::new() };
+            let key_thread = if layer == Device::SHARED {
+                thread.clone()
+            } else {
+                Vec::new()
+            };
             if !self.visited.insert((layer, t2.clone(), key_thread)) {
                 return;
             }
-            let thread2 = if layer == Device::SHARED { thread.clone() } else { t2.clone() };
+            let thread2 = if layer == Device::SHARED {
+                thread.clone()
+            } else {
+                t2.clone()
+            };
             if self.exceeds(layer, &t2, &thread2) {
                 // Lines 13-15.
                 self.descend(t.clone(), layer, p);
@@ -400,30 +442,38 @@ impl<'a> Search<'a> {
         while grid(&block) < self.dev.cores {
             let mut best: Option<(f64, usize, Vec<u64>, Vec<u64>)> = None;
             for &a in &spatial {
+                // The largest smaller block along `a` that keeps every rule; failing that, a
+                // smaller thread tile with the same thread count.
                 let mut cand = None;
-                if let Some(s) =
-                    self.al
-                        .prev_aligned_axis_size(Device::SHARED, a, &block, &thread)
+                for s in self
+                    .al
+                    .smaller_aligned_axis_sizes(Device::SHARED, a, &block, &thread)
                 {
                     let mut b2 = block.clone();
                     b2[a] = s;
-                    cand = Some((b2, thread.clone()));
+                    if self.al.teu_aligned(&b2, &thread) {
+                        cand = Some((b2, thread.clone()));
+                        break;
+                    }
                 }
                 if cand.is_none() {
-                    if let Some(s) =
+                    for s in
                         self.al
-                            .prev_aligned_axis_size(Device::REGISTER, a, &thread, &thread)
+                            .smaller_aligned_axis_sizes(Device::REGISTER, a, &thread, &thread)
                     {
                         let (mut b2, mut t2) = (block.clone(), thread.clone());
                         b2[a] = block[a] / thread[a] * s;
                         t2[a] = s;
-                        cand = Some((b2, t2));
+                        if self.al.check_axes(&b2, &t2).is_ok() && self.al.teu_aligned(&b2, &t2) {
+                            cand = Some((b2, t2));
+                            break;
+                        }
                     }
                 }
                 let Some((b2, t2)) = cand else { continue };
                 if self.al.check_axes(&b2, &t2).is_err()
                     || !self.al.teu_aligned(&b2, &t2)
-                    || grid(&b2) <= grid(&block)
+                    || grid(&b2) < grid(&block)
                 {
                     continue;
                 }
@@ -449,10 +499,11 @@ impl<'a> Search<'a> {
 
     /// Assembles the rProgram for a (block, thread) pair, or `None` if it breaks a rule (the
     /// shrink and the search only produce valid pairs; this is the last guard).
-    fn program(&self, block: &[u64], thread: &[u64]) -> Option<RProgram> {
+    fn program(&mut self, block: &[u64], thread: &[u64]) -> Option<RProgram> {
         if self.al.check_axes(block, thread).is_err()
             || !self.al.teu_aligned(block, thread)
-            || self.exceeds(Device::REGISTER, thread, thread)
+            || register_bytes(self.expr, thread, self.al.lanes())
+                > self.dev.layers[Device::REGISTER].capacity_bytes
             || self.exceeds(Device::SHARED, block, thread)
         {
             return None;
@@ -462,7 +513,7 @@ impl<'a> Search<'a> {
         let pad = self.al.storage_padding(block, thread);
         let threads = self.al.threads(block, thread);
         let reg = register_bytes(e, thread, lanes);
-        let sh = shared_bytes(e, block, &pad);
+        let sh = self.al.shared_footprint(block, thread);
         let est = perf_model::estimate(
             e,
             self.dev,
@@ -474,6 +525,7 @@ impl<'a> Search<'a> {
                 lanes,
                 shared_bytes: sh,
                 register_bytes: reg,
+                staged: !self.al.direct,
             },
         );
         let global_fp: u64 = e
@@ -498,6 +550,7 @@ impl<'a> Search<'a> {
                 .collect(),
             threads,
             tensor_core: self.al.tc.is_some(),
+            staged: !self.al.direct,
             epsilon: self.al.epsilon,
             est_us: est.total_s * 1e6,
             footprint: [reg, sh, global_fp],

@@ -320,7 +320,9 @@ impl TensorExprInfo {
                 name: "I".into(),
                 shape: shape.to_vec(),
                 elem_bytes: e,
-                indices: (0..shape.len()).map(|d| AffineIndex::axis(pos(d))).collect(),
+                indices: (0..shape.len())
+                    .map(|d| AffineIndex::axis(pos(d)))
+                    .collect(),
             }],
             output: TensorAccess {
                 name: "O".into(),
@@ -416,7 +418,11 @@ impl TensorExprInfo {
                     if j == i + 1
                         && t.shape[i] == self.axes[a].extent
                         && t.shape[j] == self.axes[b].extent
-                        && t.indices.iter().filter(|x| x.terms.iter().any(|&(y, _)| y == a || y == b)).count() == 2 =>
+                        && t.indices
+                            .iter()
+                            .filter(|x| x.terms.iter().any(|&(y, _)| y == a || y == b))
+                            .count()
+                            == 2 =>
                 {
                     seen = true
                 }
@@ -486,7 +492,11 @@ mod tests {
 
     #[test]
     fn matmul_does_not_fuse_and_conv_spatial_does_not_fuse() {
-        assert!(TensorExprInfo::matmul(64, 64, 64, "f32").fuse_axes().is_none());
+        assert!(
+            TensorExprInfo::matmul(64, 64, 64, "f32")
+                .fuse_axes()
+                .is_none()
+        );
         let c = TensorExprInfo::conv2d_nchw(8, 16, 14, 14, 32, 3, 3, 1, 1, "f32");
         // y/x appear in strided/halo indices of D, so only nothing plain fuses there.
         if let Some((f, _)) = c.fuse_axes() {

@@ -32,7 +32,11 @@ pub fn consumers(dev: &Device, layer: usize, lanes: u64) -> f64 {
 pub fn mem_perf(e: &TensorExprInfo, dev: &Device, layer: usize, shape: &[u64], lanes: u64) -> f64 {
     let bytes = input_bytes(e, shape) as f64;
     let bw = dev.bandwidth(layer + 1) / consumers(dev, layer, lanes);
-    if bytes == 0.0 { f64::INFINITY } else { bw / bytes }
+    if bytes == 0.0 {
+        f64::INFINITY
+    } else {
+        bw / bytes
+    }
 }
 
 /// `MaxComputePerf` for one rTile (§3.3): rTiles per second one consumer can compute at peak.
@@ -93,17 +97,14 @@ pub struct ProgramShape<'a> {
     pub shared_bytes: u64,
     /// Register bytes per thread.
     pub register_bytes: u64,
+    /// Whether inputs go through shared memory (otherwise threads load from global directly).
+    pub staged: bool,
 }
 
 /// Estimates an rProgram after scale-out (§3.2): blocks are spread evenly over the cores in
 /// waves; within a wave, one core's time is the slowest of computing, loading from global memory
 /// and loading from shared memory (the pipeline's bottleneck stage), each resource split evenly.
-pub fn estimate(
-    e: &TensorExprInfo,
-    dev: &Device,
-    gflops: f64,
-    p: &ProgramShape<'_>,
-) -> Estimate {
+pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<'_>) -> Estimate {
     let mut grid = 1u64;
     let mut k_steps = 1u64;
     let mut thread_steps = 1u64;
@@ -146,7 +147,11 @@ pub fn estimate(
     let r = resident as f64;
     let compute_s = r * flops_block / peak_core;
     let global_s = r * global_block / (dev.bandwidth(Device::GLOBAL) / cores as f64);
-    let shared_s = r * shared_block / (dev.bandwidth(Device::SHARED) / cores as f64);
+    let shared_s = if p.staged {
+        r * shared_block / (dev.bandwidth(Device::SHARED) / cores as f64)
+    } else {
+        0.0
+    };
     let total_s = waves as f64 * compute_s.max(global_s).max(shared_s);
     Estimate {
         total_s,
@@ -169,8 +174,22 @@ mod tests {
         let g = max_compute_gflops(&e, &dev, None);
         assert_eq!(g, 15700.0);
         // 1×1 per thread: 2 flops per 8 bytes from shared memory cannot keep up.
-        assert!(!is_compute_bound(&e, &dev, Device::REGISTER, &[1, 1, 1], 1, g));
-        assert!(is_compute_bound(&e, &dev, Device::REGISTER, &[8, 8, 1], 1, g));
+        assert!(!is_compute_bound(
+            &e,
+            &dev,
+            Device::REGISTER,
+            &[1, 1, 1],
+            1,
+            g
+        ));
+        assert!(is_compute_bound(
+            &e,
+            &dev,
+            Device::REGISTER,
+            &[8, 8, 1],
+            1,
+            g
+        ));
         // Element-wise never becomes compute bound.
         let r = TensorExprInfo::elementwise(&[1 << 20], "f32");
         assert!(!is_compute_bound(&r, &dev, Device::SHARED, &[1024], 1, g));
@@ -181,22 +200,34 @@ mod tests {
         let dev = Device::builtin("v100").unwrap();
         let e = TensorExprInfo::matmul(4096, 4096, 4096, "f32");
         let g = max_compute_gflops(&e, &dev, None);
-        let small = estimate(&e, &dev, g, &ProgramShape {
-            block: &[32, 32, 8],
-            thread: &[2, 2, 1],
-            threads: 256,
-            lanes: 1,
-            shared_bytes: 2048,
-            register_bytes: 64,
-        });
-        let big = estimate(&e, &dev, g, &ProgramShape {
-            block: &[128, 128, 8],
-            thread: &[8, 8, 1],
-            threads: 256,
-            lanes: 1,
-            shared_bytes: 8192,
-            register_bytes: 320,
-        });
+        let small = estimate(
+            &e,
+            &dev,
+            g,
+            &ProgramShape {
+                block: &[32, 32, 8],
+                thread: &[2, 2, 1],
+                threads: 256,
+                lanes: 1,
+                shared_bytes: 2048,
+                register_bytes: 64,
+                staged: true,
+            },
+        );
+        let big = estimate(
+            &e,
+            &dev,
+            g,
+            &ProgramShape {
+                block: &[128, 128, 8],
+                thread: &[8, 8, 1],
+                threads: 256,
+                lanes: 1,
+                shared_bytes: 8192,
+                register_bytes: 320,
+                staged: true,
+            },
+        );
         assert!(big.total_s < small.total_s, "{big:?} vs {small:?}");
         // 137 GFLOP at 15.7 TFLOPS is at least 8.7 ms.
         assert!(big.total_s >= 2.0 * 4096f64.powi(3) / 15.7e12);

@@ -182,6 +182,9 @@ mod tests {
     fn traffic_decreases_with_reuse() {
         let e = TensorExprInfo::matmul(256, 256, 256, "f32");
         assert!(mem_traffic(&e, &[8, 8, 8]) < mem_traffic(&e, &[4, 4, 8]));
-        assert_eq!(shared_bytes(&e, &[4, 4, 2], &[vec![0, 1], vec![0, 1]]), (4 * 3 + 2 * 5) * 4);
+        assert_eq!(
+            shared_bytes(&e, &[4, 4, 2], &[vec![0, 1], vec![0, 1]]),
+            (4 * 3 + 2 * 5) * 4
+        );
     }
 }

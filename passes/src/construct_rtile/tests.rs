@@ -1,14 +1,363 @@
 //! Construction tests: the paper's worked examples and properties over random operators.
+use super::align::{Aligner, tensor_core_map, within_epsilon};
 use super::*;
 use crate::device::Device;
+use proptest::prelude::*;
+
+/// Roller Table 1 (a subset of the paper's benchmark), as `TensorExprInfo`.
+pub(crate) fn table1() -> Vec<(&'static str, TensorExprInfo)> {
+    vec![
+        ("M0", TensorExprInfo::matmul(65536, 1024, 2, "f32")),
+        ("M1", TensorExprInfo::matmul(128, 1000, 4032, "f32")),
+        ("M2", TensorExprInfo::matmul(65536, 4096, 1024, "f32")),
+        (
+            "C0",
+            TensorExprInfo::conv2d_nchw(128, 128, 28, 28, 128, 3, 3, 1, 1, "f32"),
+        ),
+        (
+            "C1",
+            TensorExprInfo::conv2d_nchw(128, 128, 58, 58, 128, 3, 3, 2, 0, "f32"),
+        ),
+        (
+            "C2",
+            TensorExprInfo::conv2d_nchw(128, 256, 30, 30, 256, 3, 3, 2, 0, "f32"),
+        ),
+        (
+            "E0",
+            TensorExprInfo::elementwise(&[128, 1008, 42, 42], "f32"),
+        ),
+        (
+            "E1",
+            TensorExprInfo::elementwise(&[128, 256, 14, 14], "f32"),
+        ),
+        (
+            "P0",
+            TensorExprInfo::avgpool_nchw(128, 168, 83, 83, 1, 2, "f32"),
+        ),
+        (
+            "P2",
+            TensorExprInfo::avgpool_nchw(128, 42, 85, 85, 3, 1, "f32"),
+        ),
+        ("R0", TensorExprInfo::reduce(&[128, 512, 1024], &[2], "f32")),
+        ("R1", TensorExprInfo::reduce(&[65536, 1024], &[1], "f32")),
+        (
+            "R2",
+            TensorExprInfo::reduce(&[128, 4032, 11, 11], &[2, 3], "f32"),
+        ),
+        ("T0", TensorExprInfo::matmul(8192, 8192, 8192, "f16")),
+    ]
+}
+
+/// Checks every rule of §3.1 and every capacity for one program.
+fn check(e: &TensorExprInfo, dev: &Device, p: &RProgram) -> Result<(), String> {
+    let tc = if p.tensor_core {
+        tensor_core_map(e, dev)
+    } else {
+        None
+    };
+    if p.tensor_core && tc.is_none() {
+        return Err("tensor core on an ineligible op".into());
+    }
+    let al = Aligner::new(e, dev, p.epsilon, tc);
+    al.check_axes(&p.block, &p.thread)?;
+    for (a, &b) in e.axes.iter().zip(&p.block) {
+        if !within_epsilon(a.extent, b, p.epsilon) {
+            return Err(format!("axis {} padded beyond epsilon", a.name));
+        }
+    }
+    if !al.teu_aligned(&p.block, &p.thread) {
+        return Err(format!("threads {} not TEU-aligned", p.threads));
+    }
+    if p.threads != al.threads(&p.block, &p.thread) {
+        return Err("thread count".into());
+    }
+    if p.pad != al.storage_padding(&p.block, &p.thread) {
+        return Err("storage padding".into());
+    }
+    let lanes = al.lanes();
+    let reg = rtile::register_bytes(e, &p.thread, lanes);
+    if reg > dev.layers[Device::REGISTER].capacity_bytes || reg != p.footprint[0] {
+        return Err(format!("register footprint {reg}"));
+    }
+    let sh = if p.staged {
+        rtile::shared_bytes(e, &p.block, &p.pad)
+    } else {
+        0
+    };
+    if p.staged == al.direct {
+        return Err("staging".into());
+    }
+    if sh > dev.layers[Device::SHARED].capacity_bytes || sh != p.footprint[1] {
+        return Err(format!("shared footprint {sh}"));
+    }
+    if p.threads > dev.max_threads_per_block
+        || p.threads * rtile::ceil_div(reg, 4) > dev.regs_per_core
+    {
+        return Err("threads or registers per core".into());
+    }
+    if !(p.est_us.is_finite() && p.est_us > 0.0) {
+        return Err("estimate".into());
+    }
+    Ok(())
+}
+
+fn check_all(e: &TensorExprInfo, dev: &Device, r: &ConstructResult, k: usize) {
+    let form = match &r.fused_axes {
+        Some(_) => e.fuse_axes().unwrap().0,
+        None => e.clone(),
+    };
+    assert!(r.programs.len() <= k);
+    for p in &r.programs {
+        if let Err(m) = check(&form, dev, p) {
+            panic!("{} on {}: {m}: {p:?}", form.axes.len(), dev.name);
+        }
+        assert!(p.epsilon <= r.epsilon + 1e-12);
+    }
+    for w in r.programs.windows(2) {
+        assert!(w[0].est_us <= w[1].est_us, "not sorted");
+    }
+    for (i, p) in r.programs.iter().enumerate() {
+        for q in &r.programs[..i] {
+            assert!(
+                (p.block.clone(), p.thread.clone(), p.tensor_core)
+                    != (q.block.clone(), q.thread.clone(), q.tensor_core),
+                "duplicate program"
+            );
+        }
+    }
+}
 
 #[test]
-fn matmul_v100_top10() {
+fn table1_on_all_devices() {
+    for dev in Device::all_builtin() {
+        for (name, e) in table1() {
+            let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+            assert!(!r.programs.is_empty(), "{name} on {}: no program", dev.name);
+            check_all(&e, &dev, &r, 10);
+        }
+    }
+}
+
+#[test]
+fn deterministic() {
+    let dev = Device::builtin("h100").unwrap();
+    for (_, e) in table1() {
+        let a = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+        let b = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+        assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn top1_is_first_of_top10_prefix_property() {
+    // top-1 is a valid program; its estimate is no better than the best of top-10.
     let dev = Device::builtin("v100").unwrap();
     let e = TensorExprInfo::matmul(4096, 4096, 4096, "f32");
+    let one = construct(
+        &e,
+        &dev,
+        &ConstructOptions {
+            top_k: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let ten = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+    assert_eq!(one.programs.len(), 1);
+    assert_eq!(ten.programs.len(), 10);
+    assert!(ten.programs[0].est_us <= one.programs[0].est_us);
+}
+
+#[test]
+fn tensor_core_programs_for_f16() {
+    let dev = Device::builtin("a100").unwrap();
+    let e = TensorExprInfo::matmul(4096, 4096, 4096, "f16");
+    let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+    let tc: Vec<_> = r.programs.iter().filter(|p| p.tensor_core).collect();
+    assert!(!tc.is_empty());
+    for p in tc {
+        assert!(p.thread.iter().all(|&s| s % 16 == 0), "{p:?}");
+        assert_eq!(p.threads % 32, 0);
+    }
+}
+
+#[test]
+fn small_operator_shrinks_to_fill_cores() {
+    // §3.2 / Figure 16: a small MatMul gets enough blocks for the SMs.
+    let dev = Device::builtin("v100").unwrap();
+    let e = TensorExprInfo::matmul(256, 256, 4096, "f32");
+    let with = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+    let without = construct(
+        &e,
+        &dev,
+        &ConstructOptions {
+            shrink: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let g = |r: &ConstructResult| r.programs.iter().map(|p| p.grid_size()).max().unwrap_or(0);
+    assert!(g(&with) >= g(&without));
+    assert!(
+        with.programs.iter().any(|p| p.grid_size() >= 32),
+        "{:?}",
+        with.programs[0]
+    );
+}
+
+#[test]
+fn irregular_elementwise_uses_axis_fusion() {
+    // §3.2: [17, 11, 3] element-wise is tiled as [561].
+    let dev = Device::builtin("v100").unwrap();
+    let e = TensorExprInfo::elementwise(&[17, 11, 3], "f32");
+    let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+    assert_eq!(r.fused_axes, Some(vec![vec![0, 1, 2]]));
+    assert_eq!(r.programs[0].axes, vec!["i0*i1*i2".to_string()]);
+    check_all(&e, &dev, &r, 10);
+}
+
+#[test]
+fn device_specific_alignment() {
+    // MI50: 64-byte transactions make the leading block axes multiples of 16 floats, and
+    // wavefronts of 64 threads.
+    let dev = Device::builtin("mi50").unwrap();
+    let e = TensorExprInfo::matmul(2048, 2048, 2048, "f32");
     let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
     for p in &r.programs {
-        eprintln!("{:?} {:?} pad {:?} grid {:?} thr {} est {:.1}", p.block, p.thread, p.pad, p.grid, p.threads, p.est_us);
+        assert_eq!(p.block[1] % 16, 0);
+        assert_eq!(p.block[2] % 16, 0);
+        assert_eq!(p.threads % 64, 0);
     }
-    assert_eq!(r.programs.len(), 10);
+}
+
+fn arb_expr() -> impl Strategy<Value = TensorExprInfo> {
+    let dim = prop_oneof![
+        Just(1u64),
+        Just(2),
+        Just(3),
+        Just(7),
+        Just(13),
+        Just(17),
+        Just(31),
+        Just(64),
+        Just(97),
+        Just(128),
+        Just(1000),
+        Just(1024),
+        Just(4099),
+        1u64..5000,
+    ];
+    let dt = prop_oneof![Just("f32"), Just("f16"), Just("bf16"), Just("i8")];
+    prop_oneof![
+        (dim.clone(), dim.clone(), dim.clone(), dt.clone())
+            .prop_map(|(m, n, k, d)| TensorExprInfo::matmul(m, n, k, d)),
+        (
+            1u64..9,
+            1u64..65,
+            3u64..40,
+            1u64..65,
+            prop_oneof![Just(1u64), Just(3), Just(5)],
+            1u64..3,
+            dt.clone()
+        )
+            .prop_map(|(n, c, h, f, k, s, d)| {
+                TensorExprInfo::conv2d_nchw(n, c, h, h, f, k, k, s, k / 2, d)
+            }),
+        (proptest::collection::vec(dim.clone(), 1..4), dt.clone())
+            .prop_map(|(s, d)| TensorExprInfo::elementwise(&s, d)),
+        (proptest::collection::vec(dim.clone(), 2..4), dt.clone()).prop_map(|(s, d)| {
+            let r = s.len() - 1;
+            TensorExprInfo::reduce(&s, &[r], d)
+        }),
+        (1u64..5, 1u64..40, 4u64..40, 1u64..4, 1u64..3, dt)
+            .prop_map(|(n, c, h, k, s, d)| TensorExprInfo::avgpool_nchw(n, c, h, h, k, s, d)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn programs_obey_every_rule(e in arb_expr(), k in 1usize..12, eps in 0.0f64..0.6) {
+        for dev in Device::all_builtin() {
+            let opts = ConstructOptions { top_k: k, epsilon: eps, ..Default::default() };
+            let r = construct(&e, &dev, &opts).unwrap();
+            check_all(&e, &dev, &r, k);
+        }
+    }
+}
+
+/// Not a CI test: `cargo test --release -p rtile-passes construct_speed -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn construct_speed() {
+    let dev = Device::builtin("v100").unwrap();
+    let mut g1 = 0.0f64;
+    let mut g10 = 0.0f64;
+    let ops = table1();
+    for (name, e) in &ops {
+        let time = |k: usize| {
+            let mut v: Vec<f64> = (0..21)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    let r = construct(
+                        e,
+                        &dev,
+                        &ConstructOptions {
+                            top_k: k,
+                            ..Default::default()
+                        },
+                    );
+                    std::hint::black_box(r).ok();
+                    t.elapsed().as_secs_f64() * 1e3
+                })
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v[10]
+        };
+        let (t1, t10) = (time(1), time(10));
+        let r = construct(e, &dev, &ConstructOptions::default()).unwrap();
+        let p = &r.programs[0];
+        eprintln!(
+            "{name}: top1 {t1:.3} ms top10 {t10:.3} ms n={} steps={} best block {:?} thread {:?} grid {:?} threads {} est {:.1} us",
+            r.programs.len(),
+            r.steps,
+            p.block,
+            p.thread,
+            p.grid,
+            p.threads,
+            p.est_us
+        );
+        g1 += t1.ln();
+        g10 += t10.ln();
+    }
+    let n = ops.len() as f64;
+    eprintln!(
+        "geomean top1 {:.3} ms top10 {:.3} ms",
+        (g1 / n).exp(),
+        (g10 / n).exp()
+    );
+}
+
+/// Prints the programs of one operator (`RT_DEV=h100 cargo test ... show_programs -- --ignored
+/// --nocapture`).
+#[test]
+#[ignore]
+fn show_programs() {
+    let dev = Device::builtin(&std::env::var("RT_DEV").unwrap_or("v100".into())).unwrap();
+    for (name, e) in table1() {
+        let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+        eprintln!(
+            "{name}: {} programs, {} steps, eps {}",
+            r.programs.len(),
+            r.steps,
+            r.epsilon
+        );
+        for p in r.programs.iter().take(3) {
+            eprintln!(
+                "  block {:?} thread {:?} pad {:?} grid {:?} threads {} tc {} est {:.1} us",
+                p.block, p.thread, p.pad, p.grid, p.threads, p.tensor_core, p.est_us
+            );
+        }
+    }
 }
