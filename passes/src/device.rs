@@ -269,18 +269,18 @@ impl Device {
                     c.dtype
                 ));
             }
-            if let Some(t) = c.tensor_gflops {
-                if !(t.is_finite() && t > 0.0) || c.tensor_shape.is_none() {
-                    return Err(format!(
-                        "compute '{}': 'tensor_gflops' must be positive and come with 'tensor_shape'",
-                        c.dtype
-                    ));
-                }
+            if let Some(t) = c.tensor_gflops
+                && (!(t.is_finite() && t > 0.0) || c.tensor_shape.is_none())
+            {
+                return Err(format!(
+                    "compute '{}': 'tensor_gflops' must be positive and come with 'tensor_shape'",
+                    c.dtype
+                ));
             }
-            if let Some(s) = c.tensor_shape {
-                if s.contains(&0) {
-                    return Err(format!("compute '{}': 'tensor_shape' has a zero", c.dtype));
-                }
+            if let Some(s) = c.tensor_shape
+                && s.contains(&0)
+            {
+                return Err(format!("compute '{}': 'tensor_shape' has a zero", c.dtype));
             }
         }
         Ok(())

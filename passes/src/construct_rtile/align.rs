@@ -165,7 +165,8 @@ impl<'a> Aligner<'a> {
             .map(|t| t.elem_bytes)
             .min();
         let layer_cap = self.dev.layers[layer].capacity_bytes * self.lanes();
-        if let Some(e) = min_e {
+        let staged = layer == Device::REGISTER || !self.direct;
+        if let (Some(e), true) = (min_e, staged) {
             cap = cap.min(layer_cap / e);
         }
         if layer == Device::SHARED && !self.expr.axes[a].reduction {
@@ -177,12 +178,12 @@ impl<'a> Aligner<'a> {
     /// Whether `s` is an aligned size for axis `a` at `layer`, given the multiple `base`.
     fn size_ok(&self, layer: usize, a: usize, s: u64, base: u64) -> bool {
         let n = self.expr.axes[a].extent;
-        if s == 0 || s % base != 0 || !within_epsilon(n, s, self.epsilon) {
+        if s == 0 || !s.is_multiple_of(base) || !within_epsilon(n, s, self.epsilon) {
             return false;
         }
         if layer == Device::SHARED {
             let el = self.txn_elems[a];
-            if s % el != 0 && s < n {
+            if !s.is_multiple_of(el) && s < n {
                 return false;
             }
         }
@@ -378,12 +379,12 @@ impl<'a> Aligner<'a> {
             return true;
         }
         let w = self.dev.teu_width;
-        if t % w != 0 {
+        if !t.is_multiple_of(w) {
             return false;
         }
         let teus = t / w;
         let g = self.dev.teus_per_core;
-        teus % g == 0 || g % teus == 0
+        teus.is_multiple_of(g) || g.is_multiple_of(teus)
     }
 
     /// Storage padding of the shared-layer input data tiles (§3.1 bank rule), per input and

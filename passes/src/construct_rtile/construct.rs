@@ -128,24 +128,23 @@ pub fn construct(
             .iter()
             .filter(|g| g.len() > 1)
             .flatten()
-            .any(|&a| expr.axes[a].extent % dev.teu_width != 0)
+            .any(|&a| !expr.axes[a].extent.is_multiple_of(dev.teu_width))
     });
     let (mut form, mut fused) = (expr.clone(), None);
-    if irregular {
-        if let Some((f, groups)) = fusion.clone() {
-            form = f;
-            fused = Some(groups);
-        }
+    if irregular && let Some((f, groups)) = fusion.clone() {
+        form = f;
+        fused = Some(groups);
     }
     let mut progs = run_round(&form, dev, opts, eps0, &mut steps, Vec::new());
-    if progs.len() < k && !irregular {
-        if let Some((f, groups)) = fusion {
-            let fp = run_round(&f, dev, opts, eps0, &mut steps, Vec::new());
-            if fp.len() > progs.len() {
-                progs = fp;
-                form = f;
-                fused = Some(groups);
-            }
+    if progs.len() < k
+        && !irregular
+        && let Some((f, groups)) = fusion
+    {
+        let fp = run_round(&f, dev, opts, eps0, &mut steps, Vec::new());
+        if fp.len() > progs.len() {
+            progs = fp;
+            form = f;
+            fused = Some(groups);
         }
     }
     let mut eps = eps0;
@@ -187,10 +186,10 @@ fn run_round(
 ) -> Vec<RProgram> {
     let k = opts.top_k.max(1);
     let mut modes = Vec::new();
-    if opts.tensor_core {
-        if let Some(tc) = tensor_core_map(expr, dev) {
-            modes.push(Some(tc));
-        }
+    if opts.tensor_core
+        && let Some(tc) = tensor_core_map(expr, dev)
+    {
+        modes.push(Some(tc));
     }
     modes.push(None);
     for tc in modes {
@@ -261,10 +260,10 @@ impl<'a> Search<'a> {
 
     /// Figure 8 `ConstructProg`: the initial rTile at the top layer, then `EnlargeTile`.
     fn run(&mut self) {
-        if let Some(t) = self.al.initial_tile() {
-            if !self.exceeds(Device::REGISTER, &t, &t) {
-                self.enlarge(t, Device::REGISTER, &[]);
-            }
+        if let Some(t) = self.al.initial_tile()
+            && !self.exceeds(Device::REGISTER, &t, &t)
+        {
+            self.enlarge(t, Device::REGISTER, &[]);
         }
     }
 

@@ -131,8 +131,11 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
         .max_blocks_per_core
         .min(dev.max_threads_per_core / p.threads.max(1))
         .min(dev.regs_per_core / (p.threads.max(1) * regs));
-    if p.shared_bytes > 0 {
-        bpc = bpc.min(dev.layers[Device::SHARED].core_capacity() / p.shared_bytes);
+    if let Some(by_smem) = dev.layers[Device::SHARED]
+        .core_capacity()
+        .checked_div(p.shared_bytes)
+    {
+        bpc = bpc.min(by_smem);
     }
     let bpc = bpc.max(1);
     let cores = dev.cores;
