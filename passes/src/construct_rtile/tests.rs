@@ -361,3 +361,19 @@ fn show_programs() {
         }
     }
 }
+
+#[test]
+fn figure5b_storage_padding_through_the_rtile() {
+    // Roller Figure 5(b): a [3, 4] data tile kept across 4 banks one element (4 B) wide, read
+    // by [3, 1] tiles, is padded by 1 along its leading dimension. With MatMul's A[m, k], a
+    // block [3, 1, 4] keeps a [3, 4] tile of A and a thread tile [3, 1, 1] reads [3, 1].
+    let text = include_str!("../devices/v100.toml")
+        .replace("banks = 32", "banks = 4");
+    let dev = Device::from_toml_str(&text, "four-banks.toml").unwrap();
+    let e = TensorExprInfo::matmul(48, 48, 48, "f32");
+    let al = Aligner::new(&e, &dev, 0.0, None);
+    let pad = al.storage_padding(&[3, 1, 4], &[3, 1, 1]);
+    assert_eq!(pad[0], vec![0, 1]);
+    // B's [4, 1] tile is one element wide per row: narrower than the 4 banks, left alone.
+    assert_eq!(pad[1], vec![0, 0]);
+}
