@@ -94,6 +94,8 @@ pub struct Aligner<'a> {
     txn_elems: Vec<u64>,
     /// Memoised candidate sizes per (layer, axis, base).
     memo: HashMap<(usize, usize, u64), Vec<u64>>,
+    /// Memoised shared-layer entry blocks per register tile.
+    entry_memo: HashMap<Vec<u64>, Option<Vec<u64>>>,
     /// No data reuse anywhere (every input read once, e.g. element-wise): §3.2 "ROLLER will just
     /// construct rTiles for the top layer and loads them directly from the bottom layer", so the
     /// shared layer stages nothing.
@@ -131,6 +133,7 @@ impl<'a> Aligner<'a> {
             tc,
             txn_elems,
             memo: HashMap::new(),
+            entry_memo: HashMap::new(),
             direct,
         }
     }
@@ -257,8 +260,109 @@ impl<'a> Aligner<'a> {
     /// thread count is not aligned, grow the spatial axis whose next aligned size gives the
     /// thread count the most factors of two (TEU widths are powers of two), then the least
     /// shared memory, then the inner axis. `None` if threads run out before alignment.
+    ///
+    /// When that greedy walk fails (an odd extent fixed by the transaction rule, say), a bounded
+    /// search over per-axis sizes whose thread ratio is 1, a power of two, or covers the axis
+    /// finds the aligned block with the fewest threads, then the least shared memory.
     pub fn enter_shared(&mut self, thread: &[u64]) -> Option<Vec<u64>> {
-        let mut b = self.align_up(Device::SHARED, thread, thread)?;
+        if let Some(r) = self.entry_memo.get(thread) {
+            return r.clone();
+        }
+        let b = self.align_up(Device::SHARED, thread, thread);
+        let r = match b {
+            None => None,
+            Some(b) => self
+                .enter_shared_greedy(thread, b.clone())
+                .or_else(|| self.enter_shared_search(thread, &b)),
+        };
+        self.entry_memo.insert(thread.to_vec(), r.clone());
+        r
+    }
+
+    fn enter_shared_search(&mut self, thread: &[u64], b0: &[u64]) -> Option<Vec<u64>> {
+        let max = self.dev.max_threads_per_block;
+        let spatial: Vec<usize> = (0..b0.len())
+            .filter(|&a| !self.expr.axes[a].reduction)
+            .collect();
+        let mut options: Vec<Vec<u64>> = Vec::new();
+        for &a in &spatial {
+            let n = self.expr.axes[a].extent;
+            let v = self.sizes(Device::SHARED, a, thread[a]);
+            let i = v.partition_point(|&s| s < b0[a]);
+            let mut o: Vec<u64> = Vec::new();
+            let mut covered = false;
+            for &s in &v[i..] {
+                let r = s / thread[a];
+                if r > max {
+                    break;
+                }
+                let covers = s >= n && !covered;
+                covered |= s >= n;
+                if s == b0[a] || r.is_power_of_two() || covers {
+                    o.push(s);
+                }
+            }
+            options.push(o);
+        }
+        let mut best: Option<(u64, u64, Vec<u64>)> = None;
+        let mut budget = 50_000usize;
+        let mut c = b0.to_vec();
+        self.search_rec(
+            thread,
+            &spatial,
+            &options,
+            0,
+            1,
+            &mut c,
+            &mut best,
+            &mut budget,
+        );
+        best.map(|x| x.2)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search_rec(
+        &self,
+        thread: &[u64],
+        spatial: &[usize],
+        options: &[Vec<u64>],
+        i: usize,
+        ratio: u64,
+        c: &mut Vec<u64>,
+        best: &mut Option<(u64, u64, Vec<u64>)>,
+        budget: &mut usize,
+    ) {
+        if *budget == 0 {
+            return;
+        }
+        let lanes = self.lanes();
+        if i == spatial.len() {
+            *budget -= 1;
+            if self.teu_aligned(c, thread) {
+                let t = ratio * lanes;
+                let f = self.shared_footprint(c, thread);
+                if f <= self.dev.layers[Device::SHARED].capacity_bytes
+                    && best.as_ref().is_none_or(|(bt, bf, _)| (t, f) < (*bt, *bf))
+                {
+                    *best = Some((t, f, c.clone()));
+                }
+            }
+            return;
+        }
+        let a = spatial[i];
+        for &s in &options[i] {
+            let r = ratio * (s / thread[a]);
+            if r * lanes > self.dev.max_threads_per_block {
+                break;
+            }
+            let old = c[a];
+            c[a] = s;
+            self.search_rec(thread, spatial, options, i + 1, r, c, best, budget);
+            c[a] = old;
+        }
+    }
+
+    fn enter_shared_greedy(&mut self, thread: &[u64], mut b: Vec<u64>) -> Option<Vec<u64>> {
         loop {
             if self.teu_aligned(&b, thread) {
                 return Some(b);

@@ -218,6 +218,25 @@ fn run_round(
     acc
 }
 
+/// A pending call of Figure 8's recursion.
+enum Call {
+    /// `EnlargeTile(T, mem, P)`.
+    Enlarge(Vec<u64>, usize, Vec<Vec<u64>>),
+    /// `P.Add(mem, T); EnlargeTile(T, mem.Next(), P)`.
+    Descend(Vec<u64>, usize, Vec<Vec<u64>>),
+}
+
+/// One active `EnlargeTile(T, mem, P)`: its candidates (line 10's loop) and the calls the
+/// current candidate still has to make.
+struct Frame {
+    t: Vec<u64>,
+    layer: usize,
+    p: Vec<Vec<u64>>,
+    cands: Vec<Vec<u64>>,
+    next: usize,
+    pending: Vec<Call>,
+}
+
 /// The recursive construction of Figure 8 for one ε and one compute mode.
 struct Search<'a> {
     al: Aligner<'a>,
@@ -259,11 +278,115 @@ impl<'a> Search<'a> {
     }
 
     /// Figure 8 `ConstructProg`: the initial rTile at the top layer, then `EnlargeTile`.
+    ///
+    /// The recursion of Figure 8 runs on an explicit stack of `EnlargeTile` frames (its depth is
+    /// the number of enlargement steps, thousands for long axes), in exactly the recursive order.
     fn run(&mut self) {
-        if let Some(t) = self.al.initial_tile()
-            && !self.exceeds(Device::REGISTER, &t, &t)
-        {
-            self.enlarge(t, Device::REGISTER, &[]);
+        let Some(t) = self.al.initial_tile() else {
+            return;
+        };
+        if self.exceeds(Device::REGISTER, &t, &t) {
+            return;
+        }
+        let mut stack: Vec<Frame> = Vec::new();
+        self.call(Call::Enlarge(t, Device::REGISTER, Vec::new()), &mut stack);
+        while !self.done {
+            let Some(top) = stack.last_mut() else { break };
+            if let Some(c) = top.pending.pop() {
+                self.call(c, &mut stack);
+                continue;
+            }
+            if top.next >= top.cands.len() {
+                stack.pop();
+                continue;
+            }
+            let t2 = top.cands[top.next].clone();
+            top.next += 1;
+            let (t, layer, p) = (top.t.clone(), top.layer, top.p.clone());
+            self.steps += 1;
+            if self.steps > self.max_steps {
+                self.done = true;
+                break;
+            }
+            // Lines 11-12: a visited rTile ends this EnlargeTile (literal `Return`).
+            let thread = if layer == Device::SHARED {
+                p[0].clone()
+            } else {
+                Vec::new()
+            };
+            if !self.visited.insert((layer, t2.clone(), thread.clone())) {
+                stack.pop();
+                continue;
+            }
+            let thread2 = if layer == Device::SHARED {
+                thread
+            } else {
+                t2.clone()
+            };
+            // Calls run in push-reverse order (`pending` is a stack).
+            let mut pending = Vec::new();
+            if self.exceeds(layer, &t2, &thread2) {
+                // Lines 13-15.
+                pending.push(Call::Descend(t, layer, p));
+            } else {
+                // Line 20 (runs second): keep enlarging at this layer ...
+                pending.push(Call::Enlarge(t2.clone(), layer, p.clone()));
+                // ... lines 17-19 (run first): compute-bound, record T' and go down.
+                if self.compute_bound(layer, &t2) {
+                    pending.push(Call::Descend(t2, layer, p));
+                }
+            }
+            if let Some(top) = stack.last_mut() {
+                top.pending = pending;
+            }
+        }
+    }
+
+    /// Starts one call of Figure 8: `Enlarge` is `EnlargeTile` (a new frame, or a result at the
+    /// lowest layer); `Descend` is `P.Add(mem, T); EnlargeTile(T, mem.Next(), P)`.
+    fn call(&mut self, c: Call, stack: &mut Vec<Frame>) {
+        if self.done {
+            return;
+        }
+        match c {
+            Call::Descend(t, layer, p) => self.descend(t, layer, &p, stack),
+            Call::Enlarge(t, layer, p) => {
+                // Lines 6-9: at the lowest layer, P is a result.
+                if layer == Device::GLOBAL {
+                    let (thread, block) = (&p[0], &p[1]);
+                    // A block must align with the execution unit to be a result (§3.1).
+                    if self.al.teu_aligned(block, thread)
+                        && !self.results.iter().any(|r| &r.0 == block && &r.1 == thread)
+                    {
+                        self.results.push((block.clone(), thread.clone()));
+                        // Line 8 with `≥`: stop once `TopK` programs exist.
+                        if self.results.len() >= self.k {
+                            self.done = true;
+                        }
+                    }
+                    return;
+                }
+                let thread = if layer == Device::SHARED {
+                    p[0].clone()
+                } else {
+                    t.clone()
+                };
+                let cands = self.next_shapes(layer, &t, &thread);
+                // A tile that cannot grow along any axis is as large as the tensor allows:
+                // treat it like a capacity hit and record it.
+                if cands.is_empty() {
+                    self.descend(t, layer, &p, stack);
+                    return;
+                }
+                stack.push(Frame {
+                    t,
+                    layer,
+                    p,
+                    cands,
+                    next: 0,
+                    pending: Vec::new(),
+                });
+            }
         }
     }
 
@@ -342,7 +465,7 @@ impl<'a> Search<'a> {
 
     /// Moves to `mem.Next()` with `P.Add(mem, T)` done: entering the shared layer first aligns
     /// the tile to that layer's rules.
-    fn descend(&mut self, t: Vec<u64>, layer: usize, p: &[Vec<u64>]) {
+    fn descend(&mut self, t: Vec<u64>, layer: usize, p: &[Vec<u64>], stack: &mut Vec<Frame>) {
         let mut p2 = p.to_vec();
         p2.push(t.clone());
         let next = layer + 1;
@@ -353,79 +476,9 @@ impl<'a> Search<'a> {
             if self.exceeds(Device::SHARED, &b, &t) {
                 return;
             }
-            self.enlarge(b, next, &p2);
+            self.call(Call::Enlarge(b, next, p2), stack);
         } else {
-            self.enlarge(t, next, &p2);
-        }
-    }
-
-    /// Figure 8 `EnlargeTile(T, mem, P)`; `p` holds the tiles already fixed for the layers
-    /// above (`p[0]` the register tile).
-    fn enlarge(&mut self, t: Vec<u64>, layer: usize, p: &[Vec<u64>]) {
-        if self.done {
-            return;
-        }
-        // Lines 6-9: at the lowest layer, P is a result.
-        if layer == Device::GLOBAL {
-            let (thread, block) = (&p[0], &p[1]);
-            // A block must align with the execution unit to be a result (§3.1).
-            if self.al.teu_aligned(block, thread)
-                && !self.results.iter().any(|r| &r.0 == block && &r.1 == thread)
-            {
-                self.results.push((block.clone(), thread.clone()));
-                // Line 8 with `≥`: stop once `TopK` programs exist.
-                if self.results.len() >= self.k {
-                    self.done = true;
-                }
-            }
-            return;
-        }
-        let thread = if layer == Device::SHARED {
-            p[0].clone()
-        } else {
-            t.clone()
-        };
-        let cands = self.next_shapes(layer, &t, &thread);
-        // A tile that cannot grow along any axis is as large as the tensor allows: treat it
-        // like a capacity hit and record it.
-        if cands.is_empty() {
-            self.descend(t, layer, p);
-            return;
-        }
-        for t2 in cands {
-            if self.done {
-                return;
-            }
-            self.steps += 1;
-            if self.steps > self.max_steps {
-                self.done = true;
-                return;
-            }
-            // Lines 11-12: a visited rTile ends this EnlargeTile (literal `Return`).
-            let key_thread = if layer == Device::SHARED {
-                thread.clone()
-            } else {
-                Vec::new()
-            };
-            if !self.visited.insert((layer, t2.clone(), key_thread)) {
-                return;
-            }
-            let thread2 = if layer == Device::SHARED {
-                thread.clone()
-            } else {
-                t2.clone()
-            };
-            if self.exceeds(layer, &t2, &thread2) {
-                // Lines 13-15.
-                self.descend(t.clone(), layer, p);
-            } else {
-                // Lines 17-19: compute-bound, record T' and go down ...
-                if self.compute_bound(layer, &t2) {
-                    self.descend(t2.clone(), layer, p);
-                }
-                // ... line 20: and keep enlarging at this layer.
-                self.enlarge(t2, layer, p);
-            }
+            self.call(Call::Enlarge(t, next, p2), stack);
         }
     }
 
@@ -556,4 +609,67 @@ impl<'a> Search<'a> {
             traffic: [mem_traffic(e, thread), to_shared, to_shared],
         })
     }
+}
+
+/// Checks that `p` obeys every alignment rule of §3.1 and fits every capacity of `dev` for the
+/// expression `e` (the form it was built on, fused if `ConstructResult::fused_axes` says so).
+/// Used by tests and by the `#rtile.program` verifier; `Err` names the first broken rule.
+pub fn check_program(e: &TensorExprInfo, dev: &Device, p: &RProgram) -> Result<(), String> {
+    let n = e.axes.len();
+    if p.block.len() != n || p.thread.len() != n {
+        return Err(format!("tiles must have {n} sizes, one per axis"));
+    }
+    if p.block.contains(&0) || p.thread.contains(&0) {
+        return Err("tile sizes must be positive".into());
+    }
+    let tc = if p.tensor_core {
+        Some(tensor_core_map(e, dev).ok_or("tensor cores on an ineligible operator")?)
+    } else {
+        None
+    };
+    let al = Aligner::new(e, dev, p.epsilon, tc);
+    al.check_axes(&p.block, &p.thread)?;
+    if !al.teu_aligned(&p.block, &p.thread) {
+        return Err(format!(
+            "{} threads are not aligned with the execution unit ({} x {})",
+            p.threads, dev.teu_width, dev.teus_per_core
+        ));
+    }
+    if p.threads != al.threads(&p.block, &p.thread) {
+        return Err("thread count does not match the tiles".into());
+    }
+    if p.staged == al.direct {
+        return Err("shared-memory staging does not match the operator's reuse".into());
+    }
+    if p.pad != al.storage_padding(&p.block, &p.thread) {
+        return Err("storage padding differs from the bank-conflict rule".into());
+    }
+    let expected_grid: Vec<u64> = e
+        .axes
+        .iter()
+        .zip(&p.block)
+        .filter(|(a, _)| !a.reduction)
+        .map(|(a, &b)| ceil_div(a.extent, b))
+        .collect();
+    if p.grid != expected_grid {
+        return Err("grid does not match the block tile".into());
+    }
+    let reg = register_bytes(e, &p.thread, al.lanes());
+    if reg > dev.layers[Device::REGISTER].capacity_bytes {
+        return Err(format!("register tile needs {reg} bytes per thread"));
+    }
+    let sh = al.shared_footprint(&p.block, &p.thread);
+    if sh > dev.layers[Device::SHARED].capacity_bytes {
+        return Err(format!("block needs {sh} bytes of shared memory"));
+    }
+    if p.footprint[0] != reg || p.footprint[1] != sh {
+        return Err("footprint does not match the tiles".into());
+    }
+    if p.threads > dev.max_threads_per_block || p.threads * ceil_div(reg, 4) > dev.regs_per_core {
+        return Err("block exceeds the core's threads or registers".into());
+    }
+    if !(p.est_us.is_finite() && p.est_us > 0.0) {
+        return Err("estimate must be a positive number".into());
+    }
+    Ok(())
 }

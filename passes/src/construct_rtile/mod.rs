@@ -14,7 +14,7 @@ pub mod expr_info;
 pub mod perf_model;
 pub mod rtile;
 
-pub use construct::{ConstructOptions, ConstructResult, RProgram, construct};
+pub use construct::{ConstructOptions, ConstructResult, RProgram, check_program, construct};
 pub use expr_info::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
 
 #[cfg(test)]
