@@ -10,13 +10,13 @@
 //! time ([`Device::builtin`]), or read from a user file ([`Device::from_file`], the pass's
 //! `--device-file`). Each built-in file cites where its numbers come from.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
 
 /// Where a memory layer lives, which decides how its bandwidth is shared (§3.3: "for the memory
 /// layer shared by all TEUs, we split the bandwidth evenly").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// Private to one thread (registers).
@@ -28,7 +28,7 @@ pub enum Scope {
 }
 
 /// One memory layer of the HAL (§3.3: capacity, transaction length, banks).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemLayer {
     /// Layer name: `register`, `shared`, `global`.
@@ -65,7 +65,7 @@ impl MemLayer {
 }
 
 /// Peak compute throughput for one data type (§3.3 MaxComputePerf).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PeakCompute {
     /// Element type: `f32`, `f16`, `bf16`, `i8`, `i32`, `f64`.
@@ -81,7 +81,7 @@ pub struct PeakCompute {
 }
 
 /// A device description (Roller's HAL, Figure 9 `GetDeviceSpec`).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Device {
     /// Short name used on the command line (`device=v100`).

@@ -235,6 +235,7 @@ proptest! {
             let opts = ConstructOptions { top_k: k, epsilon: eps, ..Default::default() };
             let r = construct(&e, &dev, &opts).unwrap();
             prop_assert!(!r.programs.is_empty(), "no program on {}", dev.name);
+            prop_assert!(r.programs.iter().all(|p| p.epsilon <= opts.epsilon_max.max(eps)));
             check_all(&e, &dev, &r, k);
         }
     }
@@ -378,6 +379,35 @@ fn empty_results_sweep() {
             empty.len(),
             total,
             &empty[..empty.len().min(12)]
+        );
+    }
+}
+
+/// The slowest shapes seen by the property test, timed (diagnostics, not CI).
+#[test]
+#[ignore]
+fn pathological_speed() {
+    let cases = [
+        (
+            "mi250x",
+            TensorExprInfo::conv2d_nchw(1, 1, 33, 33, 3, 1, 1, 1, 0, "i8"),
+        ),
+        (
+            "mi50",
+            TensorExprInfo::conv2d_nchw(7, 61, 39, 39, 61, 5, 5, 2, 2, "bf16"),
+        ),
+        ("k80", TensorExprInfo::matmul(4099, 1, 4099, "f32")),
+        ("h100", TensorExprInfo::reduce(&[97, 4099, 31], &[2], "i8")),
+    ];
+    for (d, e) in cases {
+        let dev = Device::builtin(d).unwrap();
+        let t = std::time::Instant::now();
+        let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+        eprintln!(
+            "{d}: {} programs in {:.3} ms ({} steps)",
+            r.programs.len(),
+            t.elapsed().as_secs_f64() * 1e3,
+            r.steps
         );
     }
 }
