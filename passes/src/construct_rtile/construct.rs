@@ -431,12 +431,7 @@ impl<'a> Search<'a> {
     fn score(&self, layer: usize, t: &[u64], t2: &[u64], thread: &[u64]) -> f64 {
         let (q1, f1) = self.q_f(layer, t, thread);
         let (q2, f2) = self.q_f(layer, t2, thread);
-        let (dq, df) = (q1 - q2, f2 - f1);
-        if df <= 0.0 {
-            if dq > 0.0 { f64::INFINITY } else { 0.0 }
-        } else {
-            dq / df
-        }
+        super::rtile::data_reuse_score((q1, q2), (f1, f2))
     }
 
     /// Figure 8 `GetNextRTileShapes`: one candidate per growable axis, best reuse score first;

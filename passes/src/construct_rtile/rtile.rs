@@ -110,6 +110,18 @@ pub fn mem_traffic(e: &TensorExprInfo, shape: &[u64]) -> u64 {
     loads + stores
 }
 
+/// Data reuse score (§3.1) of enlarging `T` to `T'`: `S = (Q(T) − Q(T')) / (F(T') − F(T))`
+/// from the traffic `q = (Q(T), Q(T'))` and footprint `f = (F(T), F(T'))`. A saving with no
+/// footprint growth scores +∞, no saving scores 0.
+pub fn data_reuse_score(q: (f64, f64), f: (f64, f64)) -> f64 {
+    let (dq, df) = (q.0 - q.1, f.1 - f.0);
+    if df <= 0.0 {
+        if dq > 0.0 { f64::INFINITY } else { 0.0 }
+    } else {
+        dq / df
+    }
+}
+
 /// Registers (32-bit) one thread needs for an rTile of `shape` at the register layer: its input
 /// data tiles and its output (accumulator) tile. With tensor cores the tile belongs to a warp
 /// of `lanes` threads and is spread over them.
@@ -167,6 +179,24 @@ mod tests {
         assert_eq!(total_input_reads(&e, &[4, 4, 1]) * 2, mnk);
         // The reduction extent of the tile does not change the count (a whole row and column).
         assert_eq!(total_input_reads(&e, &[1, 1, k]), 2 * mnk);
+    }
+
+    #[test]
+    fn reuse_score_prefers_spatial_growth_in_registers() {
+        // At the register layer, a longer k step moves the same bytes (Q unchanged, S = 0);
+        // a taller m tile reuses each B element more (S > 0).
+        let e = TensorExprInfo::matmul(256, 256, 256, "f32");
+        let s = |t: &[u64], t2: &[u64]| {
+            data_reuse_score(
+                (mem_traffic(&e, t) as f64, mem_traffic(&e, t2) as f64),
+                (
+                    register_bytes(&e, t, 1) as f64,
+                    register_bytes(&e, t2, 1) as f64,
+                ),
+            )
+        };
+        assert_eq!(s(&[4, 4, 1], &[4, 4, 2]), 0.0);
+        assert!(s(&[4, 4, 1], &[8, 4, 1]) > 0.0);
     }
 
     #[test]
