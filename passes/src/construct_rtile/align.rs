@@ -150,7 +150,13 @@ impl<'a> Aligner<'a> {
     /// Granularity of the register-layer tile along `a`.
     fn register_base(&self, a: usize) -> Option<u64> {
         match &self.tc {
-            Some(tc) => tc.axes.iter().position(|&x| x == a).map(|i| tc.shape[i]),
+            // Axes outside m, n, k stay 1 in a warp tile (callers test `base == 1`).
+            Some(tc) => Some(
+                tc.axes
+                    .iter()
+                    .position(|&x| x == a)
+                    .map_or(1, |i| tc.shape[i]),
+            ),
             None => Some(1),
         }
     }

@@ -134,6 +134,46 @@ fn tensor_core_programs_for_f16() {
 }
 
 #[test]
+fn tensor_core_batched_matmul() {
+    // C[b, m, n] = Σ_k A[b, m, k] · B[b, k, n]: the batch axis stays 1 in the warp tile.
+    let ax = |name: &str, extent, reduction| Axis {
+        name: name.into(),
+        extent,
+        reduction,
+    };
+    let t = |name: &str, shape: Vec<u64>, idx: [usize; 3]| TensorAccess {
+        name: name.into(),
+        shape,
+        elem_bytes: 2,
+        indices: idx.iter().map(|&a| AffineIndex::axis(a)).collect(),
+    };
+    let e = TensorExprInfo {
+        axes: vec![
+            ax("b", 16, false),
+            ax("m", 512, false),
+            ax("n", 512, false),
+            ax("k", 512, true),
+        ],
+        inputs: vec![
+            t("A", vec![16, 512, 512], [0, 1, 3]),
+            t("B", vec![16, 512, 512], [0, 3, 2]),
+        ],
+        output: t("C", vec![16, 512, 512], [0, 1, 2]),
+        flops_per_point: 2.0,
+        dtype: "f16".into(),
+    };
+    let dev = Device::builtin("h100").unwrap();
+    let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+    let tc: Vec<_> = r.programs.iter().filter(|p| p.tensor_core).collect();
+    assert!(!tc.is_empty());
+    for p in tc {
+        assert_eq!(p.thread[0], 1);
+        assert!(p.thread[1..].iter().all(|&s| s % 16 == 0), "{p:?}");
+    }
+    check_all(&e, &dev, &r, 10);
+}
+
+#[test]
 fn small_operator_shrinks_to_fill_cores() {
     // §3.2 / Figure 16: a small MatMul gets enough blocks for the SMs.
     let dev = Device::builtin("v100").unwrap();
