@@ -149,7 +149,8 @@ pub fn construct(
     }
     let mut eps = eps0;
     while progs.len() < k && eps < opts.epsilon_max && opts.epsilon_step > 0.0 {
-        eps = (eps + opts.epsilon_step).min(opts.epsilon_max);
+        // Rounded so that ε prints as the user would write it (0.6, not 0.6000000000000001).
+        eps = (((eps + opts.epsilon_step) * 1e9).round() / 1e9).min(opts.epsilon_max);
         progs = run_round(&form, dev, opts, eps, &mut steps, progs);
     }
     sort_programs(&mut progs);
@@ -599,7 +600,7 @@ impl<'a> Search<'a> {
             tensor_core: self.al.tc.is_some(),
             staged: !self.al.direct,
             epsilon: self.al.epsilon,
-            est_us: est.total_s * 1e6,
+            est_us: super::attr::round_estimate(est.total_s * 1e6),
             footprint: [reg, sh, global_fp],
             traffic: [mem_traffic(e, thread), to_shared, to_shared],
         })

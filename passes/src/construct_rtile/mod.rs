@@ -5,10 +5,12 @@
 //! - [`align`]: the alignment rules and `GetNextAlignedAxisSize` (§3.1, Figure 5).
 //! - [`perf_model`]: the micro-performance model (§3.3).
 //! - [`construct`]: Figure 8's scale-up, scale-out, small-operator shrink, ε growth (§3.2).
+//! - [`attr`]: the text of `#rtile.program` / `#rtile.tile` bodies (print and parse).
 //!
 //! The device descriptions (the HAL) live in [`crate::device`].
 
 pub mod align;
+pub mod attr;
 pub mod construct;
 pub mod expr_info;
 pub mod perf_model;
