@@ -1,5 +1,7 @@
 //! rtile's passes and analyses, one module per pass, named after its flag.
 
+pub mod construct_rtile;
+pub mod device;
 pub mod print_op_stats;
 pub mod symbol_dce;
 

@@ -1,0 +1,380 @@
+//! Text of the `#rtile.program` and `#rtile.tile` attributes (docs/dialects/rtile.md), without
+//! the IR: the IR keeps dialect attributes as `Attribute::Dialect { dialect: "rtile", body }`,
+//! and these functions print and parse `body`.
+
+use super::construct::RProgram;
+use std::fmt::Write;
+
+/// Rounds a positive estimate to 4 significant digits, through its decimal text, so that the
+/// printed value parses back to exactly the stored one.
+pub fn round_estimate(x: f64) -> f64 {
+    if !(x.is_finite() && x > 0.0) {
+        return x;
+    }
+    let digits = x.log10().floor() as i64 + 1;
+    let decimals = (4 - digits).clamp(0, 12) as usize;
+    format!("{x:.decimals$}").parse().unwrap_or(x)
+}
+
+fn list(v: &[u64]) -> String {
+    let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    format!("[{}]", items.join(", "))
+}
+
+fn list2(v: &[Vec<u64>]) -> String {
+    let items: Vec<String> = v.iter().map(|x| list(x)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+fn quote(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// The body of `#rtile.program<...>` (starting with `program<`). `axes` is printed only when
+/// `with_axes` (programs over fused axes).
+pub fn program_body(p: &RProgram, with_axes: bool) -> String {
+    let mut s = format!(
+        "program<device = {}, tiles = {}, pad = {}, grid = {}, threads = {}, est_us = {}, epsilon = {}",
+        quote(&p.device),
+        list2(&[p.block.clone(), p.thread.clone()]),
+        list2(&p.pad),
+        list(&p.grid),
+        p.threads,
+        p.est_us,
+        p.epsilon
+    );
+    if p.tensor_core {
+        s.push_str(", tensor_core = true");
+    }
+    if !p.staged {
+        s.push_str(", staged = false");
+    }
+    if with_axes {
+        let names: Vec<String> = p.axes.iter().map(|a| quote(a)).collect();
+        let _ = write!(s, ", axes = [{}]", names.join(", "));
+    }
+    let _ = write!(
+        s,
+        ", footprint = {}, traffic = {}>",
+        list(&p.footprint),
+        list(&p.traffic)
+    );
+    s
+}
+
+/// The body of `#rtile.tile<...>` (starting with `tile<`).
+pub fn tile_body(shape: &[u64], pad: &[Vec<u64>]) -> String {
+    if pad.iter().all(|p| p.iter().all(|&x| x == 0)) {
+        format!("tile<{}>", list(shape))
+    } else {
+        format!("tile<{}, pad = {}>", list(shape), list2(pad))
+    }
+}
+
+/// A tiny cursor over the attribute body.
+struct Cursor<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn ws(&mut self) {
+        while self.s[self.pos..].starts_with(|c: char| c.is_whitespace()) {
+            self.pos += self.s[self.pos..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+
+    fn err(&self, msg: &str) -> String {
+        format!("{msg} at offset {} of '{}'", self.pos, self.s)
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        self.ws();
+        if self.s[self.pos..].starts_with(p) {
+            self.pos += p.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, p: &str) -> Result<(), String> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(self.err(&format!("expected '{p}'")))
+        }
+    }
+
+    fn ident(&mut self) -> Result<&'a str, String> {
+        self.ws();
+        let rest = &self.s[self.pos..];
+        let n = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if n == 0 {
+            return Err(self.err("expected a field name"));
+        }
+        self.pos += n;
+        Ok(&rest[..n])
+    }
+
+    fn number_text(&mut self) -> Result<&'a str, String> {
+        self.ws();
+        let rest = &self.s[self.pos..];
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')))
+            .unwrap_or(rest.len());
+        if n == 0 {
+            return Err(self.err("expected a number"));
+        }
+        self.pos += n;
+        Ok(&rest[..n])
+    }
+
+    fn uint(&mut self) -> Result<u64, String> {
+        let t = self.number_text()?;
+        t.parse()
+            .map_err(|_| self.err(&format!("'{t}' is not a non-negative integer")))
+    }
+
+    fn float(&mut self) -> Result<f64, String> {
+        let t = self.number_text()?;
+        t.parse()
+            .map_err(|_| self.err(&format!("'{t}' is not a number")))
+    }
+
+    fn boolean(&mut self) -> Result<bool, String> {
+        match self.ident()? {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(self.err("expected true or false")),
+        }
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.expect("\"")?;
+        let mut o = String::new();
+        let mut chars = self.s[self.pos..].char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '"' => {
+                    self.pos += i + 1;
+                    return Ok(o);
+                }
+                '\\' => match chars.next() {
+                    Some((_, e)) => o.push(e),
+                    None => break,
+                },
+                c => o.push(c),
+            }
+        }
+        Err(self.err("unterminated string"))
+    }
+
+    fn seq<T>(
+        &mut self,
+        mut f: impl FnMut(&mut Self) -> Result<T, String>,
+    ) -> Result<Vec<T>, String> {
+        self.expect("[")?;
+        let mut v = Vec::new();
+        if self.eat("]") {
+            return Ok(v);
+        }
+        loop {
+            v.push(f(self)?);
+            if self.eat("]") {
+                return Ok(v);
+            }
+            self.expect(",")?;
+        }
+    }
+
+    fn uints(&mut self) -> Result<Vec<u64>, String> {
+        self.seq(|c| c.uint())
+    }
+
+    fn uints2(&mut self) -> Result<Vec<Vec<u64>>, String> {
+        self.seq(|c| c.uints())
+    }
+
+    fn end(&mut self) -> Result<(), String> {
+        self.ws();
+        if self.pos == self.s.len() {
+            Ok(())
+        } else {
+            Err(self.err("unexpected text"))
+        }
+    }
+}
+
+fn three(v: Vec<u64>, name: &str) -> Result<[u64; 3], String> {
+    <[u64; 3]>::try_from(v).map_err(|_| format!("'{name}' must have 3 entries"))
+}
+
+/// Parses the body of `#rtile.program<...>` (fields in any order). `axes` is empty when the
+/// text has none (the program tiles its compute's own axes).
+pub fn parse_program_body(body: &str) -> Result<RProgram, String> {
+    let mut c = Cursor { s: body, pos: 0 };
+    c.expect("program")?;
+    c.expect("<")?;
+    let mut p = RProgram {
+        device: String::new(),
+        axes: Vec::new(),
+        block: Vec::new(),
+        thread: Vec::new(),
+        pad: Vec::new(),
+        grid: Vec::new(),
+        threads: 0,
+        tensor_core: false,
+        staged: true,
+        epsilon: 0.0,
+        est_us: 0.0,
+        footprint: [0; 3],
+        traffic: [0; 3],
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    loop {
+        let field = c.ident()?;
+        if seen.contains(&field) {
+            return Err(c.err(&format!("duplicate field '{field}'")));
+        }
+        seen.push(field);
+        c.expect("=")?;
+        match field {
+            "device" => p.device = c.string()?,
+            "tiles" => {
+                let t = c.uints2()?;
+                let [b, th] = <[Vec<u64>; 2]>::try_from(t)
+                    .map_err(|_| c.err("'tiles' must be [block, thread]"))?;
+                p.block = b;
+                p.thread = th;
+            }
+            "pad" => p.pad = c.uints2()?,
+            "grid" => p.grid = c.uints()?,
+            "threads" => p.threads = c.uint()?,
+            "est_us" => p.est_us = c.float()?,
+            "epsilon" => p.epsilon = c.float()?,
+            "tensor_core" => p.tensor_core = c.boolean()?,
+            "staged" => p.staged = c.boolean()?,
+            "axes" => p.axes = c.seq(|c| c.string())?,
+            "footprint" => p.footprint = three(c.uints()?, "footprint")?,
+            "traffic" => p.traffic = three(c.uints()?, "traffic")?,
+            other => return Err(c.err(&format!("unknown field '{other}'"))),
+        }
+        if c.eat(">") {
+            break;
+        }
+        c.expect(",")?;
+    }
+    c.end()?;
+    for required in ["device", "tiles", "grid", "threads", "est_us"] {
+        if !seen.contains(&required) {
+            return Err(format!("#rtile.program needs '{required}'"));
+        }
+    }
+    Ok(p)
+}
+
+/// Parses the body of `#rtile.tile<...>`: the shape and the storage padding (empty if none).
+pub fn parse_tile_body(body: &str) -> Result<(Vec<u64>, Vec<Vec<u64>>), String> {
+    let mut c = Cursor { s: body, pos: 0 };
+    c.expect("tile")?;
+    c.expect("<")?;
+    let shape = c.uints()?;
+    let mut pad = Vec::new();
+    if c.eat(",") {
+        c.expect("pad")?;
+        c.expect("=")?;
+        pad = c.uints2()?;
+    }
+    c.expect(">")?;
+    c.end()?;
+    Ok((shape, pad))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::construct_rtile::{ConstructOptions, TensorExprInfo, construct};
+    use crate::device::Device;
+
+    #[test]
+    fn program_round_trip() {
+        let dev = Device::builtin("h100").unwrap();
+        for e in [
+            TensorExprInfo::matmul(4096, 4096, 1024, "f16"),
+            TensorExprInfo::elementwise(&[17, 11, 3], "f32"),
+        ] {
+            let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+            for p in &r.programs {
+                let fused = r.fused_axes.is_some();
+                let text = program_body(p, fused);
+                let q = parse_program_body(&text).unwrap();
+                let mut expect = p.clone();
+                if !fused {
+                    expect.axes.clear();
+                }
+                assert_eq!(q, expect, "{text}");
+                assert_eq!(program_body(&q, fused), text);
+            }
+        }
+    }
+
+    #[test]
+    fn program_text_shape() {
+        let p = parse_program_body(
+            r#"program<device = "h100", tiles = [[128, 128, 32], [8, 8, 1]], pad = [[0, 4], [0, 4]], grid = [512, 32], threads = 256, est_us = 812.3>"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (p.block, p.thread, p.threads),
+            (vec![128, 128, 32], vec![8, 8, 1], 256)
+        );
+        assert_eq!(p.est_us, 812.3);
+        assert!(p.staged && !p.tensor_core);
+    }
+
+    #[test]
+    fn program_errors() {
+        let e = parse_program_body("program<device = \"v100\">").unwrap_err();
+        assert!(e.contains("needs 'tiles'"), "{e}");
+        let e = parse_program_body("program<threads = -1>").unwrap_err();
+        assert!(e.contains("not a non-negative integer"), "{e}");
+        let e = parse_program_body("program<bogus = 1>").unwrap_err();
+        assert!(e.contains("unknown field 'bogus'"), "{e}");
+        let e = parse_program_body("program<threads = 1, threads = 2>").unwrap_err();
+        assert!(e.contains("duplicate"), "{e}");
+    }
+
+    #[test]
+    fn tile_round_trip() {
+        let t = tile_body(&[4, 4, 2], &[vec![0, 1], vec![0, 1]]);
+        assert_eq!(t, "tile<[4, 4, 2], pad = [[0, 1], [0, 1]]>");
+        assert_eq!(
+            parse_tile_body(&t).unwrap(),
+            (vec![4, 4, 2], vec![vec![0, 1], vec![0, 1]])
+        );
+        assert_eq!(
+            parse_tile_body("tile<[8, 8, 1]>").unwrap(),
+            (vec![8, 8, 1], vec![])
+        );
+        assert!(parse_tile_body("tile<[8, 8, 1]").is_err());
+    }
+
+    #[test]
+    fn estimate_rounding() {
+        assert_eq!(round_estimate(812.345_678), 812.3);
+        assert_eq!(round_estimate(35050.7), 35051.0);
+        assert_eq!(round_estimate(0.041_234_5), 0.04123);
+    }
+}

@@ -1,0 +1,238 @@
+//! Roller's micro-performance model (§3.3, Figure 9): `MemPerf` per memory layer (traffic over
+//! bandwidth, a shared layer's bandwidth split evenly across its consumers), `MaxComputePerf`
+//! from the device description, and an estimate of a whole rProgram's time after scale-out.
+
+use super::align::TensorCoreMap;
+use super::expr_info::TensorExprInfo;
+use super::rtile::{ceil_div, input_bytes, output_data_tile, tile_elems};
+use crate::device::Device;
+
+/// `MaxComputePerf(expr)` (§3.3): peak GFLOP/s of the whole device for the expression's element
+/// type, from the tensor cores when the program uses them.
+pub fn max_compute_gflops(e: &TensorExprInfo, dev: &Device, tc: Option<&TensorCoreMap>) -> f64 {
+    match tc {
+        Some(t) => t.gflops,
+        None => dev.peak(&e.dtype).simt_gflops,
+    }
+}
+
+/// How many consumers share the layer below `layer` (and, equally, the compute): every thread
+/// (or warp, with tensor cores) at full occupancy for the register layer, every core for the
+/// shared layer (§3.3: "for the memory layer shared by all TEUs, we split the bandwidth evenly").
+pub fn consumers(dev: &Device, layer: usize, lanes: u64) -> f64 {
+    if layer == Device::REGISTER {
+        (dev.cores * dev.max_threads_per_core / lanes.max(1)) as f64
+    } else {
+        dev.cores as f64
+    }
+}
+
+/// `MemPerf(T)` (§3.3) at `layer`: rTiles per second one consumer can load from the layer below
+/// (`traffic / bandwidth` per tile, inverted).
+pub fn mem_perf(e: &TensorExprInfo, dev: &Device, layer: usize, shape: &[u64], lanes: u64) -> f64 {
+    let bytes = input_bytes(e, shape) as f64;
+    let bw = dev.bandwidth(layer + 1) / consumers(dev, layer, lanes);
+    if bytes == 0.0 {
+        f64::INFINITY
+    } else {
+        bw / bytes
+    }
+}
+
+/// `MaxComputePerf` for one rTile (§3.3): rTiles per second one consumer can compute at peak.
+pub fn compute_perf(
+    e: &TensorExprInfo,
+    dev: &Device,
+    layer: usize,
+    shape: &[u64],
+    lanes: u64,
+    gflops: f64,
+) -> f64 {
+    let flops = shape.iter().map(|&s| s as f64).product::<f64>() * e.flops_per_point;
+    let peak = gflops * 1e9 / consumers(dev, layer, lanes);
+    peak / flops.max(1.0)
+}
+
+/// Figure 8 line 17: loading keeps up with computing (`MemPerf(T') > MaxComputePerf(T')`), so
+/// the tile saturates compute at this layer.
+pub fn is_compute_bound(
+    e: &TensorExprInfo,
+    dev: &Device,
+    layer: usize,
+    shape: &[u64],
+    lanes: u64,
+    gflops: f64,
+) -> bool {
+    mem_perf(e, dev, layer, shape, lanes) > compute_perf(e, dev, layer, shape, lanes, gflops)
+}
+
+/// The model's estimate of a whole rProgram.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Estimated time, seconds.
+    pub total_s: f64,
+    /// Waves of blocks over the cores.
+    pub waves: u64,
+    /// Resident blocks per core.
+    pub blocks_per_core: u64,
+    /// Per-wave compute, global-load and shared-load times, seconds.
+    pub compute_s: f64,
+    /// See `compute_s`.
+    pub global_s: f64,
+    /// See `compute_s`.
+    pub shared_s: f64,
+}
+
+/// Inputs of [`estimate`].
+pub struct ProgramShape<'a> {
+    /// Shared-layer (block) tile.
+    pub block: &'a [u64],
+    /// Register-layer (thread or warp) tile.
+    pub thread: &'a [u64],
+    /// Threads per block.
+    pub threads: u64,
+    /// Threads sharing one register-layer tile.
+    pub lanes: u64,
+    /// Shared-memory bytes per block.
+    pub shared_bytes: u64,
+    /// Register bytes per thread.
+    pub register_bytes: u64,
+    /// Whether inputs go through shared memory (otherwise threads load from global directly).
+    pub staged: bool,
+}
+
+/// Estimates an rProgram after scale-out (§3.2): blocks are spread evenly over the cores in
+/// waves; within a wave, one core's time is the slowest of computing, loading from global memory
+/// and loading from shared memory (the pipeline's bottleneck stage), each resource split evenly.
+pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<'_>) -> Estimate {
+    let mut grid = 1u64;
+    let mut k_steps = 1u64;
+    let mut thread_steps = 1u64;
+    let mut points = 1f64;
+    for (i, a) in e.axes.iter().enumerate() {
+        let steps = ceil_div(a.extent, p.block[i]);
+        if a.reduction {
+            k_steps *= steps;
+            thread_steps *= p.block[i] / p.thread[i].max(1);
+            points *= (steps * p.block[i]) as f64;
+        } else {
+            grid *= steps;
+            points *= p.block[i] as f64;
+        }
+    }
+    let flops_block = points * e.flops_per_point;
+    let out_bytes = tile_elems(&output_data_tile(e, p.block), None) * e.output.elem_bytes;
+    let global_block = (k_steps * input_bytes(e, p.block) + out_bytes) as f64;
+    let thread_tiles = (p.threads / p.lanes.max(1)) * thread_steps * k_steps;
+    let shared_block = (thread_tiles * input_bytes(e, p.thread)) as f64;
+
+    let regs = ceil_div(p.register_bytes, 4).max(1);
+    let mut bpc = dev
+        .max_blocks_per_core
+        .min(dev.max_threads_per_core / p.threads.max(1))
+        .min(dev.regs_per_core / (p.threads.max(1) * regs));
+    if let Some(by_smem) = dev.layers[Device::SHARED]
+        .core_capacity()
+        .checked_div(p.shared_bytes)
+    {
+        bpc = bpc.min(by_smem);
+    }
+    let bpc = bpc.max(1);
+    let cores = dev.cores;
+    let resident = bpc.min(ceil_div(grid, cores)).max(1);
+    let waves = ceil_div(grid, cores * bpc);
+
+    let w = dev.teu_width;
+    let warps = resident * ceil_div(p.threads, w);
+    let util = (warps as f64 / dev.teus_per_core as f64).min(1.0);
+    let lane_eff = p.threads as f64 / (ceil_div(p.threads, w) * w) as f64;
+    let peak_core = gflops * 1e9 / cores as f64 * util * lane_eff;
+    let r = resident as f64;
+    let compute_s = r * flops_block / peak_core;
+    let global_s = r * global_block / (dev.bandwidth(Device::GLOBAL) / cores as f64);
+    let shared_s = if p.staged {
+        r * shared_block / (dev.bandwidth(Device::SHARED) / cores as f64)
+    } else {
+        0.0
+    };
+    let total_s = waves as f64 * compute_s.max(global_s).max(shared_s);
+    Estimate {
+        total_s,
+        waves,
+        blocks_per_core: bpc,
+        compute_s,
+        global_s,
+        shared_s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reuse_makes_matmul_compute_bound() {
+        let dev = Device::builtin("v100").unwrap();
+        let e = TensorExprInfo::matmul(4096, 4096, 4096, "f32");
+        let g = max_compute_gflops(&e, &dev, None);
+        assert_eq!(g, 15700.0);
+        // 1×1 per thread: 2 flops per 8 bytes from shared memory cannot keep up.
+        assert!(!is_compute_bound(
+            &e,
+            &dev,
+            Device::REGISTER,
+            &[1, 1, 1],
+            1,
+            g
+        ));
+        assert!(is_compute_bound(
+            &e,
+            &dev,
+            Device::REGISTER,
+            &[8, 8, 1],
+            1,
+            g
+        ));
+        // Element-wise never becomes compute bound.
+        let r = TensorExprInfo::elementwise(&[1 << 20], "f32");
+        assert!(!is_compute_bound(&r, &dev, Device::SHARED, &[1024], 1, g));
+    }
+
+    #[test]
+    fn bigger_blocks_estimate_faster() {
+        let dev = Device::builtin("v100").unwrap();
+        let e = TensorExprInfo::matmul(4096, 4096, 4096, "f32");
+        let g = max_compute_gflops(&e, &dev, None);
+        let small = estimate(
+            &e,
+            &dev,
+            g,
+            &ProgramShape {
+                block: &[32, 32, 8],
+                thread: &[2, 2, 1],
+                threads: 256,
+                lanes: 1,
+                shared_bytes: 2048,
+                register_bytes: 64,
+                staged: true,
+            },
+        );
+        let big = estimate(
+            &e,
+            &dev,
+            g,
+            &ProgramShape {
+                block: &[128, 128, 8],
+                thread: &[8, 8, 1],
+                threads: 256,
+                lanes: 1,
+                shared_bytes: 8192,
+                register_bytes: 320,
+                staged: true,
+            },
+        );
+        assert!(big.total_s < small.total_s, "{big:?} vs {small:?}");
+        // 137 GFLOP at 15.7 TFLOPS is at least 8.7 ms.
+        assert!(big.total_s >= 2.0 * 4096f64.powi(3) / 15.7e12);
+    }
+}

@@ -1,0 +1,372 @@
+//! Device descriptions: Roller's hardware abstraction layer (HAL), §3.3 and §4.
+//!
+//! The HAL models an accelerator as `cores` parallel execution units (SMs / CUs), each running
+//! groups of `teus_per_core` rTile execution units (TEUs: a warp of 32 or a wavefront of 64
+//! threads), over a hierarchy of memory layers. Following Figure 8, layer 0 is the *top* layer
+//! (registers) and the last layer is the *lowest* (global memory); the construction starts at
+//! layer 0 and moves to `layer + 1` ("mem.Next()").
+//!
+//! Descriptions are data: one TOML file per device under `passes/src/devices/`, embedded at build
+//! time ([`Device::builtin`]), or read from a user file ([`Device::from_file`], the pass's
+//! `--device-file`). Each built-in file cites where its numbers come from.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+/// Where a memory layer lives, which decides how its bandwidth is shared (§3.3: "for the memory
+/// layer shared by all TEUs, we split the bandwidth evenly").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Private to one thread (registers).
+    Thread,
+    /// Shared by the threads of one core (shared memory / LDS).
+    Core,
+    /// Shared by every core (global memory and the L2 cache).
+    Device,
+}
+
+/// One memory layer of the HAL (§3.3: capacity, transaction length, banks).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemLayer {
+    /// Layer name: `register`, `shared`, `global`.
+    pub name: String,
+    /// Who shares the layer.
+    pub scope: Scope,
+    /// Capacity available to one rTile at this layer, in bytes (per thread for registers, per
+    /// block for shared memory, the whole device for global memory).
+    pub capacity_bytes: u64,
+    /// Capacity of one core at this layer (for occupancy); defaults to `capacity_bytes`.
+    #[serde(default)]
+    pub capacity_per_core_bytes: Option<u64>,
+    /// Memory transaction length in bytes (§3.1 "alignment with memory transaction"), if the
+    /// layer is read in transactions.
+    #[serde(default)]
+    pub transaction_bytes: Option<u64>,
+    /// Number of banks (§3.1 "alignment with memory bank").
+    #[serde(default)]
+    pub banks: Option<u64>,
+    /// Width of one bank in bytes.
+    #[serde(default)]
+    pub bank_bytes: Option<u64>,
+    /// Aggregate bandwidth, GB/s, at which the layer above reads this layer (all cores
+    /// together). Required for every layer but the top one.
+    #[serde(default)]
+    pub bandwidth_gbps: Option<f64>,
+}
+
+impl MemLayer {
+    /// Per-core capacity, falling back to the per-tile capacity.
+    pub fn core_capacity(&self) -> u64 {
+        self.capacity_per_core_bytes.unwrap_or(self.capacity_bytes)
+    }
+}
+
+/// Peak compute throughput for one data type (§3.3 MaxComputePerf).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeakCompute {
+    /// Element type: `f32`, `f16`, `bf16`, `i8`, `i32`, `f64`.
+    pub dtype: String,
+    /// Peak of the SIMT cores, GFLOP/s (GOP/s for integers).
+    pub simt_gflops: f64,
+    /// Peak of the tensor (matrix) cores, if any.
+    #[serde(default)]
+    pub tensor_gflops: Option<f64>,
+    /// Tensor instruction shape `[m, n, k]` (§3.1: 16×16×16 WMMA for f16).
+    #[serde(default)]
+    pub tensor_shape: Option<[u64; 3]>,
+}
+
+/// A device description (Roller's HAL, Figure 9 `GetDeviceSpec`).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    /// Short name used on the command line (`device=v100`).
+    pub name: String,
+    /// Human-readable description.
+    #[serde(default)]
+    pub description: String,
+    /// `nvidia` or `amd` (or anything else for user devices).
+    #[serde(default)]
+    pub vendor: String,
+    /// Parallel execution units (SMs / CUs).
+    pub cores: u64,
+    /// Threads per TEU (warp 32 / wavefront 64).
+    pub teu_width: u64,
+    /// TEUs per TEU group on one core (warp schedulers / SIMDs).
+    pub teus_per_core: u64,
+    /// Most threads in one block.
+    pub max_threads_per_block: u64,
+    /// Most resident threads on one core.
+    pub max_threads_per_core: u64,
+    /// Most resident blocks on one core.
+    pub max_blocks_per_core: u64,
+    /// Register limit per thread (Roller §4: 96 on V100/K80, 70 on MI50).
+    pub regs_per_thread: u64,
+    /// 32-bit registers per core.
+    pub regs_per_core: u64,
+    /// Boost clock, GHz (documentation and derived figures only).
+    #[serde(default)]
+    pub clock_ghz: f64,
+    /// Memory layers, top (registers) first, lowest (global) last.
+    pub layers: Vec<MemLayer>,
+    /// Peak compute per data type.
+    pub compute: Vec<PeakCompute>,
+}
+
+/// Why a device description was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceError {
+    /// What went wrong, with the file name when there is one.
+    pub message: String,
+}
+
+impl fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DeviceError {}
+
+/// The embedded device files, by name.
+const BUILTIN: &[(&str, &str)] = &[
+    ("a100", include_str!("devices/a100.toml")),
+    ("h100", include_str!("devices/h100.toml")),
+    ("h200", include_str!("devices/h200.toml")),
+    ("k80", include_str!("devices/k80.toml")),
+    ("mi250x", include_str!("devices/mi250x.toml")),
+    ("mi50", include_str!("devices/mi50.toml")),
+    ("v100", include_str!("devices/v100.toml")),
+];
+
+impl Device {
+    /// Names of the built-in devices, sorted.
+    pub fn builtin_names() -> Vec<&'static str> {
+        BUILTIN.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// A built-in device by name (case-insensitive).
+    pub fn builtin(name: &str) -> Result<Device, DeviceError> {
+        let lower = name.to_ascii_lowercase();
+        match BUILTIN.iter().find(|(n, _)| *n == lower) {
+            Some((n, text)) => Device::from_toml_str(text, &format!("<builtin {n}>")),
+            None => Err(DeviceError {
+                message: format!(
+                    "unknown device '{name}'; built-in devices are: {}",
+                    Device::builtin_names().join(", ")
+                ),
+            }),
+        }
+    }
+
+    /// All built-in devices, in name order.
+    pub fn all_builtin() -> Vec<Device> {
+        BUILTIN
+            .iter()
+            .filter_map(|(n, t)| Device::from_toml_str(t, n).ok())
+            .collect()
+    }
+
+    /// Reads a device description from a TOML file (`--device-file=path`).
+    pub fn from_file(path: &Path) -> Result<Device, DeviceError> {
+        let text = std::fs::read_to_string(path).map_err(|e| DeviceError {
+            message: format!("cannot read device file '{}': {e}", path.display()),
+        })?;
+        Device::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// Parses and validates a device description; `origin` names it in errors.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Device, DeviceError> {
+        let dev: Device = toml::from_str(text).map_err(|e| DeviceError {
+            message: format!("invalid device file '{origin}': {e}"),
+        })?;
+        dev.validate().map_err(|m| DeviceError {
+            message: format!("invalid device file '{origin}': {m}"),
+        })?;
+        Ok(dev)
+    }
+
+    /// Checks the invariants the construction relies on.
+    fn validate(&self) -> Result<(), String> {
+        let positive = [
+            ("cores", self.cores),
+            ("teu_width", self.teu_width),
+            ("teus_per_core", self.teus_per_core),
+            ("max_threads_per_block", self.max_threads_per_block),
+            ("max_threads_per_core", self.max_threads_per_core),
+            ("max_blocks_per_core", self.max_blocks_per_core),
+            ("regs_per_thread", self.regs_per_thread),
+            ("regs_per_core", self.regs_per_core),
+        ];
+        for (n, v) in positive {
+            if v == 0 {
+                return Err(format!("'{n}' must be positive"));
+            }
+        }
+        if self.max_threads_per_block < self.teu_width {
+            return Err("'max_threads_per_block' is smaller than one TEU".into());
+        }
+        // The construction and the rtile.program attribute use exactly Roller's three layers
+        // (§4: L0 registers, L1 shared memory, L2 global memory).
+        if self.layers.len() != 3 {
+            return Err(format!(
+                "expected 3 memory layers (register, shared, global), found {}",
+                self.layers.len()
+            ));
+        }
+        let scopes = [Scope::Thread, Scope::Core, Scope::Device];
+        for (i, (l, s)) in self.layers.iter().zip(scopes).enumerate() {
+            if l.scope != s {
+                return Err(format!(
+                    "layer {i} ('{}') must have scope {:?}, the layers are listed top (registers) first",
+                    l.name, s
+                ));
+            }
+            if l.capacity_bytes == 0 {
+                return Err(format!(
+                    "layer '{}': 'capacity_bytes' must be positive",
+                    l.name
+                ));
+            }
+            if i > 0 {
+                match l.bandwidth_gbps {
+                    Some(b) if b.is_finite() && b > 0.0 => {}
+                    _ => {
+                        return Err(format!(
+                            "layer '{}': 'bandwidth_gbps' must be a positive number",
+                            l.name
+                        ));
+                    }
+                }
+            }
+            if l.banks.is_some() != l.bank_bytes.is_some() {
+                return Err(format!(
+                    "layer '{}': 'banks' and 'bank_bytes' go together",
+                    l.name
+                ));
+            }
+            for (n, v) in [
+                ("transaction_bytes", l.transaction_bytes),
+                ("banks", l.banks),
+                ("bank_bytes", l.bank_bytes),
+            ] {
+                if v == Some(0) {
+                    return Err(format!("layer '{}': '{n}' must be positive", l.name));
+                }
+            }
+        }
+        if self.compute.is_empty() {
+            return Err("no [[compute]] entry".into());
+        }
+        for c in &self.compute {
+            if !(c.simt_gflops.is_finite() && c.simt_gflops > 0.0) {
+                return Err(format!(
+                    "compute '{}': 'simt_gflops' must be positive",
+                    c.dtype
+                ));
+            }
+            if let Some(t) = c.tensor_gflops
+                && (!(t.is_finite() && t > 0.0) || c.tensor_shape.is_none())
+            {
+                return Err(format!(
+                    "compute '{}': 'tensor_gflops' must be positive and come with 'tensor_shape'",
+                    c.dtype
+                ));
+            }
+            if let Some(s) = c.tensor_shape
+                && s.contains(&0)
+            {
+                return Err(format!("compute '{}': 'tensor_shape' has a zero", c.dtype));
+            }
+        }
+        Ok(())
+    }
+
+    /// Index of the top layer (registers, Figure 8 `dev.MemLayer(0)`).
+    pub const REGISTER: usize = 0;
+    /// Index of the shared-memory layer.
+    pub const SHARED: usize = 1;
+    /// Index of the lowest layer (global memory).
+    pub const GLOBAL: usize = 2;
+
+    /// Peak compute entry for an element type, falling back to `f32` (SIMT float math).
+    pub fn peak(&self, dtype: &str) -> &PeakCompute {
+        self.compute
+            .iter()
+            .find(|c| c.dtype == dtype)
+            .or_else(|| self.compute.iter().find(|c| c.dtype == "f32"))
+            .unwrap_or(&self.compute[0])
+    }
+
+    /// Tensor-core peak and instruction shape for an element type, if the device has them.
+    pub fn tensor_core(&self, dtype: &str) -> Option<(f64, [u64; 3])> {
+        let c = self.compute.iter().find(|c| c.dtype == dtype)?;
+        Some((c.tensor_gflops?, c.tensor_shape?))
+    }
+
+    /// Bandwidth (bytes per second, whole device) at which layer `l` is read by the layer above.
+    pub fn bandwidth(&self, l: usize) -> f64 {
+        self.layers
+            .get(l)
+            .and_then(|m| m.bandwidth_gbps)
+            .unwrap_or(f64::INFINITY)
+            * 1e9
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_builtin_devices_parse() {
+        for n in Device::builtin_names() {
+            let d = Device::builtin(n).unwrap();
+            assert_eq!(d.name, n);
+        }
+        assert_eq!(Device::all_builtin().len(), 7);
+    }
+
+    #[test]
+    fn paper_numbers() {
+        // Roller §4.
+        let v = Device::builtin("V100").unwrap();
+        assert_eq!(
+            (v.cores, v.teu_width, v.teus_per_core, v.regs_per_thread),
+            (80, 32, 4, 96)
+        );
+        assert_eq!(v.layers[2].transaction_bytes, Some(32));
+        assert_eq!(
+            (v.layers[1].banks, v.layers[1].bank_bytes),
+            (Some(32), Some(4))
+        );
+        assert_eq!(v.layers[1].capacity_bytes, 48 * 1024);
+        let k = Device::builtin("k80").unwrap();
+        assert_eq!(
+            (k.cores, k.layers[1].bank_bytes, k.regs_per_thread),
+            (13, Some(8), 96)
+        );
+        assert_eq!(k.layers[1].capacity_bytes, 48 * 1024);
+        let m = Device::builtin("mi50").unwrap();
+        assert_eq!((m.teu_width, m.regs_per_thread), (64, 70));
+        assert_eq!(m.layers[2].transaction_bytes, Some(64));
+        assert_eq!(v.tensor_core("f16").map(|t| t.1), Some([16, 16, 16]));
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        let e = Device::builtin("tpu").unwrap_err();
+        assert!(e.message.contains("unknown device 'tpu'"), "{e}");
+        let e = Device::from_file(Path::new("/nonexistent/dev.toml")).unwrap_err();
+        assert!(e.message.contains("cannot read device file"), "{e}");
+        let e = Device::from_toml_str("name = 3", "x.toml").unwrap_err();
+        assert!(e.message.contains("x.toml"), "{e}");
+        let bad = include_str!("devices/v100.toml").replace("cores = 80", "cores = 0");
+        let e = Device::from_toml_str(&bad, "y.toml").unwrap_err();
+        assert!(e.message.contains("'cores' must be positive"), "{e}");
+    }
+}
