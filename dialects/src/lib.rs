@@ -1,10 +1,16 @@
-//! rtile's dialects: te, rtile, tilegraph, vdevice, and the upstream subset we lower to.
+//! rtile's dialects: te, and the upstream subset it is written in and lowers to (func,
+//! arith, math).
 
 use rtile::dialect::DialectRegistry;
 
+pub mod arith;
+pub mod func;
 pub mod te;
 
 /// Registers every dialect of this crate in `reg` (called by the tools' registry).
 pub fn register_all(reg: &mut DialectRegistry) {
+    reg.register(&func::FuncDialect);
+    reg.register(&arith::ArithDialect);
+    reg.register(&arith::MathDialect);
     reg.register(&te::dialect::TeDialect);
 }
