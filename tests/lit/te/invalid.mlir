@@ -1,5 +1,5 @@
 // DRAFT for tests/lit/te/invalid.mlir (phase 2).
-// RUN: rtile-opt %s -split-input-file -verify-diagnostics
+// RUN: rtile-opt %s --split-input-file --verify-diagnostics
 
 func.func @no_combiner(%A: tensor<4x6xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{needs a combiner at the top}}
