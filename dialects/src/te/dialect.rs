@@ -184,9 +184,10 @@ fn parse_compute(
         .map(|t| tensor_type(p, t, types_at))
         .collect::<Result<Vec<_>, _>>()?;
     let result = tensor_type(p, out, types_at)?;
-    let mut extra = Vec::new();
-    p.parse_optional_attr_dict_with_keyword(&mut extra)?;
     let (text, span) = p.parse_raw_braced()?;
+    // Other attributes (e.g. `rtile.tile`) follow the body, as after scf regions.
+    let mut extra = Vec::new();
+    p.parse_optional_attr_dict(&mut extra)?;
     let header = CustomHeader {
         parallel,
         reduction,
@@ -253,7 +254,7 @@ fn parse_compute(
     for a in extra {
         if HEADER_ATTRS.contains(&a.name.as_str()) {
             return Err(p.error_here(format!(
-                "'{}' is spelled by the te.compute header, not in `attributes`",
+                "'{}' is spelled by the te.compute header, not in its attribute dictionary",
                 a.name
             )));
         }
@@ -284,10 +285,10 @@ fn print_compute(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         .filter(|a| !HEADER_ATTRS.contains(&a.name.as_str()))
         .cloned()
         .collect();
-    p.print_optional_attr_dict_with_keyword(&extra, &[]);
     p.write(" {\n  ");
     p.write(&print_body(&c, &names));
     p.write("\n}");
+    p.print_optional_attr_dict(&extra, &[]);
 }
 
 /// `te.yield`: the body's value.
