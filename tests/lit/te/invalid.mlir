@@ -1,4 +1,4 @@
-// DRAFT for tests/lit/te/invalid.mlir (phase 2).
+// te.compute verifier and body-language diagnostics.
 // RUN: rtile-opt %s --split-input-file --verify-diagnostics
 
 func.func @no_combiner(%A: tensor<4x6xf32>) -> tensor<4xf32> {

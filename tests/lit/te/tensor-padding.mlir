@@ -1,4 +1,4 @@
-// DRAFT for tests/lit/te/tensor-padding.mlir (phase 2).
+// --tensor-padding: padding applied, bounded by epsilon, and refused with a diagnostic.
 // RUN: rtile-opt %s --split-input-file --verify-diagnostics --tensor-padding="epsilon=0.5" | FileCheck %s
 
 // The rTile shape comes from the `rtile.tile` attribute (or the pass's `tile=` option).
