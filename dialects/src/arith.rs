@@ -7,8 +7,22 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
-use rtile::ir::{Attribute, Context, OpId, Type};
-use rtile::printer::type_to_string;
+use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Type};
+use rtile::parser::OpAsmParser;
+use rtile::printer::{OpAsmPrinter, type_to_string};
+
+/// `arith.cmpf` predicates in upstream's enum order (`predicate = 4` is `olt`).
+pub const CMPF_PREDICATES: &[&str] = &[
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
+    "une", "uno", "true",
+];
+/// `arith.cmpi` predicates in upstream's enum order.
+pub const CMPI_PREDICATES: &[&str] = &[
+    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+];
+
+/// Inherent attributes (properties) of the registered ops; others are discardable.
+const INHERENT: &[&str] = &["value", "predicate", "fastmath", "overflowFlags"];
 
 /// What an op checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +31,8 @@ enum Kind {
     Binary { float: bool },
     /// One operand and the result, one type.
     Unary { float: bool },
+    /// Three operands and the result, one type (`math.fma`).
+    Ternary { float: bool },
     /// Two operands of one type, an `i1`-like result, a `predicate`.
     Cmp { float: bool },
     /// `i1` condition, two values of the result type.
@@ -59,6 +75,14 @@ const ARITH: &[(&str, Kind)] = &[
     ("arith.andi", Kind::Binary { float: false }),
     ("arith.ori", Kind::Binary { float: false }),
     ("arith.xori", Kind::Binary { float: false }),
+    ("arith.remui", Kind::Binary { float: false }),
+    ("arith.maxui", Kind::Binary { float: false }),
+    ("arith.minui", Kind::Binary { float: false }),
+    ("arith.ceildivsi", Kind::Binary { float: false }),
+    ("arith.floordivsi", Kind::Binary { float: false }),
+    ("arith.shli", Kind::Binary { float: false }),
+    ("arith.shrsi", Kind::Binary { float: false }),
+    ("arith.shrui", Kind::Binary { float: false }),
     ("arith.negf", Kind::Unary { float: true }),
     ("arith.cmpf", Kind::Cmp { float: true }),
     ("arith.cmpi", Kind::Cmp { float: false }),
@@ -129,6 +153,14 @@ const ARITH: &[(&str, Kind)] = &[
         },
     ),
     (
+        "arith.index_cast",
+        Kind::Cast {
+            from_float: false,
+            to_float: false,
+            widen: None,
+        },
+    ),
+    (
         "arith.fptoui",
         Kind::Cast {
             from_float: true,
@@ -147,6 +179,14 @@ const MATH: &[(&str, Kind)] = &[
     ("math.erf", Kind::Unary { float: true }),
     ("math.absf", Kind::Unary { float: true }),
     ("math.absi", Kind::Unary { float: false }),
+    ("math.cos", Kind::Unary { float: true }),
+    ("math.sin", Kind::Unary { float: true }),
+    ("math.exp2", Kind::Unary { float: true }),
+    ("math.log2", Kind::Unary { float: true }),
+    ("math.ceil", Kind::Unary { float: true }),
+    ("math.floor", Kind::Unary { float: true }),
+    ("math.powf", Kind::Binary { float: true }),
+    ("math.fma", Kind::Ternary { float: true }),
 ];
 
 /// `arith`: scalar arithmetic (the subset te bodies use, and a few neighbours).
@@ -234,6 +274,7 @@ impl ScalarOp {
         let results: Vec<&Type> = ctx.results(op).iter().map(|&v| ctx.value_type(v)).collect();
         let arity = match self.kind {
             Kind::Binary { .. } | Kind::Cmp { .. } => 2,
+            Kind::Ternary { .. } => 3,
             Kind::Unary { .. } | Kind::Cast { .. } => 1,
             Kind::Select => 3,
             Kind::Constant => 0,
@@ -261,7 +302,7 @@ impl ScalarOp {
             }
         };
         match self.kind {
-            Kind::Binary { float } | Kind::Unary { float } => {
+            Kind::Binary { float } | Kind::Unary { float } | Kind::Ternary { float } => {
                 for (i, t) in operands.iter().enumerate() {
                     of_kind(float, t, &format!("operand #{i}"))?;
                 }
@@ -366,6 +407,7 @@ impl OpDefinition for ScalarOp {
         match self.kind {
             Kind::Binary { .. } => "elementwise binary arithmetic",
             Kind::Unary { .. } => "elementwise unary function",
+            Kind::Ternary { .. } => "elementwise fused multiply-add",
             Kind::Cmp { .. } => "elementwise comparison with a predicate",
             Kind::Select => "elementwise choice by an i1 condition",
             Kind::Cast { .. } => "elementwise conversion between element types",
@@ -381,5 +423,287 @@ impl OpDefinition for ScalarOp {
     fn verify(&self, ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
         self.check(ctx, op)
             .map_err(|m| Diagnostic::op_error(ctx, op, m))
+    }
+    fn has_custom_assembly(&self) -> bool {
+        true
+    }
+    fn parse(
+        &self,
+        p: &mut OpAsmParser<'_, '_>,
+        state: &mut OperationState,
+    ) -> Result<(), Diagnostic> {
+        let mut props: Vec<NamedAttribute> = Vec::new();
+        let mut attrs: Vec<NamedAttribute> = Vec::new();
+        let mut operands = Vec::new();
+        let mut types: Vec<Type> = Vec::new();
+        match self.kind {
+            Kind::Constant => {
+                p.parse_optional_attr_dict(&mut attrs)?;
+                let at = p.current_span();
+                let v = p.parse_attribute()?;
+                let ty = match &v {
+                    Attribute::Integer { ty, .. }
+                    | Attribute::Float { ty, .. }
+                    | Attribute::DenseElements { ty, .. } => ty.clone(),
+                    Attribute::Bool(_) => Type::Integer {
+                        width: 1,
+                        signedness: rtile::ir::Signedness::Signless,
+                    },
+                    _ => return Err(p.error_at(at, "expected a typed constant value")),
+                };
+                props.push(NamedAttribute {
+                    name: "value".into(),
+                    value: v,
+                });
+                state.result_types = vec![ty];
+            }
+            Kind::Cmp { float } => {
+                let at = p.current_span();
+                let kw = p.parse_any_keyword()?;
+                let table = if float {
+                    CMPF_PREDICATES
+                } else {
+                    CMPI_PREDICATES
+                };
+                let n = table.iter().position(|k| *k == kw).ok_or_else(|| {
+                    p.error_at(at, format!("unknown comparison predicate \"{kw}\""))
+                })?;
+                props.push(NamedAttribute {
+                    name: "predicate".into(),
+                    value: Attribute::i64(n as i64),
+                });
+                p.parse_punct(",")?;
+                operands.push(p.parse_operand()?);
+                p.parse_punct(",")?;
+                operands.push(p.parse_operand()?);
+                flags(p, &mut props)?;
+                p.parse_optional_attr_dict(&mut attrs)?;
+                p.parse_punct(":")?;
+                let t = p.parse_type()?;
+                state.result_types = vec![bool_like(&t)];
+                types = vec![t.clone(), t];
+            }
+            Kind::Select => {
+                for i in 0..3 {
+                    if i > 0 {
+                        p.parse_punct(",")?;
+                    }
+                    operands.push(p.parse_operand()?);
+                }
+                p.parse_optional_attr_dict(&mut attrs)?;
+                p.parse_punct(":")?;
+                let first = p.parse_type()?;
+                let (cond, t) = if p.parse_optional_punct(",") {
+                    (first, p.parse_type()?)
+                } else {
+                    (
+                        bool_like(&Type::Integer {
+                            width: 1,
+                            signedness: rtile::ir::Signedness::Signless,
+                        }),
+                        first,
+                    )
+                };
+                state.result_types = vec![t.clone()];
+                types = vec![cond, t.clone(), t];
+            }
+            Kind::Cast { .. } => {
+                operands.push(p.parse_operand()?);
+                p.parse_optional_attr_dict(&mut attrs)?;
+                p.parse_punct(":")?;
+                let from = p.parse_type()?;
+                p.parse_keyword("to")?;
+                let to = p.parse_type()?;
+                state.result_types = vec![to];
+                types = vec![from];
+            }
+            Kind::Binary { .. } | Kind::Unary { .. } | Kind::Ternary { .. } => {
+                let n = match self.kind {
+                    Kind::Binary { .. } => 2,
+                    Kind::Ternary { .. } => 3,
+                    _ => 1,
+                };
+                for i in 0..n {
+                    if i > 0 {
+                        p.parse_punct(",")?;
+                    }
+                    operands.push(p.parse_operand()?);
+                }
+                flags(p, &mut props)?;
+                p.parse_optional_attr_dict(&mut attrs)?;
+                p.parse_punct(":")?;
+                let t = p.parse_type()?;
+                state.result_types = vec![t.clone()];
+                types = vec![t; n];
+            }
+        }
+        for (o, t) in operands.iter().zip(&types) {
+            state.operands.push(p.resolve_operand(o, t)?);
+        }
+        // Inherent attributes written in the dictionary are properties, as upstream.
+        for a in attrs {
+            if INHERENT.contains(&a.name.as_str()) {
+                props.push(a);
+            } else {
+                state.add_attribute(a.name, a.value);
+            }
+        }
+        if !props.is_empty() {
+            state.properties = Some(Attribute::dictionary(props));
+        }
+        Ok(())
+    }
+    fn print(&self, ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+        let operands = ctx.operands(op);
+        let ty = |i: usize| operands.get(i).map(|&v| ctx.value_type(v).clone());
+        let res = ctx.results(op).first().map(|&v| ctx.value_type(v).clone());
+        // Properties the syntax does not spell print in the dictionary, as upstream.
+        let props: &[NamedAttribute] = ctx
+            .op(op)
+            .properties
+            .as_ref()
+            .and_then(Attribute::as_dictionary)
+            .unwrap_or(&[]);
+        let mut dict: Vec<NamedAttribute> = ctx.op(op).attributes.clone();
+        let spelled: &[&str] = match self.kind {
+            Kind::Constant => &["value"],
+            Kind::Cmp { .. } => &["predicate", "fastmath"],
+            Kind::Binary { .. } | Kind::Unary { .. } | Kind::Ternary { .. } => {
+                &["fastmath", "overflowFlags"]
+            }
+            _ => &[],
+        };
+        dict.extend(
+            props
+                .iter()
+                .filter(|a| !spelled.contains(&a.name.as_str()))
+                .cloned(),
+        );
+        dict.sort_by(|a, b| a.name.cmp(&b.name));
+        match self.kind {
+            Kind::Constant => {
+                p.print_optional_attr_dict(&dict, &[]);
+                if let Some(v) = ctx.inherent_attr(op, "value") {
+                    p.write(" ");
+                    p.print_attribute(v);
+                }
+            }
+            Kind::Cmp { float } => {
+                let table = if float {
+                    CMPF_PREDICATES
+                } else {
+                    CMPI_PREDICATES
+                };
+                let n = ctx
+                    .inherent_attr(op, "predicate")
+                    .and_then(Attribute::as_int)
+                    .and_then(|n| usize::try_from(n).ok())
+                    .and_then(|n| table.get(n))
+                    .copied()
+                    .unwrap_or("?");
+                p.write(&format!(" {n}, "));
+                p.print_operands(operands);
+                print_flags(ctx, op, p);
+                p.print_optional_attr_dict(&dict, &[]);
+                p.write(" : ");
+                if let Some(t) = ty(0) {
+                    p.print_type(&t);
+                }
+            }
+            Kind::Select => {
+                p.write(" ");
+                p.print_operands(operands);
+                p.print_optional_attr_dict(&dict, &[]);
+                p.write(" : ");
+                if let Some(c) = ty(0).filter(|c| !matches!(c, Type::Integer { width: 1, .. })) {
+                    p.print_type(&c);
+                    p.write(", ");
+                }
+                if let Some(t) = res {
+                    p.print_type(&t);
+                }
+            }
+            Kind::Cast { .. } => {
+                p.write(" ");
+                p.print_operands(operands);
+                p.print_optional_attr_dict(&dict, &[]);
+                p.write(" : ");
+                if let Some(t) = ty(0) {
+                    p.print_type(&t);
+                }
+                p.write(" to ");
+                if let Some(t) = res {
+                    p.print_type(&t);
+                }
+            }
+            Kind::Binary { .. } | Kind::Unary { .. } | Kind::Ternary { .. } => {
+                p.write(" ");
+                p.print_operands(operands);
+                print_flags(ctx, op, p);
+                p.print_optional_attr_dict(&dict, &[]);
+                p.write(" : ");
+                if let Some(t) = res {
+                    p.print_type(&t);
+                }
+            }
+        }
+    }
+}
+
+/// `i1` with the shape of `t` (the result type of a comparison).
+fn bool_like(t: &Type) -> Type {
+    let i1 = Type::Integer {
+        width: 1,
+        signedness: rtile::ir::Signedness::Signless,
+    };
+    match t {
+        Type::Tensor { shape, .. } => Type::Tensor {
+            shape: shape.clone(),
+            elem: Box::new(i1),
+            encoding: None,
+        },
+        Type::Vector {
+            shape, scalable, ..
+        } => Type::Vector {
+            shape: shape.clone(),
+            scalable: scalable.clone(),
+            elem: Box::new(i1),
+        },
+        _ => i1,
+    }
+}
+
+/// `fastmath<fast>` / `overflow<nsw>` after the operands, into `fastmath` /
+/// `overflowFlags` properties (`#arith.fastmath<...>`, `#arith.overflow<...>`).
+fn flags(p: &mut OpAsmParser<'_, '_>, props: &mut Vec<NamedAttribute>) -> Result<(), Diagnostic> {
+    for (kw, prop) in [("fastmath", "fastmath"), ("overflow", "overflowFlags")] {
+        if p.parse_optional_keyword(kw) {
+            p.parse_punct("<")?;
+            let mut words = vec![p.parse_any_keyword()?];
+            while p.parse_optional_punct(",") {
+                words.push(p.parse_any_keyword()?);
+            }
+            p.parse_punct(">")?;
+            props.push(NamedAttribute {
+                name: prop.into(),
+                value: Attribute::Dialect {
+                    dialect: "arith".into(),
+                    body: format!("{kw}<{}>", words.join(",")),
+                },
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Prints the non-default `fastmath` / `overflowFlags` of `op`.
+fn print_flags(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+    for prop in ["fastmath", "overflowFlags"] {
+        if let Some(Attribute::Dialect { body, .. }) = ctx.inherent_attr(op, prop)
+            && !body.ends_with("<none>")
+        {
+            p.write(" ");
+            p.write(body);
+        }
     }
 }

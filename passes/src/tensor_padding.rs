@@ -31,7 +31,7 @@ static OPTIONS: &[PassOptionSpec] = &[
         name: "tile",
         kind: OptionKind::IntList,
         default: "",
-        description: "rTile shape for computes without an `rtile.tile` attribute (one size per axis)",
+        description: "rTile shape for computes without an `rtile.tile` attribute (one size per axis, or one for all)",
     },
 ];
 
@@ -103,7 +103,12 @@ impl Pass for TensorPadding {
 /// needed padding. A refusal is an error diagnostic on the op.
 pub fn pad_op(ctx: &mut Context, op: OpId, tile: &[i64], epsilon: f64) -> Result<bool, Diagnostic> {
     let (c, values) = compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
-    let padded = pad_compute(&c, tile, epsilon).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
+    // One size stands for every axis (handy for `tile=8` over a whole module).
+    let tile: Vec<i64> = match tile {
+        [s] => vec![*s; c.axes.len()],
+        _ => tile.to_vec(),
+    };
+    let padded = pad_compute(&c, &tile, epsilon).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
     if padded == c {
         return Ok(false);
     }
