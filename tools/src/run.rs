@@ -16,7 +16,7 @@ use rtile_runtime::driver::{RunOptions, checksum_report, dump_outputs, interpret
 use crate::dialect_registry;
 
 /// What `rtile-run` was asked to do.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunCli {
     /// Run only this function.
     pub func: Option<String>,
@@ -32,20 +32,6 @@ pub struct RunCli {
     pub allow_unregistered: bool,
     /// Force colour in rendered diagnostics (`None`: auto).
     pub color: Option<bool>,
-}
-
-impl Default for RunCli {
-    fn default() -> Self {
-        RunCli {
-            func: None,
-            seed: 0,
-            inputs: Vec::new(),
-            dump: None,
-            f64: false,
-            allow_unregistered: false,
-            color: None,
-        }
-    }
 }
 
 /// The result of one `rtile-run`: stdout text, stderr text, success.
@@ -109,10 +95,10 @@ pub fn run_interpret(opts: &RunCli, name: &str, text: &str) -> RunOutcome {
         Err(m) => return fail(&ctx, &[Diagnostic::error(None, m)], log),
     };
     let output = checksum_report(&runs);
-    if let Some(p) = &opts.dump {
-        if let Err(m) = dump_outputs(&runs, p) {
-            return fail(&ctx, &[Diagnostic::error(None, m)], log);
-        }
+    if let Some(p) = &opts.dump
+        && let Err(m) = dump_outputs(&runs, p)
+    {
+        return fail(&ctx, &[Diagnostic::error(None, m)], log);
     }
     RunOutcome {
         output,
