@@ -21,6 +21,56 @@ pub const CMPI_PREDICATES: &[&str] = &[
     "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
 ];
 
+/// Ops with an `overflowFlags` property (default `#arith.overflow<none>`).
+const OVERFLOW_OPS: &[&str] = &[
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.shli",
+    "arith.trunci",
+];
+
+/// The properties upstream materializes with their default value when an op is built
+/// without them (`fastmath = #arith.fastmath<none>` on float arithmetic, comparisons
+/// and math functions; `overflowFlags = #arith.overflow<none>` on integer add, sub,
+/// mul, shl, trunc), so that generic forms print as mlir-opt-22 prints them.
+pub fn default_properties(op_name: &str) -> Vec<NamedAttribute> {
+    let kind = ARITH
+        .iter()
+        .chain(MATH)
+        .find(|(n, _)| *n == op_name)
+        .map(|(_, k)| *k);
+    let fastmath = matches!(
+        kind,
+        Some(
+            Kind::Binary { float: true }
+                | Kind::Unary { float: true }
+                | Kind::Ternary { float: true }
+                | Kind::Cmp { float: true }
+        )
+    );
+    let mut v = Vec::new();
+    if fastmath {
+        v.push(NamedAttribute {
+            name: "fastmath".into(),
+            value: Attribute::Dialect {
+                dialect: "arith".into(),
+                body: "fastmath<none>".into(),
+            },
+        });
+    }
+    if OVERFLOW_OPS.contains(&op_name) {
+        v.push(NamedAttribute {
+            name: "overflowFlags".into(),
+            value: Attribute::Dialect {
+                dialect: "arith".into(),
+                body: "overflow<none>".into(),
+            },
+        });
+    }
+    v
+}
+
 /// Inherent attributes (properties) of the registered ops; others are discardable.
 const INHERENT: &[&str] = &["value", "predicate", "fastmath", "overflowFlags"];
 
@@ -546,6 +596,11 @@ impl OpDefinition for ScalarOp {
                 props.push(a);
             } else {
                 state.add_attribute(a.name, a.value);
+            }
+        }
+        for d in default_properties(self.name) {
+            if !props.iter().any(|a| a.name == d.name) {
+                props.push(d);
             }
         }
         if !props.is_empty() {

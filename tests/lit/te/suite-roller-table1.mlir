@@ -6,6 +6,8 @@
 // RUN: rtile-opt %S/../../../bench/ops/roller-table1.mlir --mlir-print-op-generic -o %t.generic.mlir
 // RUN: rtile-opt %t.generic.mlir | diff %t.custom.mlir -
 // RUN: mlir-opt-22 --allow-unregistered-dialect --verify-each --mlir-print-op-generic %t.generic.mlir | rtile-opt | diff %t.custom.mlir -
+// The generic form is exactly what mlir-opt-22 prints for it (default properties included).
+// RUN: mlir-opt-22 --allow-unregistered-dialect --mlir-print-op-generic %t.generic.mlir | rtile-opt --mlir-print-op-generic | diff %t.generic.mlir -
 // RUN: FileCheck %s < %t.custom.mlir
 // CHECK-COUNT-34: = te.compute (
 // CHECK-NOT: te.compute
