@@ -187,6 +187,7 @@ fn parse_compute(
     let (text, span) = p.parse_raw_braced()?;
     // Other attributes (e.g. `rtile.tile`) follow the body, as after scf regions.
     let mut extra = Vec::new();
+    let dict_at = p.current_span();
     p.parse_optional_attr_dict(&mut extra)?;
     let header = CustomHeader {
         parallel,
@@ -253,10 +254,13 @@ fn parse_compute(
     state.attributes = st.attributes;
     for a in extra {
         if HEADER_ATTRS.contains(&a.name.as_str()) {
-            return Err(p.error_here(format!(
-                "'{}' is spelled by the te.compute header, not in its attribute dictionary",
-                a.name
-            )));
+            return Err(p.error_at(
+                dict_at,
+                format!(
+                    "'{}' is spelled by the te.compute header, not in its attribute dictionary",
+                    a.name
+                ),
+            ));
         }
         state.add_attribute(a.name, a.value);
     }
