@@ -268,7 +268,7 @@ fn parse_compute(
 }
 
 fn print_compute(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
-    let (c, values) = match compute_from_op(ctx, op) {
+    let (mut c, values) = match compute_from_op(ctx, op) {
         Ok(x) => x,
         Err(m) => {
             // Only an op that failed verification gets here; say so in the output.
@@ -280,6 +280,26 @@ fn print_compute(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         .iter()
         .map(|&v| p.value_name(v).trim_start_matches('%').to_string())
         .collect();
+    // An axis named like an operand as printed here (`%0`, `%arg1`) would capture its
+    // accesses on re-parse: rename such axes (only the spelling changes).
+    for i in 0..c.axes.len() {
+        let clashes = |n: &str, c: &super::model::TeCompute| {
+            names.iter().any(|x| x == n)
+                || c.axes
+                    .iter()
+                    .enumerate()
+                    .any(|(j, a)| j != i && a.name == n)
+        };
+        if names.contains(&c.axes[i].name) {
+            let mut k = 0;
+            let mut fresh = format!("ax{i}");
+            while clashes(&fresh, &c) {
+                k += 1;
+                fresh = format!("ax{i}_{k}");
+            }
+            c.axes[i].name = fresh;
+        }
+    }
     p.write(" ");
     p.write(&print_header(&c));
     let extra: Vec<NamedAttribute> = ctx

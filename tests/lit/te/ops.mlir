@@ -77,3 +77,27 @@ func.func @generic_in(%X: tensor<4xf32>) -> tensor<3xf32> {
   }) {domain = array<i64: 3>, indexing_maps = [affine_map<(d0) -> (d0 + 1)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<3xf32>
   func.return %0 : tensor<3xf32>
 }
+
+// An axis named like a printed operand is renamed in the custom form (spelling only).
+// CHECK-LABEL: func.func @axis_name_clash
+// CHECK: te.compute (%ax0) in [4] : (tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT: %arg0[%ax0]
+func.func @axis_name_clash(%X: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "te.compute"(%X) ({
+  ^bb0(%a: f32):
+    "te.yield"(%a) : (f32) -> ()
+  }) {axis_names = ["arg0"], domain = array<i64: 4>, indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// Discardable attributes follow the body and survive both forms.
+// CHECK-LABEL: func.func @tile_attr
+// CHECK: } {rtile.tile = array<i64: 4, 8>}
+// GENERIC-LABEL: "func.func"() <{function_type = (tensor<7x5xf32>) -> tensor<7x5xf32>, sym_name = "tile_attr"}>
+// GENERIC: rtile.tile = array<i64: 4, 8>
+func.func @tile_attr(%A: tensor<7x5xf32>) -> tensor<7x5xf32> {
+  %0 = te.compute (%i, %j) in [7, 5] may_pad 0.0 : (tensor<7x5xf32>) -> tensor<7x5xf32> {
+    %A[%i, %j] * 2.0
+  } {rtile.tile = array<i64: 4, 8>}
+  func.return %0 : tensor<7x5xf32>
+}
