@@ -47,6 +47,7 @@ pub fn default_properties(op_name: &str) -> Vec<NamedAttribute> {
                 | Kind::Unary { float: true }
                 | Kind::Ternary { float: true }
                 | Kind::Cmp { float: true }
+                | Kind::FloatTest
         )
     );
     let mut v = Vec::new();
@@ -94,6 +95,11 @@ enum Kind {
         to_float: bool,
         widen: Option<bool>,
     },
+    /// One operand to one result of the same bit width, any element kinds
+    /// (`arith.bitcast`).
+    Bitcast,
+    /// A float operand to an `i1`-like result (`math.isnan`).
+    FloatTest,
     /// No operands; `value` of the result type.
     Constant,
 }
@@ -210,6 +216,15 @@ const ARITH: &[(&str, Kind)] = &[
             widen: None,
         },
     ),
+    ("arith.bitcast", Kind::Bitcast),
+    (
+        "arith.index_castui",
+        Kind::Cast {
+            from_float: false,
+            to_float: false,
+            widen: None,
+        },
+    ),
     (
         "arith.fptoui",
         Kind::Cast {
@@ -237,6 +252,32 @@ const MATH: &[(&str, Kind)] = &[
     ("math.floor", Kind::Unary { float: true }),
     ("math.powf", Kind::Binary { float: true }),
     ("math.fma", Kind::Ternary { float: true }),
+    ("math.acos", Kind::Unary { float: true }),
+    ("math.asin", Kind::Unary { float: true }),
+    ("math.atan", Kind::Unary { float: true }),
+    ("math.acosh", Kind::Unary { float: true }),
+    ("math.asinh", Kind::Unary { float: true }),
+    ("math.atanh", Kind::Unary { float: true }),
+    ("math.cosh", Kind::Unary { float: true }),
+    ("math.sinh", Kind::Unary { float: true }),
+    ("math.tan", Kind::Unary { float: true }),
+    ("math.cbrt", Kind::Unary { float: true }),
+    ("math.expm1", Kind::Unary { float: true }),
+    ("math.log10", Kind::Unary { float: true }),
+    ("math.log1p", Kind::Unary { float: true }),
+    ("math.round", Kind::Unary { float: true }),
+    ("math.roundeven", Kind::Unary { float: true }),
+    ("math.trunc", Kind::Unary { float: true }),
+    ("math.atan2", Kind::Binary { float: true }),
+    ("math.copysign", Kind::Binary { float: true }),
+    ("math.ctlz", Kind::Unary { float: false }),
+    ("math.cttz", Kind::Unary { float: false }),
+    ("math.ctpop", Kind::Unary { float: false }),
+    ("math.ipowi", Kind::Binary { float: false }),
+    ("math.isnan", Kind::FloatTest),
+    ("math.isinf", Kind::FloatTest),
+    ("math.isfinite", Kind::FloatTest),
+    ("math.isnormal", Kind::FloatTest),
 ];
 
 /// `arith`: scalar arithmetic (the subset te bodies use, and a few neighbours).
@@ -325,7 +366,7 @@ impl ScalarOp {
         let arity = match self.kind {
             Kind::Binary { .. } | Kind::Cmp { .. } => 2,
             Kind::Ternary { .. } => 3,
-            Kind::Unary { .. } | Kind::Cast { .. } => 1,
+            Kind::Unary { .. } | Kind::Cast { .. } | Kind::Bitcast | Kind::FloatTest => 1,
             Kind::Select => 3,
             Kind::Constant => 0,
         };
@@ -429,6 +470,28 @@ impl ScalarOp {
                     ));
                 }
             }
+            Kind::Bitcast => {
+                let from = operands[0];
+                let same = elem(from).bit_width().is_some()
+                    && elem(from).bit_width() == elem(res).bit_width()
+                    && shape_of(from) == shape_of(res);
+                if !same {
+                    return Err(format!(
+                        "operand type '{}' and result type '{}' are cast incompatible",
+                        type_to_string(from),
+                        type_to_string(res)
+                    ));
+                }
+            }
+            Kind::FloatTest => {
+                of_kind(true, operands[0], "operand #0")?;
+                if *res != bool_like(operands[0]) {
+                    return Err(format!(
+                        "result #0 must be bool-like, but got '{}'",
+                        type_to_string(res)
+                    ));
+                }
+            }
             Kind::Constant => {
                 let Some(v) = ctx.inherent_attr(op, "value") else {
                     return Err("requires attribute 'value'".into());
@@ -461,6 +524,8 @@ impl OpDefinition for ScalarOp {
             Kind::Cmp { .. } => "elementwise comparison with a predicate",
             Kind::Select => "elementwise choice by an i1 condition",
             Kind::Cast { .. } => "elementwise conversion between element types",
+            Kind::Bitcast => "reinterprets the bits of a value as another type",
+            Kind::FloatTest => "classifies a float (nan, inf, finite, normal)",
             Kind::Constant => "a constant value",
         }
     }
@@ -557,7 +622,7 @@ impl OpDefinition for ScalarOp {
                 state.result_types = vec![t.clone()];
                 types = vec![cond, t.clone(), t];
             }
-            Kind::Cast { .. } => {
+            Kind::Cast { .. } | Kind::Bitcast => {
                 operands.push(p.parse_operand()?);
                 p.parse_optional_attr_dict(&mut attrs)?;
                 p.parse_punct(":")?;
@@ -566,6 +631,15 @@ impl OpDefinition for ScalarOp {
                 let to = p.parse_type()?;
                 state.result_types = vec![to];
                 types = vec![from];
+            }
+            Kind::FloatTest => {
+                operands.push(p.parse_operand()?);
+                flags(p, &mut props)?;
+                p.parse_optional_attr_dict(&mut attrs)?;
+                p.parse_punct(":")?;
+                let t = p.parse_type()?;
+                state.result_types = vec![bool_like(&t)];
+                types = vec![t];
             }
             Kind::Binary { .. } | Kind::Unary { .. } | Kind::Ternary { .. } => {
                 let n = match self.kind {
@@ -623,6 +697,7 @@ impl OpDefinition for ScalarOp {
         let spelled: &[&str] = match self.kind {
             Kind::Constant => &["value"],
             Kind::Cmp { .. } => &["predicate", "fastmath"],
+            Kind::FloatTest => &["fastmath"],
             Kind::Binary { .. } | Kind::Unary { .. } | Kind::Ternary { .. } => {
                 &["fastmath", "overflowFlags"]
             }
@@ -678,7 +753,7 @@ impl OpDefinition for ScalarOp {
                     p.print_type(&t);
                 }
             }
-            Kind::Cast { .. } => {
+            Kind::Cast { .. } | Kind::Bitcast => {
                 p.write(" ");
                 p.print_operands(operands);
                 p.print_optional_attr_dict(&dict, &[]);
@@ -698,6 +773,16 @@ impl OpDefinition for ScalarOp {
                 p.print_optional_attr_dict(&dict, &[]);
                 p.write(" : ");
                 if let Some(t) = res {
+                    p.print_type(&t);
+                }
+            }
+            Kind::FloatTest => {
+                p.write(" ");
+                p.print_operands(operands);
+                print_flags(ctx, op, p);
+                p.print_optional_attr_dict(&dict, &[]);
+                p.write(" : ");
+                if let Some(t) = ty(0) {
                     p.print_type(&t);
                 }
             }
