@@ -16,3 +16,6 @@ pub fn register_all(reg: &mut DialectRegistry) {
     reg.register(&tensor::TensorDialect);
     reg.register(&te::dialect::TeDialect);
 }
+
+#[cfg(test)]
+mod upstream_tests;
