@@ -16,8 +16,127 @@
 //! on inputs and `tensor.expand_shape` on the result, from the reassociations returned).
 //! Row-major order is preserved, so results are bit-identical.
 
+use rtile::diagnostics::Diagnostic;
 use rtile::ir::affine::{AffineExpr, AffineMap};
+use rtile::ir::{Context, NamedAttribute, OpId, OperationState, WalkOrder};
+use rtile::pass::{Pass, PassStatistics};
+use rtile_dialects::te::dialect::HEADER_ATTRS;
+use rtile_dialects::te::ir::{COMPUTE, build_compute_op, compute_from_op};
 use rtile_dialects::te::model::TeCompute;
+use rtile_dialects::tensor::reshape_state;
+
+/// The `axis-fusion` pass: [`fuse_axes`] on every `te.compute`, with
+/// `tensor.collapse_shape` on the inputs and `tensor.expand_shape` on the result.
+pub struct AxisFusion;
+
+impl Pass for AxisFusion {
+    fn name(&self) -> &'static str {
+        "axis-fusion"
+    }
+    fn display_name(&self) -> &'static str {
+        "AxisFusion"
+    }
+    fn description(&self) -> &'static str {
+        "Fuse adjacent te.compute axes that every tensor uses together (Roller §3.2)"
+    }
+    fn run(
+        &mut self,
+        ctx: &mut Context,
+        op: OpId,
+        stats: &mut PassStatistics,
+    ) -> Result<(), Diagnostic> {
+        stats.declare(
+            "num-fused-computes",
+            "Number of te.compute ops whose axes were fused",
+        );
+        stats.declare("num-fused-axes", "Number of axes removed by fusion");
+        for c in computes(ctx, op) {
+            let removed = fuse_op(ctx, c)?;
+            if removed > 0 {
+                stats.add(
+                    "num-fused-computes",
+                    "Number of te.compute ops whose axes were fused",
+                    1,
+                );
+                stats.add(
+                    "num-fused-axes",
+                    "Number of axes removed by fusion",
+                    removed as u64,
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every `te.compute` nested in `root`, in program order.
+pub fn computes(ctx: &Context, root: OpId) -> Vec<OpId> {
+    let mut v = Vec::new();
+    ctx.walk(root, WalkOrder::PreOrder, &mut |_, o| {
+        if ctx.op_name(o) == COMPUTE {
+            v.push(o);
+        }
+    });
+    v
+}
+
+/// The attributes of `op` a rewritten compute keeps: everything but the te header's,
+/// and but `drop`.
+pub fn extra_attrs(ctx: &Context, op: OpId, drop: &[&str]) -> Vec<NamedAttribute> {
+    ctx.op(op)
+        .attributes
+        .iter()
+        .filter(|a| !HEADER_ATTRS.contains(&a.name.as_str()) && !drop.contains(&a.name.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Creates `st` before `anchor`, at `anchor`'s location.
+pub fn create_before(ctx: &mut Context, anchor: OpId, mut st: OperationState) -> OpId {
+    st.location = ctx.op(anchor).location.clone();
+    st.span = ctx.op(anchor).span;
+    let id = ctx.create_op(st);
+    ctx.insert_op_before(anchor, id);
+    id
+}
+
+/// Fuses the axes of one `te.compute` op in place; returns how many axes went away.
+pub fn fuse_op(ctx: &mut Context, op: OpId) -> Result<usize, Diagnostic> {
+    let (c, values) = compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
+    let f = fuse_axes(&c);
+    let removed = c.axes.len() - f.compute.axes.len();
+    if removed == 0 {
+        return Ok(0);
+    }
+    let identity = |g: &[Vec<usize>]| g.iter().all(|x| x.len() == 1);
+    let mut inputs = Vec::new();
+    for (i, &v) in values.iter().enumerate() {
+        let groups = &f.input_reassociation[i];
+        if identity(groups) {
+            inputs.push(v);
+            continue;
+        }
+        let st = reshape_state(false, v, f.compute.inputs[i].to_type(), groups);
+        let r = create_before(ctx, op, st);
+        inputs.push(ctx.result(r, 0));
+    }
+    let mut st = build_compute_op(ctx, &f.compute, &inputs);
+    // An rTile shape is per axis: it no longer applies to the fused domain.
+    for a in extra_attrs(ctx, op, &["rtile.tile"]) {
+        st.add_attribute(a.name, a.value);
+    }
+    let new = create_before(ctx, op, st);
+    let mut out = ctx.result(new, 0);
+    if !identity(&f.result_reassociation) {
+        let st = reshape_state(true, out, c.result.to_type(), &f.result_reassociation);
+        let r = create_before(ctx, op, st);
+        out = ctx.result(r, 0);
+    }
+    let old = ctx.result(op, 0);
+    ctx.replace_all_uses_with(old, out);
+    ctx.erase_op(op);
+    Ok(removed)
+}
 
 /// The fused compute and how old dims map to new ones.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,9 +1,11 @@
 //! rtile's passes and analyses, one module per pass, named after its flag.
 
+pub mod axis_fusion;
 pub mod construct_rtile;
 pub mod device;
 pub mod print_op_stats;
 pub mod symbol_dce;
+pub mod tensor_padding;
 
 use rtile::pass::PassRegistry;
 
@@ -11,6 +13,8 @@ use rtile::pass::PassRegistry;
 pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(symbol_dce::SymbolDce));
     reg.register(|| Box::new(print_op_stats::PrintOpStats::new()));
+    reg.register(|| Box::new(axis_fusion::AxisFusion));
+    reg.register(|| Box::new(tensor_padding::TensorPadding::default()));
 }
 
 #[cfg(test)]

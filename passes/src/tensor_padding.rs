@@ -9,8 +9,121 @@
 //! access must use the axis (so all of them read the pad value there) and the body on
 //! pad values must equal the combiner's identity (`0 * 0 = 0` for `te.sum`).
 
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::{Context, OpId};
+use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
+use rtile_dialects::te::ir::{build_compute_op, compute_from_op};
 use rtile_dialects::te::model::{BinOp, CmpOp, Combiner, Expr, TeCompute, UnOp};
 
+use crate::axis_fusion::{computes, create_before, extra_attrs};
+
+/// The attribute giving a compute's rTile shape, one size per axis.
+pub const TILE_ATTR: &str = "rtile.tile";
+
+static OPTIONS: &[PassOptionSpec] = &[
+    PassOptionSpec {
+        name: "epsilon",
+        kind: OptionKind::Float,
+        default: "0.25",
+        description: "largest allowed padding waste per axis, (S - N mod S) / N",
+    },
+    PassOptionSpec {
+        name: "tile",
+        kind: OptionKind::IntList,
+        default: "",
+        description: "rTile shape for computes without an `rtile.tile` attribute (one size per axis, or one for all)",
+    },
+];
+
+/// The `tensor-padding` pass: [`pad_compute`] on every `te.compute` that has an rTile
+/// shape (its `rtile.tile` attribute, else the `tile` option).
+pub struct TensorPadding {
+    opts: PassOptions,
+}
+
+impl Default for TensorPadding {
+    fn default() -> Self {
+        TensorPadding {
+            opts: PassOptions::new(OPTIONS),
+        }
+    }
+}
+
+impl Pass for TensorPadding {
+    fn name(&self) -> &'static str {
+        "tensor-padding"
+    }
+    fn display_name(&self) -> &'static str {
+        "TensorPadding"
+    }
+    fn description(&self) -> &'static str {
+        "Pad te.compute extents to multiples of the rTile shape when the waste is at most epsilon (Roller §3.1)"
+    }
+    fn options(&self) -> &[PassOptionSpec] {
+        self.opts.specs()
+    }
+    fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
+        self.opts.set(key, value)?;
+        let e = self.opts.get_float("epsilon");
+        if key == "epsilon" && (e.is_nan() || e < 0.0) {
+            return Err(format!(
+                "epsilon must be a non-negative number, got {value}"
+            ));
+        }
+        Ok(())
+    }
+    fn run(
+        &mut self,
+        ctx: &mut Context,
+        op: OpId,
+        stats: &mut PassStatistics,
+    ) -> Result<(), Diagnostic> {
+        const PADDED: &str = "num-padded-computes";
+        const PADDED_D: &str = "Number of te.compute ops whose domain was padded";
+        stats.declare(PADDED, PADDED_D);
+        let epsilon = self.opts.get_float("epsilon");
+        let default_tile = self.opts.get_int_list("tile").to_vec();
+        for c in computes(ctx, op) {
+            let tile = match ctx.attr(c, TILE_ATTR) {
+                Some(a) => a.as_dense_ints().map(<[i64]>::to_vec).ok_or_else(|| {
+                    Diagnostic::op_error(ctx, c, "expects `rtile.tile` to be an array<i64: ...>")
+                })?,
+                None if !default_tile.is_empty() => default_tile.clone(),
+                None => continue,
+            };
+            if pad_op(ctx, c, &tile, epsilon)? {
+                stats.add(PADDED, PADDED_D, 1);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Pads one `te.compute` op in place for the rTile shape `tile`; false when nothing
+/// needed padding. A refusal is an error diagnostic on the op.
+pub fn pad_op(ctx: &mut Context, op: OpId, tile: &[i64], epsilon: f64) -> Result<bool, Diagnostic> {
+    let (c, values) = compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
+    // One size stands for every axis (handy for `tile=8` over a whole module).
+    let tile: Vec<i64> = match tile {
+        [s] => vec![*s; c.axes.len()],
+        _ => tile.to_vec(),
+    };
+    let padded = pad_compute(&c, &tile, epsilon).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
+    if padded == c {
+        return Ok(false);
+    }
+    let mut st = build_compute_op(ctx, &padded, &values);
+    for a in extra_attrs(ctx, op, &[]) {
+        st.add_attribute(a.name, a.value);
+    }
+    let new = create_before(ctx, op, st);
+    let (old, out) = (ctx.result(op, 0), ctx.result(new, 0));
+    ctx.replace_all_uses_with(old, out);
+    ctx.erase_op(op);
+    Ok(true)
+}
+
+// Keep the attribute type in scope for the doc link above.
 /// The padded extent of one axis, or `None` when it is aligned or the waste exceeds
 /// epsilon (Roller's rule: `(S - N % S) / N <= epsilon`).
 pub fn padded_extent(n: i64, s: i64, epsilon: f64) -> Option<i64> {

@@ -118,14 +118,16 @@ pub fn checksum_report(runs: &[FuncRun]) -> String {
     s
 }
 
-/// Writes the outputs: `path` itself for a single output, else `stem.<func>.<i>.npy`
-/// next to it.
+/// Writes the outputs: into directory `path` as `<func>.<i>.npy`; else `path` itself for
+/// a single output, else `stem.<func>.<i>.npy` next to it.
 pub fn dump_outputs(runs: &[FuncRun], path: &Path) -> Result<Vec<PathBuf>, String> {
     let total: usize = runs.iter().map(|r| r.outputs.len()).sum();
     let mut written = Vec::new();
     for r in runs {
         for (i, t) in r.outputs.iter().enumerate() {
-            let p = if total == 1 {
+            let p = if path.is_dir() {
+                path.join(format!("{}.{i}.npy", r.name))
+            } else if total == 1 {
                 path.to_path_buf()
             } else {
                 let stem = path

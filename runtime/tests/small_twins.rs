@@ -1,17 +1,17 @@
-//! Every compute of `bench/ops/roller-table1-small.mlir` run by the interpreter and
-//! compared with a naive Rust loop nest written independently of te (no affine maps, no
-//! expression trees), on seeded random inputs.
+//! Every compute of `bench/ops/roller-table1-small.mlir` (read with the real parser and
+//! verifier) run by the interpreter and compared with a naive Rust loop nest written
+//! independently of te (no affine maps, no expression trees), on seeded random inputs.
 
 use std::time::Instant;
 
-use rtile_dialects::te::scan::{ScannedCompute, scan_computes};
+use rtile_dialects::te::module::{FoundCompute, parse_computes};
 use rtile_runtime::{Accumulate, Tensor, eval_compute};
 
-fn suite() -> Vec<ScannedCompute> {
+fn suite() -> Vec<FoundCompute> {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../bench/ops/roller-table1-small.mlir");
     let text = std::fs::read_to_string(&p).expect("suite file");
-    scan_computes(&text).expect("suite parses")
+    parse_computes("roller-table1-small.mlir", &text).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn at(t: &Tensor, idx: &[i64]) -> f64 {
@@ -227,7 +227,8 @@ fn naive(func: &str, res: &str, ins: &[Tensor], out: &[i64]) -> Vec<f64> {
                 .map(|i| {
                     let (r, j) = ((i / c) as usize, (i % c) as usize);
                     (x.data[i as usize] - m.data[r])
-                        * (1.0 / (var.data[r] / 16.0 + 1.0e-5).sqrt())
+                        // The literal `1.0e-5` of an f32 compute is the f32 value.
+                        * (1.0 / (var.data[r] / 16.0 + f64::from(1.0e-5f32)).sqrt())
                         * g.data[j]
                         + b.data[j]
                 })
@@ -243,7 +244,7 @@ fn interpreter_matches_naive_on_small_twins() {
     let cs = suite();
     assert_eq!(cs.len(), 34);
     for (i, c) in cs.iter().enumerate() {
-        let comp = &c.parsed.compute;
+        let comp = &c.compute;
         let ins = Tensor::random_inputs(&comp.inputs, 7 + i as u64);
         let got = eval_compute(comp, &ins, Accumulate::F64).expect("interpret");
         let want = naive(&c.func, &c.result, &ins, &comp.result.shape);
@@ -280,7 +281,7 @@ fn interpreter_matches_naive_on_small_twins() {
 #[test]
 fn npy_dump_of_an_output_round_trips() {
     let cs = suite();
-    let c = &cs[0].parsed.compute;
+    let c = &cs[0].compute;
     let ins = Tensor::random_inputs(&c.inputs, 1);
     let out = eval_compute(c, &ins, Accumulate::Native).expect("interpret");
     let dir = std::env::temp_dir().join(format!("rtile-npy-{}", std::process::id()));
@@ -290,4 +291,34 @@ fn npy_dump_of_an_output_round_trips() {
     let back = rtile_runtime::npy::read_npy(&p, out.dtype).expect("read");
     assert!(out.bit_identical(&back));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The whole small-twin module, parsed, verified and run function by function (as
+/// `rtile-run --interpret` does) in both modes, within the 5 s debug budget.
+#[test]
+fn whole_small_suite_module_runs_within_budget() {
+    use rtile_dialects::te::module::{new_context, parse_and_verify};
+    use rtile_runtime::driver::{RunOptions, checksum_report, interpret_module};
+    let start = Instant::now();
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../bench/ops/roller-table1-small.mlir");
+    let text = std::fs::read_to_string(&p).expect("suite file");
+    let mut ctx = new_context();
+    let m = parse_and_verify(&mut ctx, "small.mlir", &text).unwrap_or_else(|e| panic!("{e}"));
+    let mut reports = Vec::new();
+    for mode in [Accumulate::Native, Accumulate::F64] {
+        let opts = RunOptions {
+            func: None,
+            seed: 7,
+            inputs: vec![],
+            mode,
+        };
+        let runs = interpret_module(&ctx, m, &opts).expect("runs");
+        assert_eq!(runs.len(), 22);
+        reports.push(checksum_report(&runs));
+    }
+    assert_ne!(reports[0], reports[1], "f64 and native differ somewhere");
+    let el = start.elapsed();
+    eprintln!("small-twin module, two modes: {el:?}");
+    assert!(el.as_secs_f64() < 5.0, "took {el:?}");
 }

@@ -363,12 +363,49 @@ impl State<'_> {
         self.isolated.last().copied().unwrap_or(false)
     }
 
+    /// From the `{` at `open` to just past its matching `}`, skipping strings and `//`
+    /// comments. Only braces nest: the text inside is another language (te bodies compare
+    /// with `<` and `>`), so angle brackets must not count as in pretty dialect bodies.
+    fn scan_braces(&self, open: usize) -> Result<usize, Diagnostic> {
+        let b = self.src.as_bytes();
+        let mut depth = 0usize;
+        let mut i = open;
+        while i < b.len() {
+            match b[i] {
+                b'"' => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' {
+                        if b[i] == b'\\' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                }
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Err(self.error_at(self.span_of(open, open + 1), "unbalanced '{' character"))
+    }
+
     pub(crate) fn parse_raw_braced(&mut self) -> Result<(String, Span), Diagnostic> {
         if !self.at_punct("{") {
             return Err(self.err_expected("'{'"));
         }
         let open = self.cur.start();
-        let end = self.scan_balanced(open)?;
+        let end = self.scan_braces(open)?;
         let text = self.src[open + 1..end - 1].to_string();
         let span = self.span_of(open + 1, end - 1);
         self.reset_to(end);

@@ -37,8 +37,12 @@ def word(name):
 
 
 config.substitutions.append((word("mlir-opt"), "/usr/bin/mlir-opt-22"))
-for name in ["rtile-bench", "rtile-opt"]:
+for name in ["rtile-bench", "rtile-opt", "rtile-run"]:
     config.substitutions.append((word(name), tool(name)))
+
+# `mlir-opt-22`: upstream MLIR 22 is installed (interop checks use `REQUIRES: mlir-opt-22`).
+if os.path.exists("/usr/bin/mlir-opt-22"):
+    config.available_features.add("mlir-opt-22")
 
 # `gpu`: an NVIDIA GPU is visible (GPU tests use `REQUIRES: gpu`).
 nvidia_smi = shutil.which("nvidia-smi")

@@ -18,6 +18,8 @@ use rtile::pass::{
 use rtile::printer::{PrintOptions, print_op};
 use rtile::verifier::verify;
 
+pub mod run;
+
 /// Every dialect the tools know: builtin plus the rtile dialects.
 pub fn dialect_registry() -> DialectRegistry {
     let mut reg = DialectRegistry::with_builtin();

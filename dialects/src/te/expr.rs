@@ -400,7 +400,9 @@ impl Builder<'_> {
                 return Err(err(format!("{text} does not fit in {}", ty.keyword())));
             }
         }
-        Ok(Expr::Const(v, ty))
+        // A literal denotes the nearest value of its type (as the generic form's
+        // `arith.constant` attribute does), so both forms hold the same model.
+        Ok(Expr::Const(super::round::round_to(v, ty), ty))
     }
 
     fn index(&self, p: &PExpr) -> Result<AffineExpr, ExprError> {
@@ -672,6 +674,9 @@ pub fn format_number(v: f64, t: ElemType) -> String {
         "nan".into()
     } else if v.is_infinite() {
         if v > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if t == ElemType::F32 && (v as f32) as f64 == v {
+        // The shortest text that rounds back to this f32 (`0.01`, not its f64 digits).
+        format!("{:?}", v as f32)
     } else {
         format!("{v:?}")
     }

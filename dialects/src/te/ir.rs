@@ -116,18 +116,20 @@ pub fn build_body_region(ctx: &mut Context, c: &TeCompute) -> rtile::ir::RegionI
         let mut st = OperationState::new(op.name);
         st.operands = op.operands.iter().map(|&v| get(v, &results)).collect();
         st.result_types = vec![op.result.to_type()];
-        st.properties = op.attr.map(|a| {
-            Attribute::dictionary(vec![match a {
-                BodyAttr::Value(v, t) => NamedAttribute {
-                    name: "value".into(),
-                    value: scalar_attr(v, t),
-                },
-                BodyAttr::Predicate(p) => NamedAttribute {
-                    name: "predicate".into(),
-                    value: Attribute::i64(p),
-                },
-            }])
-        });
+        // Upstream's default properties first (fastmath, overflow flags), so the
+        // generic form prints as mlir-opt-22 prints it.
+        let mut props = crate::arith::default_properties(op.name);
+        props.extend(op.attr.map(|a| match a {
+            BodyAttr::Value(v, t) => NamedAttribute {
+                name: "value".into(),
+                value: scalar_attr(v, t),
+            },
+            BodyAttr::Predicate(p) => NamedAttribute {
+                name: "predicate".into(),
+                value: Attribute::i64(p),
+            },
+        }));
+        st.properties = (!props.is_empty()).then(|| Attribute::dictionary(props));
         let id = ctx.create_op(st);
         ctx.append_op(block, id);
         results.push(ctx.result(id, 0));

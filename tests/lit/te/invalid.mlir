@@ -1,5 +1,5 @@
-// DRAFT for tests/lit/te/invalid.mlir (phase 2).
-// RUN: rtile-opt %s -split-input-file -verify-diagnostics
+// te.compute verifier and body-language diagnostics.
+// RUN: rtile-opt %s --split-input-file --verify-diagnostics
 
 func.func @no_combiner(%A: tensor<4x6xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{needs a combiner at the top}}
@@ -155,5 +155,58 @@ func.func @generic_bad_body_op(%A: tensor<4xf32>) -> tensor<4xf32> {
 func.func @padded_without_permission(%A: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{a padded domain (padded_from) needs may_pad}}
   %0 = te.compute (%i) in [8] padded_from [4] : (tensor<4xf32>) -> tensor<4xf32> { %A[%i] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @undefined_tensor(%A: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{use of undeclared SSA value name}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { %Q[%i] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @operand_type_mismatch(%A: tensor<5xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expects different type than prior uses}}
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> { %A[%i] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @not_a_tensor(%A: f32) -> tensor<4xf32> {
+  // expected-error @+1 {{expected a static tensor of a te element type, got 'f32'}}
+  %0 = te.compute (%i) in [4] : (f32) -> tensor<4xf32> { %A[%i] }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_outside(%a: f32) {
+  // expected-error @+1 {{'te.yield' op expects parent op 'te.compute'}}
+  "te.yield"(%a) : (f32) -> ()
+}
+
+// -----
+
+func.func @generic_missing_domain(%X: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'te.compute' op expected `domain = array<i64: ...>`}}
+  %0 = "te.compute"(%X) ({
+  ^bb0(%a: f32):
+    "te.yield"(%a) : (f32) -> ()
+  }) {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @header_attr_in_dict(%A: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> {
+    %A[%i]
+  // expected-error @+1 {{'domain' is spelled by the te.compute header, not in its attribute dictionary}}
+  } {domain = array<i64: 4>}
   func.return %0 : tensor<4xf32>
 }

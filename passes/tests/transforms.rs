@@ -1,21 +1,19 @@
 //! `--axis-fusion` and `--tensor-padding` leave outputs bit-identical, checked with the
-//! interpreter (f64 oracle and native rounding) on random shapes including primes and 1.
-//!
-//! The transformations live in the passes crate; they are pure functions on the te
-//! model, compiled here from their source files so this crate can test them against the
-//! interpreter without the passes crate depending on the runtime.
-
-#[path = "../../passes/src/axis_fusion.rs"]
-#[allow(dead_code)]
-mod axis_fusion;
-#[path = "../../passes/src/tensor_padding.rs"]
-#[allow(dead_code)]
-mod tensor_padding;
+//! interpreter (f64 oracle and native rounding) on random shapes including primes and 1:
+//! on the model (`fuse_axes`, `pad_compute`), and end to end through the IR (custom-form
+//! text → real parser → the registered passes → verifier → `run_func` on the function).
 
 use proptest::prelude::*;
-use rtile_dialects::te::expr::{CustomHeader, parse_custom};
+use rtile::ir::Context;
+use rtile::pass::{Pass, PassStatistics};
+use rtile::printer::{PrintOptions, print_op};
+use rtile_dialects::te::expr::{CustomHeader, parse_custom, print_body, print_header};
 use rtile_dialects::te::model::{ElemType, TeCompute, TensorType};
+use rtile_dialects::te::module::{new_context, parse_and_verify};
 use rtile_dialects::te::verify::verify;
+use rtile_passes::{axis_fusion, tensor_padding};
+use rtile_runtime::driver::module_funcs;
+use rtile_runtime::func::run_func;
 use rtile_runtime::{Accumulate, Tensor, eval_compute};
 
 const EXTENTS: [i64; 9] = [1, 2, 3, 4, 5, 7, 8, 11, 13];
@@ -266,79 +264,134 @@ fn padded_conv_matches() {
     assert!(same_bits(&a, &b) && same_bits(&an, &bn));
 }
 
-fn draft(name: &str) -> String {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../dialects/tests/lit-drafts/te")
-        .join(name);
-    std::fs::read_to_string(p).expect("draft")
+/// The text of a module with one function running `c` (inputs `%in0`, `%in1`, ...),
+/// with an `rtile.tile` attribute when given.
+fn module_text(c: &TeCompute, tile: Option<&[i64]>) -> String {
+    let names: Vec<String> = (0..c.inputs.len()).map(|i| format!("in{i}")).collect();
+    let args: Vec<String> = names
+        .iter()
+        .zip(&c.inputs)
+        .map(|(n, t)| format!("%{n}: {}", t.text()))
+        .collect();
+    let attr = tile
+        .map(|t| {
+            let v: Vec<String> = t.iter().map(|x| x.to_string()).collect();
+            format!(" {{rtile.tile = array<i64: {}>}}", v.join(", "))
+        })
+        .unwrap_or_default();
+    format!(
+        "func.func @f({}) -> {r} {{\n  %0 = te.compute {} {{\n    {}\n  }}{attr}\n  return %0 : {r}\n}}\n",
+        args.join(", "),
+        print_header(c),
+        print_body(c, &names),
+        r = c.result.text()
+    )
 }
 
-/// The model-level claims of the lit drafts for the two passes.
-#[test]
-fn lit_drafts_agree_with_the_transformations() {
-    use rtile_dialects::te::expr::print_header;
-    use rtile_dialects::te::scan::scan_computes;
-    let cs = scan_computes(&draft("axis-fusion.mlir")).expect("scan");
-    let fused: Vec<String> = cs
-        .iter()
-        .map(|c| print_header(&axis_fusion::fuse_axes(&c.parsed.compute).compute))
-        .collect();
-    assert!(
-        fused[0]
-            .starts_with("(%i_j_k) in [561] may_pad 0.0 : (tensor<561xf32>) -> tensor<561xf32>"),
-        "{}",
-        fused[0]
-    );
-    assert!(
-        fused[1].starts_with("(%b_h, %m, %n) reduce (%k) in [6, 4, 5, 8]"),
-        "{}",
-        fused[1]
-    );
-    assert!(
-        fused[2].starts_with("(%n_c) reduce (%h_w) in [26, 121]"),
-        "{}",
-        fused[2]
-    );
-    assert!(
-        fused[3].starts_with("(%n, %c, %h) in [2, 3, 5]"),
-        "{}",
-        fused[3]
-    );
+/// Parses `text`, runs `pass` on the module, verifies, and returns the context, the
+/// module and the printed result.
+fn run_pass(text: &str, pass: &mut dyn Pass) -> (Context, rtile::ir::OpId, String) {
+    let mut ctx = new_context();
+    let m = parse_and_verify(&mut ctx, "in.mlir", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    pass.run(&mut ctx, m, &mut PassStatistics::default())
+        .unwrap_or_else(|d| panic!("{}: {}\n{text}", pass.name(), d.message));
+    rtile::verifier::verify(&ctx, m).unwrap_or_else(|ds| panic!("{:?}\n{text}", ds[0].message));
+    let printed = print_op(&ctx, m, &PrintOptions::default());
+    (ctx, m, printed)
+}
 
-    let text = draft("tensor-padding.mlir");
-    let cs = scan_computes(&text).expect("scan");
-    let tiles: Vec<Vec<i64>> = text
-        .match_indices("rtile.tile = array<i64: ")
-        .map(|(i, m)| {
-            let rest = &text[i + m.len()..];
-            rest[..rest.find('>').expect(">")]
-                .split(',')
-                .map(|x| x.trim().parse().expect("int"))
-                .collect()
-        })
-        .collect();
-    let results: Vec<Result<TeCompute, String>> = cs
-        .iter()
-        .zip(&tiles)
-        .map(|(c, t)| tensor_padding::pad_compute(&c.parsed.compute, t, 0.5))
-        .collect();
-    let h0 = print_header(results[0].as_ref().expect("pads"));
+/// Runs the module's only function on `ins` in both modes.
+fn run_module(ctx: &Context, m: rtile::ir::OpId, ins: &[Tensor]) -> (Tensor, Tensor) {
+    let f = module_funcs(ctx, m)[0];
+    let go = |mode| {
+        run_func(ctx, Some(m), f, ins.to_vec(), mode)
+            .expect("runs")
+            .remove(0)
+    };
+    (go(Accumulate::F64), go(Accumulate::Native))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The real `--axis-fusion` on parsed IR, then the interpreter on the function
+    /// (with the reshapes it inserted): bit-identical, and the printed result parses.
+    #[test]
+    fn axis_fusion_pass_on_ir_is_bit_identical((kind, par, red, v) in shapes(), seed in 0u64..1000) {
+        let c = build(kind, &par, &red, v);
+        let text = module_text(&c, None);
+        let mut before = new_context();
+        let m0 = parse_and_verify(&mut before, "in.mlir", &text).expect("parses");
+        let (after, m1, printed) = run_pass(&text, &mut axis_fusion::AxisFusion);
+        let mut again = new_context();
+        prop_assert!(parse_and_verify(&mut again, "out.mlir", &printed).is_ok(), "{printed}");
+        let ins = Tensor::random_inputs(&c.inputs, seed);
+        let (a64, an) = run_module(&before, m0, &ins);
+        let (b64, bn) = run_module(&after, m1, &ins);
+        prop_assert!(same_bits(&a64, &b64));
+        prop_assert!(same_bits(&an, &bn));
+    }
+
+    /// The real `--tensor-padding` (tile from the `rtile.tile` attribute) on parsed IR.
+    #[test]
+    fn tensor_padding_pass_on_ir_is_bit_identical(
+        (kind, par, red, v) in shapes(),
+        tile in proptest::collection::vec(1i64..=9, 8),
+        eps in proptest::sample::select(vec!["0.0", "0.25", "1.0", "4.0"]),
+        seed in 0u64..1000,
+    ) {
+        let c = build(kind, &par, &red, v);
+        let tile = &tile[..c.axes.len()];
+        let text = module_text(&c, Some(tile));
+        let mut before = new_context();
+        let m0 = parse_and_verify(&mut before, "in.mlir", &text).expect("parses");
+        let mut pass = tensor_padding::TensorPadding::default();
+        pass.set_option("epsilon", eps).expect("epsilon");
+        let (after, m1, _) = run_pass(&text, &mut pass);
+        let ins = Tensor::random_inputs(&c.inputs, seed);
+        let (a64, an) = run_module(&before, m0, &ins);
+        let (b64, bn) = run_module(&after, m1, &ins);
+        prop_assert!(same_bits(&a64, &b64));
+        prop_assert!(same_bits(&an, &bn));
+    }
+}
+
+/// Roller's example through the pass: one fused axis of 561, reshapes around it.
+#[test]
+fn paper_example_through_the_pass() {
+    let c = build(0, &[17, 11, 3], &[1], 0);
+    let (_, _, printed) = run_pass(&module_text(&c, None), &mut axis_fusion::AxisFusion);
     assert!(
-        h0.starts_with("(%m, %n) reduce (%k) in [32, 24, 16] padded_from [30, 17, 13] may_pad 0.0"),
-        "{h0}"
-    );
-    let h1 = print_header(results[1].as_ref().expect("pads"));
-    assert!(h1.contains("in [8, 5] padded_from [7, 5]"), "{h1}");
-    assert!(
-        results[2]
-            .as_ref()
-            .unwrap_err()
-            .contains("the compute does not allow padding")
+        printed.contains("te.compute (%p0_p1_p2) in [561]"),
+        "{printed}"
     );
     assert!(
-        results[3]
-            .as_ref()
-            .unwrap_err()
-            .contains("not te.sum's identity")
+        printed.contains(
+            "tensor.collapse_shape %arg0 [[0, 1, 2]] : tensor<17x11x3xf32> into tensor<561xf32>"
+        ),
+        "{printed}"
     );
+    assert!(printed.contains("tensor.expand_shape"), "{printed}");
+}
+
+/// Refusals are diagnostics on the op, not panics.
+#[test]
+fn padding_refusal_is_a_diagnostic() {
+    let mut c = build(1, &[4], &[13], 1); // te.max: pads with -inf; make it not allowed
+    c.may_pad = None;
+    let text = module_text(&c, Some(&[4, 8]));
+    let mut ctx = new_context();
+    let m = parse_and_verify(&mut ctx, "in.mlir", &text).expect("parses");
+    let mut pass = tensor_padding::TensorPadding::default();
+    pass.set_option("epsilon", "1.0").expect("epsilon");
+    let d = pass
+        .run(&mut ctx, m, &mut PassStatistics::default())
+        .expect_err("refused");
+    assert!(
+        d.message.contains("the compute does not allow padding"),
+        "{}",
+        d.message
+    );
+    assert!(d.span.is_some());
+    assert!(pass.set_option("epsilon", "-1").is_err());
 }

@@ -1,4 +1,4 @@
-// DRAFT for tests/lit/te/upstream.mlir: the generic form (every body op te uses) is valid upstream MLIR.
+// The generic form (every body op te uses) is valid upstream MLIR.
 // REQUIRES: mlir-opt-22
 // RUN: rtile-opt %s --mlir-print-op-generic | mlir-opt-22 --allow-unregistered-dialect --verify-each | FileCheck %s
 // RUN: mlir-opt-22 --allow-unregistered-dialect %s | FileCheck %s

@@ -1,5 +1,5 @@
-// DRAFT for tests/lit/te/tensor-padding.mlir (phase 2).
-// RUN: rtile-opt %s -split-input-file -verify-diagnostics --tensor-padding="epsilon=0.5" | FileCheck %s
+// --tensor-padding: padding applied, bounded by epsilon, and refused with a diagnostic.
+// RUN: rtile-opt %s --split-input-file --verify-diagnostics --tensor-padding="epsilon=0.5" | FileCheck %s
 
 // The rTile shape comes from the `rtile.tile` attribute (or the pass's `tile=` option).
 // 30 -> 32 (2/30 <= 0.5), 17 -> 24 (7/17 <= 0.5), 13 -> 16.

@@ -1,5 +1,6 @@
-// DRAFT for tests/lit/te/axis-fusion.mlir (phase 2).
+// --axis-fusion: Roller §3.2 on te.compute (collapse/expand reshapes around the fused compute).
 // RUN: rtile-opt %s --axis-fusion | FileCheck %s
+// RUN: rtile-opt %s --axis-fusion --mlir-print-op-generic | mlir-opt-22 --allow-unregistered-dialect --verify-each -o %t
 
 // Roller's example: elementwise on [17, 11, 3] becomes [561].
 // CHECK-LABEL: func.func @paper_example

@@ -1,0 +1,144 @@
+//! `rtile-run`: runs the functions of an MLIR module of te ops on the host.
+//!
+//! `rtile-run --interpret in.mlir --seed 7` prints one checksum line per output;
+//! `--dump out.npy` (or a directory) writes the outputs, `--inputs a.npy,b.npy` reads the
+//! inputs instead of generating them, `--f64` runs the f64 oracle. Interpretation is the
+//! only mode (and the default). Exit status: 0 on success, 1 on bad input (rendered
+//! diagnostics on stderr), 70 on an internal error, as `rtile-opt`.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Arg, ArgAction, Command};
+use rtile_tools::run::{RunCli, run_interpret};
+
+/// Exit status for an internal error (a bug, never bad input): EX_SOFTWARE.
+const EXIT_INTERNAL: i32 = 70;
+
+fn command() -> Command {
+    Command::new("rtile-run")
+        .about("Run the functions of a module of te ops on the host (reference interpreter)")
+        .arg(
+            Arg::new("input")
+                .value_name("input file")
+                .default_value("-")
+                .help("Input file (`-` for stdin)"),
+        )
+        .arg(
+            Arg::new("interpret")
+                .long("interpret")
+                .action(ArgAction::SetTrue)
+                .help("Interpret with the te reference interpreter (the default and only mode)"),
+        )
+        .arg(
+            Arg::new("seed")
+                .long("seed")
+                .value_name("n")
+                .default_value("0")
+                .value_parser(clap::value_parser!(u64))
+                .help("Seed of the input generator (function k of the module uses seed + k)"),
+        )
+        .arg(
+            Arg::new("func")
+                .long("func")
+                .value_name("name")
+                .help("Run only this function (default: every func.func, in order)"),
+        )
+        .arg(
+            Arg::new("inputs")
+                .long("inputs")
+                .value_name("a.npy,b.npy")
+                .value_delimiter(',')
+                .action(ArgAction::Append)
+                .help("Read the inputs of the (single) function from .npy files"),
+        )
+        .arg(
+            Arg::new("dump").long("dump").value_name("path").help(
+                "Write the outputs as .npy: to this file, or `<func>.<i>.npy` in this directory",
+            ),
+        )
+        .arg(
+            Arg::new("f64")
+                .long("f64")
+                .action(ArgAction::SetTrue)
+                .help("Oracle mode: compute every float in f64, outputs as f64"),
+        )
+        .arg(
+            Arg::new("allow-unregistered-dialect")
+                .long("allow-unregistered-dialect")
+                .action(ArgAction::SetTrue)
+                .help("Allow operations of dialects that are not registered"),
+        )
+}
+
+fn read_input(path: &str) -> Result<(String, String), String> {
+    if path == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("could not read stdin: {e}"))?;
+        Ok(("<stdin>".into(), s))
+    } else {
+        std::fs::read_to_string(path)
+            .map(|s| (path.to_string(), s))
+            .map_err(|e| format!("could not open input file '{path}': {e}"))
+    }
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("rtile-run: internal error (please report): {info}");
+        std::process::exit(EXIT_INTERNAL);
+    }));
+    let m = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let _ = e.print();
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+                _ => ExitCode::FAILURE,
+            };
+        }
+    };
+    let opts = RunCli {
+        func: m.get_one::<String>("func").cloned(),
+        seed: m.get_one::<u64>("seed").copied().unwrap_or(0),
+        inputs: m
+            .get_many::<String>("inputs")
+            .map(|v| v.map(PathBuf::from).collect())
+            .unwrap_or_default(),
+        dump: m.get_one::<String>("dump").map(PathBuf::from),
+        f64: m.get_flag("f64"),
+        allow_unregistered: m.get_flag("allow-unregistered-dialect"),
+        color: None,
+    };
+    let input = m
+        .get_one::<String>("input")
+        .map(String::as_str)
+        .unwrap_or("-");
+    let (name, text) = match read_input(input) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("rtile-run: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let r = run_interpret(&opts, &name, &text);
+    eprint!("{}", r.log);
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(r.output.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        eprintln!("rtile-run: error: could not write stdout");
+        return ExitCode::FAILURE;
+    }
+    if r.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
