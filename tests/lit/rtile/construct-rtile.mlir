@@ -14,6 +14,33 @@
 // RUN:   | FileCheck %s --check-prefix=LIST
 // LIST-COUNT-6: rtile.programs = [#rtile.program<device = "v100"
 // LIST-NOT: rtile.program =
+//
+// Options. A device file (same schema as passes/devices/*.toml) instead of a built-in device;
+// programs name the file, so that the verifier checks them against it. With 8 SMs instead of
+// V100's 80, the best 256x128x64 MatMul block is 64x64x8: 4 x 2 = 8 blocks fill the 8 SMs.
+// RUN: rtile-opt %S/Inputs/matmul.mlir --allow-unregistered-dialect \
+// RUN:   --construct-rtile="device-file=%S/Inputs/small-gpu.toml top-k=2" | FileCheck %s --check-prefix=FILE
+// FILE: rtile.programs = [#rtile.program<device = "small-gpu", device_file = "{{.*}}small-gpu.toml", tiles = {{\[\[}}64, 64, 8], [4, 4, 1]], pad = {{\[\[}}0, 0], [0, 4]], grid = [4, 2], threads = 256,
+//
+// Errors: an unknown device lists the built-in ones; a device file that cannot be read; no
+// device at all.
+// RUN: not rtile-opt %S/Inputs/matmul.mlir --allow-unregistered-dialect --construct-rtile="device=tpu" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: error: unknown device 'tpu'; built-in devices are: a100, h100, h200, k80, mi250x, mi50, v100
+// RUN: not rtile-opt %S/Inputs/matmul.mlir --allow-unregistered-dialect --construct-rtile="device-file=%S/Inputs/none.toml" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOFILE
+// NOFILE: error: cannot read device file '{{.*}}none.toml'
+// RUN: not rtile-opt %S/Inputs/matmul.mlir --allow-unregistered-dialect --construct-rtile 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NODEVICE
+// NODEVICE: error: construct-rtile needs device=<name> or device-file=<path>; built-in devices are: a100, h100, h200, k80, mi250x, mi50, v100
+// RUN: not rtile-opt %S/Inputs/matmul.mlir --allow-unregistered-dialect --construct-rtile="device=v100 top-k=0" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TOPK
+// TOPK: top-k must be at least 1
+//
+// Output is deterministic: two runs print the same text.
+// RUN: rtile-opt %s --allow-unregistered-dialect --construct-rtile="device=h100" > %t.1
+// RUN: rtile-opt %s --allow-unregistered-dialect --construct-rtile="device=h100" > %t.2
+// RUN: diff %t.1 %t.2
 
 
 // ----- MatMul M2: C[m, n] += A[m, k] * B[k, n], 65536 x 4096 x 1024, f32.
