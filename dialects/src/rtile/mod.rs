@@ -130,3 +130,6 @@ pub fn set_programs(ctx: &mut Context, op: OpId, progs: &[RProgram], own_axes: &
 pub fn set_program(ctx: &mut Context, op: OpId, p: &RProgram, own_axes: &[String]) {
     ctx.set_attr(op, PROGRAM, p.to_attr(own_axes));
 }
+
+#[cfg(test)]
+mod tests;
