@@ -62,7 +62,7 @@
 // read 1 float per thread: (128 - 0 + 4) mod 128 = 4 B = 1 float. B's row is read 4 (V100) /
 // 8 (H100) floats per thread: 16 B / 32 B = 4 / 8 floats.
 // m = 65536 is tiled by 160 (V100) / 192 (H100): 410 / 342 blocks, padding 0.1% / 0.2% (< epsilon).
-// CHECK-LABEL: "te.compute"
+// CHECK-LABEL: te.compute
 // V100: rtile.program = #rtile.program<device = "v100", tiles = {{\[\[}}160, 128, 32], [5, 4, 1]], pad = {{\[\[}}0, 1], [0, 4]], grid = [410, 32], threads = 1024, est_us = {{[0-9.e+]+}}, epsilon = 0.2, footprint = [116, 38016,
 // H100: rtile.program = #rtile.program<device = "h100", tiles = {{\[\[}}192, 256, 32], [8, 8, 1]], pad = {{\[\[}}0, 1], [0, 8]], grid = [342, 16], threads = 768, est_us = {{[0-9.e+]+}}, epsilon = 0.2, footprint = [320, 59136,
 // CHECK-NOT: rtile.programs
@@ -92,7 +92,7 @@
 // Bank rule on the input tile's row, 34 floats = 136 B (wider than one 128-byte sweep of the
 // banks), read 2 + rx - 1 floats per thread: on V100 (rx = 1) (128 - 8 + 8) mod 128 = 0, no
 // padding; on H100 (rx = 3) (128 - 8 + 16) mod 128 = 8 B = 2 floats.
-// CHECK-LABEL: "te.compute"
+// CHECK-LABEL: te.compute
 // V100: tiles = {{\[\[}}1, 20, 4, 32, 1, 3, 3], [1, 5, 2, 2, 1, 1, 1]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0, 0]], grid = [128, 7, 7, 1], threads = 128,
 // H100: tiles = {{\[\[}}2, 144, 4, 32, 4, 3, 3], [2, 6, 2, 2, 1, 1, 3]], pad = {{\[\[}}0, 0, 0, 2], [0, 0, 0, 0]], grid = [64, 1, 7, 1], threads = 768,
 // CHECK: sym_name = "c0"
@@ -118,7 +118,7 @@
 //   narrower than one bank sweep: no padding).
 //   On H100, threads 2 * 2 * 28 * 8 = 896 = 28 warps; input rows 36 floats get 4 floats of bank
 //   padding: 10x2x32x40 + 50 floats = 102600 B of 232448.
-// CHECK-LABEL: "te.compute"
+// CHECK-LABEL: te.compute
 // V100: tiles = {{\[\[}}10, 2, 24, 16, 5, 5], [5, 1, 1, 4, 1, 5]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0]], grid = [13, 21, 4, 6], threads = 384,
 // H100: tiles = {{\[\[}}10, 2, 28, 32, 5, 5], [5, 1, 1, 4, 1, 5]], pad = {{\[\[}}0, 0, 0, 4], [0, 0, 0]], grid = [13, 21, 3, 3], threads = 896,
 // CHECK: sym_name = "d1"
@@ -141,7 +141,7 @@
 // on V100, 64 + 64 = 128 on H100 (each device's regs_per_thread).
 //   On V100, 30720 / 48 = 640 threads = 20 warps (a multiple of 4); 210 blocks, 0.45% padding.
 //   On H100, 32768 / 64 = 512 threads = 16 warps; 6422528 / 32768 = 196 blocks exactly.
-// CHECK-LABEL: "te.compute"
+// CHECK-LABEL: te.compute
 // V100: tiles = {{\[\[}}30720], [48]], pad = {{\[\[}}0]], grid = [210], threads = 640, est_us = {{[0-9.e+]+}}, epsilon = 0.2, staged = false, axes = ["n*c*h*w"], footprint = [384, 0,
 // H100: tiles = {{\[\[}}32768], [64]], pad = {{\[\[}}0]], grid = [196], threads = 512, est_us = {{[0-9.e+]+}}, epsilon = 0.2, staged = false, axes = ["n*c*h*w"], footprint = [512, 0,
 // CHECK: sym_name = "e1"
@@ -166,7 +166,7 @@
 // the register tile [1, 1, 4, 1, 3] (1x6 input + 4 accumulators = 40 B) is far from either
 // register limit and the block's 16320 B of shared memory far from either capacity; the
 // model ranks the same candidates first.
-// CHECK-LABEL: "te.compute"
+// CHECK-LABEL: te.compute
 // CHECK: tiles = {{\[\[}}4, 8, 96, 3, 3], [1, 1, 4, 1, 3]], pad = {{\[\[}}0, 0, 4]], grid = [1344, 11, 1], threads = 768, est_us = {{[0-9.e+]+}}, epsilon = 0.2, axes = ["n*c", "y", "x", "ry", "rx"]
 // CHECK: sym_name = "p2_S"
 "func.func"() ({
@@ -186,7 +186,7 @@
 //   16x32x16 floats = 32768 B; grid 8 x 16 = 128 blocks >= 80 SMs.
 //   On H100, register tile [2, 6, 8]: 96 inputs + 12 accumulators = 108 registers (432 B of
 //   512); threads (2/2) * (192/6) = 32; grid 64 x 3 = 192 blocks >= 132 SMs.
-// CHECK-LABEL: "te.compute"
+// CHECK-LABEL: te.compute
 // V100: tiles = {{\[\[}}16, 32, 16], [4, 4, 4]], pad = {{\[\[}}0, 0, 0]], grid = [8, 16], threads = 32,
 // H100: tiles = {{\[\[}}2, 192, 16], [2, 6, 8]], pad = {{\[\[}}0, 0, 0]], grid = [64, 3], threads = 32,
 // CHECK: sym_name = "r0_S"
