@@ -108,13 +108,23 @@ pub fn load_suite(name: &str, text: &str) -> Result<(Vec<SuiteOp>, Vec<Refused>,
     });
     let mut ops = Vec::new();
     let mut refused = Vec::new();
-    for o in computes {
-        let func = ctx
-            .parent_op(o)
+    let func_of = |o: OpId| {
+        ctx.parent_op(o)
             .and_then(|f| ctx.inherent_attr(f, "sym_name"))
             .and_then(|a| a.as_str())
             .unwrap_or("?")
-            .to_string();
+            .to_string()
+    };
+    let names: Vec<String> = computes.iter().map(|&o| func_of(o)).collect();
+    for (i, &o) in computes.iter().enumerate() {
+        // Functions with several computes (softmax, layernorm): `softmax#0`, `softmax#1`, ...
+        let same: Vec<usize> = (0..names.len()).filter(|&j| names[j] == names[i]).collect();
+        let func = if same.len() > 1 {
+            let k = same.iter().position(|&j| j == i).unwrap_or(0);
+            format!("{}#{k}", names[i])
+        } else {
+            names[i].clone()
+        };
         let (c, _) = compute_from_op(&ctx, o).map_err(|m| format!("@{func}: {m}"))?;
         match expr_from_compute(&c) {
             Ok(expr) => ops.push(SuiteOp { name: func, expr }),
