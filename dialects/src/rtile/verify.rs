@@ -147,9 +147,14 @@ pub fn distinct_reads(c: &TeCompute) -> Vec<usize> {
 }
 
 fn padding_ok(n: u64, s: u64, epsilon: f64) -> bool {
-    let waste = n.div_ceil(s) * s - n;
+    // u128: `s` comes from the attribute text and may be huge.
+    let waste = u128::from(n.div_ceil(s)) * u128::from(s) - u128::from(n);
     waste as f64 <= (epsilon + 1e-12) * n as f64
 }
+
+/// The largest ε a program may declare: ε bounds padding as a fraction of each extent, and
+/// Roller's construction never goes beyond 1 (§3.2, Figure 17 uses 0.4–1.0).
+pub const MAX_EPSILON: f64 = 1.0;
 
 /// The device-independent rules for one program on compute `c`.
 pub fn check_structure(c: &TeCompute, p: &RProgram) -> Result<(), String> {
@@ -165,8 +170,8 @@ pub fn check_structure(c: &TeCompute, p: &RProgram) -> Result<(), String> {
     if p.block.contains(&0) || p.thread.contains(&0) {
         return Err("tile sizes must be positive".into());
     }
-    if !(p.epsilon.is_finite() && p.epsilon >= 0.0) {
-        return Err("epsilon must be a non-negative number".into());
+    if !(p.epsilon.is_finite() && (0.0..=MAX_EPSILON).contains(&p.epsilon)) {
+        return Err(format!("epsilon must be a number in [0, {MAX_EPSILON}]"));
     }
     for (i, (name, extent, _)) in axes.iter().enumerate() {
         let (b, t) = (p.block[i], p.thread[i]);

@@ -42,7 +42,7 @@ static OPTIONS: &[PassOptionSpec] = &[
         name: "epsilon-max",
         kind: OptionKind::Float,
         default: "1.0",
-        description: "epsilon grows by 0.2 up to this bound while fewer than top-k programs exist",
+        description: "epsilon grows by 0.2 up to this bound (at most 1) while fewer than top-k programs exist",
     },
     PassOptionSpec {
         name: "tensor-core",
@@ -108,8 +108,9 @@ impl Pass for ConstructRtile {
             return Err("top-k must be at least 1".into());
         }
         let x = self.opts.get_float(key);
-        if key.starts_with("epsilon") && (x.is_nan() || x < 0.0) {
-            return Err(format!("{key} must be a non-negative number"));
+        let max = rtile_dialects::rtile::verify::MAX_EPSILON;
+        if key.starts_with("epsilon") && !(0.0..=max).contains(&x) {
+            return Err(format!("{key} must be a number in [0, {max}]"));
         }
         Ok(())
     }

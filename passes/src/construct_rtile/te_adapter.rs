@@ -14,6 +14,16 @@ use rtile_dialects::te::model::{AxisKind, Expr, TeCompute};
 
 use super::expr_info::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
 
+/// Sizes the construction's integer arithmetic is guaranteed for (larger computes are refused
+/// rather than risk overflow): points in the domain, axes, tensor elements and rank, reads,
+/// index coefficients and constants.
+pub const MAX_POINTS: u64 = 1 << 40;
+const MAX_AXES: usize = 12;
+const MAX_RANK: usize = 8;
+const MAX_READS: usize = 16;
+const MAX_COEFF: i64 = 64;
+const MAX_CONST: i64 = 1 << 20;
+
 /// `e` as `(coefficient per dim, constant)`, when it is linear in the dims.
 fn linear(e: &AffineExpr, dims: usize) -> Option<(Vec<i64>, i64)> {
     Some(match e {
@@ -74,6 +84,26 @@ fn elem_bytes(bits: u32) -> u64 {
 /// The construction's view of `c`; `Err` says why `c` cannot be handled.
 pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
     let dims = c.axes.len();
+    let too_big = |what: String| Err(format!("{what}: larger than the construction handles"));
+    if dims > MAX_AXES {
+        return too_big(format!("{dims} axes"));
+    }
+    let points = c
+        .axes
+        .iter()
+        .try_fold(1u64, |acc, a| acc.checked_mul(a.extent.max(0) as u64));
+    if points.is_none_or(|p| p > MAX_POINTS) {
+        return too_big("iteration domain".into());
+    }
+    for t in c.inputs.iter().chain(std::iter::once(&c.result)) {
+        let elems = t
+            .shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d.max(0) as u64));
+        if t.shape.len() > MAX_RANK || elems.is_none_or(|n| n > MAX_POINTS) {
+            return too_big(format!("tensor {}", t.text()));
+        }
+    }
     let mut axes = Vec::with_capacity(dims);
     for a in &c.axes {
         if a.extent <= 0 {
@@ -86,7 +116,11 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
         });
     }
     let mut inputs = Vec::new();
-    for r in distinct_reads(c) {
+    let reads = distinct_reads(c);
+    if reads.len() > MAX_READS {
+        return too_big(format!("{} input reads", reads.len()));
+    }
+    for r in reads {
         let acc = &c.accesses[r];
         let t = c
             .inputs
@@ -99,6 +133,9 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
                     "index {j} of input read #{r} is not of the form sum(coeff * axis) + constant"
                 )
             })?;
+            if coeffs.iter().any(|k| k.abs() > MAX_COEFF) || constant.abs() > MAX_CONST {
+                return too_big(format!("index {j} of input read #{r}"));
+            }
             let terms: Vec<(usize, i64)> = coeffs
                 .into_iter()
                 .enumerate()
@@ -171,6 +208,18 @@ mod tests {
         );
         assert_eq!(e.flops_per_point, 2.0);
         assert_eq!(e.dtype, "f32");
+    }
+
+    #[test]
+    fn huge_computes_are_refused() {
+        let c = first(
+            "%C = te.compute (%m, %n) reduce (%k) in [4294967296, 4294967296, 4294967296]
+               : (tensor<4294967296x4294967296xf32>, tensor<4294967296x4294967296xf32>)
+               -> tensor<4294967296x4294967296xf32> {
+               te.sum(%A[%m, %k] * %B[%k, %n]) }",
+        );
+        let m = expr_from_compute(&c).unwrap_err();
+        assert!(m.contains("larger than the construction handles"), "{m}");
     }
 
     #[test]

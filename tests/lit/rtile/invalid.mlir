@@ -108,6 +108,21 @@
 
 // -----
 
+// epsilon is a fraction of each extent, at most 1.
+"func.func"() ({
+^bb0(%A: tensor<256x64xf32>, %B: tensor<64x128xf32>):
+  // expected-error @below {{epsilon must be a number in [0, 1]}}
+  %C = "te.compute"(%A, %B) ({
+  ^bb0(%a: f32, %b: f32):
+    %p = "arith.mulf"(%a, %b) : (f32, f32) -> f32
+    "te.yield"(%p) : (f32) -> ()
+  }) {axis_names = ["m", "n", "k"], combiner = "sum", domain = array<i64: 256, 128, 64>, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"],
+      rtile.program = #rtile.program<device = "v100", tiles = [[24, 16, 16], [3, 4, 1]], pad = [[0, 0], [0, 0]], grid = [11, 8], threads = 32, est_us = 2.094, epsilon = 4.0>} : (tensor<256x64xf32>, tensor<64x128xf32>) -> tensor<256x128xf32>
+  "func.return"(%C) : (tensor<256x128xf32>) -> ()
+}) {function_type = (tensor<256x64xf32>, tensor<64x128xf32>) -> tensor<256x128xf32>, sym_name = "mm"} : () -> ()
+
+// -----
+
 // The grid is the block count along each spatial axis: ceil(256 / 24) = 11.
 "func.func"() ({
 ^bb0(%A: tensor<256x64xf32>, %B: tensor<64x128xf32>):
