@@ -3,7 +3,8 @@
 //! - axes in domain order, parallel then reduction, with their extents;
 //! - one input per distinct read (input tensor and index map; the same tensor read through
 //!   two maps, as in softmax's `x - max`, is two reads), each index map result turned into
-//!   `Σ coeff·axis + constant` — anything else (`floordiv`, `mod`, symbols) is refused;
+//!   `Σ coeff·axis + constant`, or that sum `floordiv` a positive constant (channel
+//!   multipliers) — anything else (`mod`, `ceildiv`, nested divisions, symbols) is refused;
 //! - flops per point from the body: every arithmetic, comparison and select op counts one,
 //!   casts none, plus one for the combiner (`te.sum(a * b)` = 2); at least 1;
 //! - the element type of the result.
@@ -128,9 +129,17 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
             .ok_or_else(|| format!("read #{r} of an unknown input"))?;
         let mut indices = Vec::with_capacity(acc.map.results.len());
         for (j, e) in acc.map.results.iter().enumerate() {
-            let (coeffs, constant) = linear(e, dims).ok_or_else(|| {
+            // `sum floordiv d` with a positive constant `d`, else the plain sum.
+            let (inner, div) = match e {
+                AffineExpr::FloorDiv(a, b) => match **b {
+                    AffineExpr::Constant(d) if d > 0 => (a.as_ref(), d as u64),
+                    _ => (e, 1),
+                },
+                _ => (e, 1),
+            };
+            let (coeffs, constant) = linear(inner, dims).ok_or_else(|| {
                 format!(
-                    "index {j} of input read #{r} is not of the form sum(coeff * axis) + constant"
+                    "index {j} of input read #{r} is not of the form (sum(coeff * axis) + constant) [floordiv constant]"
                 )
             })?;
             if coeffs.iter().any(|k| k.abs() > MAX_COEFF) || constant.abs() > MAX_CONST {
@@ -141,7 +150,7 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
                 .enumerate()
                 .filter(|(_, k)| *k != 0)
                 .collect();
-            indices.push(AffineIndex::affine(&terms, constant));
+            indices.push(AffineIndex::floor_div(&terms, constant, div));
         }
         inputs.push(TensorAccess {
             name: format!("input #{}", acc.input),
@@ -223,15 +232,23 @@ mod tests {
     }
 
     #[test]
-    fn floordiv_is_refused() {
+    fn floordiv_by_a_constant() {
         let mut c = first(
             "%B = te.compute (%i) in [8] : (tensor<4xf32>) -> tensor<8xf32> {
                %A[%i] }",
         );
-        c.accesses[0].map.results[0] = AffineExpr::FloorDiv(
-            Box::new(AffineExpr::Dim(0)),
-            Box::new(AffineExpr::Constant(2)),
+        let d = |x| Box::new(AffineExpr::Dim(x));
+        let k = |x| Box::new(AffineExpr::Constant(x));
+        c.accesses[0].map.results[0] = AffineExpr::FloorDiv(d(0), k(2));
+        let e = expr_from_compute(&c).unwrap();
+        assert_eq!(
+            e.inputs[0].indices[0],
+            AffineIndex::floor_div(&[(0, 1)], 0, 2)
         );
+        // 8 consecutive i touch 4 (aligned) or 5 values of i floordiv 2: the bound is 5.
+        assert_eq!(e.inputs[0].indices[0].span(&[8]), 5);
+        assert_eq!(e.inputs[0].indices[0].single_axis(), None);
+        c.accesses[0].map.results[0] = AffineExpr::Mod(d(0), k(2));
         let m = expr_from_compute(&c).unwrap_err();
         assert!(m.contains("not of the form"), "{m}");
     }

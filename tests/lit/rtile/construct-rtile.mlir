@@ -12,7 +12,7 @@
 // The candidates are rPrograms of the device, sorted: every one verifies on the device.
 // RUN: rtile-opt %s --allow-unregistered-dialect --construct-rtile="device=v100 top-k=10" \
 // RUN:   | FileCheck %s --check-prefix=LIST
-// LIST-COUNT-6: rtile.programs = [#rtile.program<device = "v100"
+// LIST-COUNT-7: rtile.programs = [#rtile.program<device = "v100"
 // LIST-NOT: rtile.program =
 //
 // Options. A device file (same schema as passes/devices/*.toml) instead of a built-in device;
@@ -199,11 +199,20 @@
   "func.return"(%39) : (tensor<128x512xf32>) -> ()
 }) {function_type = (tensor<128x512x1024xf32>) -> tensor<128x512xf32>, sym_name = "r0_S"} : () -> ()
 
-// ----- DepthwiseConv D2 reads input channel o floordiv 4 (channel multiplier 4): not of the
-// form sum(coeff * axis) + constant, which rTile analysis needs. A remark, the op unchanged.
-// RUN: rtile-opt %s --allow-unregistered-dialect --construct-rtile="device=v100" 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=REMARK
-// REMARK: remark: construct-rtile: op left unchanged: index 1 of input read #0 is not of the form sum(coeff * axis) + constant
+// ----- DepthwiseConv D2: 128x84x21x21 input, channel multiplier 4 (336 output channels o, each
+// reading input channel o floordiv 4), 1x1 filter. The floordiv index is kept as
+// floor((o + 0) / 4): s consecutive o touch at most ceil((s - 1) / 4) + 1 input channels (a
+// bound; an aligned tile touches one fewer), and no transaction rule applies to it.
+// x is the output's leading dimension; 21 floats are not whole transactions, so the block
+// covers it (24, 14% padding). The register tile grows to the register limit:
+//   On V100, [5, 4, 1, 3, 1, 1]: input 5 x (ceil(3/4) + 1 = 2) x 1 x 3 = 30 + filter 4 + 60
+//   accumulators = 94 registers (376 B of 384). Threads 2 * 12 * 2 * 8 = 384 = 12 warps.
+//   On H100, [5, 5, 1, 3, 1, 1]: 30 + 5 + 75 = 110 registers (440 B of 512). Threads
+//   2 * 12 * 2 * 8 = 384.
+// CHECK-LABEL: te.compute
+// V100: tiles = {{\[\[}}10, 48, 2, 24, 1, 1], [5, 4, 1, 3, 1, 1]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0]], grid = [13, 7, 11, 1], threads = 384,
+// H100: tiles = {{\[\[}}10, 60, 2, 24, 1, 1], [5, 5, 1, 3, 1, 1]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0]], grid = [13, 6, 11, 1], threads = 384,
+// CHECK: sym_name = "d2"
 "func.func"() ({
 ^bb0(%arg66: tensor<128x84x21x21xf32>, %arg67: tensor<336x1x1xf32>):
   %61 = "te.compute"(%arg66, %arg67) ({
@@ -213,3 +222,11 @@
   }) {axis_names = ["n", "o", "y", "x", "ry", "rx"], combiner = "sum", domain = array<i64: 128, 336, 21, 21, 1, 1>, indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 floordiv 4, d2 + d4, d3 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"], may_pad = 0.000000e+00 : f32} : (tensor<128x84x21x21xf32>, tensor<336x1x1xf32>) -> tensor<128x336x21x21xf32>
   "func.return"(%61) : (tensor<128x336x21x21xf32>) -> ()
 }) {function_type = (tensor<128x84x21x21xf32>, tensor<336x1x1xf32>) -> tensor<128x336x21x21xf32>, sym_name = "d2"} : () -> ()
+
+// ----- An index the rTile analysis cannot express (o mod 84) gets a remark; the op is left
+// unchanged and the pipeline goes on.
+// RUN: rtile-opt %S/Inputs/mod-index.mlir --allow-unregistered-dialect --construct-rtile="device=v100" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REMARK
+// REMARK: mod-index.mlir:3:3: remark: construct-rtile: op left unchanged: index 1 of input read #0 is not of the form (sum(coeff * axis) + constant) [floordiv constant]
+// REMARK-NOT: rtile.programs
+// REMARK: sym_name = "d2"
