@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use crate::diagnostics::Diagnostic;
+use crate::ir::attributes::Attribute;
 use crate::ir::{Context, OpId, OperationState};
 use crate::parser::OpAsmParser;
 use crate::printer::OpAsmPrinter;
@@ -64,6 +65,20 @@ pub trait OpDefinition: Send + Sync {
     fn print(&self, _ctx: &Context, _op: OpId, _p: &mut OpAsmPrinter<'_>) {}
 }
 
+/// Verifies a dialect's discardable attributes wherever they appear (MLIR's
+/// `Dialect::verifyOperationAttribute`): the verifier calls it for every attribute named
+/// `<namespace>.<name>` on any op, e.g. `rtile.programs` on a `te.compute`.
+pub trait AttributeVerifier: Send + Sync {
+    /// Checks attribute `name` (full name, with the namespace) with value `attr` on `op`.
+    fn verify_operation_attribute(
+        &self,
+        ctx: &Context,
+        op: OpId,
+        name: &str,
+        attr: &Attribute,
+    ) -> Result<(), Diagnostic>;
+}
+
 /// A dialect: a namespace and its ops.
 pub trait Dialect: Send + Sync {
     /// The namespace (`te`, `arith`, ...).
@@ -72,6 +87,10 @@ pub trait Dialect: Send + Sync {
     fn description(&self) -> &'static str;
     /// The dialect's op definitions.
     fn ops(&self) -> Vec<Box<dyn OpDefinition>>;
+    /// The verifier of its discardable attributes on other ops, if it has one.
+    fn attribute_verifier(&self) -> Option<Box<dyn AttributeVerifier>> {
+        None
+    }
 }
 
 /// The registered dialects and ops.
@@ -79,6 +98,7 @@ pub trait Dialect: Send + Sync {
 pub struct DialectRegistry {
     dialects: Vec<(&'static str, &'static str)>,
     ops: HashMap<&'static str, Box<dyn OpDefinition>>,
+    attr_verifiers: HashMap<&'static str, Box<dyn AttributeVerifier>>,
 }
 
 impl DialectRegistry {
@@ -95,6 +115,23 @@ impl DialectRegistry {
         for op in dialect.ops() {
             self.ops.insert(op.name(), op);
         }
+        if let Some(v) = dialect.attribute_verifier() {
+            self.attr_verifiers.insert(dialect.namespace(), v);
+        }
+    }
+    /// Replaces the attribute verifier of dialect `namespace`: how a crate that depends on
+    /// the dialect extends its verification (MLIR's dialect extensions), e.g. the passes
+    /// crate adding device capacity checks to `rtile` attributes.
+    pub fn set_attribute_verifier(
+        &mut self,
+        namespace: &'static str,
+        verifier: Box<dyn AttributeVerifier>,
+    ) {
+        self.attr_verifiers.insert(namespace, verifier);
+    }
+    /// The attribute verifier of dialect `namespace`, if any.
+    pub fn attribute_verifier(&self, namespace: &str) -> Option<&dyn AttributeVerifier> {
+        self.attr_verifiers.get(namespace).map(|b| b.as_ref())
     }
     /// The definition of op `name`, if registered.
     pub fn op(&self, name: &str) -> Option<&dyn OpDefinition> {

@@ -36,11 +36,27 @@ pub fn verify(ctx: &Context, op: OpId) -> Result<(), Vec<Diagnostic>> {
         {
             errs.push(d);
         }
+        verify_dialect_attributes(ctx, o, &mut errs);
     }
     if errs.is_empty() {
         verify_dominance(ctx, op, &mut errs);
     }
     if errs.is_empty() { Ok(()) } else { Err(errs) }
+}
+
+/// Discardable attributes named `<dialect>.<name>` go to that dialect's attribute
+/// verifier, when it has one (MLIR's `verifyOperationAttribute`).
+fn verify_dialect_attributes(ctx: &Context, op: OpId, errs: &mut Vec<Diagnostic>) {
+    for a in &ctx.op(op).attributes {
+        let Some((ns, _)) = a.name.split_once('.') else {
+            continue;
+        };
+        if let Some(v) = ctx.registry.attribute_verifier(ns)
+            && let Err(d) = v.verify_operation_attribute(ctx, op, &a.name, &a.value)
+        {
+            errs.push(d);
+        }
+    }
 }
 
 /// Traits of `op`, `None` when it is unregistered.

@@ -1,10 +1,11 @@
 //! rtile's dialects: te, and the upstream subset it is written in and lowers to (func,
 //! arith, math, tensor reshapes).
 
-use rtile::dialect::DialectRegistry;
+use ::rtile::dialect::DialectRegistry;
 
 pub mod arith;
 pub mod func;
+pub mod rtile;
 pub mod te;
 pub mod tensor;
 
@@ -15,6 +16,7 @@ pub fn register_all(reg: &mut DialectRegistry) {
     reg.register(&arith::MathDialect);
     reg.register(&tensor::TensorDialect);
     reg.register(&te::dialect::TeDialect);
+    reg.register(&rtile::RtileDialect);
 }
 
 #[cfg(test)]

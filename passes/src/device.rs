@@ -6,7 +6,7 @@
 //! (registers) and the last layer is the *lowest* (global memory); the construction starts at
 //! layer 0 and moves to `layer + 1` ("mem.Next()").
 //!
-//! Descriptions are data: one TOML file per device under `passes/src/devices/`, embedded at build
+//! Descriptions are data: one TOML file per device under `passes/devices/`, embedded at build
 //! time ([`Device::builtin`]), or read from a user file ([`Device::from_file`], the pass's
 //! `--device-file`). Each built-in file cites where its numbers come from.
 
@@ -134,13 +134,13 @@ impl std::error::Error for DeviceError {}
 
 /// The embedded device files, by name.
 const BUILTIN: &[(&str, &str)] = &[
-    ("a100", include_str!("devices/a100.toml")),
-    ("h100", include_str!("devices/h100.toml")),
-    ("h200", include_str!("devices/h200.toml")),
-    ("k80", include_str!("devices/k80.toml")),
-    ("mi250x", include_str!("devices/mi250x.toml")),
-    ("mi50", include_str!("devices/mi50.toml")),
-    ("v100", include_str!("devices/v100.toml")),
+    ("a100", include_str!("../devices/a100.toml")),
+    ("h100", include_str!("../devices/h100.toml")),
+    ("h200", include_str!("../devices/h200.toml")),
+    ("k80", include_str!("../devices/k80.toml")),
+    ("mi250x", include_str!("../devices/mi250x.toml")),
+    ("mi50", include_str!("../devices/mi50.toml")),
+    ("v100", include_str!("../devices/v100.toml")),
 ];
 
 impl Device {
@@ -365,7 +365,7 @@ mod tests {
         assert!(e.message.contains("cannot read device file"), "{e}");
         let e = Device::from_toml_str("name = 3", "x.toml").unwrap_err();
         assert!(e.message.contains("x.toml"), "{e}");
-        let bad = include_str!("devices/v100.toml").replace("cores = 80", "cores = 0");
+        let bad = include_str!("../devices/v100.toml").replace("cores = 80", "cores = 0");
         let e = Device::from_toml_str(&bad, "y.toml").unwrap_err();
         assert!(e.message.contains("'cores' must be positive"), "{e}");
     }

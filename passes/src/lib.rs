@@ -4,10 +4,13 @@ pub mod axis_fusion;
 pub mod construct_rtile;
 pub mod device;
 pub mod print_op_stats;
+pub mod rtile_select;
 pub mod symbol_dce;
 pub mod tensor_padding;
 
 use rtile::pass::PassRegistry;
+
+pub use construct_rtile::register_dialect_extensions;
 
 /// Registers every pass of this crate with `reg`.
 pub fn register_all_passes(reg: &mut PassRegistry) {
@@ -15,6 +18,8 @@ pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(print_op_stats::PrintOpStats::new()));
     reg.register(|| Box::new(axis_fusion::AxisFusion));
     reg.register(|| Box::new(tensor_padding::TensorPadding::default()));
+    reg.register(|| Box::new(construct_rtile::pass::ConstructRtile::default()));
+    reg.register(|| Box::new(rtile_select::RtileSelect::default()));
 }
 
 #[cfg(test)]

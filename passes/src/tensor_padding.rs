@@ -85,9 +85,17 @@ impl Pass for TensorPadding {
         let default_tile = self.opts.get_int_list("tile").to_vec();
         for c in computes(ctx, op) {
             let tile = match ctx.attr(c, TILE_ATTR) {
-                Some(a) => a.as_dense_ints().map(<[i64]>::to_vec).ok_or_else(|| {
-                    Diagnostic::op_error(ctx, c, "expects `rtile.tile` to be an array<i64: ...>")
-                })?,
+                // The rTile is the `#rtile.tile<[...]>` of the rtile dialect: its shape has
+                // one size per axis of the compute.
+                Some(a) => rtile_dialects::rtile::TileAttr::from_attr(a)
+                    .map(|t| t.shape.iter().map(|&s| s as i64).collect())
+                    .map_err(|m| {
+                        Diagnostic::op_error(
+                            ctx,
+                            c,
+                            format!("expects `rtile.tile` to be a #rtile.tile<[...]>: {m}"),
+                        )
+                    })?,
                 None if !default_tile.is_empty() => default_tile.clone(),
                 None => continue,
             };

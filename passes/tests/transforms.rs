@@ -276,7 +276,7 @@ fn module_text(c: &TeCompute, tile: Option<&[i64]>) -> String {
     let attr = tile
         .map(|t| {
             let v: Vec<String> = t.iter().map(|x| x.to_string()).collect();
-            format!(" {{rtile.tile = array<i64: {}>}}", v.join(", "))
+            format!(" {{rtile.tile = #rtile.tile<[{}]>}}", v.join(", "))
         })
         .unwrap_or_default();
     format!(

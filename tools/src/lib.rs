@@ -2,6 +2,8 @@
 //! tool uses, and the `rtile-opt` driver (read → parse → verify → passes → print), kept
 //! here so that it can be tested in-process.
 
+pub mod construct_bench;
+
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,6 +26,8 @@ pub mod run;
 pub fn dialect_registry() -> DialectRegistry {
     let mut reg = DialectRegistry::with_builtin();
     rtile_dialects::register_all(&mut reg);
+    // Device capacity checks of rtile attributes live with the device descriptions.
+    rtile_passes::register_dialect_extensions(&mut reg);
     reg
 }
 

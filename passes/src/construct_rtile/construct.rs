@@ -46,51 +46,7 @@ impl Default for ConstructOptions {
     }
 }
 
-/// A constructed rProgram: one rTile per memory layer above global memory, the scale-out grid
-/// and the micro-performance model's estimate (the payload of `#rtile.program`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RProgram {
-    /// Device name.
-    pub device: String,
-    /// Names of the axes the tiles are over (fused names like `h*w` after axis fusion).
-    pub axes: Vec<String>,
-    /// Shared-memory-layer rTile: what one block (core) computes per step.
-    pub block: Vec<u64>,
-    /// Register-layer rTile: what one thread (a warp, with tensor cores) computes per step.
-    pub thread: Vec<u64>,
-    /// Storage padding of each input's shared-memory data tile, per dimension, in elements.
-    pub pad: Vec<Vec<u64>>,
-    /// Scale-out grid: blocks along each spatial axis, in axis order.
-    pub grid: Vec<u64>,
-    /// Threads per block.
-    pub threads: u64,
-    /// Whether the register tile runs on tensor cores (a warp tile of the instruction shape).
-    pub tensor_core: bool,
-    /// Whether inputs are staged through shared memory; `false` for operators without data
-    /// reuse, whose threads load straight from global memory (§3.2).
-    pub staged: bool,
-    /// ε the program was constructed under (its padding is within it).
-    pub epsilon: f64,
-    /// Estimated time, microseconds.
-    pub est_us: f64,
-    /// Footprint per layer, bytes: registers per thread, shared memory per block, global total.
-    pub footprint: [u64; 3],
-    /// Traffic per layer, bytes over the whole run: loaded into registers, loaded into shared
-    /// memory, moved to and from global memory (loads and stores).
-    pub traffic: [u64; 3],
-}
-
-impl RProgram {
-    /// The tiles outermost first, as printed: `[block, thread]`.
-    pub fn tiles(&self) -> [&[u64]; 2] {
-        [&self.block, &self.thread]
-    }
-
-    /// Total blocks.
-    pub fn grid_size(&self) -> u64 {
-        self.grid.iter().product()
-    }
-}
+pub use rtile_dialects::rtile::RProgram;
 
 /// What the construction produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -585,6 +541,7 @@ impl<'a> Search<'a> {
         let to_shared = mem_traffic(e, block);
         Some(RProgram {
             device: self.dev.name.clone(),
+            device_file: None,
             axes: e.axes.iter().map(|a| a.name.clone()).collect(),
             block: block.to_vec(),
             thread: thread.to_vec(),
@@ -600,7 +557,7 @@ impl<'a> Search<'a> {
             tensor_core: self.al.tc.is_some(),
             staged: !self.al.direct,
             epsilon: self.al.epsilon,
-            est_us: super::attr::round_estimate(est.total_s * 1e6),
+            est_us: rtile_dialects::rtile::attr::round_estimate(est.total_s * 1e6),
             footprint: [reg, sh, global_fp],
             traffic: [mem_traffic(e, thread), to_shared, to_shared],
         })

@@ -13,14 +13,23 @@ pub struct Axis {
     pub reduction: bool,
 }
 
-/// One tensor dimension's index: `Σ coeff·axis + constant`. Enough for strided and
-/// halo accesses of convolutions and pooling (`y * 2 + ry - 1`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+/// One tensor dimension's index: `⌊(Σ coeff·axis + constant) / div⌋`, `div` = 1 for the plain
+/// affine form. Enough for strided and halo accesses of convolutions and pooling
+/// (`y * 2 + ry - 1`) and for channel multipliers (`o floordiv 4`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AffineIndex {
     /// `(axis position, coefficient)` pairs, coefficients non-zero.
     pub terms: Vec<(usize, i64)>,
     /// Constant offset.
     pub constant: i64,
+    /// Positive divisor of the whole sum (floor division); 1 = none.
+    pub div: u64,
+}
+
+impl Default for AffineIndex {
+    fn default() -> Self {
+        AffineIndex::constant(0)
+    }
 }
 
 impl AffineIndex {
@@ -29,6 +38,7 @@ impl AffineIndex {
         AffineIndex {
             terms: vec![(a, 1)],
             constant: 0,
+            div: 1,
         }
     }
 
@@ -37,6 +47,15 @@ impl AffineIndex {
         AffineIndex {
             terms: terms.iter().copied().filter(|t| t.1 != 0).collect(),
             constant,
+            div: 1,
+        }
+    }
+
+    /// `⌊(Σ coeff·axis + constant) / div⌋` (`div` 0 is read as 1).
+    pub fn floor_div(terms: &[(usize, i64)], constant: i64, div: u64) -> Self {
+        AffineIndex {
+            div: div.max(1),
+            ..AffineIndex::affine(terms, constant)
         }
     }
 
@@ -45,25 +64,33 @@ impl AffineIndex {
         AffineIndex {
             terms: vec![],
             constant: c,
+            div: 1,
         }
     }
 
-    /// The axis when the index is exactly one axis with coefficient 1.
+    /// The axis when the index is exactly one axis with coefficient 1 (and no division).
     pub fn single_axis(&self) -> Option<usize> {
         match self.terms.as_slice() {
-            [(a, 1)] => Some(*a),
+            [(a, 1)] if self.div <= 1 => Some(*a),
             _ => None,
         }
     }
 
     /// Extent of the data touched along this dimension when each axis `a` spans `tile[a]`
-    /// consecutive values: `Σ |c|·(tile[a] − 1) + 1` (the halo of a stencil, the stride gaps).
+    /// consecutive values: `Σ |c|·(tile[a] − 1) + 1` (the halo of a stencil, the stride gaps);
+    /// with a divisor `d`, `s` consecutive values of the sum touch at most `⌈(s − 1)/d⌉ + 1`
+    /// (a bound: a tile aligned to `d` touches one fewer).
     pub fn span(&self, tile: &[u64]) -> u64 {
-        1 + self
+        let s = 1 + self
             .terms
             .iter()
             .map(|&(a, c)| c.unsigned_abs() * tile[a].saturating_sub(1))
-            .sum::<u64>()
+            .sum::<u64>();
+        if self.div <= 1 {
+            s
+        } else {
+            (s - 1).div_ceil(self.div) + 1
+        }
     }
 }
 

@@ -5,19 +5,28 @@
 //! - [`align`]: the alignment rules and `GetNextAlignedAxisSize` (§3.1, Figure 5).
 //! - [`perf_model`]: the micro-performance model (§3.3).
 //! - [`construct`]: Figure 8's scale-up, scale-out, small-operator shrink, ε growth (§3.2).
-//! - [`attr`]: the text of `#rtile.program` / `#rtile.tile` bodies (print and parse).
+//! - the `#rtile.program` data and text live in `rtile_dialects::rtile` (dialects must not
+//!   depend on passes).
+//!
+//! - [`te_adapter`]: `te.compute` → [`TensorExprInfo`].
+//! - [`pass`]: the `--construct-rtile` pass; [`device_check`]: the device half of the `rtile`
+//!   attribute verifier.
 //!
 //! The device descriptions (the HAL) live in [`crate::device`].
 
 pub mod align;
-pub mod attr;
 pub mod construct;
+pub mod device_check;
 pub mod expr_info;
+pub mod pass;
 pub mod perf_model;
 pub mod rtile;
+pub mod te_adapter;
 
 pub use construct::{ConstructOptions, ConstructResult, RProgram, check_program, construct};
 pub use expr_info::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
 
 #[cfg(test)]
 mod tests;
+
+pub use device_check::register_dialect_extensions;

@@ -361,7 +361,7 @@ fn figure5b_storage_padding_through_the_rtile() {
     // Roller Figure 5(b): a [3, 4] data tile kept across 4 banks one element (4 B) wide, read
     // by [3, 1] tiles, is padded by 1 along its leading dimension. With MatMul's A[m, k], a
     // block [3, 1, 4] keeps a [3, 4] tile of A and a thread tile [3, 1, 1] reads [3, 1].
-    let text = include_str!("../devices/v100.toml").replace("banks = 32", "banks = 4");
+    let text = include_str!("../../devices/v100.toml").replace("banks = 32", "banks = 4");
     let dev = Device::from_toml_str(&text, "four-banks.toml").unwrap();
     let e = TensorExprInfo::matmul(48, 48, 48, "f32");
     let al = Aligner::new(&e, &dev, 0.0, None);
@@ -449,5 +449,38 @@ fn pathological_speed() {
             t.elapsed().as_secs_f64() * 1e3,
             r.steps
         );
+    }
+}
+
+/// Every constructed program prints as `#rtile.program`, parses back to itself, and passes the
+/// verifier's legality check for its device (`device_check::check_legal`).
+#[test]
+fn programs_round_trip_and_are_legal() {
+    use rtile_dialects::rtile::RProgram;
+    for dev in Device::all_builtin() {
+        for e in [
+            TensorExprInfo::matmul(4096, 4096, 1024, "f16"),
+            TensorExprInfo::matmul(128, 1000, 4032, "f32"),
+            TensorExprInfo::elementwise(&[17, 11, 3], "f32"),
+            TensorExprInfo::conv2d_nchw(128, 128, 28, 28, 128, 3, 3, 1, 1, "f32"),
+        ] {
+            let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+            let own: Vec<String> = e.axes.iter().map(|a| a.name.clone()).collect();
+            for p in &r.programs {
+                let attr = p.to_attr(&own);
+                let q = RProgram::from_attr(&attr).unwrap();
+                let mut expect = p.clone();
+                if r.fused_axes.is_none() {
+                    expect.axes.clear();
+                }
+                assert_eq!(q, expect, "{attr:?}");
+                let form = match &r.fused_axes {
+                    Some(_) => e.fuse_axes().unwrap().0,
+                    None => e.clone(),
+                };
+                device_check::check_legal(&form, &dev, p)
+                    .unwrap_or_else(|m| panic!("{}: {m}: {attr:?}", dev.name));
+            }
+        }
     }
 }

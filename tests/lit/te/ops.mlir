@@ -92,12 +92,12 @@ func.func @axis_name_clash(%X: tensor<4xf32>) -> tensor<4xf32> {
 
 // Discardable attributes follow the body and survive both forms.
 // CHECK-LABEL: func.func @tile_attr
-// CHECK: } {rtile.tile = array<i64: 4, 8>}
+// CHECK: } {rtile.tile = #rtile.tile<[4, 8]>}
 // GENERIC-LABEL: "func.func"() <{function_type = (tensor<7x5xf32>) -> tensor<7x5xf32>, sym_name = "tile_attr"}>
-// GENERIC: rtile.tile = array<i64: 4, 8>
+// GENERIC: rtile.tile = #rtile.tile<[4, 8]>
 func.func @tile_attr(%A: tensor<7x5xf32>) -> tensor<7x5xf32> {
   %0 = te.compute (%i, %j) in [7, 5] may_pad 0.0 : (tensor<7x5xf32>) -> tensor<7x5xf32> {
     %A[%i, %j] * 2.0
-  } {rtile.tile = array<i64: 4, 8>}
+  } {rtile.tile = #rtile.tile<[4, 8]>}
   func.return %0 : tensor<7x5xf32>
 }

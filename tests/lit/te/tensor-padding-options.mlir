@@ -36,7 +36,7 @@ func.func @matmul(%A: tensor<30x13xf32>, %B: tensor<13x17xf32>) -> tensor<30x17x
 func.func @own_tile(%A: tensor<7x6xf32>) -> tensor<7x6xf32> {
   %0 = te.compute (%i, %j) in [7, 6] may_pad 0.0 : (tensor<7x6xf32>) -> tensor<7x6xf32> {
     %A[%i, %j] * 2.0
-  } {rtile.tile = array<i64: 4, 12>}
+  } {rtile.tile = #rtile.tile<[4, 12]>}
   return %0 : tensor<7x6xf32>
 }
 

@@ -8,7 +8,7 @@
 func.func @matmul(%A: tensor<30x13xf32>, %B: tensor<13x17xf32>) -> tensor<30x17xf32> {
   %0 = te.compute (%m, %n) reduce (%k) in [30, 17, 13] may_pad 0.0 : (tensor<30x13xf32>, tensor<13x17xf32>) -> tensor<30x17xf32> {
     te.sum(%A[%m, %k] * %B[%k, %n])
-  } {rtile.tile = array<i64: 8, 8, 8>}
+  } {rtile.tile = #rtile.tile<[8, 8, 8]>}
   func.return %0 : tensor<30x17xf32>
 }
 
@@ -20,7 +20,7 @@ func.func @matmul(%A: tensor<30x13xf32>, %B: tensor<13x17xf32>) -> tensor<30x17x
 func.func @bounded(%A: tensor<7x5xf32>) -> tensor<7x5xf32> {
   %0 = te.compute (%i, %j) in [7, 5] may_pad 0.0 : (tensor<7x5xf32>) -> tensor<7x5xf32> {
     %A[%i, %j] * 2.0
-  } {rtile.tile = array<i64: 4, 8>}
+  } {rtile.tile = #rtile.tile<[4, 8]>}
   func.return %0 : tensor<7x5xf32>
 }
 
@@ -30,7 +30,7 @@ func.func @no_permission(%A: tensor<30x13xf32>, %B: tensor<13x17xf32>) -> tensor
   // expected-error @+1 {{the compute does not allow padding}}
   %0 = te.compute (%m, %n) reduce (%k) in [30, 17, 13] : (tensor<30x13xf32>, tensor<13x17xf32>) -> tensor<30x17xf32> {
     te.sum(%A[%m, %k] * %B[%k, %n])
-  } {rtile.tile = array<i64: 8, 8, 8>}
+  } {rtile.tile = #rtile.tile<[8, 8, 8]>}
   func.return %0 : tensor<30x17xf32>
 }
 
@@ -40,6 +40,6 @@ func.func @not_neutral(%A: tensor<4x13xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{not te.sum's identity}}
   %0 = te.compute (%i) reduce (%k) in [4, 13] may_pad 0.0 : (tensor<4x13xf32>) -> tensor<4xf32> {
     te.sum(exp(%A[%i, %k]))
-  } {rtile.tile = array<i64: 4, 8>}
+  } {rtile.tile = #rtile.tile<[4, 8]>}
   func.return %0 : tensor<4xf32>
 }

@@ -30,6 +30,38 @@ struct Cli {
 enum Cmd {
     /// Parse+print speed on a generated generic-form file, against mlir-opt-22.
     Parse(ParseArgs),
+    /// Roller construction time per operator (top-1 and top-10), no GPU needed.
+    Construct(ConstructArgs),
+}
+
+#[derive(clap::Args)]
+struct ConstructArgs {
+    /// The operator suite (te.compute ops, custom or generic form).
+    #[arg(long, default_value = "bench/ops/roller-table1.mlir")]
+    ops: PathBuf,
+    /// Built-in devices to construct for (repeat or comma-separate).
+    #[arg(long, value_delimiter = ',', default_values_t = ["v100".to_string(), "h100".to_string()])]
+    device: Vec<String>,
+    /// Runs per op and top-k; the median is reported (at least 20 recommended).
+    #[arg(long, short = 'n', default_value_t = 21)]
+    runs: usize,
+    /// Also write the JSON report to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn bench_construct(a: ConstructArgs) -> Result<(), String> {
+    use rtile_tools::construct_bench;
+    let text = std::fs::read_to_string(&a.ops)
+        .map_err(|e| format!("cannot read {}: {e}", a.ops.display()))?;
+    let name = a.ops.display().to_string();
+    let r = construct_bench::bench_construct(&name, &text, &a.device, a.runs)?;
+    print!("{}", construct_bench::format_table(&r));
+    if let Some(j) = &a.json {
+        let body = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
+        std::fs::write(j, body).map_err(|e| format!("cannot write {}: {e}", j.display()))?;
+    }
+    Ok(())
 }
 
 #[derive(clap::Args)]
@@ -349,6 +381,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Parse(a) => bench_parse(a),
+        Cmd::Construct(a) => bench_construct(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

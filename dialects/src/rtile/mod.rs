@@ -1,0 +1,135 @@
+//! rtile: rTiles and rPrograms of Roller (OSDI'22 §3.1–§3.3), as attributes on `te.compute`.
+//! See `docs/dialects/rtile.md`.
+//!
+//! - [`attr`]: the data ([`RProgram`]) and the text of `#rtile.program<...>` /
+//!   `#rtile.tile<...>` bodies, both directions, without the IR.
+//! - [`verify`]: the dialect's attribute verifier (device-independent rules, plus an optional
+//!   [`verify::DeviceCheck`] that the passes crate installs for capacities).
+//! - this module: typed accessors from and to `Attribute::Dialect` values and ops.
+//!
+//! The construction itself (`--construct-rtile`) and the device descriptions live in the
+//! passes crate; dependencies point one way (passes → dialects), so the verifier reaches the
+//! device checks through [`verify::DeviceCheck`], installed with
+//! `DialectRegistry::set_attribute_verifier` (MLIR's dialect extensions).
+
+pub mod attr;
+pub mod verify;
+
+use rtile::dialect::{AttributeVerifier, Dialect, OpDefinition};
+use rtile::ir::attributes::Attribute;
+use rtile::ir::{Context, OpId};
+
+pub use attr::RProgram;
+
+/// The dialect namespace.
+pub const NAMESPACE: &str = "rtile";
+/// The candidates attached by `--construct-rtile`, best first: `[#rtile.program<...>, ...]`.
+pub const PROGRAMS: &str = "rtile.programs";
+/// The program chosen by `--rtile-select`: `#rtile.program<...>`.
+pub const PROGRAM: &str = "rtile.program";
+/// A single rTile on an op: `#rtile.tile<...>`.
+pub const TILE: &str = "rtile.tile";
+
+/// `rtile`: attributes only.
+pub struct RtileDialect;
+
+impl Dialect for RtileDialect {
+    fn namespace(&self) -> &'static str {
+        NAMESPACE
+    }
+    fn description(&self) -> &'static str {
+        "rTiles and rPrograms (Roller §3.1-3.3): tile shapes per memory layer, attached to te.compute"
+    }
+    fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
+        Vec::new()
+    }
+    fn attribute_verifier(&self) -> Option<Box<dyn AttributeVerifier>> {
+        Some(Box::new(verify::RtileAttrVerifier::default()))
+    }
+}
+
+/// One rTile: a shape over the compute's axes and the storage padding of each input's data
+/// tile (empty: none). The payload of `#rtile.tile`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileAttr {
+    pub shape: Vec<u64>,
+    pub pad: Vec<Vec<u64>>,
+}
+
+impl TileAttr {
+    /// `#rtile.tile<...>` as an IR attribute.
+    pub fn to_attr(&self) -> Attribute {
+        Attribute::Dialect {
+            dialect: NAMESPACE.into(),
+            body: attr::tile_body(&self.shape, &self.pad),
+        }
+    }
+    /// Reads `#rtile.tile<...>`.
+    pub fn from_attr(a: &Attribute) -> Result<TileAttr, String> {
+        let body = rtile_body(a, "#rtile.tile")?;
+        let (shape, pad) = attr::parse_tile_body(body)?;
+        Ok(TileAttr { shape, pad })
+    }
+}
+
+fn rtile_body<'a>(a: &'a Attribute, what: &str) -> Result<&'a str, String> {
+    match a {
+        Attribute::Dialect { dialect, body } if dialect == NAMESPACE => Ok(body),
+        _ => Err(format!("expected a {what} attribute")),
+    }
+}
+
+impl RProgram {
+    /// `#rtile.program<...>` as an IR attribute; `axes` is printed when it differs from
+    /// `own_axes` (the compute's axis names), i.e. for programs over fused axes.
+    pub fn to_attr(&self, own_axes: &[String]) -> Attribute {
+        let with_axes = !self.axes.is_empty() && self.axes != own_axes;
+        Attribute::Dialect {
+            dialect: NAMESPACE.into(),
+            body: attr::program_body(self, with_axes),
+        }
+    }
+    /// Reads `#rtile.program<...>`.
+    pub fn from_attr(a: &Attribute) -> Result<RProgram, String> {
+        attr::parse_program_body(rtile_body(a, "#rtile.program")?)
+    }
+}
+
+/// The programs attached to `op` as `rtile.programs` (empty when there are none).
+pub fn programs(ctx: &Context, op: OpId) -> Result<Vec<RProgram>, String> {
+    match ctx.attr(op, PROGRAMS) {
+        None => Ok(Vec::new()),
+        Some(a) => programs_from_attr(a),
+    }
+}
+
+/// Reads an `rtile.programs` value: an array of `#rtile.program`.
+pub fn programs_from_attr(a: &Attribute) -> Result<Vec<RProgram>, String> {
+    let items = a
+        .as_array()
+        .ok_or("'rtile.programs' must be an array of #rtile.program")?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| RProgram::from_attr(x).map_err(|m| format!("program #{i}: {m}")))
+        .collect()
+}
+
+/// The program chosen for `op` (`rtile.program`), if any.
+pub fn program(ctx: &Context, op: OpId) -> Result<Option<RProgram>, String> {
+    ctx.attr(op, PROGRAM).map(RProgram::from_attr).transpose()
+}
+
+/// Attaches `progs` (best first) as `rtile.programs`; `own_axes` as in [`RProgram::to_attr`].
+pub fn set_programs(ctx: &mut Context, op: OpId, progs: &[RProgram], own_axes: &[String]) {
+    let v = progs.iter().map(|p| p.to_attr(own_axes)).collect();
+    ctx.set_attr(op, PROGRAMS, Attribute::Array(v));
+}
+
+/// Attaches `p` as the chosen `rtile.program`.
+pub fn set_program(ctx: &mut Context, op: OpId, p: &RProgram, own_axes: &[String]) {
+    ctx.set_attr(op, PROGRAM, p.to_attr(own_axes));
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,233 @@
+//! Verification of `rtile.*` attributes (MLIR's `verifyOperationAttribute`).
+//!
+//! Two levels, because dependencies point one way (passes → dialects):
+//! - here, the rules that need only the `te.compute` the programs sit on: one size per axis,
+//!   positive sizes, lower-layer tiles dividing upper ones, padding within ε, the grid, the
+//!   storage padding's shape;
+//! - through a [`DeviceCheck`] installed by the passes crate
+//!   (`rtile_passes::register_dialect_extensions`), the rules that need the device
+//!   description: known device, thread count and TEU alignment, register and shared-memory
+//!   capacities, tensor-core eligibility.
+
+use rtile::diagnostics::Diagnostic;
+use rtile::dialect::AttributeVerifier;
+use rtile::ir::attributes::Attribute;
+use rtile::ir::{Context, OpId};
+
+use super::{PROGRAM, PROGRAMS, RProgram, TILE, TileAttr, programs_from_attr};
+use crate::te::ir::{COMPUTE, compute_from_op};
+use crate::te::model::{AxisKind, TeCompute};
+
+/// The device-dependent half of the verification (implemented in the passes crate).
+pub trait DeviceCheck: Send + Sync {
+    /// Checks `p` (already structurally valid for `compute`) against its device; the message
+    /// is reported on `op`.
+    fn check(&self, compute: &TeCompute, p: &RProgram) -> Result<(), String>;
+}
+
+/// The `rtile` dialect's attribute verifier.
+#[derive(Default)]
+pub struct RtileAttrVerifier {
+    device: Option<Box<dyn DeviceCheck>>,
+}
+
+impl RtileAttrVerifier {
+    /// A verifier that also runs `check` on every program.
+    pub fn with_device_check(check: Box<dyn DeviceCheck>) -> Self {
+        RtileAttrVerifier {
+            device: Some(check),
+        }
+    }
+
+    fn check_program(&self, c: &TeCompute, p: &RProgram) -> Result<(), String> {
+        check_structure(c, p)?;
+        match &self.device {
+            Some(d) => d.check(c, p),
+            None => Ok(()),
+        }
+    }
+}
+
+impl AttributeVerifier for RtileAttrVerifier {
+    fn verify_operation_attribute(
+        &self,
+        ctx: &Context,
+        op: OpId,
+        name: &str,
+        attr: &Attribute,
+    ) -> Result<(), Diagnostic> {
+        let err = |m: String| Diagnostic::op_error(ctx, op, format!("attribute '{name}': {m}"));
+        if name == TILE {
+            return TileAttr::from_attr(attr).map(|_| ()).map_err(err);
+        }
+        if name != PROGRAMS && name != PROGRAM {
+            return Err(err(format!(
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM} or {TILE})"
+            )));
+        }
+        if ctx.op_name(op) != COMPUTE {
+            return Err(err(format!("only valid on '{COMPUTE}'")));
+        }
+        // A broken compute is reported by its own verifier.
+        let Ok((c, _)) = compute_from_op(ctx, op) else {
+            return Ok(());
+        };
+        if name == PROGRAM {
+            let p = RProgram::from_attr(attr).map_err(err)?;
+            return self.check_program(&c, &p).map_err(err);
+        }
+        let progs = programs_from_attr(attr).map_err(err)?;
+        for (i, p) in progs.iter().enumerate() {
+            self.check_program(&c, p)
+                .map_err(|m| err(format!("program #{i}: {m}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// The axes a program tiles: `(name, extent, reduction)`. Its own `axes` when present (fused
+/// axes `a*b` of adjacent compute axes of one kind), else the compute's.
+pub fn program_axes(c: &TeCompute, p: &RProgram) -> Result<Vec<(String, u64, bool)>, String> {
+    let own: Vec<(String, u64, bool)> = c
+        .axes
+        .iter()
+        .map(|a| {
+            (
+                a.name.clone(),
+                a.extent.max(0) as u64,
+                a.kind == AxisKind::Reduction,
+            )
+        })
+        .collect();
+    if p.axes.is_empty() || p.axes.iter().eq(own.iter().map(|a| &a.0)) {
+        return Ok(own);
+    }
+    let mut out = Vec::new();
+    let mut next = 0;
+    for name in &p.axes {
+        let mut extent = 1u64;
+        let mut kind = None;
+        for part in name.split('*') {
+            let Some((n, e, r)) = own.get(next) else {
+                return Err(format!(
+                    "axis '{name}' is not a fusion of the compute's axes"
+                ));
+            };
+            if n != part || kind.is_some_and(|k| k != *r) {
+                return Err(format!(
+                    "axis '{name}' is not a fusion of the compute's axes"
+                ));
+            }
+            kind = Some(*r);
+            extent = extent.saturating_mul(*e);
+            next += 1;
+        }
+        out.push((name.clone(), extent, kind.unwrap_or(false)));
+    }
+    if next != own.len() {
+        return Err("'axes' does not cover every axis of the compute".into());
+    }
+    Ok(out)
+}
+
+/// The reads a program stages, one per distinct (input, index map) access of the compute, in
+/// access order: what `pad` has one list for.
+pub fn distinct_reads(c: &TeCompute) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for (i, a) in c.accesses.iter().enumerate() {
+        let dup = out.iter().any(|&j| {
+            let b = &c.accesses[j];
+            b.input == a.input && b.map == a.map
+        });
+        if !dup {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn padding_ok(n: u64, s: u64, epsilon: f64) -> bool {
+    // u128: `s` comes from the attribute text and may be huge.
+    let waste = u128::from(n.div_ceil(s)) * u128::from(s) - u128::from(n);
+    waste as f64 <= (epsilon + 1e-12) * n as f64
+}
+
+/// The largest ε a program may declare: ε bounds padding as a fraction of each extent, and
+/// Roller's construction never goes beyond 1 (§3.2, Figure 17 uses 0.4–1.0).
+pub const MAX_EPSILON: f64 = 1.0;
+
+/// The device-independent rules for one program on compute `c`.
+pub fn check_structure(c: &TeCompute, p: &RProgram) -> Result<(), String> {
+    let axes = program_axes(c, p)?;
+    let n = axes.len();
+    if p.block.len() != n || p.thread.len() != n {
+        return Err(format!(
+            "tiles must have {n} sizes each, one per axis (got {} and {})",
+            p.block.len(),
+            p.thread.len()
+        ));
+    }
+    if p.block.contains(&0) || p.thread.contains(&0) {
+        return Err("tile sizes must be positive".into());
+    }
+    if !(p.epsilon.is_finite() && (0.0..=MAX_EPSILON).contains(&p.epsilon)) {
+        return Err(format!("epsilon must be a number in [0, {MAX_EPSILON}]"));
+    }
+    for (i, (name, extent, _)) in axes.iter().enumerate() {
+        let (b, t) = (p.block[i], p.thread[i]);
+        if b % t != 0 {
+            return Err(format!(
+                "axis {name}: register tile {t} does not divide block tile {b}"
+            ));
+        }
+        if !padding_ok(*extent, b, p.epsilon) {
+            return Err(format!(
+                "axis {name}: block tile {b} pads extent {extent} by more than epsilon = {}",
+                p.epsilon
+            ));
+        }
+    }
+    let grid: Vec<u64> = axes
+        .iter()
+        .zip(&p.block)
+        .filter(|(a, _)| !a.2)
+        .map(|(a, &b)| a.1.div_ceil(b))
+        .collect();
+    if p.grid != grid {
+        return Err(format!(
+            "grid {:?} does not match the block tile (expected {grid:?})",
+            p.grid
+        ));
+    }
+    if p.threads == 0 {
+        return Err("threads must be positive".into());
+    }
+    let fused = axes.len() != c.axes.len();
+    if !p.staged && p.pad.iter().flatten().any(|&x| x != 0) {
+        return Err("an unstaged program cannot pad shared-memory tiles".into());
+    }
+    // Fused programs pad the fused tensors, whose ranks the device check knows.
+    if !p.pad.is_empty() && !fused {
+        let reads = distinct_reads(c);
+        if p.pad.len() != reads.len() {
+            return Err(format!(
+                "pad needs one list per input read ({}), got {}",
+                reads.len(),
+                p.pad.len()
+            ));
+        }
+        for (k, (&r, pad)) in reads.iter().zip(&p.pad).enumerate() {
+            let rank = c.accesses[r].map.results.len();
+            if pad.len() != rank {
+                return Err(format!(
+                    "pad of input read #{k} needs {rank} entries, got {}",
+                    pad.len()
+                ));
+            }
+        }
+    }
+    if !(p.est_us.is_finite() && p.est_us > 0.0) {
+        return Err("est_us must be a positive number".into());
+    }
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! `te.compute` → [`TensorExprInfo`]: what the construction needs from the IR.
+//!
+//! - axes in domain order, parallel then reduction, with their extents;
+//! - one input per distinct read (input tensor and index map; the same tensor read through
+//!   two maps, as in softmax's `x - max`, is two reads), each index map result turned into
+//!   `Σ coeff·axis + constant`, or that sum `floordiv` a positive constant (channel
+//!   multipliers) — anything else (`mod`, `ceildiv`, nested divisions, symbols) is refused;
+//! - flops per point from the body: every arithmetic, comparison and select op counts one,
+//!   casts none, plus one for the combiner (`te.sum(a * b)` = 2); at least 1;
+//! - the element type of the result.
+
+use rtile::ir::affine::AffineExpr;
+use rtile_dialects::rtile::verify::distinct_reads;
+use rtile_dialects::te::model::{AxisKind, Expr, TeCompute};
+
+use super::expr_info::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
+
+/// Sizes the construction's integer arithmetic is guaranteed for (larger computes are refused
+/// rather than risk overflow): points in the domain, axes, tensor elements and rank, reads,
+/// index coefficients and constants.
+pub const MAX_POINTS: u64 = 1 << 40;
+const MAX_AXES: usize = 12;
+const MAX_RANK: usize = 8;
+const MAX_READS: usize = 16;
+const MAX_COEFF: i64 = 64;
+const MAX_CONST: i64 = 1 << 20;
+
+/// `e` as `(coefficient per dim, constant)`, when it is linear in the dims.
+fn linear(e: &AffineExpr, dims: usize) -> Option<(Vec<i64>, i64)> {
+    Some(match e {
+        AffineExpr::Dim(d) => {
+            let mut v = vec![0; dims];
+            *v.get_mut(*d as usize)? = 1;
+            (v, 0)
+        }
+        AffineExpr::Constant(c) => (vec![0; dims], *c),
+        AffineExpr::Add(a, b) => {
+            let (va, ca) = linear(a, dims)?;
+            let (vb, cb) = linear(b, dims)?;
+            let v = va
+                .iter()
+                .zip(&vb)
+                .map(|(x, y)| x.checked_add(*y))
+                .collect::<Option<Vec<_>>>()?;
+            (v, ca.checked_add(cb)?)
+        }
+        AffineExpr::Mul(a, b) => {
+            let (va, ca) = linear(a, dims)?;
+            let (vb, cb) = linear(b, dims)?;
+            // Affine: one side is a constant.
+            let (v, c, k) = if va.iter().all(|&x| x == 0) {
+                (vb, cb, ca)
+            } else if vb.iter().all(|&x| x == 0) {
+                (va, ca, cb)
+            } else {
+                return None;
+            };
+            let v = v
+                .iter()
+                .map(|x| x.checked_mul(k))
+                .collect::<Option<Vec<_>>>()?;
+            (v, c.checked_mul(k)?)
+        }
+        AffineExpr::Symbol(_)
+        | AffineExpr::FloorDiv(..)
+        | AffineExpr::CeilDiv(..)
+        | AffineExpr::Mod(..) => return None,
+    })
+}
+
+fn count_flops(e: &Expr) -> u64 {
+    match e {
+        Expr::Access(_) | Expr::Const(..) => 0,
+        Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => 1 + count_flops(a) + count_flops(b),
+        Expr::Unary(_, a) => 1 + count_flops(a),
+        Expr::Cast(_, a) => count_flops(a),
+        Expr::Select(c, a, b) => 1 + count_flops(c) + count_flops(a) + count_flops(b),
+    }
+}
+
+fn elem_bytes(bits: u32) -> u64 {
+    u64::from(bits.div_ceil(8).max(1))
+}
+
+/// The construction's view of `c`; `Err` says why `c` cannot be handled.
+pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
+    let dims = c.axes.len();
+    let too_big = |what: String| Err(format!("{what}: larger than the construction handles"));
+    if dims > MAX_AXES {
+        return too_big(format!("{dims} axes"));
+    }
+    let points = c
+        .axes
+        .iter()
+        .try_fold(1u64, |acc, a| acc.checked_mul(a.extent.max(0) as u64));
+    if points.is_none_or(|p| p > MAX_POINTS) {
+        return too_big("iteration domain".into());
+    }
+    for t in c.inputs.iter().chain(std::iter::once(&c.result)) {
+        let elems = t
+            .shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d.max(0) as u64));
+        if t.shape.len() > MAX_RANK || elems.is_none_or(|n| n > MAX_POINTS) {
+            return too_big(format!("tensor {}", t.text()));
+        }
+    }
+    let mut axes = Vec::with_capacity(dims);
+    for a in &c.axes {
+        if a.extent <= 0 {
+            return Err(format!("axis '{}' has no points", a.name));
+        }
+        axes.push(Axis {
+            name: a.name.clone(),
+            extent: a.extent as u64,
+            reduction: a.kind == AxisKind::Reduction,
+        });
+    }
+    let mut inputs = Vec::new();
+    let reads = distinct_reads(c);
+    if reads.len() > MAX_READS {
+        return too_big(format!("{} input reads", reads.len()));
+    }
+    for r in reads {
+        let acc = &c.accesses[r];
+        let t = c
+            .inputs
+            .get(acc.input)
+            .ok_or_else(|| format!("read #{r} of an unknown input"))?;
+        let mut indices = Vec::with_capacity(acc.map.results.len());
+        for (j, e) in acc.map.results.iter().enumerate() {
+            // `sum floordiv d` with a positive constant `d`, else the plain sum.
+            let (inner, div) = match e {
+                AffineExpr::FloorDiv(a, b) => match **b {
+                    AffineExpr::Constant(d) if d > 0 => (a.as_ref(), d as u64),
+                    _ => (e, 1),
+                },
+                _ => (e, 1),
+            };
+            let (coeffs, constant) = linear(inner, dims).ok_or_else(|| {
+                format!(
+                    "index {j} of input read #{r} is not of the form (sum(coeff * axis) + constant) [floordiv constant]"
+                )
+            })?;
+            if coeffs.iter().any(|k| k.abs() > MAX_COEFF) || constant.abs() > MAX_CONST {
+                return too_big(format!("index {j} of input read #{r}"));
+            }
+            let terms: Vec<(usize, i64)> = coeffs
+                .into_iter()
+                .enumerate()
+                .filter(|(_, k)| *k != 0)
+                .collect();
+            indices.push(AffineIndex::floor_div(&terms, constant, div));
+        }
+        inputs.push(TensorAccess {
+            name: format!("input #{}", acc.input),
+            shape: t.shape.iter().map(|&d| d.max(0) as u64).collect(),
+            elem_bytes: elem_bytes(t.elem.width()),
+            indices,
+        });
+    }
+    let output = TensorAccess {
+        name: "result".into(),
+        shape: c.result.shape.iter().map(|&d| d.max(0) as u64).collect(),
+        elem_bytes: elem_bytes(c.result.elem.width()),
+        indices: (0..c.num_parallel()).map(AffineIndex::axis).collect(),
+    };
+    let flops = count_flops(&c.body) + u64::from(c.combiner.is_some());
+    let e = TensorExprInfo {
+        axes,
+        inputs,
+        output,
+        flops_per_point: flops.max(1) as f64,
+        dtype: c.result.elem.keyword().to_string(),
+    };
+    e.validate()?;
+    Ok(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtile_dialects::te::scan::scan_computes;
+
+    fn first(text: &str) -> TeCompute {
+        scan_computes(text).unwrap().remove(0).parsed.compute
+    }
+
+    #[test]
+    fn matmul_matches_the_constructor() {
+        let c = first(
+            "%C = te.compute (%m, %n) reduce (%k) in [64, 32, 16]
+               : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32> {
+               te.sum(%A[%m, %k] * %B[%k, %n]) }",
+        );
+        let e = expr_from_compute(&c).unwrap();
+        let mut want = TensorExprInfo::matmul(64, 32, 16, "f32");
+        // Names differ only (the constructor's A/B/C).
+        for (w, g) in want.inputs.iter_mut().zip(&e.inputs) {
+            w.name = g.name.clone();
+        }
+        want.output.name = e.output.name.clone();
+        assert_eq!(e, want);
+    }
+
+    #[test]
+    fn strided_halo_index() {
+        let c = first(
+            "%O = te.compute (%n, %f, %y, %x) reduce (%c, %ry, %rx) in [1, 4, 7, 7, 3, 3, 3]
+               : (tensor<1x3x16x16xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x7x7xf32> {
+               te.sum(%D[%n, %c, %y * 2 + %ry, %x * 2 + %rx] * %K[%f, %c, %ry, %rx]) }",
+        );
+        let e = expr_from_compute(&c).unwrap();
+        assert_eq!(
+            e.inputs[0].indices[2],
+            AffineIndex::affine(&[(2, 2), (5, 1)], 0)
+        );
+        assert_eq!(e.flops_per_point, 2.0);
+        assert_eq!(e.dtype, "f32");
+    }
+
+    #[test]
+    fn huge_computes_are_refused() {
+        let c = first(
+            "%C = te.compute (%m, %n) reduce (%k) in [4294967296, 4294967296, 4294967296]
+               : (tensor<4294967296x4294967296xf32>, tensor<4294967296x4294967296xf32>)
+               -> tensor<4294967296x4294967296xf32> {
+               te.sum(%A[%m, %k] * %B[%k, %n]) }",
+        );
+        let m = expr_from_compute(&c).unwrap_err();
+        assert!(m.contains("larger than the construction handles"), "{m}");
+    }
+
+    #[test]
+    fn floordiv_by_a_constant() {
+        let mut c = first(
+            "%B = te.compute (%i) in [8] : (tensor<4xf32>) -> tensor<8xf32> {
+               %A[%i] }",
+        );
+        let d = |x| Box::new(AffineExpr::Dim(x));
+        let k = |x| Box::new(AffineExpr::Constant(x));
+        c.accesses[0].map.results[0] = AffineExpr::FloorDiv(d(0), k(2));
+        let e = expr_from_compute(&c).unwrap();
+        assert_eq!(
+            e.inputs[0].indices[0],
+            AffineIndex::floor_div(&[(0, 1)], 0, 2)
+        );
+        // 8 consecutive i touch 4 (aligned) or 5 values of i floordiv 2: the bound is 5.
+        assert_eq!(e.inputs[0].indices[0].span(&[8]), 5);
+        assert_eq!(e.inputs[0].indices[0].single_axis(), None);
+        c.accesses[0].map.results[0] = AffineExpr::Mod(d(0), k(2));
+        let m = expr_from_compute(&c).unwrap_err();
+        assert!(m.contains("not of the form"), "{m}");
+    }
+}
