@@ -180,16 +180,24 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtile_dialects::te::scan::scan_computes;
+    use rtile_dialects::te::module::parse_computes;
 
-    fn first(text: &str) -> TeCompute {
-        scan_computes(text).unwrap().remove(0).parsed.compute
+    /// The first compute of a function with arguments `args` returning `%R : ret`, whose
+    /// body is `compute` (parsed and verified by the real parser).
+    fn first(args: &str, ret: &str, compute: &str) -> TeCompute {
+        let text = format!("func.func @f({args}) -> {ret} {{\n{compute}\nreturn %R : {ret}\n}}\n");
+        parse_computes("adapter-test.mlir", &text)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .remove(0)
+            .compute
     }
 
     #[test]
     fn matmul_matches_the_constructor() {
         let c = first(
-            "%C = te.compute (%m, %n) reduce (%k) in [64, 32, 16]
+            "%A: tensor<64x16xf32>, %B: tensor<16x32xf32>",
+            "tensor<64x32xf32>",
+            "%R = te.compute (%m, %n) reduce (%k) in [64, 32, 16]
                : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32> {
                te.sum(%A[%m, %k] * %B[%k, %n]) }",
         );
@@ -206,7 +214,9 @@ mod tests {
     #[test]
     fn strided_halo_index() {
         let c = first(
-            "%O = te.compute (%n, %f, %y, %x) reduce (%c, %ry, %rx) in [1, 4, 7, 7, 3, 3, 3]
+            "%D: tensor<1x3x16x16xf32>, %K: tensor<4x3x3x3xf32>",
+            "tensor<1x4x7x7xf32>",
+            "%R = te.compute (%n, %f, %y, %x) reduce (%c, %ry, %rx) in [1, 4, 7, 7, 3, 3, 3]
                : (tensor<1x3x16x16xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x7x7xf32> {
                te.sum(%D[%n, %c, %y * 2 + %ry, %x * 2 + %rx] * %K[%f, %c, %ry, %rx]) }",
         );
@@ -222,7 +232,9 @@ mod tests {
     #[test]
     fn huge_computes_are_refused() {
         let c = first(
-            "%C = te.compute (%m, %n) reduce (%k) in [4294967296, 4294967296, 4294967296]
+            "%A: tensor<4294967296x4294967296xf32>, %B: tensor<4294967296x4294967296xf32>",
+            "tensor<4294967296x4294967296xf32>",
+            "%R = te.compute (%m, %n) reduce (%k) in [4294967296, 4294967296, 4294967296]
                : (tensor<4294967296x4294967296xf32>, tensor<4294967296x4294967296xf32>)
                -> tensor<4294967296x4294967296xf32> {
                te.sum(%A[%m, %k] * %B[%k, %n]) }",
@@ -234,7 +246,9 @@ mod tests {
     #[test]
     fn floordiv_by_a_constant() {
         let mut c = first(
-            "%B = te.compute (%i) in [8] : (tensor<4xf32>) -> tensor<8xf32> {
+            "%A: tensor<4xf32>",
+            "tensor<4xf32>",
+            "%R = te.compute (%i) in [4] : (tensor<4xf32>) -> tensor<4xf32> {
                %A[%i] }",
         );
         let d = |x| Box::new(AffineExpr::Dim(x));
