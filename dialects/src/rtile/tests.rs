@@ -18,7 +18,7 @@ const MM: &str = r#""func.func"() ({
     "te.yield"(%p) : (f32) -> ()
   }) {axis_names = ["m", "n", "k"], combiner = "sum", domain = array<i64: 256, 128, 64>, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"] ATTRS} : (tensor<256x64xf32>, tensor<64x128xf32>) -> tensor<256x128xf32>
   "func.return"(%C) : (tensor<256x128xf32>) -> ()
-}) {sym_name = "mm"} : () -> ()"#;
+}) {function_type = (tensor<256x64xf32>, tensor<64x128xf32>) -> tensor<256x128xf32>, sym_name = "mm"} : () -> ()"#;
 
 const OK: &str = r#"#rtile.program<device = "any", tiles = [[24, 16, 16], [3, 4, 1]], pad = [[0, 0], [0, 0]], grid = [11, 8], threads = 32, est_us = 2.1, epsilon = 0.4>"#;
 
