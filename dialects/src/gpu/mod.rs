@@ -1,0 +1,210 @@
+//! `gpu`: the subset of upstream MLIR's gpu dialect that rtile's kernels use, with upstream
+//! names, generic syntax and verification rules (`gpu.module`, `gpu.func`, the id ops,
+//! `gpu.barrier`, `gpu.return`, `gpu.launch_func`).
+
+pub mod common;
+
+use rtile::dialect::{Dialect, OpDefinition, OpTraits};
+use rtile::ir::attributes::Attribute;
+use rtile::ir::types::Type;
+use rtile::ir::{Context, OpId};
+
+use common::{all_index, counts, is_address_space, memory_space, op, pure, terminator};
+
+/// The `gpu` dialect subset.
+pub struct GpuDialect;
+
+impl Dialect for GpuDialect {
+    fn namespace(&self) -> &'static str {
+        "gpu"
+    }
+    fn description(&self) -> &'static str {
+        "upstream gpu subset: kernels, thread/block ids, barriers, launches"
+    }
+    fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
+        let id = |name, summary| op(name, summary, pure(), verify_id);
+        vec![
+            op(
+                "gpu.module",
+                "a module of kernels (a symbol table, no terminator)",
+                OpTraits {
+                    symbol_table: true,
+                    symbol: true,
+                    no_terminator: true,
+                    single_block: true,
+                    isolated_from_above: true,
+                    ..OpTraits::default()
+                },
+                verify_module,
+            ),
+            op(
+                "gpu.func",
+                "a device function; `gpu.kernel` marks an entry point",
+                OpTraits {
+                    symbol: true,
+                    isolated_from_above: true,
+                    ..OpTraits::default()
+                },
+                verify_func,
+            ),
+            id("gpu.thread_id", "the thread index within its block"),
+            id("gpu.block_id", "the block index within the grid"),
+            id("gpu.block_dim", "the block size"),
+            id("gpu.grid_dim", "the grid size"),
+            op(
+                "gpu.barrier",
+                "waits until every thread of the block reaches it; shared memory is synchronised",
+                OpTraits::default(),
+                |ctx, o| counts(ctx, o, 0, 0),
+            ),
+            op(
+                "gpu.return",
+                "returns from a gpu.func",
+                terminator(),
+                verify_return,
+            ),
+            op(
+                "gpu.launch_func",
+                "launches a kernel on a grid of blocks",
+                OpTraits::default(),
+                verify_launch,
+            ),
+        ]
+    }
+}
+
+fn verify_id(ctx: &Context, o: OpId) -> Result<(), String> {
+    counts(ctx, o, 0, 1)?;
+    if *ctx.value_type(ctx.result(o, 0)) != Type::Index {
+        return Err("result #0 must be index".into());
+    }
+    match ctx.inherent_attr(o, "dimension") {
+        Some(Attribute::Dialect { dialect, body })
+            if dialect == "gpu" && ["<dim x>", "<dim y>", "<dim z>"].contains(&body.as_str()) =>
+        {
+            Ok(())
+        }
+        _ => Err("requires attribute 'dimension' (#gpu<dim x|y|z>)".into()),
+    }
+}
+
+fn verify_module(ctx: &Context, o: OpId) -> Result<(), String> {
+    counts(ctx, o, 0, 0)?;
+    match ctx.inherent_attr(o, "sym_name") {
+        Some(Attribute::String { .. }) => Ok(()),
+        _ => Err("requires attribute 'sym_name'".into()),
+    }
+}
+
+/// The function type of a `gpu.func` / `func.func`.
+pub fn function_type(ctx: &Context, o: OpId) -> Option<(&[Type], &[Type])> {
+    match ctx.inherent_attr(o, "function_type") {
+        Some(Attribute::Type(Type::Function { inputs, results })) => Some((inputs, results)),
+        _ => None,
+    }
+}
+
+/// `workgroup_attributions` of a `gpu.func` (0 when absent).
+pub fn workgroup_attributions(ctx: &Context, o: OpId) -> usize {
+    match ctx.inherent_attr(o, "workgroup_attributions") {
+        Some(Attribute::Integer { value, .. }) => usize::try_from(*value).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn verify_func(ctx: &Context, o: OpId) -> Result<(), String> {
+    counts(ctx, o, 0, 0)?;
+    if !matches!(
+        ctx.inherent_attr(o, "sym_name"),
+        Some(Attribute::String { .. })
+    ) {
+        return Err("requires attribute 'sym_name'".into());
+    }
+    let (inputs, results) =
+        function_type(ctx, o).ok_or("requires attribute 'function_type' of function type")?;
+    if ctx
+        .parent_op(o)
+        .is_none_or(|p| ctx.op_name(p) != "gpu.module")
+    {
+        return Err("expects parent op 'gpu.module'".into());
+    }
+    let kernel = ctx.attr(o, "gpu.kernel").is_some();
+    if kernel && !results.is_empty() {
+        return Err("expected void return type for kernel function".into());
+    }
+    let Some(&region) = ctx.regions(o).first() else {
+        return Err("requires one region".into());
+    };
+    let Some(&entry) = ctx.region_blocks(region).first() else {
+        return Ok(()); // a declaration
+    };
+    let args = ctx.block_args(entry);
+    let wg = workgroup_attributions(ctx, o);
+    if args.len() < inputs.len() + wg {
+        return Err(format!(
+            "expected at least {} arguments to body region",
+            inputs.len() + wg
+        ));
+    }
+    for (i, (a, t)) in args.iter().zip(inputs).enumerate() {
+        if ctx.value_type(*a) != t {
+            return Err(format!("type of function argument {i} does not match"));
+        }
+    }
+    for (i, a) in args[inputs.len()..inputs.len() + wg].iter().enumerate() {
+        if !is_address_space(memory_space(ctx.value_type(*a)), "workgroup") {
+            return Err(format!(
+                "expected memory space workgroup in attribution {i}"
+            ));
+        }
+    }
+    for (i, a) in args[inputs.len() + wg..].iter().enumerate() {
+        if !is_address_space(memory_space(ctx.value_type(*a)), "private") {
+            return Err(format!("expected memory space private in attribution {i}"));
+        }
+    }
+    Ok(())
+}
+
+fn verify_return(ctx: &Context, o: OpId) -> Result<(), String> {
+    let Some(func) = ctx.parent_op(o) else {
+        return Err("expects parent op 'gpu.func'".into());
+    };
+    if ctx.op_name(func) != "gpu.func" {
+        return Err("expects parent op 'gpu.func'".into());
+    }
+    let results = function_type(ctx, func)
+        .map(|f| f.1.to_vec())
+        .unwrap_or_default();
+    let ops = ctx.operands(o);
+    if ops.len() != results.len() {
+        return Err(format!(
+            "expected {} result operands, but found {}",
+            results.len(),
+            ops.len()
+        ));
+    }
+    if ops
+        .iter()
+        .zip(&results)
+        .any(|(v, t)| ctx.value_type(*v) != t)
+    {
+        return Err("operand types do not match the function result types".into());
+    }
+    Ok(())
+}
+
+fn verify_launch(ctx: &Context, o: OpId) -> Result<(), String> {
+    if !matches!(
+        ctx.inherent_attr(o, "kernel"),
+        Some(Attribute::SymbolRef { nested, .. }) if nested.len() == 1
+    ) {
+        return Err("requires attribute 'kernel' of the form @module::@kernel".into());
+    }
+    let ops = ctx.operands(o);
+    if ops.len() < 6 {
+        return Err("expects grid and block sizes (6 operands) before the arguments".into());
+    }
+    all_index(ctx, &ops[..6], "grid and block sizes")?;
+    Ok(())
+}

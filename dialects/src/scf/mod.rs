@@ -1,0 +1,133 @@
+//! `scf`: upstream MLIR's structured control flow subset (`scf.for` with `iter_args`,
+//! `scf.if`, `scf.yield`) with upstream generic syntax and verification rules.
+
+use rtile::dialect::{Dialect, OpDefinition, OpTraits};
+use rtile::ir::types::Type;
+use rtile::ir::{Context, OpId};
+
+use crate::gpu::common::{op, terminator};
+
+/// The `scf` dialect subset.
+pub struct ScfDialect;
+
+impl Dialect for ScfDialect {
+    fn namespace(&self) -> &'static str {
+        "scf"
+    }
+    fn description(&self) -> &'static str {
+        "upstream scf subset: for loops with loop-carried values, if, yield"
+    }
+    fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
+        let region = OpTraits {
+            single_block: true,
+            ..OpTraits::default()
+        };
+        vec![
+            op(
+                "scf.for",
+                "a counted loop `lb to ub step s` with loop-carried values",
+                region,
+                verify_for,
+            ),
+            op("scf.if", "runs the then or else region", region, verify_if),
+            op(
+                "scf.yield",
+                "terminates scf regions, yielding values",
+                terminator(),
+                verify_yield,
+            ),
+        ]
+    }
+}
+
+fn verify_for(ctx: &Context, o: OpId) -> Result<(), String> {
+    let ops = ctx.operands(o);
+    if ops.len() < 3 {
+        return Err("expects lower bound, upper bound and step operands".into());
+    }
+    let iv = ctx.value_type(ops[0]).clone();
+    if !iv.is_integer_like() || ops[1..3].iter().any(|v| *ctx.value_type(*v) != iv) {
+        return Err("lower bound, upper bound and step must have one integer or index type".into());
+    }
+    let inits: Vec<Type> = ops[3..]
+        .iter()
+        .map(|v| ctx.value_type(*v).clone())
+        .collect();
+    let results: Vec<Type> = ctx
+        .results(o)
+        .iter()
+        .map(|v| ctx.value_type(*v).clone())
+        .collect();
+    if inits != results {
+        return Err("mismatch in number or types of init args and results".into());
+    }
+    let [region] = ctx.regions(o) else {
+        return Err("requires one region".into());
+    };
+    let Some(&body) = ctx.region_blocks(*region).first() else {
+        return Err(
+            "region #0 ('region') failed to verify constraint: region with 1 blocks".into(),
+        );
+    };
+    let args: Vec<Type> = ctx
+        .block_args(body)
+        .iter()
+        .map(|v| ctx.value_type(*v).clone())
+        .collect();
+    if args.first() != Some(&iv) || args[1..] != inits[..] {
+        return Err(
+            "region arguments must be the induction variable and the iter_args types".into(),
+        );
+    }
+    yield_matches(ctx, body, &results)
+}
+
+fn yield_matches(ctx: &Context, block: rtile::ir::BlockId, want: &[Type]) -> Result<(), String> {
+    let Some(t) = ctx.last_op(block) else {
+        return Err("region must end in scf.yield".into());
+    };
+    if ctx.op_name(t) != "scf.yield" {
+        return Err("region must end in scf.yield".into());
+    }
+    let got: Vec<Type> = ctx
+        .operands(t)
+        .iter()
+        .map(|v| ctx.value_type(*v).clone())
+        .collect();
+    if got != want {
+        return Err("scf.yield operand types must match the op's result types".into());
+    }
+    Ok(())
+}
+
+fn verify_if(ctx: &Context, o: OpId) -> Result<(), String> {
+    let ops = ctx.operands(o);
+    if ops.len() != 1 || *ctx.value_type(ops[0]) != Type::i1() {
+        return Err("operand #0 must be 1-bit signless integer".into());
+    }
+    let results: Vec<Type> = ctx
+        .results(o)
+        .iter()
+        .map(|v| ctx.value_type(*v).clone())
+        .collect();
+    let regions = ctx.regions(o);
+    if regions.len() != 2 {
+        return Err("requires two regions (then, else)".into());
+    }
+    for (i, r) in regions.iter().enumerate() {
+        match ctx.region_blocks(*r).first() {
+            Some(&b) => yield_matches(ctx, b, &results)?,
+            None if i == 1 && results.is_empty() => {}
+            None if i == 1 => return Err("must have an else block if defining values".into()),
+            None => return Err("then region must have a block".into()),
+        }
+    }
+    Ok(())
+}
+
+fn verify_yield(ctx: &Context, o: OpId) -> Result<(), String> {
+    match ctx.parent_op(o).map(|p| ctx.op_name(p)) {
+        Some("scf.for" | "scf.if" | "scf.while" | "scf.execute_region" | "scf.parallel") => Ok(()),
+        _ => Err("expects parent op to be one of 'scf.execute_region, scf.for, scf.if, scf.index_switch, scf.while'".into()),
+    }
+}
