@@ -2,6 +2,7 @@
 
 pub mod construct_rtile;
 pub mod device;
+pub mod lower_to_gpu;
 pub mod print_op_stats;
 pub mod symbol_dce;
 
