@@ -12,6 +12,7 @@ use rtile::pass::PassRegistry;
 pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(symbol_dce::SymbolDce));
     reg.register(|| Box::new(print_op_stats::PrintOpStats::new()));
+    reg.register(|| Box::new(lower_to_gpu::LowerToGpu));
 }
 
 #[cfg(test)]

@@ -6,9 +6,11 @@
 pub mod adapter;
 pub mod emit;
 pub mod kernel;
+pub mod pass;
 
 pub use adapter::expr_info;
 pub use kernel::{LaunchDesc, LoweredKernel, lower_compute, reference_text};
+pub use pass::{LowerToGpu, lower_module, selected_program};
 
 /// A `builtin.module` (generic form) holding one `gpu.module @name` with `kernels`.
 pub fn module_text(name: &str, kernels: &[LoweredKernel]) -> String {

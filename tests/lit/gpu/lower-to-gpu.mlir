@@ -1,0 +1,63 @@
+// --lower-to-gpu on a 60x64x48 matmul under a hand-written program: block tile
+// [32, 64, 16], thread tile [4, 4, 1] (128 threads), storage padding 1 on A's tile rows
+// and 4 on B's. m (60) is padded to 64 by the grid: only m is guarded; n (64) and k (48,
+// three k-steps of 16) divide exactly and get no guard.
+// RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu %s | FileCheck %s --implicit-check-not='"arith.cmpi"'
+// The generic form verifies in upstream MLIR.
+// RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu --mlir-print-op-generic %s | mlir-opt --verify-each --mlir-print-op-generic | FileCheck %s --check-prefix=UPSTREAM
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK: "gpu.module"() <{sym_name = "kernels"}>
+// CHECK: "gpu.func"() <{function_type = (memref<60x48xf32>, memref<48x64xf32>, memref<60x64xf32>) -> (), known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>}>
+// Shared tiles with storage padding: A's 32x16 tile as 32x17, B's 16x64 tile as 16x68.
+// CHECK-NEXT: ^bb0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>, %[[SHA:arg[0-9]+]]: memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]]: memref<16x68xf32, #gpu.address_space<workgroup>>):
+// CHECK-DAG: %[[C16:[0-9]+]] = "arith.constant"() <{value = 16 : index}>
+// CHECK-DAG: %[[C48:[0-9]+]] = "arith.constant"() <{value = 48 : index}>
+// CHECK-DAG: %[[C60:[0-9]+]] = "arith.constant"() <{value = 60 : index}>
+// CHECK: "gpu.block_id"() <{dimension = #gpu<dim x>}>
+// CHECK: "gpu.thread_id"() <{dimension = #gpu<dim x>}>
+// The register tile (4x4 accumulators per thread).
+// CHECK: "memref.alloca"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<16xf32>
+// The k-step loop.
+// CHECK: "scf.for"(%{{[0-9]+}}, %[[C48]], %[[C16]])
+// A's tile: cooperative loads, guarded on m only (rows 60..63 read the pad value).
+// CHECK: "arith.cmpi"(%{{[0-9]+}}, %[[C60]]) <{predicate = 2 : i64}>
+// CHECK: "memref.load"(%[[A]],
+// CHECK: "memref.store"(%{{[0-9]+}}, %[[SHA]],
+// B's tile: 16-byte vector loads, no guard.
+// CHECK: "vector.load"(%[[B]], %{{[0-9]+}}, %{{[0-9]+}}) : (memref<48x64xf32>, index, index) -> vector<4xf32>
+// CHECK: "vector.store"(%{{[0-9]+}}, %[[SHB]],
+// CHECK: "gpu.barrier"
+// Compute: points past m are skipped; the k-step reduces over the shared tiles.
+// CHECK: "arith.cmpi"(%{{[0-9]+}}, %[[C60]]) <{predicate = 2 : i64}>
+// CHECK: "scf.for"(%{{[0-9]+}}, %[[C16]], %{{[0-9]+}}, %{{[0-9]+}}) ({
+// CHECK: "memref.load"(%[[SHA]],
+// CHECK: "memref.load"(%[[SHB]],
+// CHECK: "arith.mulf"
+// CHECK: "arith.addf"
+// The barrier before the next k-step overwrites the tiles; none after the loop.
+// CHECK: "gpu.barrier"
+// CHECK-NOT: "gpu.barrier"
+// Epilogue: the register tile to the output, guarded on m.
+// CHECK: "arith.cmpi"(%{{[0-9]+}}, %[[C60]]) <{predicate = 2 : i64}>
+// CHECK: "memref.store"(%{{[0-9]+}}, %[[OUT]],
+// CHECK: "gpu.return"
+// CHECK: gpu.kernel, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
+// CHECK-SAME: sym_name = "mm_0", workgroup_attributions = 2 : i64
+// Host side: destination-passing function launching the kernel.
+// CHECK: "func.func"() <{function_type = (memref<60x48xf32>, memref<48x64xf32>, memref<60x64xf32>) -> (), sym_name = "mm"}>
+// CHECK: "gpu.launch_func"(%{{.*}}) <{kernel = @kernels::@mm_0, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0>}>
+
+// UPSTREAM: "gpu.func"
+// UPSTREAM: workgroup_attributions = 2 : i64
+// UPSTREAM: "gpu.launch_func"
+
+"func.func"() <{function_type = (tensor<60x48xf32>, tensor<48x64xf32>) -> tensor<60x64xf32>, sym_name = "mm"}> ({
+^bb0(%A: tensor<60x48xf32>, %B: tensor<48x64xf32>):
+  %C = "te.compute"(%A, %B) ({
+  ^bb0(%a: f32, %b: f32):
+    %p = "arith.mulf"(%a, %b) : (f32, f32) -> f32
+    "te.yield"(%p) : (f32) -> ()
+  }) {axis_names = ["m", "n", "k"], combiner = "sum", domain = array<i64: 60, 64, 48>, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], may_pad = 0.0 : f32, rtile.program = #rtile.program<device = "v100", tiles = [[32, 64, 16], [4, 4, 1]], pad = [[0, 1], [0, 4]], grid = [2, 1], threads = 128, est_us = 1.0, epsilon = 0.2, footprint = [0, 0, 0], traffic = [0, 0, 0]>} : (tensor<60x48xf32>, tensor<48x64xf32>) -> tensor<60x64xf32>
+  "func.return"(%C) : (tensor<60x64xf32>) -> ()
+}) : () -> ()
