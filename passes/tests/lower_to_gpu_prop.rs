@@ -115,7 +115,7 @@ fn program(extents: &[i64], red: &[bool], picks: &[(u32, u32)], staged: bool) ->
     for (a, &e) in extents.iter().enumerate() {
         let (x, y) = picks[a % picks.len()];
         let b = 1 + (x as i64 % (2 * e)).max(0) as u64;
-        let divs: Vec<u64> = (1..=b).filter(|d| b % d == 0).collect();
+        let divs: Vec<u64> = (1..=b).filter(|d| b.is_multiple_of(*d)).collect();
         let mut t = divs[y as usize % divs.len()];
         if !red[a] {
             // Keep the block within 1024 threads.

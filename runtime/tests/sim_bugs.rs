@@ -44,12 +44,10 @@ fn kernel(barrier: bool, out_off_by_one: bool, skip_last_write: bool) -> String 
     )
 }
 
-fn run_text(
-    text: &str,
-) -> (
-    Result<Vec<f64>, (SimErrorKind, String, String)>,
-    rtile::ir::Context,
-) {
+/// The output, or the error kind, message and source line of the failing op.
+type Outcome = Result<Vec<f64>, (SimErrorKind, String, String)>;
+
+fn run_text(text: &str) -> (Outcome, rtile::ir::Context) {
     let mut ctx = sim::check::context();
     let m = rtile::parser::parse_str(&mut ctx, "k.mlir", text).expect("parses");
     rtile::verifier::verify(&ctx, m.module).expect("verifies");

@@ -63,6 +63,31 @@ impl Dialect for GpuDialect {
                 terminator(),
                 verify_return,
             ),
+            // Generic-form only (parsed, verified structurally, not lowered to or simulated).
+            op(
+                "gpu.shuffle",
+                "exchanges values between lanes of a subgroup",
+                pure(),
+                |ctx, o| counts(ctx, o, 3, 2),
+            ),
+            op(
+                "gpu.lane_id",
+                "the lane index within the subgroup",
+                pure(),
+                |ctx, o| counts(ctx, o, 0, 1),
+            ),
+            op(
+                "gpu.subgroup_id",
+                "the subgroup index within the block",
+                pure(),
+                |ctx, o| counts(ctx, o, 0, 1),
+            ),
+            op(
+                "gpu.global_id",
+                "the global thread index",
+                pure(),
+                |ctx, o| counts(ctx, o, 0, 1),
+            ),
             op(
                 "gpu.launch_func",
                 "launches a kernel on a grid of blocks",

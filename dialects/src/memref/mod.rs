@@ -59,6 +59,46 @@ impl Dialect for MemRefDialect {
                 pure(),
                 verify_subview,
             ),
+            // Generic-form only (parsed, verified structurally, not lowered to or simulated).
+            op(
+                "memref.cast",
+                "casts between compatible memref types",
+                pure(),
+                |ctx, o| counts(ctx, o, 1, 1),
+            ),
+            op(
+                "memref.copy",
+                "copies one buffer into another",
+                OpTraits::default(),
+                |ctx, o| counts(ctx, o, 2, 0),
+            ),
+            op(
+                "memref.dim",
+                "the size of one dimension",
+                pure(),
+                |ctx, o| counts(ctx, o, 2, 1),
+            ),
+            op(
+                "memref.global",
+                "a global buffer",
+                OpTraits {
+                    symbol: true,
+                    ..OpTraits::default()
+                },
+                |_, _| Ok(()),
+            ),
+            op(
+                "memref.get_global",
+                "the buffer of a memref.global",
+                pure(),
+                |ctx, o| counts(ctx, o, 0, 1),
+            ),
+            op(
+                "memref.reinterpret_cast",
+                "a view with explicit offset, sizes and strides",
+                pure(),
+                |_, _| Ok(()),
+            ),
         ]
     }
 }

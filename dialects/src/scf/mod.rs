@@ -36,6 +36,52 @@ impl Dialect for ScfDialect {
                 terminator(),
                 verify_yield,
             ),
+            // Generic-form only (parsed, verified structurally, not lowered to or simulated).
+            op(
+                "scf.while",
+                "a while loop: a before region ending in scf.condition, an after region",
+                OpTraits::default(),
+                |_, _| Ok(()),
+            ),
+            op(
+                "scf.condition",
+                "ends the before region of scf.while",
+                terminator(),
+                |ctx, o| match ctx.parent_op(o).map(|p| ctx.op_name(p)) {
+                    Some("scf.while") => Ok(()),
+                    _ => Err("expects parent op 'scf.while'".into()),
+                },
+            ),
+            op(
+                "scf.parallel",
+                "a parallel loop nest",
+                region,
+                |_, _| Ok(()),
+            ),
+            op(
+                "scf.reduce",
+                "ends scf.parallel, combining values",
+                terminator(),
+                |_, _| Ok(()),
+            ),
+            op(
+                "scf.reduce.return",
+                "ends a reduction region of scf.reduce",
+                terminator(),
+                |_, _| Ok(()),
+            ),
+            op(
+                "scf.execute_region",
+                "runs its region once",
+                OpTraits::default(),
+                |_, _| Ok(()),
+            ),
+            op(
+                "scf.index_switch",
+                "a switch over an index",
+                OpTraits::default(),
+                |_, _| Ok(()),
+            ),
         ]
     }
 }

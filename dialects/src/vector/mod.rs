@@ -5,7 +5,7 @@ use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::Type;
 use rtile::ir::{Context, OpId};
 
-use crate::gpu::common::{all_index, op};
+use crate::gpu::common::{all_index, counts, op, pure};
 use crate::memref::memref_of;
 
 /// The `vector` dialect subset.
@@ -32,6 +32,37 @@ impl Dialect for VectorDialect {
                 OpTraits::default(),
                 verify_store,
             ),
+            // Generic-form only (parsed, verified structurally, not lowered to or simulated).
+            op(
+                "vector.broadcast",
+                "broadcasts a scalar or vector",
+                pure(),
+                |ctx, o| counts(ctx, o, 1, 1),
+            ),
+            op(
+                "vector.reduction",
+                "reduces a vector to a scalar",
+                pure(),
+                |_, _| Ok(()),
+            ),
+            op(
+                "vector.extract",
+                "extracts an element or sub-vector",
+                pure(),
+                |_, _| Ok(()),
+            ),
+            op(
+                "vector.insert",
+                "inserts an element or sub-vector",
+                pure(),
+                |_, _| Ok(()),
+            ),
+            op("vector.splat", "a vector of one value", pure(), |ctx, o| {
+                counts(ctx, o, 1, 1)
+            }),
+            op("vector.fma", "fused multiply-add", pure(), |ctx, o| {
+                counts(ctx, o, 3, 1)
+            }),
         ]
     }
 }

@@ -25,10 +25,7 @@ pub fn linearize(e: &AffineExpr, n: usize) -> Option<(Vec<i64>, i64)> {
         }
         AffineExpr::Mul(a, b) => {
             let (ca, ka) = linearize(a, n)?;
-            let k = b.as_constant().or_else(|| {
-                // constant * expr
-                None
-            })?;
+            let k = b.as_constant()?;
             Some((ca.iter().map(|x| x * k).collect(), ka * k))
         }
         _ => None,

@@ -32,6 +32,10 @@ pub struct LoweredKernel {
     pub vectorized: Vec<bool>,
 }
 
+/// A staged access in the (possibly fused) view: indices linear over view axes, the view
+/// shape, and the tensor's own dims behind each view dim.
+type StagedView = (Vec<AffineIndex>, Vec<i64>, Vec<Vec<usize>>);
+
 /// How one te access is read.
 struct Acc {
     /// The access's index expressions over the original axes (for direct reads).
@@ -42,7 +46,7 @@ struct Acc {
     elem: ElemType,
     pad: Option<f64>,
     /// Staged: view indices (linear over view axes), view shape, original dims per view dim.
-    view: Option<(Vec<AffineIndex>, Vec<i64>, Vec<Vec<usize>>)>,
+    view: Option<StagedView>,
 }
 
 fn ty(e: ElemType) -> String {
@@ -412,9 +416,7 @@ impl Ctx<'_> {
 
     /// A float op carries `fastmath = #arith.fastmath<none>` as upstream prints it.
     fn arith(&mut self, name: &str, args: &[Typed], res: &str, float: bool) -> String {
-        let props = if float && name.starts_with("arith.") {
-            "fastmath = #arith.fastmath<none>"
-        } else if float && name.starts_with("math.") {
+        let props = if float && (name.starts_with("arith.") || name.starts_with("math.")) {
             "fastmath = #arith.fastmath<none>"
         } else {
             ""
@@ -612,7 +614,7 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
     let mut shared_bytes = 0u64;
     let mut vectorized = vec![false; cx.accs.len()];
     let thr_c = cx.em.idx(threads);
-    for i in 0..cx.accs.len() {
+    for (i, vec_flag) in vectorized.iter_mut().enumerate() {
         let Some((vidx, vshape, dgroups)) = cx.accs[i].view.clone() else {
             continue;
         };
@@ -654,7 +656,7 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
                 hi += y;
             }
             origin.push(o);
-            checks.push((lo < 0, hi + tile[d] - 1 >= vshape[d]));
+            checks.push((lo < 0, hi + tile[d] > vshape[d]));
         }
         let last = rank - 1;
         let origin_aligned = vidx[last].constant % 4 == 0
@@ -673,7 +675,7 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
         } else {
             1
         };
-        vectorized[i] = v == 4;
+        *vec_flag = v == 4;
         let mut dims = tile.clone();
         dims[last] /= v;
         let total: i64 = dims.iter().product();

@@ -114,9 +114,7 @@ impl BlockState<'_> {
         idx: &[u32],
         lanes: u32,
         regs: &[f64],
-        at: u32,
-        tid: u32,
-        what: &str,
+        (at, tid, what): (u32, u32, &str),
     ) -> Result<usize, SimError> {
         let mut off = 0i64;
         let mut bad = false;
@@ -320,7 +318,7 @@ impl BlockState<'_> {
                         at,
                     } => {
                         let m = &k.mems[*mem as usize];
-                        let off = self.offset(m, idx, *lanes, r, *at, tid, "load")?;
+                        let off = self.offset(m, idx, *lanes, r, (*at, tid, "load"))?;
                         for l in 0..*lanes as usize {
                             let v = match m.space {
                                 Space::Global => f64::from_bits(
@@ -357,7 +355,7 @@ impl BlockState<'_> {
                         at,
                     } => {
                         let m = &k.mems[*mem as usize];
-                        let off = self.offset(m, idx, *lanes, r, *at, tid, "store")?;
+                        let off = self.offset(m, idx, *lanes, r, (*at, tid, "store"))?;
                         for l in 0..*lanes as usize {
                             let v = m.elem.round(r[*src as usize + l]);
                             match m.space {

@@ -171,11 +171,11 @@ pub fn table() -> &'static HashMap<&'static str, OpFn> {
         m.insert("arith.remsi", |a, _, _| srem(a[0], a[1]));
         m.insert("arith.divui", |a, t, _| {
             let (x, y) = (t.unsigned(a[0]), t.unsigned(a[1]));
-            if y == 0 { 0.0 } else { (x / y) as f64 }
+            x.checked_div(y).map_or(0.0, |q| q as f64)
         });
         m.insert("arith.remui", |a, t, _| {
             let (x, y) = (t.unsigned(a[0]), t.unsigned(a[1]));
-            if y == 0 { 0.0 } else { (x % y) as f64 }
+            x.checked_rem(y).map_or(0.0, |q| q as f64)
         });
         m.insert("arith.floordivsi", |a, _, _| {
             let (x, y) = (a[0] as i64, a[1] as i64);
