@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use rtile_dialects::te::scan::scan_computes;
 use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
 use rtile_passes::device::Device;
-use rtile_passes::lower_to_gpu::{expr_info, lower_compute, module_text};
+use rtile_passes::lower_to_gpu::{CrossThread, expr_info, lower_compute_with, module_text};
 use rtile_runtime::sim::run_check_text;
 
 /// Extents the shapes draw from: 1, primes, and non-multiples of the usual tiles.
@@ -149,7 +149,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_shapes_and_programs(op in op(), picks in proptest::collection::vec((0u32..64, 0u32..16), 7), pad in 0u64..5, staged in any::<bool>(), seed in 0u64..1000) {
+    fn random_shapes_and_programs(op in op(), picks in proptest::collection::vec((0u32..64, 0u32..16), 7), pad in 0u64..5, staged in any::<bool>(), split in 0u32..4, seed in 0u64..1000) {
         let t = text(&op);
         let sc = scan_computes(&t).expect("parses");
         let c = &sc[0].parsed.compute;
@@ -169,8 +169,16 @@ proptest! {
         if let Ok(res) = construct(&info, &Device::builtin("v100").expect("v100"), &ConstructOptions { top_k: 1, ..ConstructOptions::default() }) {
             programs.extend(res.programs.into_iter().take(1));
         }
-        for p in programs {
-            let k = lower_compute(c, &p, "k").map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
+        // The random program with a forced cross-thread split (1, 2, 4 or 8 lanes; capped
+        // at 1024 threads), the constructed one with the automatic choice.
+        for (i, p) in programs.into_iter().enumerate() {
+            let lanes = 1u32 << split;
+            let cross = if i == 0 && p.threads * u64::from(lanes) <= 1024 {
+                CrossThread::Split(lanes)
+            } else {
+                CrossThread::Auto
+            };
+            let k = lower_compute_with(c, &p, "k", cross).map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
             let m = module_text("kernels", &[k]);
             let r = run_check_text("k.mlir", &m, seed).map_err(|e| TestCaseError::fail(format!("{op:?} {p:?}: {e}")))?;
             prop_assert!(r.max_rel_err() < 1e-5, "{:?} {:?}: max relative error {:e}", op, p, r.max_rel_err());

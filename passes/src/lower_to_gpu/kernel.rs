@@ -446,8 +446,45 @@ impl Ctx<'_> {
     }
 }
 
-/// Lowers `c` under program `p` into kernel `name`.
+/// How many threads share the reduction of each output point (§4 "cross-thread
+/// reduction" for reduction-heavy operators).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrossThread {
+    /// Split when the program leaves few threads per block for a long reduction (see
+    /// [`auto_split`]).
+    Auto,
+    /// Never split (the program's threads, one reduction per thread).
+    Off,
+    /// Split by this power of two.
+    Split(u32),
+}
+
+/// The automatic split: reduction-heavy computes (at least 64 reduction points per output)
+/// whose program gives a block at most 64 threads get `s` threads per output point, `s` the
+/// largest power of two with `s ≤ 32`, `threads·s ≤ 256` and `s ≤` the split axis's tile.
+pub fn auto_split(threads: i64, red_points: i64, split_tile: i64) -> i64 {
+    if red_points < 64 || threads > 64 {
+        return 1;
+    }
+    let mut s = 1;
+    while s * 2 <= 32 && threads * s * 2 <= 256 && s * 2 <= split_tile {
+        s *= 2;
+    }
+    s
+}
+
+/// Lowers `c` under program `p` into kernel `name` (cross-thread reductions automatic).
 pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredKernel, String> {
+    lower_compute_with(c, p, name, CrossThread::Auto)
+}
+
+/// Lowers `c` under program `p` into kernel `name`.
+pub fn lower_compute_with(
+    c: &TeCompute,
+    p: &RProgram,
+    name: &str,
+    cross: CrossThread,
+) -> Result<LoweredKernel, String> {
     if p.tensor_core {
         return Err("tensor-core programs are not lowered yet (SIMT kernels only)".into());
     }
@@ -541,6 +578,25 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
     };
     let sp = cx.spatial();
     let rd = cx.reduction();
+    // The reduction axis split across threads: the one with the largest block tile.
+    let split_axis = rd
+        .iter()
+        .copied()
+        .max_by_key(|&r| (cx.blk[r], std::cmp::Reverse(r)));
+    let red_points: i64 = rd.iter().map(|&r| cx.ext[r]).product();
+    let rsplit: i64 = match (cross, split_axis) {
+        (_, None) => 1,
+        (CrossThread::Off, _) => 1,
+        (CrossThread::Split(k), _) => i64::from(k.max(1)),
+        (CrossThread::Auto, Some(r)) => auto_split(threads, red_points, cx.blk[r]),
+    };
+    if rsplit > 1 && (rsplit & (rsplit - 1)) != 0 {
+        return Err("the cross-thread split must be a power of two".into());
+    }
+    let all_threads = threads * rsplit;
+    if all_threads > 1024 {
+        return Err(format!("{all_threads} threads per block exceed 1024"));
+    }
     let grid: Vec<i64> = sp
         .iter()
         .map(|&s| (cx.ext[s] + cx.blk[s] - 1) / cx.blk[s])
@@ -560,7 +616,18 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
         .op("gpu.thread_id", &[], "dimension = #gpu<dim x>", "index");
     let bc = cx.decompose(&bid, &grid);
     let tn: Vec<i64> = sp.iter().map(|&s| cx.nthr[s]).collect();
-    let tcs = cx.decompose(&tid, &tn);
+    // With a cross-thread reduction, thread `tid` is reduction lane `tid / threads` of
+    // spatial thread `tid % threads` (spatial neighbours stay neighbours).
+    let (ts, tr) = if rsplit > 1 {
+        let t = cx.em.idx(threads);
+        (
+            cx.em.ibin("arith.remui", &tid, &t),
+            cx.em.ibin("arith.divui", &tid, &t),
+        )
+    } else {
+        (tid.clone(), cx.em.idx(0))
+    };
+    let tcs = cx.decompose(&ts, &tn);
     for (j, &s) in sp.iter().enumerate() {
         cx.base[s] = cx.em.mul_const(&bc[j], cx.blk[s]);
         cx.tc[s] = tcs[j].clone();
@@ -613,7 +680,7 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
     let mut shared_decls = Vec::new();
     let mut shared_bytes = 0u64;
     let mut vectorized = vec![false; cx.accs.len()];
-    let thr_c = cx.em.idx(threads);
+    let thr_c = cx.em.idx(all_threads);
     for (i, vec_flag) in vectorized.iter_mut().enumerate() {
         let Some((vidx, vshape, dgroups)) = cx.accs[i].view.clone() else {
             continue;
@@ -806,7 +873,12 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
         let mut a = a0;
         let mut stack = Vec::new();
         for &r in &rd {
-            let (z, ub, one) = (cx.em.idx(0), cx.em.idx(cx.blk[r]), cx.em.idx(1));
+            // The split axis: each reduction lane takes every rsplit-th point.
+            let (z, ub, one) = if Some(r) == split_axis && rsplit > 1 {
+                (tr.clone(), cx.em.idx(cx.blk[r]), cx.em.idx(rsplit))
+            } else {
+                (cx.em.idx(0), cx.em.idx(cx.blk[r]), cx.em.idx(1))
+            };
             let (lr, args, res) = cx.em.begin_for(&z, &ub, &one, &[(a.clone(), rt.clone())]);
             let base = cx.base[r].clone();
             vals[r] = Some(cx.em.add(&base, &lr));
@@ -853,16 +925,99 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
         for _ in 0..kloops {
             cx.em.end_for(&[]);
         }
-        // Epilogue: the register tile to the output.
-        let (vals, q, opened, guarded) = open_points(&mut cx);
-        let v = cx.em.op(
-            "memref.load",
-            &[(acc.clone(), acc_mem.clone()), (q, "index".into())],
-            "",
-            &rt,
-        );
-        store_out(&mut cx, &vals, &v, &out_t, &rt);
-        close_points(&mut cx, opened, guarded);
+        if rsplit > 1 {
+            // Cross-thread reduction: partial accumulators to shared memory, then a tree
+            // over the reduction lanes, one barrier per level.
+            let red_t = memref(&[q_total, rsplit, threads], res_elem, "workgroup");
+            let red = "%shr".to_string();
+            shared_decls.push((red.clone(), red_t.clone()));
+            shared_bytes +=
+                (q_total * rsplit * threads) as u64 * (res_elem.width() as u64).div_ceil(8);
+            let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
+            let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
+            let v = cx.em.op(
+                "memref.load",
+                &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
+                "",
+                &rt,
+            );
+            let ix = |x: &str| (x.to_string(), "index".to_string());
+            cx.em.op0(
+                "memref.store",
+                &[
+                    (v, rt.clone()),
+                    (red.clone(), red_t.clone()),
+                    ix(&q),
+                    ix(&tr),
+                    ix(&ts),
+                ],
+                "",
+            );
+            cx.em.end_for(&[]);
+            cx.em.op0("gpu.barrier", &[], "");
+            let mut half = rsplit / 2;
+            while half >= 1 {
+                let h = cx.em.idx(half);
+                let cnd = cx.em.cmp(6, &tr, &h);
+                cx.em.begin_then(&cnd);
+                let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
+                let other = cx.em.add(&tr, &h);
+                let a = cx.em.op(
+                    "memref.load",
+                    &[(red.clone(), red_t.clone()), ix(&q), ix(&tr), ix(&ts)],
+                    "",
+                    &rt,
+                );
+                let b = cx.em.op(
+                    "memref.load",
+                    &[(red.clone(), red_t.clone()), ix(&q), ix(&other), ix(&ts)],
+                    "",
+                    &rt,
+                );
+                let comb = combiner.unwrap_or(Combiner::Sum);
+                let s2 = cx.combine(comb, &a, &b, res_elem);
+                cx.em.op0(
+                    "memref.store",
+                    &[
+                        (s2, rt.clone()),
+                        (red.clone(), red_t.clone()),
+                        ix(&q),
+                        ix(&tr),
+                        ix(&ts),
+                    ],
+                    "",
+                );
+                cx.em.end_for(&[]);
+                cx.em.end_then();
+                cx.em.op0("gpu.barrier", &[], "");
+                half /= 2;
+            }
+            // Lane 0 stores the result.
+            let z0 = cx.em.idx(0);
+            let lead = cx.em.cmp(0, &tr, &z0);
+            cx.em.begin_then(&lead);
+            let (vals, q, opened, guarded) = open_points(&mut cx);
+            let v = cx.em.op(
+                "memref.load",
+                &[(red.clone(), red_t.clone()), ix(&q), ix(&z0), ix(&ts)],
+                "",
+                &rt,
+            );
+            store_out(&mut cx, &vals, &v, &out_t, &rt);
+            close_points(&mut cx, opened, guarded);
+            cx.em.end_then();
+        } else {
+            // Epilogue: the register tile to the output.
+            let (vals, q, opened, guarded) = open_points(&mut cx);
+            let v = cx.em.op(
+                "memref.load",
+                &[(acc.clone(), acc_mem.clone()), (q, "index".into())],
+                "",
+                &rt,
+            );
+            store_out(&mut cx, &vals, &v, &out_t, &rt);
+            close_points(&mut cx, opened, guarded);
+        }
     } else {
         let v = point_value(&mut cx, &vals)?;
         store_out(&mut cx, &vals, &v, &out_t, &rt);
@@ -892,11 +1047,11 @@ pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredK
     let body = cx.em.finish(3);
     let launch = LaunchDesc {
         grid: [nblocks as u64, 1, 1],
-        block: [threads as u64, 1, 1],
+        block: [all_threads as u64, 1, 1],
         dynamic_shared_memory: 0,
     };
     let text = format!(
-        "    \"gpu.func\"() <{{function_type = {fn_ty}, known_block_size = array<i32: {threads}, 1, 1>, known_grid_size = array<i32: {nblocks}, 1, 1>}}> ({{\n    ^bb0({}):\n{body}      \"gpu.return\"() : () -> ()\n    }}) {{gpu.kernel, rtile.launch = {{block = array<i32: {threads}, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: {nblocks}, 1, 1>}}, rtile.te = \"{}\", sym_name = \"{name}\", workgroup_attributions = {} : i64}} : () -> ()\n",
+        "    \"gpu.func\"() <{{function_type = {fn_ty}, known_block_size = array<i32: {all_threads}, 1, 1>, known_grid_size = array<i32: {nblocks}, 1, 1>}}> ({{\n    ^bb0({}):\n{body}      \"gpu.return\"() : () -> ()\n    }}) {{gpu.kernel, rtile.launch = {{block = array<i32: {all_threads}, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: {nblocks}, 1, 1>}}, rtile.te = \"{}\", sym_name = \"{name}\", workgroup_attributions = {} : i64}} : () -> ()\n",
         params.join(", "),
         escape(&reference_text(c)),
         shared_decls.len()

@@ -9,7 +9,10 @@ pub mod kernel;
 pub mod pass;
 
 pub use adapter::expr_info;
-pub use kernel::{LaunchDesc, LoweredKernel, lower_compute, reference_text};
+pub use kernel::{
+    CrossThread, LaunchDesc, LoweredKernel, auto_split, lower_compute, lower_compute_with,
+    reference_text,
+};
 pub use pass::{LowerToGpu, lower_module, selected_program};
 
 /// A `builtin.module` (generic form) holding one `gpu.module @name` with `kernels`.
