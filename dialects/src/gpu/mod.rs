@@ -9,7 +9,75 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
 use rtile::ir::{Context, OpId};
 
-use common::{all_index, counts, is_address_space, memory_space, op, pure, terminator};
+use common::{
+    all_index, counts, custom, is_address_space, memory_space, op, parse_attrs, parse_values,
+    print_attrs, print_values, pure, terminator,
+};
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::{NamedAttribute, OperationState};
+use rtile::parser::OpAsmParser;
+use rtile::printer::OpAsmPrinter;
+
+/// `gpu.thread_id x`: the dimension keyword, then an optional attribute dictionary.
+fn parse_id(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result<(), Diagnostic> {
+    let d = p.parse_any_keyword()?;
+    if !["x", "y", "z"].contains(&d.as_str()) {
+        return Err(p.error_here("expected dimension x, y or z"));
+    }
+    state.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+        name: "dimension".into(),
+        value: Attribute::Dialect {
+            dialect: "gpu".into(),
+            body: format!("<dim {d}>"),
+        },
+    }]));
+    parse_attrs(p, state)?;
+    state.result_types.push(Type::Index);
+    Ok(())
+}
+
+/// `gpu.module @name attributes {...} { ... }`.
+fn parse_module(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result<(), Diagnostic> {
+    let name = p.parse_symbol_name()?;
+    state.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+        name: "sym_name".into(),
+        value: Attribute::String {
+            value: name,
+            ty: None,
+        },
+    }]));
+    let mut attrs = Vec::new();
+    p.parse_optional_attr_dict_with_keyword(&mut attrs)?;
+    state.attributes.extend(attrs);
+    let r = p.parse_region(&[])?;
+    state.regions.push(r);
+    Ok(())
+}
+
+fn print_module(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+    let name = ctx
+        .inherent_attr(op, "sym_name")
+        .and_then(|a| a.as_str())
+        .unwrap_or("");
+    p.print_symbol_name(name);
+    p.print_optional_attr_dict_with_keyword(&ctx.op(op).attributes, &[]);
+    if let Some(&r) = ctx.regions(op).first() {
+        p.write(" ");
+        p.print_region(r, false, false);
+    }
+}
+
+fn print_id(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+    let d = match ctx.inherent_attr(op, "dimension") {
+        Some(Attribute::Dialect { body, .. }) => body
+            .trim_start_matches("<dim ")
+            .trim_end_matches('>')
+            .to_string(),
+        _ => "x".into(),
+    };
+    p.write(&d);
+    print_attrs(ctx, op, p);
+}
 
 /// The `gpu` dialect subset.
 pub struct GpuDialect;
@@ -22,9 +90,9 @@ impl Dialect for GpuDialect {
         "upstream gpu subset: kernels, thread/block ids, barriers, launches"
     }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
-        let id = |name, summary| op(name, summary, pure(), verify_id);
+        let id = |name, summary| custom(name, summary, pure(), verify_id, parse_id, print_id);
         vec![
-            op(
+            custom(
                 "gpu.module",
                 "a module of kernels (a symbol table, no terminator)",
                 OpTraits {
@@ -36,6 +104,8 @@ impl Dialect for GpuDialect {
                     ..OpTraits::default()
                 },
                 verify_module,
+                parse_module,
+                print_module,
             ),
             op(
                 "gpu.func",
@@ -51,17 +121,21 @@ impl Dialect for GpuDialect {
             id("gpu.block_id", "the block index within the grid"),
             id("gpu.block_dim", "the block size"),
             id("gpu.grid_dim", "the grid size"),
-            op(
+            custom(
                 "gpu.barrier",
                 "waits until every thread of the block reaches it; shared memory is synchronised",
                 OpTraits::default(),
                 |ctx, o| counts(ctx, o, 0, 0),
+                parse_attrs,
+                print_attrs,
             ),
-            op(
+            custom(
                 "gpu.return",
                 "returns from a gpu.func",
                 terminator(),
                 verify_return,
+                parse_values,
+                print_values,
             ),
             // Generic-form only (parsed, verified structurally, not lowered to or simulated).
             op(

@@ -6,7 +6,9 @@ use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::{DYNAMIC, Type};
 use rtile::ir::{Context, OpId};
 
-use crate::gpu::common::{all_index, counts, op, pure};
+use crate::gpu::common::{
+    all_index, counts, custom, op, parse_load, parse_store, print_load, print_store, pure,
+};
 
 /// The `memref` dialect subset.
 pub struct MemRefDialect;
@@ -41,17 +43,21 @@ impl Dialect for MemRefDialect {
                     memref_of(ctx, o, 0).map(|_| ())
                 },
             ),
-            op(
+            custom(
                 "memref.load",
                 "loads one element",
                 OpTraits::default(),
                 verify_load,
+                |p, s| parse_load(p, s, false),
+                |c, o, p| print_load(c, o, p, false),
             ),
-            op(
+            custom(
                 "memref.store",
                 "stores one element",
                 OpTraits::default(),
                 verify_store,
+                |p, s| parse_store(p, s, false),
+                |c, o, p| print_store(c, o, p, false),
             ),
             op(
                 "memref.subview",

@@ -1,11 +1,13 @@
 //! `scf`: upstream MLIR's structured control flow subset (`scf.for` with `iter_args`,
 //! `scf.if`, `scf.yield`) with upstream generic syntax and verification rules.
 
+pub mod custom;
+
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::Type;
 use rtile::ir::{Context, OpId};
 
-use crate::gpu::common::{op, terminator};
+use crate::gpu::common::{custom, op, parse_values, print_values, terminator};
 
 /// The `scf` dialect subset.
 pub struct ScfDialect;
@@ -23,18 +25,29 @@ impl Dialect for ScfDialect {
             ..OpTraits::default()
         };
         vec![
-            op(
+            crate::gpu::common::custom(
                 "scf.for",
                 "a counted loop `lb to ub step s` with loop-carried values",
                 region,
                 verify_for,
+                custom::parse_for,
+                custom::print_for,
             ),
-            op("scf.if", "runs the then or else region", region, verify_if),
-            op(
+            crate::gpu::common::custom(
+                "scf.if",
+                "runs the then or else region",
+                region,
+                verify_if,
+                custom::parse_if,
+                custom::print_if,
+            ),
+            custom(
                 "scf.yield",
                 "terminates scf regions, yielding values",
                 terminator(),
                 verify_yield,
+                parse_values,
+                print_values,
             ),
             // Generic-form only (parsed, verified structurally, not lowered to or simulated).
             op(

@@ -5,7 +5,9 @@ use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::Type;
 use rtile::ir::{Context, OpId};
 
-use crate::gpu::common::{all_index, counts, op, pure};
+use crate::gpu::common::{
+    all_index, counts, custom, op, parse_load, parse_store, print_load, print_store, pure,
+};
 use crate::memref::memref_of;
 
 /// The `vector` dialect subset.
@@ -20,17 +22,21 @@ impl Dialect for VectorDialect {
     }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![
-            op(
+            custom(
                 "vector.load",
                 "loads consecutive elements into a vector",
                 OpTraits::default(),
                 verify_load,
+                |p, s| parse_load(p, s, true),
+                |c, o, p| print_load(c, o, p, true),
             ),
-            op(
+            custom(
                 "vector.store",
                 "stores a vector to consecutive elements",
                 OpTraits::default(),
                 verify_store,
+                |p, s| parse_store(p, s, true),
+                |c, o, p| print_store(c, o, p, true),
             ),
             // Generic-form only (parsed, verified structurally, not lowered to or simulated).
             op(

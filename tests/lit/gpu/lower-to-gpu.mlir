@@ -7,41 +7,43 @@
 // RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu --mlir-print-op-generic %s | mlir-opt --verify-each --mlir-print-op-generic | FileCheck %s --check-prefix=UPSTREAM
 
 // CHECK: module attributes {gpu.container_module}
-// CHECK: "gpu.module"() <{sym_name = "kernels"}>
+// CHECK: gpu.module @kernels {
 // CHECK: "gpu.func"() <{function_type = (memref<60x48xf32>, memref<48x64xf32>, memref<60x64xf32>) -> (), known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>}>
 // Shared tiles with storage padding: A's 32x16 tile as 32x17, B's 16x64 tile as 16x68.
 // CHECK-NEXT: ^bb0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>, %[[SHA:arg[0-9]+]]: memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]]: memref<16x68xf32, #gpu.address_space<workgroup>>):
+// CHECK-DAG: %[[C0:[0-9]+]] = "arith.constant"() <{value = 0 : index}>
 // CHECK-DAG: %[[C16:[0-9]+]] = "arith.constant"() <{value = 16 : index}>
 // CHECK-DAG: %[[C48:[0-9]+]] = "arith.constant"() <{value = 48 : index}>
 // CHECK-DAG: %[[C60:[0-9]+]] = "arith.constant"() <{value = 60 : index}>
-// CHECK: "gpu.block_id"() <{dimension = #gpu<dim x>}>
-// CHECK: "gpu.thread_id"() <{dimension = #gpu<dim x>}>
+// CHECK: gpu.block_id x
+// CHECK: %[[TID:[0-9]+]] = gpu.thread_id x
 // The register tile (4x4 accumulators per thread).
 // CHECK: "memref.alloca"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<16xf32>
 // The k-step loop.
-// CHECK: "scf.for"(%{{[0-9]+}}, %[[C48]], %[[C16]])
-// A's tile: cooperative loads, guarded on m only (rows 60..63 read the pad value).
+// CHECK: scf.for %[[K0:arg[0-9]+]] = %[[C0]] to %[[C48]] step %[[C16]] {
+// A's tile: cooperative loads by all threads, guarded on m only (rows 60..63 read the pad value).
+// CHECK: scf.for %{{arg[0-9]+}} = %[[TID]] to
 // CHECK: "arith.cmpi"(%{{[0-9]+}}, %[[C60]]) <{predicate = 2 : i64}>
-// CHECK: "memref.load"(%[[A]],
-// CHECK: "memref.store"(%{{[0-9]+}}, %[[SHA]],
+// CHECK: memref.load %[[A]][
+// CHECK: memref.store %{{[0-9]+}}, %[[SHA]][
 // B's tile: 16-byte vector loads, no guard.
-// CHECK: "vector.load"(%[[B]], %{{[0-9]+}}, %{{[0-9]+}}) : (memref<48x64xf32>, index, index) -> vector<4xf32>
-// CHECK: "vector.store"(%{{[0-9]+}}, %[[SHB]],
-// CHECK: "gpu.barrier"
+// CHECK: %[[V:[0-9]+]] = vector.load %[[B]][%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
+// CHECK: vector.store %[[V]], %[[SHB]][
+// CHECK: gpu.barrier
 // Compute: points past m are skipped; the k-step reduces over the shared tiles.
 // CHECK: "arith.cmpi"(%{{[0-9]+}}, %[[C60]]) <{predicate = 2 : i64}>
-// CHECK: "scf.for"(%{{[0-9]+}}, %[[C16]], %{{[0-9]+}}, %{{[0-9]+}}) ({
-// CHECK: "memref.load"(%[[SHA]],
-// CHECK: "memref.load"(%[[SHB]],
+// CHECK: scf.for %{{arg[0-9]+}} = %[[C0]] to %[[C16]] step %{{[0-9]+}} iter_args(%{{arg[0-9]+}} = %{{[0-9]+}}) -> (f32) {
+// CHECK: memref.load %[[SHA]][
+// CHECK: memref.load %[[SHB]][
 // CHECK: "arith.mulf"
 // CHECK: "arith.addf"
 // The barrier before the next k-step overwrites the tiles; none after the loop.
-// CHECK: "gpu.barrier"
-// CHECK-NOT: "gpu.barrier"
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // Epilogue: the register tile to the output, guarded on m.
 // CHECK: "arith.cmpi"(%{{[0-9]+}}, %[[C60]]) <{predicate = 2 : i64}>
-// CHECK: "memref.store"(%{{[0-9]+}}, %[[OUT]],
-// CHECK: "gpu.return"
+// CHECK: memref.store %{{[0-9]+}}, %[[OUT]][
+// CHECK: gpu.return
 // CHECK: gpu.kernel, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
 // CHECK-SAME: sym_name = "mm_0", workgroup_attributions = 2 : i64
 // Host side: destination-passing function launching the kernel.
