@@ -67,6 +67,177 @@ fn print_module(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     }
 }
 
+/// Inherent attributes of `gpu.func` stored as properties (as mlir-opt-22 stores them).
+const FUNC_PROPS: [&str; 6] = [
+    "arg_attrs",
+    "known_block_size",
+    "known_grid_size",
+    "private_attrib_attrs",
+    "res_attrs",
+    "workgroup_attrib_attrs",
+];
+
+fn parse_arg_list(
+    p: &mut OpAsmParser<'_, '_>,
+) -> Result<Vec<(rtile::parser::UnresolvedOperand, Type)>, Diagnostic> {
+    let mut v = Vec::new();
+    p.parse_punct("(")?;
+    if p.parse_optional_punct(")") {
+        return Ok(v);
+    }
+    loop {
+        let (a, t) = p.parse_argument(true)?;
+        v.push((a, t.unwrap_or(Type::None)));
+        if !p.parse_optional_punct(",") {
+            break;
+        }
+    }
+    p.parse_punct(")")?;
+    Ok(v)
+}
+
+/// `gpu.func @k(%a: T, ...) [-> (R)] [workgroup(...)] [private(...)] [kernel]
+/// [attributes {...}] { ... }`.
+fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result<(), Diagnostic> {
+    let name = p.parse_symbol_name()?;
+    let args = parse_arg_list(p)?;
+    let mut results = Vec::new();
+    if p.parse_optional_punct("->") {
+        if p.parse_optional_punct("(") {
+            if !p.parse_optional_punct(")") {
+                results = p.parse_type_list()?;
+                p.parse_punct(")")?;
+            }
+        } else {
+            results.push(p.parse_type()?);
+        }
+    }
+    let wg = if p.parse_optional_keyword("workgroup") {
+        parse_arg_list(p)?
+    } else {
+        Vec::new()
+    };
+    let private = if p.parse_optional_keyword("private") {
+        parse_arg_list(p)?
+    } else {
+        Vec::new()
+    };
+    let kernel = p.parse_optional_keyword("kernel");
+    let mut attrs = Vec::new();
+    p.parse_optional_attr_dict_with_keyword(&mut attrs)?;
+    let mut props = vec![NamedAttribute {
+        name: "function_type".into(),
+        value: Attribute::Type(Type::Function {
+            inputs: args.iter().map(|a| a.1.clone()).collect(),
+            results,
+        }),
+    }];
+    for a in attrs {
+        if FUNC_PROPS.contains(&a.name.as_str()) {
+            props.push(a);
+        } else {
+            state.attributes.push(a);
+        }
+    }
+    state.properties = Some(Attribute::dictionary(props));
+    state.attributes.push(NamedAttribute {
+        name: "sym_name".into(),
+        value: Attribute::String {
+            value: name,
+            ty: None,
+        },
+    });
+    state.attributes.push(NamedAttribute {
+        name: "workgroup_attributions".into(),
+        value: Attribute::Integer {
+            value: wg.len() as i128,
+            ty: Type::i64(),
+        },
+    });
+    if kernel {
+        state.attributes.push(NamedAttribute {
+            name: "gpu.kernel".into(),
+            value: Attribute::Unit,
+        });
+    }
+    state.attributes.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut entry = args;
+    entry.extend(wg);
+    entry.extend(private);
+    let r = p.parse_region(&entry)?;
+    state.regions.push(r);
+    Ok(())
+}
+
+fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+    let name = ctx
+        .inherent_attr(op, "sym_name")
+        .and_then(|a| a.as_str())
+        .unwrap_or("");
+    p.print_symbol_name(name);
+    let (ninputs, results) = function_type(ctx, op)
+        .map(|(i, r)| (i.len(), r.to_vec()))
+        .unwrap_or_default();
+    let wg = workgroup_attributions(ctx, op);
+    let region = ctx.regions(op).first().copied();
+    let args: Vec<rtile::ir::Value> = region
+        .and_then(|r| ctx.region_blocks(r).first().copied())
+        .map(|b| ctx.block_args(b).to_vec())
+        .unwrap_or_default();
+    let list = |p: &mut OpAsmPrinter<'_>, vs: &[rtile::ir::Value]| {
+        p.write("(");
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                p.write(", ");
+            }
+            p.print_region_argument(v);
+        }
+        p.write(")");
+    };
+    let n = ninputs.min(args.len());
+    list(p, &args[..n]);
+    if !results.is_empty() {
+        p.write(" -> (");
+        p.print_types(&results);
+        p.write(")");
+    }
+    let w = (n + wg).min(args.len());
+    if w > n {
+        p.write(" workgroup");
+        list(p, &args[n..w]);
+    }
+    if args.len() > w {
+        p.write(" private");
+        list(p, &args[w..]);
+    }
+    if ctx.attr(op, "gpu.kernel").is_some() {
+        p.write(" kernel");
+    }
+    let mut attrs: Vec<NamedAttribute> = ctx
+        .op(op)
+        .properties
+        .as_ref()
+        .and_then(|d| d.as_dictionary())
+        .map(|d| d.to_vec())
+        .unwrap_or_default();
+    attrs.extend(ctx.op(op).attributes.iter().cloned());
+    attrs.retain(|a| {
+        ![
+            "function_type",
+            "sym_name",
+            "workgroup_attributions",
+            "gpu.kernel",
+        ]
+        .contains(&a.name.as_str())
+    });
+    attrs.sort_by(|a, b| a.name.cmp(&b.name));
+    p.print_optional_attr_dict_with_keyword(&attrs, &[]);
+    if let Some(r) = region {
+        p.write(" ");
+        p.print_region(r, false, true);
+    }
+}
+
 fn print_id(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let d = match ctx.inherent_attr(op, "dimension") {
         Some(Attribute::Dialect { body, .. }) => body
@@ -107,7 +278,7 @@ impl Dialect for GpuDialect {
                 parse_module,
                 print_module,
             ),
-            op(
+            custom(
                 "gpu.func",
                 "a device function; `gpu.kernel` marks an entry point",
                 OpTraits {
@@ -116,6 +287,8 @@ impl Dialect for GpuDialect {
                     ..OpTraits::default()
                 },
                 verify_func,
+                parse_func,
+                print_func,
             ),
             id("gpu.thread_id", "the thread index within its block"),
             id("gpu.block_id", "the block index within the grid"),

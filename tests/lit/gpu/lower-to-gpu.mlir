@@ -8,9 +8,8 @@
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @kernels {
-// CHECK: "gpu.func"() <{function_type = (memref<60x48xf32>, memref<48x64xf32>, memref<60x64xf32>) -> (), known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>}>
 // Shared tiles with storage padding: A's 32x16 tile as 32x17, B's 16x64 tile as 16x68.
-// CHECK-NEXT: ^bb0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>, %[[SHA:arg[0-9]+]]: memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]]: memref<16x68xf32, #gpu.address_space<workgroup>>):
+// CHECK: gpu.func @mm_0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>) workgroup(%[[SHA:arg[0-9]+]]: memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]]: memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
 // CHECK-DAG: %[[C0:[0-9]+]] = "arith.constant"() <{value = 0 : index}>
 // CHECK-DAG: %[[C16:[0-9]+]] = "arith.constant"() <{value = 16 : index}>
 // CHECK-DAG: %[[C48:[0-9]+]] = "arith.constant"() <{value = 48 : index}>
@@ -44,8 +43,6 @@
 // CHECK: "arith.cmpi"(%{{[0-9]+}}, %[[C60]]) <{predicate = 2 : i64}>
 // CHECK: memref.store %{{[0-9]+}}, %[[OUT]][
 // CHECK: gpu.return
-// CHECK: gpu.kernel, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
-// CHECK-SAME: sym_name = "mm_0", workgroup_attributions = 2 : i64
 // Host side: destination-passing function launching the kernel.
 // CHECK: "func.func"() <{function_type = (memref<60x48xf32>, memref<48x64xf32>, memref<60x64xf32>) -> (), sym_name = "mm"}>
 // CHECK: "gpu.launch_func"(%{{.*}}) <{kernel = @kernels::@mm_0, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0>}>
