@@ -139,9 +139,9 @@ fn custom_forms_round_trip() {
     let custom = print(&c, m, false);
     for s in [
         "gpu.module @m {",
-        "gpu.func @k(%arg0: memref<4x8xf32>, %arg1: memref<4x8xf32>) workgroup(%arg2: memref<4x9xf32, #gpu.address_space<workgroup>>) private(%arg3: memref<4xf32, #gpu.address_space<private>>) kernel attributes {known_block_size = array<i32: 32, 1, 1>",
-        "= gpu.thread_id x",
-        "= gpu.block_id x",
+        "gpu.func @k(%arg0: memref<4x8xf32>, %arg1: memref<4x8xf32>) workgroup(%arg2 : memref<4x9xf32, #gpu.address_space<workgroup>>) private(%arg3 : memref<4xf32, #gpu.address_space<private>>) kernel attributes {known_block_size = array<i32: 32, 1, 1>",
+        "= gpu.thread_id  x",
+        "= gpu.block_id  x",
         "= scf.for %arg4 = %2 to %3 step %4 iter_args(%arg5 = %5) -> (f32) {",
         "= memref.load %arg0[%arg4, %2] : memref<4x8xf32>",
         "memref.store %9, %arg2[%arg4, %2] : memref<4x9xf32, #gpu.address_space<workgroup>>",
@@ -151,6 +151,7 @@ fn custom_forms_round_trip() {
         "gpu.barrier",
         "scf.if %7 {",
         "gpu.return",
+        "= memref.alloca() : memref<4xf32>",
     ] {
         assert!(custom.contains(s), "missing `{s}` in\n{custom}");
     }

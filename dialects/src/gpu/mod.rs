@@ -184,18 +184,25 @@ fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         .and_then(|r| ctx.region_blocks(r).first().copied())
         .map(|b| ctx.block_args(b).to_vec())
         .unwrap_or_default();
-    let list = |p: &mut OpAsmPrinter<'_>, vs: &[rtile::ir::Value]| {
+    // Attributions print as `%a : T` (upstream's spacing), arguments as `%a: T`.
+    let list = |p: &mut OpAsmPrinter<'_>, vs: &[rtile::ir::Value], spaced: bool| {
         p.write("(");
         for (i, &v) in vs.iter().enumerate() {
             if i > 0 {
                 p.write(", ");
             }
-            p.print_region_argument(v);
+            if spaced {
+                p.print_operand(v);
+                p.write(" : ");
+                p.print_type(ctx.value_type(v));
+            } else {
+                p.print_region_argument(v);
+            }
         }
         p.write(")");
     };
     let n = ninputs.min(args.len());
-    list(p, &args[..n]);
+    list(p, &args[..n], false);
     if !results.is_empty() {
         p.write(" -> (");
         p.print_types(&results);
@@ -204,11 +211,11 @@ fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let w = (n + wg).min(args.len());
     if w > n {
         p.write(" workgroup");
-        list(p, &args[n..w]);
+        list(p, &args[n..w], true);
     }
     if args.len() > w {
         p.write(" private");
-        list(p, &args[w..]);
+        list(p, &args[w..], true);
     }
     if ctx.attr(op, "gpu.kernel").is_some() {
         p.write(" kernel");
@@ -246,7 +253,9 @@ fn print_id(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
             .to_string(),
         _ => "x".into(),
     };
-    p.write(&d);
+    // Upstream prints the (empty) attribute dictionary slot before the dimension, hence two
+    // spaces: `gpu.thread_id  x`.
+    p.write(&format!("  {d}"));
     print_attrs(ctx, op, p);
 }
 

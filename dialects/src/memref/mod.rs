@@ -2,12 +2,17 @@
 //! with upstream generic syntax and verification rules. Address spaces are attributes on
 //! the memref type (`#gpu.address_space<workgroup>`).
 
+use rtile::diagnostics::Diagnostic;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::{DYNAMIC, Type};
+use rtile::ir::{Attribute, DenseArray, NamedAttribute, OperationState};
 use rtile::ir::{Context, OpId};
+use rtile::parser::OpAsmParser;
+use rtile::printer::OpAsmPrinter;
 
 use crate::gpu::common::{
-    all_index, counts, custom, op, parse_load, parse_store, print_load, print_store, pure,
+    all_index, counts, custom, op, parse_attrs, parse_load, parse_store, print_attrs, print_load,
+    print_store, pure,
 };
 
 /// The `memref` dialect subset.
@@ -22,17 +27,21 @@ impl Dialect for MemRefDialect {
     }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![
-            op(
+            custom(
                 "memref.alloc",
                 "allocates a buffer",
                 OpTraits::default(),
                 verify_alloc,
+                parse_alloc,
+                print_alloc,
             ),
-            op(
+            custom(
                 "memref.alloca",
                 "allocates a buffer in the enclosing scope (per thread on GPUs)",
                 OpTraits::default(),
                 verify_alloc,
+                parse_alloc,
+                print_alloc,
             ),
             op(
                 "memref.dealloc",
@@ -106,6 +115,40 @@ impl Dialect for MemRefDialect {
                 |_, _| Ok(()),
             ),
         ]
+    }
+}
+
+/// `memref.alloc(%d0, ..) : memref<..>` / `memref.alloca() : memref<..>` (dynamic sizes
+/// only; no alignment or symbol operands).
+fn parse_alloc(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result<(), Diagnostic> {
+    p.parse_punct("(")?;
+    let sizes = p.parse_operand_list()?;
+    p.parse_punct(")")?;
+    parse_attrs(p, state)?;
+    let t = p.parse_colon_type()?;
+    for o in &sizes {
+        let v = p.resolve_operand(o, &Type::Index)?;
+        state.operands.push(v);
+    }
+    state.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+        name: "operandSegmentSizes".into(),
+        value: Attribute::DenseArray(DenseArray::Int {
+            elem: Type::i32(),
+            values: vec![sizes.len() as i64, 0],
+        }),
+    }]));
+    state.result_types.push(t);
+    Ok(())
+}
+
+fn print_alloc(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+    p.write("(");
+    p.print_operands(ctx.operands(op));
+    p.write(")");
+    print_attrs(ctx, op, p);
+    if let Some(&r) = ctx.results(op).first() {
+        p.write(" : ");
+        p.print_type(ctx.value_type(r));
     }
 }
 
