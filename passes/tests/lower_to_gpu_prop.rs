@@ -90,7 +90,7 @@ fn text(op: &Op) -> String {
             "func.func @f(%I: tensor<{a}x{b}x{c}xf32>) -> tensor<{a}x{b}xf32> {{
   %S = te.compute (%a, %b) reduce (%c) in [{a}, {b}, {c}] may_pad 0.0
          : (tensor<{a}x{b}x{c}xf32>) -> tensor<{a}x{b}xf32> {{
-    te.sum(exp(%I[%a, %b, %c]))
+    te.sum(exp(%I[%a, %b, %c]) * %I[%a, %b, %c])
   }}
   func.return %S : tensor<{a}x{b}xf32>
 }}"
@@ -157,7 +157,8 @@ proptest! {
         let red: Vec<bool> = c.axes.iter().map(|a| a.kind == rtile_dialects::te::model::AxisKind::Reduction).collect();
         let mut p = program(&ext, &red, &picks, staged);
         // Storage padding only on the leading (last) dimension of each access.
-        p.pad = c.accesses.iter().map(|a| {
+        p.pad = rtile_passes::lower_to_gpu::adapter::distinct_reads(c).into_iter().map(|r| {
+            let a = &c.accesses[r];
             let r = a.map.results.len();
             let mut v = vec![0; r];
             v[r - 1] = pad;

@@ -76,3 +76,47 @@ fn small_twins_all_top_k_programs_match_the_interpreter() {
     );
     assert!(kernels > 100, "only {kernels} kernels");
 }
+
+/// A tensor read twice through the same index map is one distinct read (te already merges
+/// such accesses): one shared tile, one `pad` entry (as `#rtile.program` counts them), and
+/// the kernel matches.
+#[test]
+fn repeated_read_shares_one_shared_tile() {
+    let text = "func.func @sq(%A: tensor<9x20xf32>) -> tensor<9xf32> {
+  %S = te.compute (%m) reduce (%k) in [9, 20] may_pad 0.0
+         : (tensor<9x20xf32>) -> tensor<9xf32> {
+    te.sum(%A[%m, %k] * %A[%m, %k])
+  }
+  func.return %S : tensor<9xf32>
+}";
+    let sc = scan_computes(text).expect("parses");
+    let c = &sc[0].parsed.compute;
+    let info = expr_info(c);
+    assert_eq!(info.inputs.len(), 1, "one distinct read");
+    assert_eq!(rtile_passes::lower_to_gpu::adapter::distinct_reads(c), vec![0]);
+    let p = rtile_passes::construct_rtile::RProgram {
+        device: "test".into(),
+        axes: vec![],
+        block: vec![3, 8],
+        thread: vec![1, 1],
+        pad: vec![vec![0, 1]],
+        grid: vec![3],
+        threads: 3,
+        tensor_core: false,
+        staged: true,
+        epsilon: 0.0,
+        est_us: 1.0,
+        footprint: [0; 3],
+        traffic: [0; 3],
+    };
+    let k = lower_compute(c, &p, "k").expect("lowers");
+    assert!(
+        k.text
+            .contains("%sh0: memref<3x9xf32, #gpu.address_space<workgroup>>"),
+        "{}",
+        k.text
+    );
+    assert!(!k.text.contains("%sh1"), "{}", k.text);
+    let r = run_check_text("sq.mlir", &module_text("kernels", &[k]), 3).expect("runs clean");
+    assert!(r.max_rel_err() < 1e-5, "{}", r.text());
+}

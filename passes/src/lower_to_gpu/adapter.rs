@@ -1,5 +1,7 @@
-//! A `te.compute` as the construction sees it ([`TensorExprInfo`]), one input per access so
-//! that a program's storage padding `pad[i]` belongs to access `i`. Index expressions that
+//! A `te.compute` as the construction sees it ([`TensorExprInfo`]), one input per distinct
+//! read (input tensor and index map, in access order: the same rule as the te adapter of
+//! `--construct-rtile` and `#rtile.program`'s `pad`), so that a program's storage padding
+//! `pad[r]` belongs to read `r`. Index expressions that
 //! are not `Σ c·axis + k` (e.g. `%o floordiv 4`) are recorded with every axis they use
 //! counted twice: the span over-approximates the data tile and such dimensions never take
 //! part in axis fusion (the lowering reads those accesses straight from global memory).
@@ -47,6 +49,21 @@ fn dims_of(e: &AffineExpr, out: &mut Vec<usize>) {
     }
 }
 
+/// The reads a program stages: the first access of each distinct (input, index map) pair,
+/// in access order.
+pub fn distinct_reads(c: &TeCompute) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for (i, a) in c.accesses.iter().enumerate() {
+        if !out
+            .iter()
+            .any(|&j| c.accesses[j].input == a.input && c.accesses[j].map == a.map)
+        {
+            out.push(i);
+        }
+    }
+    out
+}
+
 /// The construction's view of `c`.
 pub fn expr_info(c: &TeCompute) -> TensorExprInfo {
     let n = c.axes.len();
@@ -59,11 +76,10 @@ pub fn expr_info(c: &TeCompute) -> TensorExprInfo {
             reduction: a.kind == AxisKind::Reduction,
         })
         .collect();
-    let inputs = c
-        .accesses
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
+    let inputs = distinct_reads(c)
+        .into_iter()
+        .map(|i| {
+            let a = &c.accesses[i];
             let t = &c.inputs[a.input];
             let indices = a
                 .map
@@ -82,7 +98,7 @@ pub fn expr_info(c: &TeCompute) -> TensorExprInfo {
                         dims_of(e, &mut ds);
                         let terms: Vec<(usize, i64)> =
                             ds.iter().flat_map(|&d| [(d, 1), (d, 1)]).collect();
-                        AffineIndex { terms, constant: 0 }
+                        AffineIndex::affine(&terms, 0)
                     }
                 })
                 .collect();

@@ -5,7 +5,7 @@
 use rtile::ir::affine::AffineExpr;
 use rtile_dialects::te::model::{BinOp, CmpOp, Combiner, ElemType, Expr, TeCompute, UnOp};
 
-use super::adapter::{expr_info, linearize};
+use super::adapter::{distinct_reads, expr_info, linearize};
 use super::emit::{Emitter, Typed};
 use crate::construct_rtile::{AffineIndex, RProgram, TensorExprInfo};
 
@@ -45,6 +45,9 @@ struct Acc {
     shape: Vec<i64>,
     elem: ElemType,
     pad: Option<f64>,
+    /// The distinct read (input, index map) this access is: what `pad`, the construction's
+    /// inputs and the shared buffers are indexed by.
+    read: usize,
     /// Staged: view indices (linear over view axes), view shape, original dims per view dim.
     view: Option<StagedView>,
 }
@@ -535,11 +538,16 @@ pub fn lower_compute_with(
         ));
     }
     let nv = c.axes.len();
+    let reads = distinct_reads(c);
     let mut accs = Vec::new();
-    for (i, a) in c.accesses.iter().enumerate() {
+    for a in &c.accesses {
         let t = &c.inputs[a.input];
+        let read = reads
+            .iter()
+            .position(|&j| c.accesses[j].input == a.input && c.accesses[j].map == a.map)
+            .ok_or("internal error: an access without its distinct read")?;
         let linear = a.map.results.iter().all(|e| linearize(e, nv).is_some());
-        let view_acc = &view.inputs[i];
+        let view_acc = &view.inputs[read];
         let vshape: Vec<i64> = view_acc.shape.iter().map(|&d| d as i64).collect();
         let staged = p.staged && linear;
         let view = if staged {
@@ -555,6 +563,7 @@ pub fn lower_compute_with(
             shape: t.shape.clone(),
             elem: t.elem,
             pad: a.pad,
+            read,
             view,
         });
     }
@@ -685,16 +694,21 @@ pub fn lower_compute_with(
         let Some((vidx, vshape, dgroups)) = cx.accs[i].view.clone() else {
             continue;
         };
+        // One shared tile per distinct read: a repeated read reuses the first one's.
+        let read = cx.accs[i].read;
+        if cx.accs[..i].iter().any(|a| a.read == read) {
+            continue;
+        }
         let elem = cx.accs[i].elem;
         let et = ty(elem);
         let rank = vidx.len();
         let tile: Vec<i64> = vidx.iter().map(|ix| ix.span(&p.block) as i64).collect();
         let pad: Vec<i64> = (0..rank)
-            .map(|d| p.pad.get(i).and_then(|v| v.get(d)).copied().unwrap_or(0) as i64)
+            .map(|d| p.pad.get(read).and_then(|v| v.get(d)).copied().unwrap_or(0) as i64)
             .collect();
         let padded: Vec<i64> = tile.iter().zip(&pad).map(|(a, b)| a + b).collect();
         let sh_ty = memref(&padded, elem, "workgroup");
-        let sh = format!("%sh{i}");
+        let sh = format!("%sh{read}");
         shared_bytes += padded.iter().product::<i64>() as u64 * (elem.width() as u64).div_ceil(8);
         shared_decls.push((sh.clone(), sh_ty.clone()));
         // Tile origin per dim, and its static range over all blocks and k-steps.
@@ -1094,7 +1108,7 @@ fn point_value(cx: &mut Ctx, vals: &[Option<String>]) -> Result<String, String> 
                 }
                 idx.push(o);
             }
-            let sh = format!("%sh{i}");
+            let sh = format!("%sh{}", cx.accs[i].read);
             let sh_ty = shared_type(cx, i);
             let mut args: Vec<Typed> = vec![(sh, sh_ty)];
             args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
@@ -1134,7 +1148,7 @@ fn shared_type(cx: &Ctx, i: usize) -> String {
     let dims: Vec<i64> = vidx
         .iter()
         .enumerate()
-        .map(|(d, ix)| ix.span(&blk) as i64 + cx_pad(cx, i, d))
+        .map(|(d, ix)| ix.span(&blk) as i64 + cx_pad(cx, cx.accs[i].read, d))
         .collect();
     memref(&dims, cx.accs[i].elem, "workgroup")
 }
