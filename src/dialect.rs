@@ -48,6 +48,12 @@ pub trait OpDefinition: Send + Sync {
     fn verify(&self, _ctx: &Context, _op: OpId) -> Result<(), Diagnostic> {
         Ok(())
     }
+    /// Inherent properties the op takes when the text leaves them out, as MLIR fills in
+    /// defaults (e.g. `overflowFlags = #arith.overflow<none>` on `arith.addi`). The parser
+    /// adds them to ops written in generic form, so both forms build the same op.
+    fn default_properties(&self) -> Vec<crate::ir::NamedAttribute> {
+        Vec::new()
+    }
     /// True when the op has a custom assembly form ([`Self::parse`], [`Self::print`]).
     fn has_custom_assembly(&self) -> bool {
         false

@@ -516,6 +516,9 @@ impl OpDefinition for ScalarOp {
     fn name(&self) -> &'static str {
         self.name
     }
+    fn default_properties(&self) -> Vec<NamedAttribute> {
+        default_properties(self.name)
+    }
     fn summary(&self) -> &'static str {
         match self.kind {
             Kind::Binary { .. } => "elementwise binary arithmetic",

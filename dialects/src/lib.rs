@@ -1,13 +1,17 @@
-//! rtile's dialects: te, and the upstream subset it is written in and lowers to (func,
-//! arith, math, tensor reshapes).
+//! rtile's dialects: te and rtile, and the upstream subset te is written in and lowers to
+//! (func, arith, math, tensor reshapes, gpu, scf, memref, vector).
 
 use ::rtile::dialect::DialectRegistry;
 
 pub mod arith;
 pub mod func;
+pub mod gpu;
+pub mod memref;
 pub mod rtile;
+pub mod scf;
 pub mod te;
 pub mod tensor;
+pub mod vector;
 
 /// Registers every dialect of this crate in `reg` (called by the tools' registry).
 pub fn register_all(reg: &mut DialectRegistry) {
@@ -17,6 +21,10 @@ pub fn register_all(reg: &mut DialectRegistry) {
     reg.register(&tensor::TensorDialect);
     reg.register(&te::dialect::TeDialect);
     reg.register(&rtile::RtileDialect);
+    reg.register(&gpu::GpuDialect);
+    reg.register(&scf::ScfDialect);
+    reg.register(&memref::MemRefDialect);
+    reg.register(&vector::VectorDialect);
 }
 
 #[cfg(test)]

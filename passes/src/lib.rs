@@ -3,6 +3,7 @@
 pub mod axis_fusion;
 pub mod construct_rtile;
 pub mod device;
+pub mod lower_to_gpu;
 pub mod print_op_stats;
 pub mod rtile_select;
 pub mod symbol_dce;
@@ -20,6 +21,7 @@ pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(tensor_padding::TensorPadding::default()));
     reg.register(|| Box::new(construct_rtile::pass::ConstructRtile::default()));
     reg.register(|| Box::new(rtile_select::RtileSelect::default()));
+    reg.register(|| Box::new(lower_to_gpu::LowerToGpu));
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod func;
 pub mod interp;
 pub mod npy;
 pub mod round;
+pub mod sim;
 pub mod tensor;
 
 pub use interp::{Accumulate, eval_compute};

@@ -29,6 +29,13 @@ pub const PROGRAMS: &str = "rtile.programs";
 pub const PROGRAM: &str = "rtile.program";
 /// A single rTile on an op: `#rtile.tile<...>`.
 pub const TILE: &str = "rtile.tile";
+/// The launch description `--lower-to-gpu` puts on each kernel `gpu.func`:
+/// `{grid = array<i32: ...>, block = array<i32: ...>, dynamic_shared_memory = N : i64}`.
+pub const LAUNCH: &str = "rtile.launch";
+/// The te reference of a lowered kernel: a string holding a `func.func` with its te.compute.
+pub const TE_REFERENCE: &str = "rtile.te";
+/// An unroll request on an `scf.for` (unit: fully; an integer: by that factor).
+pub const UNROLL: &str = "rtile.unroll";
 
 /// `rtile`: attributes only.
 pub struct RtileDialect;

@@ -14,7 +14,9 @@ use rtile::dialect::AttributeVerifier;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::{Context, OpId};
 
-use super::{PROGRAM, PROGRAMS, RProgram, TILE, TileAttr, programs_from_attr};
+use super::{
+    LAUNCH, PROGRAM, PROGRAMS, RProgram, TE_REFERENCE, TILE, TileAttr, UNROLL, programs_from_attr,
+};
 use crate::te::ir::{COMPUTE, compute_from_op};
 use crate::te::model::{AxisKind, TeCompute};
 
@@ -60,9 +62,27 @@ impl AttributeVerifier for RtileAttrVerifier {
         if name == TILE {
             return TileAttr::from_attr(attr).map(|_| ()).map_err(err);
         }
+        if name == LAUNCH {
+            return verify_launch(attr).map_err(err);
+        }
+        if name == TE_REFERENCE {
+            return match attr {
+                Attribute::String { .. } => Ok(()),
+                _ => Err(err("expected a string holding the te reference".into())),
+            };
+        }
+        if name == UNROLL {
+            return match attr {
+                Attribute::Unit => Ok(()),
+                Attribute::Integer { value, .. } if *value >= 1 => Ok(()),
+                _ => Err(err(
+                    "expected a unit attribute or a positive unroll factor".into()
+                )),
+            };
+        }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM} or {TILE})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE} or {UNROLL})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {
@@ -230,4 +250,29 @@ pub fn check_structure(c: &TeCompute, p: &RProgram) -> Result<(), String> {
         return Err("est_us must be a positive number".into());
     }
     Ok(())
+}
+
+/// `rtile.launch`: grid and block as three positive i32 extents, and the dynamic shared
+/// memory in bytes.
+fn verify_launch(attr: &Attribute) -> Result<(), String> {
+    if attr.as_dictionary().is_none() {
+        return Err("expected a dictionary {grid, block, dynamic_shared_memory}".into());
+    }
+    for key in ["grid", "block"] {
+        match attr.dict_get(key).and_then(|a| a.as_dense_ints()) {
+            Some(v) if v.len() == 3 && v.iter().all(|&x| x >= 1) => {}
+            _ => {
+                return Err(format!(
+                    "'{key}' must be array<i32: x, y, z> of positive extents"
+                ));
+            }
+        }
+    }
+    match attr
+        .dict_get("dynamic_shared_memory")
+        .and_then(|a| a.as_int())
+    {
+        Some(b) if b >= 0 => Ok(()),
+        _ => Err("'dynamic_shared_memory' must be a non-negative integer".into()),
+    }
 }

@@ -1,0 +1,224 @@
+//! `memref`: upstream MLIR's memref subset (`alloc`, `alloca`, `load`, `store`, `subview`)
+//! with upstream generic syntax and verification rules. Address spaces are attributes on
+//! the memref type (`#gpu.address_space<workgroup>`).
+
+use rtile::diagnostics::Diagnostic;
+use rtile::dialect::{Dialect, OpDefinition, OpTraits};
+use rtile::ir::types::{DYNAMIC, Type};
+use rtile::ir::{Attribute, DenseArray, NamedAttribute, OperationState};
+use rtile::ir::{Context, OpId};
+use rtile::parser::OpAsmParser;
+use rtile::printer::OpAsmPrinter;
+
+use crate::gpu::common::{
+    all_index, counts, custom, op, parse_attrs, parse_load, parse_store, print_attrs, print_load,
+    print_store, pure,
+};
+
+/// The `memref` dialect subset.
+pub struct MemRefDialect;
+
+impl Dialect for MemRefDialect {
+    fn namespace(&self) -> &'static str {
+        "memref"
+    }
+    fn description(&self) -> &'static str {
+        "upstream memref subset: allocation, element loads and stores, subviews"
+    }
+    fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
+        vec![
+            custom(
+                "memref.alloc",
+                "allocates a buffer",
+                OpTraits::default(),
+                verify_alloc,
+                parse_alloc,
+                print_alloc,
+            ),
+            custom(
+                "memref.alloca",
+                "allocates a buffer in the enclosing scope (per thread on GPUs)",
+                OpTraits::default(),
+                verify_alloc,
+                parse_alloc,
+                print_alloc,
+            ),
+            op(
+                "memref.dealloc",
+                "frees a buffer from memref.alloc",
+                OpTraits::default(),
+                |ctx, o| {
+                    counts(ctx, o, 1, 0)?;
+                    memref_of(ctx, o, 0).map(|_| ())
+                },
+            ),
+            custom(
+                "memref.load",
+                "loads one element",
+                OpTraits::default(),
+                verify_load,
+                |p, s| parse_load(p, s, false),
+                |c, o, p| print_load(c, o, p, false),
+            ),
+            custom(
+                "memref.store",
+                "stores one element",
+                OpTraits::default(),
+                verify_store,
+                |p, s| parse_store(p, s, false),
+                |c, o, p| print_store(c, o, p, false),
+            ),
+            op(
+                "memref.subview",
+                "a strided view of a buffer",
+                pure(),
+                verify_subview,
+            ),
+            // Generic-form only (parsed, verified structurally, not lowered to or simulated).
+            op(
+                "memref.cast",
+                "casts between compatible memref types",
+                pure(),
+                |ctx, o| counts(ctx, o, 1, 1),
+            ),
+            op(
+                "memref.copy",
+                "copies one buffer into another",
+                OpTraits::default(),
+                |ctx, o| counts(ctx, o, 2, 0),
+            ),
+            op(
+                "memref.dim",
+                "the size of one dimension",
+                pure(),
+                |ctx, o| counts(ctx, o, 2, 1),
+            ),
+            op(
+                "memref.global",
+                "a global buffer",
+                OpTraits {
+                    symbol: true,
+                    ..OpTraits::default()
+                },
+                |_, _| Ok(()),
+            ),
+            op(
+                "memref.get_global",
+                "the buffer of a memref.global",
+                pure(),
+                |ctx, o| counts(ctx, o, 0, 1),
+            ),
+            op(
+                "memref.reinterpret_cast",
+                "a view with explicit offset, sizes and strides",
+                pure(),
+                |_, _| Ok(()),
+            ),
+        ]
+    }
+}
+
+/// `memref.alloc(%d0, ..) : memref<..>` / `memref.alloca() : memref<..>` (dynamic sizes
+/// only; no alignment or symbol operands).
+fn parse_alloc(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result<(), Diagnostic> {
+    p.parse_punct("(")?;
+    let sizes = p.parse_operand_list()?;
+    p.parse_punct(")")?;
+    parse_attrs(p, state)?;
+    let t = p.parse_colon_type()?;
+    for o in &sizes {
+        let v = p.resolve_operand(o, &Type::Index)?;
+        state.operands.push(v);
+    }
+    state.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+        name: "operandSegmentSizes".into(),
+        value: Attribute::DenseArray(DenseArray::Int {
+            elem: Type::i32(),
+            values: vec![sizes.len() as i64, 0],
+        }),
+    }]));
+    state.result_types.push(t);
+    Ok(())
+}
+
+fn print_alloc(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+    p.write("(");
+    p.print_operands(ctx.operands(op));
+    p.write(")");
+    print_attrs(ctx, op, p);
+    if let Some(&r) = ctx.results(op).first() {
+        p.write(" : ");
+        p.print_type(ctx.value_type(r));
+    }
+}
+
+/// `(shape, elem)` of operand `i` when it is a ranked memref.
+pub fn memref_of(ctx: &Context, o: OpId, i: usize) -> Result<(Vec<i64>, Type), String> {
+    let v = *ctx.operands(o).get(i).ok_or("missing memref operand")?;
+    match ctx.value_type(v) {
+        Type::MemRef { shape, elem, .. } => Ok((shape.clone(), (**elem).clone())),
+        _ => Err(format!("operand #{i} must be memref of any type values")),
+    }
+}
+
+fn verify_alloc(ctx: &Context, o: OpId) -> Result<(), String> {
+    if ctx.results(o).len() != 1 {
+        return Err("requires one result".into());
+    }
+    let Type::MemRef { shape, .. } = ctx.value_type(ctx.result(o, 0)) else {
+        return Err("result must be a memref".into());
+    };
+    let dynamic = shape.iter().filter(|&&d| d == DYNAMIC).count();
+    let ops = ctx.operands(o);
+    all_index(ctx, ops, "dynamic sizes")?;
+    if ops.len() < dynamic {
+        return Err("dimension operand count does not equal memref dynamic dimension count".into());
+    }
+    Ok(())
+}
+
+fn verify_load(ctx: &Context, o: OpId) -> Result<(), String> {
+    let (shape, elem) = memref_of(ctx, o, 0)?;
+    let ops = ctx.operands(o);
+    if ops.len() != shape.len() + 1 {
+        return Err(
+            "incorrect number of indices for load, expected ".to_string()
+                + &shape.len().to_string(),
+        );
+    }
+    all_index(ctx, &ops[1..], "indices")?;
+    if ctx.results(o).len() != 1 || *ctx.value_type(ctx.result(o, 0)) != elem {
+        return Err("result type must match the memref element type".into());
+    }
+    Ok(())
+}
+
+fn verify_store(ctx: &Context, o: OpId) -> Result<(), String> {
+    let (shape, elem) = memref_of(ctx, o, 1)?;
+    let ops = ctx.operands(o);
+    if ops.len() != shape.len() + 2 {
+        return Err(format!(
+            "store index operand count not equal to memref rank {}",
+            shape.len()
+        ));
+    }
+    all_index(ctx, &ops[2..], "indices")?;
+    if *ctx.value_type(ops[0]) != elem || !ctx.results(o).is_empty() {
+        return Err("value to store must have the memref element type".into());
+    }
+    Ok(())
+}
+
+fn verify_subview(ctx: &Context, o: OpId) -> Result<(), String> {
+    let (shape, elem) = memref_of(ctx, o, 0)?;
+    if ctx.results(o).len() != 1 {
+        return Err("requires one result".into());
+    }
+    all_index(ctx, &ctx.operands(o)[1..], "offsets, sizes and strides")?;
+    match ctx.value_type(ctx.result(o, 0)) {
+        Type::MemRef {
+            shape: s, elem: e, ..
+        } if **e == elem && s.len() <= shape.len() => Ok(()),
+        _ => Err("result must be a memref of the source element type and at most its rank".into()),
+    }
+}

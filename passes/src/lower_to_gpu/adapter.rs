@@ -1,0 +1,151 @@
+//! A `te.compute` as the construction sees it ([`TensorExprInfo`]), one input per distinct
+//! read (input tensor and index map, in access order: the same rule as the te adapter of
+//! `--construct-rtile` and `#rtile.program`'s `pad`), so that a program's storage padding
+//! `pad[r]` belongs to read `r`. Index expressions that
+//! are not `Σ c·axis + k` (e.g. `%o floordiv 4`) are recorded with every axis they use
+//! counted twice: the span over-approximates the data tile and such dimensions never take
+//! part in axis fusion (the lowering reads those accesses straight from global memory).
+
+use rtile::ir::affine::AffineExpr;
+use rtile_dialects::te::model::{AxisKind, TeCompute};
+
+use crate::construct_rtile::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
+
+/// `Σ c·dim + k` of an affine expression, or `None` when it is not linear.
+pub fn linearize(e: &AffineExpr, n: usize) -> Option<(Vec<i64>, i64)> {
+    match e {
+        AffineExpr::Dim(d) => {
+            let mut c = vec![0; n];
+            *c.get_mut(*d as usize)? = 1;
+            Some((c, 0))
+        }
+        AffineExpr::Constant(k) => Some((vec![0; n], *k)),
+        AffineExpr::Add(a, b) => {
+            let (ca, ka) = linearize(a, n)?;
+            let (cb, kb) = linearize(b, n)?;
+            Some((ca.iter().zip(&cb).map(|(x, y)| x + y).collect(), ka + kb))
+        }
+        AffineExpr::Mul(a, b) => {
+            let (ca, ka) = linearize(a, n)?;
+            let k = b.as_constant()?;
+            Some((ca.iter().map(|x| x * k).collect(), ka * k))
+        }
+        _ => None,
+    }
+}
+
+fn dims_of(e: &AffineExpr, out: &mut Vec<usize>) {
+    match e {
+        AffineExpr::Dim(d) => out.push(*d as usize),
+        AffineExpr::Add(a, b)
+        | AffineExpr::Mul(a, b)
+        | AffineExpr::FloorDiv(a, b)
+        | AffineExpr::CeilDiv(a, b)
+        | AffineExpr::Mod(a, b) => {
+            dims_of(a, out);
+            dims_of(b, out);
+        }
+        _ => {}
+    }
+}
+
+/// The reads a program stages: the first access of each distinct (input, index map) pair,
+/// in access order.
+pub fn distinct_reads(c: &TeCompute) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for (i, a) in c.accesses.iter().enumerate() {
+        if !out
+            .iter()
+            .any(|&j| c.accesses[j].input == a.input && c.accesses[j].map == a.map)
+        {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// The construction's view of `c`.
+pub fn expr_info(c: &TeCompute) -> TensorExprInfo {
+    let n = c.axes.len();
+    let axes = c
+        .axes
+        .iter()
+        .map(|a| Axis {
+            name: a.name.clone(),
+            extent: a.extent.max(1) as u64,
+            reduction: a.kind == AxisKind::Reduction,
+        })
+        .collect();
+    let inputs = distinct_reads(c)
+        .into_iter()
+        .map(|i| {
+            let a = &c.accesses[i];
+            let t = &c.inputs[a.input];
+            let indices = a
+                .map
+                .results
+                .iter()
+                .map(|e| match linearize(e, n) {
+                    Some((cs, k)) => AffineIndex::affine(
+                        &cs.iter()
+                            .enumerate()
+                            .map(|(d, &x)| (d, x))
+                            .collect::<Vec<_>>(),
+                        k,
+                    ),
+                    None => {
+                        let mut ds = Vec::new();
+                        dims_of(e, &mut ds);
+                        let terms: Vec<(usize, i64)> =
+                            ds.iter().flat_map(|&d| [(d, 1), (d, 1)]).collect();
+                        AffineIndex::affine(&terms, 0)
+                    }
+                })
+                .collect();
+            TensorAccess {
+                name: format!("in{i}"),
+                shape: t.shape.iter().map(|&d| d.max(1) as u64).collect(),
+                elem_bytes: (t.elem.width() as u64).div_ceil(8).max(1),
+                indices,
+            }
+        })
+        .collect();
+    let np = c.num_parallel();
+    let output = TensorAccess {
+        name: "out".into(),
+        shape: c.result.shape.iter().map(|&d| d.max(1) as u64).collect(),
+        elem_bytes: (c.result.elem.width() as u64).div_ceil(8).max(1),
+        indices: (0..np).map(AffineIndex::axis).collect(),
+    };
+    let mut flops = 0.0;
+    count_ops(&c.body, &mut flops);
+    TensorExprInfo {
+        axes,
+        inputs,
+        output,
+        flops_per_point: flops.max(1.0) + if c.combiner.is_some() { 1.0 } else { 0.0 },
+        dtype: c.result.elem.keyword().to_string(),
+    }
+}
+
+fn count_ops(e: &rtile_dialects::te::model::Expr, n: &mut f64) {
+    use rtile_dialects::te::model::Expr;
+    match e {
+        Expr::Access(_) | Expr::Const(..) => {}
+        Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => {
+            *n += 1.0;
+            count_ops(a, n);
+            count_ops(b, n);
+        }
+        Expr::Unary(_, a) | Expr::Cast(_, a) => {
+            *n += 1.0;
+            count_ops(a, n);
+        }
+        Expr::Select(c, a, b) => {
+            *n += 1.0;
+            count_ops(c, n);
+            count_ops(a, n);
+            count_ops(b, n);
+        }
+    }
+}

@@ -1,0 +1,1170 @@
+//! Lowers one `te.compute` under one rProgram to a `gpu.func` (generic-form text) and its
+//! launch description, following Roller's rProgram loop nest (§3.2, Figure 6) and code
+//! generation rules (§4): see `docs/passes/lower-to-gpu.md` for the kernel's shape.
+
+use rtile::ir::affine::AffineExpr;
+use rtile_dialects::te::model::{BinOp, CmpOp, Combiner, ElemType, Expr, TeCompute, UnOp};
+
+use super::adapter::{distinct_reads, expr_info, linearize};
+use super::emit::{Emitter, Typed};
+use crate::construct_rtile::{AffineIndex, RProgram, TensorExprInfo};
+
+/// Grid, block and dynamic shared memory of a kernel launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchDesc {
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+    pub dynamic_shared_memory: u64,
+}
+
+/// One lowered kernel.
+#[derive(Clone, Debug)]
+pub struct LoweredKernel {
+    pub name: String,
+    /// The `"gpu.func"` op in generic form.
+    pub text: String,
+    pub launch: LaunchDesc,
+    /// Static shared memory of the workgroup attributions, bytes (padding included).
+    pub shared_bytes: u64,
+    /// Accesses staged through shared memory (one flag per te access).
+    pub staged: Vec<bool>,
+    /// Accesses loaded with 16-byte vector loads.
+    pub vectorized: Vec<bool>,
+}
+
+/// A staged access in the (possibly fused) view: indices linear over view axes, the view
+/// shape, and the tensor's own dims behind each view dim.
+type StagedView = (Vec<AffineIndex>, Vec<i64>, Vec<Vec<usize>>);
+
+/// How one te access is read.
+struct Acc {
+    /// The access's index expressions over the original axes (for direct reads).
+    map: Vec<AffineExpr>,
+    input: usize,
+    /// Original tensor shape.
+    shape: Vec<i64>,
+    elem: ElemType,
+    pad: Option<f64>,
+    /// The distinct read (input, index map) this access is: what `pad`, the construction's
+    /// inputs and the shared buffers are indexed by.
+    read: usize,
+    /// Staged: view indices (linear over view axes), view shape, original dims per view dim.
+    view: Option<StagedView>,
+}
+
+fn ty(e: ElemType) -> String {
+    e.keyword().to_string()
+}
+
+fn memref(shape: &[i64], e: ElemType, space: &str) -> String {
+    let mut s = String::from("memref<");
+    for d in shape {
+        s.push_str(&format!("{d}x"));
+    }
+    s.push_str(e.keyword());
+    if !space.is_empty() {
+        s.push_str(&format!(", #gpu.address_space<{space}>"));
+    }
+    s.push('>');
+    s
+}
+
+/// Groups consecutive original dims whose extents multiply to each view dim (any grouping
+/// with matching products gives the same row-major offsets, so 1-extents may go anywhere).
+fn dim_groups(orig: &[i64], view: &[i64]) -> Option<Vec<Vec<usize>>> {
+    let mut groups = Vec::new();
+    let mut i = 0;
+    for (j, &v) in view.iter().enumerate() {
+        let mut g = Vec::new();
+        let mut p = 1i64;
+        while i < orig.len()
+            && (g.is_empty() || p < v || (p == v && orig[i] == 1 && j + 1 == view.len()))
+        {
+            p *= orig[i];
+            g.push(i);
+            i += 1;
+        }
+        if p != v {
+            return None;
+        }
+        groups.push(g);
+    }
+    // Trailing unit dims join the last group.
+    while i < orig.len() && orig[i] == 1 {
+        groups.last_mut()?.push(i);
+        i += 1;
+    }
+    (i == orig.len()).then_some(groups)
+}
+
+/// The reference text (`rtile.te`): a `func.func` holding `c` in custom form, whose
+/// operands are the kernel's inputs in order.
+pub fn reference_text(c: &TeCompute) -> String {
+    use rtile_dialects::te::expr::{print_body, print_header};
+    let names: Vec<String> = (0..c.inputs.len()).map(|i| format!("in{i}")).collect();
+    let args: Vec<String> = c
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("%in{i}: {}", t.text()))
+        .collect();
+    let r = c.result.text();
+    format!(
+        "func.func @ref({}) -> {r} {{ %r = te.compute {} {{ {} }} func.return %r : {r} }}",
+        args.join(", "),
+        print_header(c),
+        print_body(c, &names)
+    )
+}
+
+/// Escapes a string for an MLIR string literal.
+pub fn escape(s: &str) -> String {
+    let mut o = String::new();
+    for ch in s.chars() {
+        match ch {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\0A"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+struct Ctx<'a> {
+    c: &'a TeCompute,
+    em: Emitter,
+    /// View axes: extent, block, thread, reduction, original axes (outermost first).
+    ext: Vec<i64>,
+    blk: Vec<i64>,
+    thr: Vec<i64>,
+    red: Vec<bool>,
+    groups: Vec<Vec<usize>>,
+    accs: Vec<Acc>,
+    /// Per view axis: the tile base (block base or k-step base).
+    base: Vec<String>,
+    /// Per spatial view axis: the thread's coordinate and count along it.
+    tc: Vec<String>,
+    nthr: Vec<i64>,
+    /// Storage padding per access and view dim.
+    pads: Vec<Vec<i64>>,
+}
+
+impl Ctx<'_> {
+    fn spatial(&self) -> Vec<usize> {
+        (0..self.ext.len()).filter(|&a| !self.red[a]).collect()
+    }
+    fn reduction(&self) -> Vec<usize> {
+        (0..self.ext.len()).filter(|&a| self.red[a]).collect()
+    }
+
+    /// Decomposes `v` (index) by `extents`, row-major, the first coordinate unbounded.
+    fn decompose(&mut self, v: &str, extents: &[i64]) -> Vec<String> {
+        let mut out = vec![String::new(); extents.len()];
+        let mut rem = v.to_string();
+        for j in (0..extents.len()).rev() {
+            if j == 0 {
+                out[0] = rem.clone();
+            } else if extents[j] == 1 {
+                out[j] = self.em.idx(0);
+            } else {
+                let e = self.em.idx(extents[j]);
+                out[j] = self.em.ibin("arith.remui", &rem, &e);
+                rem = self.em.ibin("arith.divui", &rem, &e);
+            }
+        }
+        out
+    }
+
+    /// Original axis values from view axis values.
+    fn orig_axes(&mut self, view_vals: &[Option<String>]) -> Vec<Option<String>> {
+        let mut out = vec![None; self.c.axes.len()];
+        for (va, g) in self.groups.clone().iter().enumerate() {
+            let Some(v) = &view_vals[va] else { continue };
+            if g.len() == 1 {
+                out[g[0]] = Some(v.clone());
+                continue;
+            }
+            let exts: Vec<i64> = g.iter().map(|&a| self.c.axes[a].extent).collect();
+            for (a, x) in g.iter().zip(self.decompose(v, &exts)) {
+                out[*a] = Some(x);
+            }
+        }
+        out
+    }
+
+    fn affine(&mut self, e: &AffineExpr, vals: &[Option<String>]) -> Result<String, String> {
+        Ok(match e {
+            AffineExpr::Dim(d) => vals
+                .get(*d as usize)
+                .cloned()
+                .flatten()
+                .ok_or("index uses an axis with no value here")?,
+            AffineExpr::Constant(k) => self.em.idx(*k),
+            AffineExpr::Add(a, b) => {
+                let (x, y) = (self.affine(a, vals)?, self.affine(b, vals)?);
+                self.em.add(&x, &y)
+            }
+            AffineExpr::Mul(a, b) => match (a.as_constant(), b.as_constant()) {
+                (_, Some(k)) => {
+                    let x = self.affine(a, vals)?;
+                    self.em.mul_const(&x, k)
+                }
+                (Some(k), _) => {
+                    let x = self.affine(b, vals)?;
+                    self.em.mul_const(&x, k)
+                }
+                _ => return Err("non-affine product in an index".into()),
+            },
+            AffineExpr::FloorDiv(a, b) | AffineExpr::CeilDiv(a, b) | AffineExpr::Mod(a, b) => {
+                let (x, y) = (self.affine(a, vals)?, self.affine(b, vals)?);
+                match e {
+                    AffineExpr::FloorDiv(..) => self.em.ibin("arith.floordivsi", &x, &y),
+                    AffineExpr::CeilDiv(..) => self.em.ibin("arith.ceildivsi", &x, &y),
+                    _ => {
+                        let q = self.em.ibin("arith.floordivsi", &x, &y);
+                        let m = self.em.ibin("arith.muli", &q, &y);
+                        self.em.ibin("arith.subi", &x, &m)
+                    }
+                }
+            }
+            AffineExpr::Symbol(_) => return Err("symbols in index maps are not supported".into()),
+        })
+    }
+
+    /// `0 <= idx[d] < shape[d]` for the dims that need it.
+    fn in_bounds(
+        &mut self,
+        idx: &[String],
+        shape: &[i64],
+        check: &[(bool, bool)],
+    ) -> Option<String> {
+        let mut cond = None;
+        for d in 0..idx.len() {
+            let (lo, hi) = check[d];
+            if lo {
+                let z = self.em.idx(0);
+                let c = self.em.cmp(5, &idx[d], &z);
+                cond = self.em.and(cond, c);
+            }
+            if hi {
+                let s = self.em.idx(shape[d]);
+                let c = self.em.cmp(2, &idx[d], &s);
+                cond = self.em.and(cond, c);
+            }
+        }
+        cond
+    }
+
+    fn pad_value(&self, a: &Acc) -> f64 {
+        a.pad.or(self.c.may_pad.map(|m| m.value)).unwrap_or(0.0)
+    }
+
+    /// Reads a value from global memory at original indices, guarded by `cond`.
+    fn guarded_load(
+        &mut self,
+        mem: &str,
+        mt: &str,
+        idx: &[String],
+        cond: Option<String>,
+        elem: ElemType,
+        pad: f64,
+    ) -> String {
+        let t = ty(elem);
+        let mut args: Vec<Typed> = vec![(mem.into(), mt.into())];
+        args.extend(idx.iter().map(|i| (i.clone(), "index".to_string())));
+        match cond {
+            None => self.em.op("memref.load", &args, "", &t),
+            Some(cond) => {
+                let r = self.em.begin_if(&cond, &[&t]);
+                let v = self.em.op("memref.load", &args, "", &t);
+                self.em.else_(&[(v, t.clone())]);
+                let p = self.constant(pad, elem);
+                self.em.end_if(Some(&[(p, t.clone())]));
+                r[0].clone()
+            }
+        }
+    }
+
+    fn constant(&mut self, v: f64, e: ElemType) -> String {
+        if e.is_float() {
+            self.em.float(v, e.keyword())
+        } else {
+            self.em.constant(&(v as i64).to_string(), e.keyword())
+        }
+    }
+
+    fn body(&mut self, e: &Expr, vals: &[String]) -> Result<(String, ElemType), String> {
+        let tys = self.c.access_types();
+        let t = e.ty(&tys).ok_or("ill-typed body")?;
+        let k = ty(t);
+        Ok(match e {
+            Expr::Access(i) => (vals[*i].clone(), t),
+            Expr::Const(v, et) => (self.constant(*v, *et), t),
+            Expr::Binary(op, a, b) => {
+                let (x, _) = self.body(a, vals)?;
+                let (y, _) = self.body(b, vals)?;
+                let f = t.is_float();
+                let name = match (op, f) {
+                    (BinOp::Add, true) => "arith.addf",
+                    (BinOp::Sub, true) => "arith.subf",
+                    (BinOp::Mul, true) => "arith.mulf",
+                    (BinOp::Div, true) => "arith.divf",
+                    (BinOp::Max, true) => "arith.maximumf",
+                    (BinOp::Min, true) => "arith.minimumf",
+                    (BinOp::Add, false) => "arith.addi",
+                    (BinOp::Sub, false) => "arith.subi",
+                    (BinOp::Mul, false) => "arith.muli",
+                    (BinOp::Div, false) => "arith.divsi",
+                    (BinOp::Max, false) => "arith.maxsi",
+                    (BinOp::Min, false) => "arith.minsi",
+                };
+                (
+                    self.arith(name, &[(x, k.clone()), (y, k.clone())], &k, f),
+                    t,
+                )
+            }
+            Expr::Unary(op, a) => {
+                let (x, _) = self.body(a, vals)?;
+                let f = t.is_float();
+                let v = match (op, f) {
+                    (UnOp::Neg, true) => self.arith("arith.negf", &[(x, k.clone())], &k, true),
+                    (UnOp::Neg, false) => {
+                        let z = self.constant(0.0, t);
+                        self.em
+                            .op("arith.subi", &[(z, k.clone()), (x, k.clone())], "", &k)
+                    }
+                    (UnOp::Abs, false) => self.em.op("math.absi", &[(x, k.clone())], "", &k),
+                    (u, _) => {
+                        let name = match u {
+                            UnOp::Exp => "math.exp",
+                            UnOp::Log => "math.log",
+                            UnOp::Sqrt => "math.sqrt",
+                            UnOp::Rsqrt => "math.rsqrt",
+                            UnOp::Tanh => "math.tanh",
+                            UnOp::Erf => "math.erf",
+                            _ => "math.absf",
+                        };
+                        self.arith(name, &[(x, k.clone())], &k, true)
+                    }
+                };
+                (v, t)
+            }
+            Expr::Cmp(op, a, b) => {
+                let (x, at) = self.body(a, vals)?;
+                let (y, _) = self.body(b, vals)?;
+                let ak = ty(at);
+                let (name, p) = if at.is_float() {
+                    let p = match op {
+                        CmpOp::Eq => 1,
+                        CmpOp::Gt => 2,
+                        CmpOp::Ge => 3,
+                        CmpOp::Lt => 4,
+                        CmpOp::Le => 5,
+                        CmpOp::Ne => 6,
+                    };
+                    ("arith.cmpf", p)
+                } else {
+                    let p = match op {
+                        CmpOp::Eq => 0,
+                        CmpOp::Ne => 1,
+                        CmpOp::Lt => 2,
+                        CmpOp::Le => 3,
+                        CmpOp::Gt => 4,
+                        CmpOp::Ge => 5,
+                    };
+                    ("arith.cmpi", p)
+                };
+                let props = if at.is_float() {
+                    format!("fastmath = #arith.fastmath<none>, predicate = {p} : i64")
+                } else {
+                    format!("predicate = {p} : i64")
+                };
+                (
+                    self.em.op(name, &[(x, ak.clone()), (y, ak)], &props, "i1"),
+                    t,
+                )
+            }
+            Expr::Select(cnd, a, b) => {
+                let (cv, _) = self.body(cnd, vals)?;
+                let (x, _) = self.body(a, vals)?;
+                let (y, _) = self.body(b, vals)?;
+                (
+                    self.em.op(
+                        "arith.select",
+                        &[(cv, "i1".into()), (x, k.clone()), (y, k.clone())],
+                        "",
+                        &k,
+                    ),
+                    t,
+                )
+            }
+            Expr::Cast(to, a) => {
+                let (x, from) = self.body(a, vals)?;
+                if from == *to {
+                    return Ok((x, t));
+                }
+                let name = match (from.is_float(), to.is_float()) {
+                    (true, true) if to.width() > from.width() => "arith.extf",
+                    (true, true) => "arith.truncf",
+                    (false, true) => "arith.sitofp",
+                    (true, false) => "arith.fptosi",
+                    (false, false) if to.width() > from.width() => "arith.extsi",
+                    (false, false) => "arith.trunci",
+                };
+                (self.em.op(name, &[(x, ty(from))], "", &k), t)
+            }
+        })
+    }
+
+    /// A float op carries `fastmath = #arith.fastmath<none>` as upstream prints it.
+    fn arith(&mut self, name: &str, args: &[Typed], res: &str, float: bool) -> String {
+        let props = if float && (name.starts_with("arith.") || name.starts_with("math.")) {
+            "fastmath = #arith.fastmath<none>"
+        } else {
+            ""
+        };
+        self.em.op(name, args, props, res)
+    }
+
+    fn combine(&mut self, comb: Combiner, acc: &str, v: &str, e: ElemType) -> String {
+        let k = ty(e);
+        let f = e.is_float();
+        let name = match (comb, f) {
+            (Combiner::Sum, true) => "arith.addf",
+            (Combiner::Prod, true) => "arith.mulf",
+            (Combiner::Max, true) => "arith.maximumf",
+            (Combiner::Min, true) => "arith.minimumf",
+            (Combiner::Sum, false) => "arith.addi",
+            (Combiner::Prod, false) => "arith.muli",
+            (Combiner::Max, false) => "arith.maxsi",
+            (Combiner::Min, false) => "arith.minsi",
+        };
+        self.arith(
+            name,
+            &[(acc.into(), k.clone()), (v.into(), k.clone())],
+            &k,
+            f,
+        )
+    }
+}
+
+/// How many threads share the reduction of each output point (§4 "cross-thread
+/// reduction" for reduction-heavy operators).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrossThread {
+    /// Split when the program leaves few threads per block for a long reduction (see
+    /// [`auto_split`]).
+    Auto,
+    /// Never split (the program's threads, one reduction per thread).
+    Off,
+    /// Split by this power of two.
+    Split(u32),
+}
+
+/// The automatic split: reduction-heavy computes (at least 64 reduction points per output)
+/// whose program gives a block at most 64 threads get `s` threads per output point, `s` the
+/// largest power of two with `s ≤ 32`, `threads·s ≤ 256` and `s ≤` the split axis's tile.
+pub fn auto_split(threads: i64, red_points: i64, split_tile: i64) -> i64 {
+    if red_points < 64 || threads > 64 {
+        return 1;
+    }
+    let mut s = 1;
+    while s * 2 <= 32 && threads * s * 2 <= 256 && s * 2 <= split_tile {
+        s *= 2;
+    }
+    s
+}
+
+/// Lowers `c` under program `p` into kernel `name` (cross-thread reductions automatic).
+pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredKernel, String> {
+    lower_compute_with(c, p, name, CrossThread::Auto)
+}
+
+/// Lowers `c` under program `p` into kernel `name`.
+pub fn lower_compute_with(
+    c: &TeCompute,
+    p: &RProgram,
+    name: &str,
+    cross: CrossThread,
+) -> Result<LoweredKernel, String> {
+    if p.tensor_core {
+        return Err("tensor-core programs are not lowered yet (SIMT kernels only)".into());
+    }
+    let info = expr_info(c);
+    let names: Vec<&str> = info.axes.iter().map(|a| a.name.as_str()).collect();
+    let (view, groups): (TensorExprInfo, Vec<Vec<usize>>) =
+        if p.axes.is_empty() || p.axes.iter().map(String::as_str).eq(names.iter().copied()) {
+            (
+                info.clone(),
+                (0..info.axes.len()).map(|a| vec![a]).collect(),
+            )
+        } else {
+            let (f, g) = info
+                .fuse_axes()
+                .ok_or("the program's axes do not match the compute")?;
+            if !p
+                .axes
+                .iter()
+                .map(String::as_str)
+                .eq(f.axes.iter().map(|a| a.name.as_str()))
+            {
+                return Err(format!(
+                    "the program's axes {:?} do not match the compute",
+                    p.axes
+                ));
+            }
+            (f, g)
+        };
+    let n = view.axes.len();
+    if p.block.len() != n || p.thread.len() != n {
+        return Err(format!("the program's tiles must have {n} sizes"));
+    }
+    let ext: Vec<i64> = view.axes.iter().map(|a| a.extent as i64).collect();
+    let blk: Vec<i64> = p.block.iter().map(|&x| x as i64).collect();
+    let thr: Vec<i64> = p.thread.iter().map(|&x| x as i64).collect();
+    let red: Vec<bool> = view.axes.iter().map(|a| a.reduction).collect();
+    if (0..n).any(|a| blk[a] <= 0 || thr[a] <= 0 || blk[a] % thr[a] != 0) {
+        return Err("block tiles must be positive multiples of thread tiles".into());
+    }
+    let nthr: Vec<i64> = (0..n)
+        .map(|a| if red[a] { 1 } else { blk[a] / thr[a] })
+        .collect();
+    let threads: i64 = nthr.iter().product();
+    if threads as u64 != p.threads || !(1..=1024).contains(&threads) {
+        return Err(format!(
+            "{} threads do not match the tiles ({threads})",
+            p.threads
+        ));
+    }
+    let nv = c.axes.len();
+    let reads = distinct_reads(c);
+    let mut accs = Vec::new();
+    for a in &c.accesses {
+        let t = &c.inputs[a.input];
+        let read = reads
+            .iter()
+            .position(|&j| c.accesses[j].input == a.input && c.accesses[j].map == a.map)
+            .ok_or("internal error: an access without its distinct read")?;
+        let linear = a.map.results.iter().all(|e| linearize(e, nv).is_some());
+        let view_acc = &view.inputs[read];
+        let vshape: Vec<i64> = view_acc.shape.iter().map(|&d| d as i64).collect();
+        let staged = p.staged && linear;
+        let view = if staged {
+            let g = dim_groups(&t.shape, &vshape)
+                .ok_or("cannot map a fused tensor view back to its tensor")?;
+            Some((view_acc.indices.clone(), vshape, g))
+        } else {
+            None
+        };
+        accs.push(Acc {
+            map: a.map.results.clone(),
+            input: a.input,
+            shape: t.shape.clone(),
+            elem: t.elem,
+            pad: a.pad,
+            read,
+            view,
+        });
+    }
+    let mut cx = Ctx {
+        c,
+        em: Emitter::default(),
+        ext,
+        blk,
+        thr,
+        red,
+        groups,
+        accs,
+        base: vec![String::new(); n],
+        tc: vec![String::new(); n],
+        nthr,
+        pads: p
+            .pad
+            .iter()
+            .map(|v| v.iter().map(|&x| x as i64).collect())
+            .collect(),
+    };
+    let sp = cx.spatial();
+    let rd = cx.reduction();
+    // The reduction axis split across threads: the one with the largest block tile.
+    let split_axis = rd
+        .iter()
+        .copied()
+        .max_by_key(|&r| (cx.blk[r], std::cmp::Reverse(r)));
+    let red_points: i64 = rd.iter().map(|&r| cx.ext[r]).product();
+    let rsplit: i64 = match (cross, split_axis) {
+        (_, None) => 1,
+        (CrossThread::Off, _) => 1,
+        (CrossThread::Split(k), _) => i64::from(k.max(1)),
+        (CrossThread::Auto, Some(r)) => auto_split(threads, red_points, cx.blk[r]),
+    };
+    if rsplit > 1 && (rsplit & (rsplit - 1)) != 0 {
+        return Err("the cross-thread split must be a power of two".into());
+    }
+    let all_threads = threads * rsplit;
+    if all_threads > 1024 {
+        return Err(format!("{all_threads} threads per block exceed 1024"));
+    }
+    let grid: Vec<i64> = sp
+        .iter()
+        .map(|&s| (cx.ext[s] + cx.blk[s] - 1) / cx.blk[s])
+        .collect();
+    let nblocks: i64 = grid.iter().product();
+    if nblocks > i32::MAX as i64 {
+        return Err("grid too large".into());
+    }
+    cx.em.set_indent(3);
+    // Block and thread coordinates: blocks row-major over the scale-out grid, threads
+    // row-major over the block tile (the last spatial axis fastest, for coalescing).
+    let bid = cx
+        .em
+        .op("gpu.block_id", &[], "dimension = #gpu<dim x>", "index");
+    let tid = cx
+        .em
+        .op("gpu.thread_id", &[], "dimension = #gpu<dim x>", "index");
+    let bc = cx.decompose(&bid, &grid);
+    let tn: Vec<i64> = sp.iter().map(|&s| cx.nthr[s]).collect();
+    // With a cross-thread reduction, thread `tid` is reduction lane `tid / threads` of
+    // spatial thread `tid % threads` (spatial neighbours stay neighbours).
+    let (ts, tr) = if rsplit > 1 {
+        let t = cx.em.idx(threads);
+        (
+            cx.em.ibin("arith.remui", &tid, &t),
+            cx.em.ibin("arith.divui", &tid, &t),
+        )
+    } else {
+        (tid.clone(), cx.em.idx(0))
+    };
+    let tcs = cx.decompose(&ts, &tn);
+    for (j, &s) in sp.iter().enumerate() {
+        cx.base[s] = cx.em.mul_const(&bc[j], cx.blk[s]);
+        cx.tc[s] = tcs[j].clone();
+    }
+    let res_elem = c.result.elem;
+    let rt = ty(res_elem);
+    let q_total: i64 = sp.iter().map(|&s| cx.thr[s]).product();
+    let acc_mem = memref(&[q_total], res_elem, "");
+    let combiner = c.combiner;
+    let acc = if let Some(comb) = combiner {
+        let a = cx.em.op(
+            "memref.alloca",
+            &[],
+            "operandSegmentSizes = array<i32: 0, 0>",
+            &acc_mem,
+        );
+        let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
+        let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
+        let id = cx.constant(comb.identity(res_elem), res_elem);
+        cx.em.op0(
+            "memref.store",
+            &[
+                (id, rt.clone()),
+                (a.clone(), acc_mem.clone()),
+                (q, "index".into()),
+            ],
+            "",
+        );
+        cx.em.end_for(&[]);
+        Some(a)
+    } else {
+        None
+    };
+    // The reduction loop over k-steps (one scf.for per reduction axis with more than one).
+    let mut kloops = 0;
+    let mut ksteps = 1;
+    for &r in &rd {
+        let k = (cx.ext[r] + cx.blk[r] - 1) / cx.blk[r];
+        ksteps *= k;
+        if k == 1 {
+            cx.base[r] = cx.em.idx(0);
+        } else {
+            let (z, ub, st) = (cx.em.idx(0), cx.em.idx(k * cx.blk[r]), cx.em.idx(cx.blk[r]));
+            let (iv, _, _) = cx.em.begin_for(&z, &ub, &st, &[]);
+            cx.base[r] = iv;
+            kloops += 1;
+        }
+    }
+    // Cooperative loads of the staged data tiles into shared memory.
+    let mut shared_decls = Vec::new();
+    let mut shared_bytes = 0u64;
+    let mut vectorized = vec![false; cx.accs.len()];
+    let thr_c = cx.em.idx(all_threads);
+    for (i, vec_flag) in vectorized.iter_mut().enumerate() {
+        let Some((vidx, vshape, dgroups)) = cx.accs[i].view.clone() else {
+            continue;
+        };
+        // One shared tile per distinct read: a repeated read reuses the first one's.
+        let read = cx.accs[i].read;
+        if cx.accs[..i].iter().any(|a| a.read == read) {
+            continue;
+        }
+        let elem = cx.accs[i].elem;
+        let et = ty(elem);
+        let rank = vidx.len();
+        let tile: Vec<i64> = vidx.iter().map(|ix| ix.span(&p.block) as i64).collect();
+        let pad: Vec<i64> = (0..rank)
+            .map(|d| p.pad.get(read).and_then(|v| v.get(d)).copied().unwrap_or(0) as i64)
+            .collect();
+        let padded: Vec<i64> = tile.iter().zip(&pad).map(|(a, b)| a + b).collect();
+        let sh_ty = memref(&padded, elem, "workgroup");
+        let sh = format!("%sh{read}");
+        shared_bytes += padded.iter().product::<i64>() as u64 * (elem.width() as u64).div_ceil(8);
+        shared_decls.push((sh.clone(), sh_ty.clone()));
+        // Tile origin per dim, and its static range over all blocks and k-steps.
+        let mut origin = Vec::new();
+        let mut checks = Vec::new();
+        for (d, ix) in vidx.iter().enumerate() {
+            let mut o = cx.em.idx(ix.constant);
+            let (mut lo, mut hi) = (ix.constant, ix.constant);
+            for &(a, cf) in &ix.terms {
+                let top = ((cx.ext[a] + cx.blk[a] - 1) / cx.blk[a] - 1) * cx.blk[a];
+                let b = if cf < 0 {
+                    let off = cx.em.idx(cx.blk[a] - 1);
+                    let base = cx.base[a].clone();
+                    cx.em.add(&base, &off)
+                } else {
+                    cx.base[a].clone()
+                };
+                let term = cx.em.mul_const(&b, cf);
+                o = cx.em.add(&o, &term);
+                let (x, y) = if cf < 0 {
+                    (cf * (top + cx.blk[a] - 1), cf * (cx.blk[a] - 1))
+                } else {
+                    (0, cf * top)
+                };
+                lo += x;
+                hi += y;
+            }
+            origin.push(o);
+            checks.push((lo < 0, hi + tile[d] > vshape[d]));
+        }
+        let last = rank - 1;
+        let origin_aligned = vidx[last].constant % 4 == 0
+            && vidx[last]
+                .terms
+                .iter()
+                .all(|&(a, cf)| cf > 0 && (cf * cx.blk[a]) % 4 == 0);
+        let v = if elem.width() == 32
+            && tile[last] % 4 == 0
+            && padded[last] % 4 == 0
+            && vshape[last] % 4 == 0
+            && origin_aligned
+            && dgroups[last].len() == 1
+        {
+            4
+        } else {
+            1
+        };
+        *vec_flag = v == 4;
+        let mut dims = tile.clone();
+        dims[last] /= v;
+        let total: i64 = dims.iter().product();
+        let ub = cx.em.idx(total);
+        let (e, _, _) = cx.em.begin_for(&tid, &ub, &thr_c, &[]);
+        let mut coord = cx.decompose(&e, &dims);
+        if v > 1 {
+            coord[last] = cx.em.mul_const(&coord[last], v);
+        }
+        let g: Vec<String> = (0..rank)
+            .map(|d| cx.em.add(&origin[d], &coord[d]))
+            .collect();
+        let cond = cx.in_bounds(&g, &vshape, &checks);
+        // View indices back to the tensor's own dims.
+        let mut gi = Vec::new();
+        for (d, grp) in dgroups.iter().enumerate() {
+            if grp.len() == 1 {
+                gi.push(g[d].clone());
+            } else {
+                let exts: Vec<i64> = grp.iter().map(|&x| cx.accs[i].shape[x]).collect();
+                gi.extend(cx.decompose(&g[d], &exts));
+            }
+        }
+        let gm = format!("%in{}", cx.accs[i].input);
+        let gt = memref(&cx.accs[i].shape, elem, "");
+        let padv = cx.pad_value(&cx.accs[i]);
+        let mut sargs: Vec<Typed> = vec![(sh.clone(), sh_ty.clone())];
+        sargs.extend(coord.iter().map(|x| (x.clone(), "index".to_string())));
+        if v == 4 {
+            let vt = format!("vector<4x{et}>");
+            if let Some(cnd) = &cond {
+                cx.em.begin_if(cnd, &[]);
+            }
+            let mut la: Vec<Typed> = vec![(gm.clone(), gt.clone())];
+            la.extend(gi.iter().map(|x| (x.clone(), "index".to_string())));
+            let val = cx.em.op("vector.load", &la, "", &vt);
+            let mut st = vec![(val, vt.clone())];
+            st.extend(sargs.clone());
+            cx.em.op0("vector.store", &st, "");
+            if cond.is_some() {
+                cx.em.else_(&[]);
+                let pv = cx.constant(padv, elem);
+                for l in 0..4 {
+                    let off = cx.em.idx(l);
+                    let cl = cx.em.add(&coord[last], &off);
+                    let mut st = vec![(pv.clone(), et.clone()), (sh.clone(), sh_ty.clone())];
+                    st.extend(
+                        coord[..last]
+                            .iter()
+                            .map(|x| (x.clone(), "index".to_string())),
+                    );
+                    st.push((cl, "index".into()));
+                    cx.em.op0("memref.store", &st, "");
+                }
+                cx.em.end_if(Some(&[]));
+            }
+        } else {
+            let val = cx.guarded_load(&gm, &gt, &gi, cond, elem, padv);
+            let mut st = vec![(val, et.clone())];
+            st.extend(sargs);
+            cx.em.op0("memref.store", &st, "");
+        }
+        cx.em.end_for(&[]);
+    }
+    let staged_any = !shared_decls.is_empty();
+    if staged_any {
+        cx.em.op0("gpu.barrier", &[], "");
+    }
+    // The thread's points: spatial axis s takes values base + j·nthr + tc, j < thread[s]
+    // (threads interleave, so neighbouring threads touch neighbouring elements).
+    let open_points = |cx: &mut Ctx| -> (Vec<Option<String>>, String, usize, usize) {
+        let mut vals = vec![None; n];
+        let mut q = cx.em.idx(0);
+        let mut opened = 0;
+        for &s in &sp {
+            let j = if cx.thr[s] == 1 {
+                cx.em.idx(0)
+            } else {
+                let (z, ub, one) = (cx.em.idx(0), cx.em.idx(cx.thr[s]), cx.em.idx(1));
+                opened += 1;
+                cx.em.begin_for(&z, &ub, &one, &[]).0
+            };
+            let qs = cx.em.mul_const(&q, cx.thr[s]);
+            q = cx.em.add(&qs, &j);
+            let jn = cx.em.mul_const(&j, cx.nthr[s]);
+            let tc = cx.tc[s].clone();
+            let local = cx.em.add(&jn, &tc);
+            let base = cx.base[s].clone();
+            vals[s] = Some(cx.em.add(&base, &local));
+        }
+        // Guard: only axes whose padded extent exceeds the tensor.
+        let mut cond = None;
+        for &s in &sp {
+            if grid_pad(cx, s) {
+                let e = cx.em.idx(cx.ext[s]);
+                let v = vals[s].clone().unwrap_or_default();
+                let c = cx.em.cmp(2, &v, &e);
+                cond = cx.em.and(cond, c);
+            }
+        }
+        let guarded = usize::from(cond.is_some());
+        if let Some(c) = cond {
+            cx.em.begin_then(&c);
+        }
+        (vals, q, opened, guarded)
+    };
+    fn grid_pad(cx: &Ctx, s: usize) -> bool {
+        cx.ext[s] % cx.blk[s] != 0
+    }
+    let close_points = |cx: &mut Ctx, opened: usize, guarded: usize| {
+        if guarded > 0 {
+            cx.em.end_then();
+        }
+        for _ in 0..opened {
+            cx.em.end_for(&[]);
+        }
+    };
+    let (mut vals, q, opened, guarded) = open_points(&mut cx);
+    let out_t = memref(&c.result.shape, res_elem, "");
+    if let (Some(comb), Some(acc)) = (combiner, &acc) {
+        let a0 = cx.em.op(
+            "memref.load",
+            &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
+            "",
+            &rt,
+        );
+        // Inner reduction loops over the k-step's tile, the accumulator carried.
+        let mut a = a0;
+        let mut stack = Vec::new();
+        for &r in &rd {
+            // The split axis: each reduction lane takes every rsplit-th point.
+            let (z, ub, one) = if Some(r) == split_axis && rsplit > 1 {
+                (tr.clone(), cx.em.idx(cx.blk[r]), cx.em.idx(rsplit))
+            } else {
+                (cx.em.idx(0), cx.em.idx(cx.blk[r]), cx.em.idx(1))
+            };
+            let (lr, args, res) = cx.em.begin_for(&z, &ub, &one, &[(a.clone(), rt.clone())]);
+            let base = cx.base[r].clone();
+            vals[r] = Some(cx.em.add(&base, &lr));
+            stack.push(res[0].clone());
+            a = args[0].clone();
+        }
+        // Guard the reduction axes padded past their extent.
+        let mut cond = None;
+        for &r in &rd {
+            if cx.ext[r] % cx.blk[r] != 0 {
+                let e = cx.em.idx(cx.ext[r]);
+                let v = vals[r].clone().unwrap_or_default();
+                let c = cx.em.cmp(2, &v, &e);
+                cond = cx.em.and(cond, c);
+            }
+        }
+        let if_res = cond.as_ref().map(|c| cx.em.begin_if(c, &[&rt]));
+        let v = point_value(&mut cx, &vals)?;
+        let na = cx.combine(comb, &a, &v, res_elem);
+        let mut cur = na;
+        if let Some(r) = if_res {
+            cx.em.else_(&[(cur, rt.clone())]);
+            cx.em.end_if(Some(&[(a.clone(), rt.clone())]));
+            cur = r[0].clone();
+        }
+        for res in stack.iter().rev() {
+            cx.em.end_for(&[(cur.clone(), rt.clone())]);
+            cur = res.clone();
+        }
+        cx.em.op0(
+            "memref.store",
+            &[
+                (cur, rt.clone()),
+                (acc.clone(), acc_mem.clone()),
+                (q, "index".into()),
+            ],
+            "",
+        );
+        close_points(&mut cx, opened, guarded);
+        if staged_any && ksteps > 1 {
+            // The next k-step overwrites the shared tiles every thread just read.
+            cx.em.op0("gpu.barrier", &[], "");
+        }
+        for _ in 0..kloops {
+            cx.em.end_for(&[]);
+        }
+        if rsplit > 1 {
+            // Cross-thread reduction: partial accumulators to shared memory, then a tree
+            // over the reduction lanes, one barrier per level.
+            let red_t = memref(&[q_total, rsplit, threads], res_elem, "workgroup");
+            let red = "%shr".to_string();
+            shared_decls.push((red.clone(), red_t.clone()));
+            shared_bytes +=
+                (q_total * rsplit * threads) as u64 * (res_elem.width() as u64).div_ceil(8);
+            let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
+            let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
+            let v = cx.em.op(
+                "memref.load",
+                &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
+                "",
+                &rt,
+            );
+            let ix = |x: &str| (x.to_string(), "index".to_string());
+            cx.em.op0(
+                "memref.store",
+                &[
+                    (v, rt.clone()),
+                    (red.clone(), red_t.clone()),
+                    ix(&q),
+                    ix(&tr),
+                    ix(&ts),
+                ],
+                "",
+            );
+            cx.em.end_for(&[]);
+            cx.em.op0("gpu.barrier", &[], "");
+            let mut half = rsplit / 2;
+            while half >= 1 {
+                let h = cx.em.idx(half);
+                let cnd = cx.em.cmp(6, &tr, &h);
+                cx.em.begin_then(&cnd);
+                let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
+                let other = cx.em.add(&tr, &h);
+                let a = cx.em.op(
+                    "memref.load",
+                    &[(red.clone(), red_t.clone()), ix(&q), ix(&tr), ix(&ts)],
+                    "",
+                    &rt,
+                );
+                let b = cx.em.op(
+                    "memref.load",
+                    &[(red.clone(), red_t.clone()), ix(&q), ix(&other), ix(&ts)],
+                    "",
+                    &rt,
+                );
+                let comb = combiner.unwrap_or(Combiner::Sum);
+                let s2 = cx.combine(comb, &a, &b, res_elem);
+                cx.em.op0(
+                    "memref.store",
+                    &[
+                        (s2, rt.clone()),
+                        (red.clone(), red_t.clone()),
+                        ix(&q),
+                        ix(&tr),
+                        ix(&ts),
+                    ],
+                    "",
+                );
+                cx.em.end_for(&[]);
+                cx.em.end_then();
+                cx.em.op0("gpu.barrier", &[], "");
+                half /= 2;
+            }
+            // Lane 0 stores the result.
+            let z0 = cx.em.idx(0);
+            let lead = cx.em.cmp(0, &tr, &z0);
+            cx.em.begin_then(&lead);
+            let (vals, q, opened, guarded) = open_points(&mut cx);
+            let v = cx.em.op(
+                "memref.load",
+                &[(red.clone(), red_t.clone()), ix(&q), ix(&z0), ix(&ts)],
+                "",
+                &rt,
+            );
+            store_out(&mut cx, &vals, &v, &out_t, &rt);
+            close_points(&mut cx, opened, guarded);
+            cx.em.end_then();
+        } else {
+            // Epilogue: the register tile to the output.
+            let (vals, q, opened, guarded) = open_points(&mut cx);
+            let v = cx.em.op(
+                "memref.load",
+                &[(acc.clone(), acc_mem.clone()), (q, "index".into())],
+                "",
+                &rt,
+            );
+            store_out(&mut cx, &vals, &v, &out_t, &rt);
+            close_points(&mut cx, opened, guarded);
+        }
+    } else {
+        let v = point_value(&mut cx, &vals)?;
+        store_out(&mut cx, &vals, &v, &out_t, &rt);
+        close_points(&mut cx, opened, guarded);
+    }
+    // Assemble the gpu.func.
+    let mut arg_decls: Vec<(String, String)> = c
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("%in{i}"), memref(&t.shape, t.elem, "")))
+        .collect();
+    arg_decls.push(("%out".into(), out_t.clone()));
+    let fn_ty = format!(
+        "({}) -> ()",
+        arg_decls
+            .iter()
+            .map(|a| a.1.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let params: Vec<String> = arg_decls
+        .iter()
+        .chain(&shared_decls)
+        .map(|(n, t)| format!("{n}: {t}"))
+        .collect();
+    let body = cx.em.finish(3);
+    let launch = LaunchDesc {
+        grid: [nblocks as u64, 1, 1],
+        block: [all_threads as u64, 1, 1],
+        dynamic_shared_memory: 0,
+    };
+    let text = format!(
+        "    \"gpu.func\"() <{{function_type = {fn_ty}, known_block_size = array<i32: {all_threads}, 1, 1>, known_grid_size = array<i32: {nblocks}, 1, 1>}}> ({{\n    ^bb0({}):\n{body}      \"gpu.return\"() : () -> ()\n    }}) {{gpu.kernel, rtile.launch = {{block = array<i32: {all_threads}, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: {nblocks}, 1, 1>}}, rtile.te = \"{}\", sym_name = \"{name}\", workgroup_attributions = {} : i64}} : () -> ()\n",
+        params.join(", "),
+        escape(&reference_text(c)),
+        shared_decls.len()
+    );
+    let staged = cx.accs.iter().map(|a| a.view.is_some()).collect();
+    Ok(LoweredKernel {
+        name: name.to_string(),
+        text,
+        launch,
+        shared_bytes,
+        staged,
+        vectorized,
+    })
+}
+
+/// The body's value at one point (`vals`: view axis values).
+fn point_value(cx: &mut Ctx, vals: &[Option<String>]) -> Result<String, String> {
+    let mut avals = Vec::new();
+    let mut orig: Option<Vec<Option<String>>> = None;
+    for i in 0..cx.accs.len() {
+        let elem = cx.accs[i].elem;
+        let et = ty(elem);
+        if let Some((vidx, _, _)) = cx.accs[i].view.clone() {
+            // Tile-local coordinates: Σ c·(value − base), shifted for negative coefficients.
+            let mut idx = Vec::new();
+            for ix in &vidx {
+                let mut o = cx.em.idx(0);
+                for &(a, cf) in &ix.terms {
+                    let v = vals[a].clone().ok_or("axis without a value")?;
+                    let base = cx.base[a].clone();
+                    let l = cx.em.ibin("arith.subi", &v, &base);
+                    let l = if cf < 0 {
+                        let off = cx.em.idx(cx.blk[a] - 1);
+                        let t = cx.em.ibin("arith.subi", &l, &off);
+                        cx.em.mul_const(&t, cf)
+                    } else {
+                        cx.em.mul_const(&l, cf)
+                    };
+                    o = cx.em.add(&o, &l);
+                }
+                idx.push(o);
+            }
+            let sh = format!("%sh{}", cx.accs[i].read);
+            let sh_ty = shared_type(cx, i);
+            let mut args: Vec<Typed> = vec![(sh, sh_ty)];
+            args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
+            avals.push(cx.em.op("memref.load", &args, "", &et));
+        } else {
+            if orig.is_none() {
+                orig = Some(cx.orig_axes(vals));
+            }
+            let ov = orig.clone().unwrap_or_default();
+            let map = cx.accs[i].map.clone();
+            let mut idx = Vec::new();
+            for e in &map {
+                idx.push(cx.affine(e, &ov)?);
+            }
+            let shape = cx.accs[i].shape.clone();
+            let checks: Vec<(bool, bool)> = vec![(true, true); shape.len()];
+            let cond = if cx.accs[i].pad.is_some() {
+                cx.in_bounds(&idx, &shape, &checks)
+            } else {
+                None
+            };
+            let gm = format!("%in{}", cx.accs[i].input);
+            let gt = memref(&shape, elem, "");
+            let padv = cx.pad_value(&cx.accs[i]);
+            avals.push(cx.guarded_load(&gm, &gt, &idx, cond, elem, padv));
+        }
+    }
+    let body = cx.c.body.clone();
+    Ok(cx.body(&body, &avals)?.0)
+}
+
+fn shared_type(cx: &Ctx, i: usize) -> String {
+    let Some((vidx, _, _)) = &cx.accs[i].view else {
+        return String::new();
+    };
+    let blk: Vec<u64> = cx.blk.iter().map(|&b| b as u64).collect();
+    let dims: Vec<i64> = vidx
+        .iter()
+        .enumerate()
+        .map(|(d, ix)| ix.span(&blk) as i64 + cx_pad(cx, cx.accs[i].read, d))
+        .collect();
+    memref(&dims, cx.accs[i].elem, "workgroup")
+}
+
+fn cx_pad(cx: &Ctx, i: usize, d: usize) -> i64 {
+    cx.pads.get(i).and_then(|p| p.get(d)).copied().unwrap_or(0)
+}
+
+fn store_out(cx: &mut Ctx, vals: &[Option<String>], v: &str, out_t: &str, rt: &str) {
+    let orig = cx.orig_axes(vals);
+    let np = cx.c.num_parallel();
+    let mut args: Vec<Typed> = vec![(v.into(), rt.into()), ("%out".into(), out_t.into())];
+    args.extend(
+        orig[..np]
+            .iter()
+            .map(|x| (x.clone().unwrap_or_default(), "index".to_string())),
+    );
+    cx.em.op0("memref.store", &args, "");
+}

@@ -1,0 +1,143 @@
+//! `rtile-run --sim --check`: runs every kernel of a lowered module on seeded random inputs
+//! in the simulator and compares the output with the te reference interpreter in f64 (the
+//! oracle). Each kernel carries its reference as `rtile.te`, a string holding a `func.func`
+//! with the `te.compute` it was lowered from (custom form), whose operands are the kernel's
+//! inputs in order; the kernel's last argument is the output.
+
+use std::sync::Arc;
+
+use rtile::diagnostics::Diagnostic;
+use rtile::dialect::DialectRegistry;
+use rtile::ir::{Context, OpId};
+use rtile_dialects::te::module::parse_computes;
+
+use super::{kernels, run_kernel};
+use crate::interp::{Accumulate, eval_compute};
+use crate::tensor::Tensor;
+
+/// The result of one kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelCheck {
+    pub kernel: String,
+    /// `max |sim − ref| / max |ref|` over the output (normwise relative error; 0 when both
+    /// are all zero).
+    pub max_rel_err: f64,
+    pub elements: usize,
+}
+
+/// The results of every kernel of a module.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckReport {
+    pub kernels: Vec<KernelCheck>,
+}
+
+impl CheckReport {
+    /// The largest relative error over all kernels.
+    pub fn max_rel_err(&self) -> f64 {
+        self.kernels
+            .iter()
+            .map(|k| k.max_rel_err)
+            .fold(0.0, f64::max)
+    }
+    /// One line per kernel and a summary, as `rtile-run --sim --check` prints.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for k in &self.kernels {
+            s.push_str(&format!(
+                "@{}: {} elements, max relative error {:.3e}\n",
+                k.kernel, k.elements, k.max_rel_err
+            ));
+        }
+        s.push_str(&format!("max relative error {:.3e}\n", self.max_rel_err()));
+        s
+    }
+}
+
+/// Normwise relative error of `got` against `want`. NaN anywhere (e.g. an output element
+/// the kernel never wrote: outputs start as NaN) makes it infinite.
+pub fn rel_err(got: &[f64], want: &[f64]) -> f64 {
+    let scale = want.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let mut e = 0.0f64;
+    for (a, b) in got.iter().zip(want) {
+        if a.is_nan() != b.is_nan() {
+            return f64::INFINITY;
+        }
+        if !b.is_nan() {
+            e = e.max((a - b).abs());
+        }
+    }
+    if e == 0.0 {
+        0.0
+    } else {
+        e / scale.max(f64::MIN_POSITIVE)
+    }
+}
+
+/// Runs every kernel under `module` that carries `rtile.te` and compares it with the
+/// interpreter. Simulator errors are returned as diagnostics at the failing op.
+pub fn run_check(ctx: &Context, module: OpId, seed: u64) -> Result<CheckReport, Diagnostic> {
+    let mut report = CheckReport::default();
+    for k in kernels(ctx, module) {
+        let name = ctx
+            .inherent_attr(k, "sym_name")
+            .and_then(|a| a.as_str())
+            .unwrap_or("")
+            .to_string();
+        let Some(reference) = ctx.attr(k, "rtile.te").and_then(|a| a.as_str()) else {
+            return Err(Diagnostic::op_error(
+                ctx,
+                k,
+                "has no 'rtile.te' reference to check against",
+            ));
+        };
+        let scanned = parse_computes("rtile.te", reference)
+            .map_err(|e| Diagnostic::op_error(ctx, k, format!("bad 'rtile.te' reference: {e}")))?;
+        let [sc] = &scanned[..] else {
+            return Err(Diagnostic::op_error(
+                ctx,
+                k,
+                "'rtile.te' must hold exactly one te.compute",
+            ));
+        };
+        let c = &sc.compute;
+        let inputs = Tensor::random_inputs(&c.inputs, seed);
+        let want = eval_compute(c, &inputs, Accumulate::F64)
+            .map_err(|e| Diagnostic::op_error(ctx, k, format!("reference: {e}")))?;
+        let mut args: Vec<Vec<f64>> = inputs.iter().map(|t| t.data.clone()).collect();
+        args.push(vec![f64::NAN; c.result.num_elements().max(0) as usize]);
+        run_kernel(ctx, k, &mut args)?;
+        let got = args.pop().unwrap_or_default();
+        report.kernels.push(KernelCheck {
+            kernel: name,
+            max_rel_err: rel_err(&got, &want.data),
+            elements: got.len(),
+        });
+    }
+    Ok(report)
+}
+
+/// A context with every rtile dialect registered (arith, math and func ops are accepted
+/// unregistered where this build does not define them).
+pub fn context() -> Context {
+    let mut reg = DialectRegistry::with_builtin();
+    rtile_dialects::register_all(&mut reg);
+    let mut ctx = Context::new(Arc::new(reg));
+    ctx.allow_unregistered = true;
+    ctx
+}
+
+/// [`run_check`] on module text (the `rtile-run --sim --check` driver): parses, verifies,
+/// runs; errors are rendered diagnostics.
+pub fn run_check_text(name: &str, text: &str, seed: u64) -> Result<CheckReport, String> {
+    let mut ctx = context();
+    let render = |ctx: &Context, d: &Diagnostic| rtile::diagnostics::render(ctx, d);
+    let m = rtile::parser::parse_str(&mut ctx, name, text).map_err(|d| render(&ctx, &d))?;
+    if let Err(ds) = rtile::verifier::verify(&ctx, m.module) {
+        return Err(ds
+            .iter()
+            .map(|d| render(&ctx, d))
+            .collect::<Vec<_>>()
+            .join("\n"));
+    }
+    run_check(&ctx, m.module, seed).map_err(|d| render(&ctx, &d))
+}

@@ -1,0 +1,549 @@
+//! Compiles one `gpu.func` into a flat instruction list over numbered registers, so the
+//! simulator's inner loop is a `match` on small instructions with no IR look-ups. Structured
+//! control flow (`scf.for`, `scf.if`) becomes jumps; memrefs become static descriptors.
+
+use std::collections::HashMap;
+
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::attributes::Attribute;
+use rtile::ir::types::Type;
+use rtile::ir::{BlockId, Context, OpId, Value};
+use rtile_dialects::gpu::common::{is_address_space, memory_space};
+use rtile_dialects::gpu::{function_type, workgroup_attributions};
+
+use super::ops::{Num, OpFn, table};
+
+/// Which memory a buffer lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// Kernel arguments (device memory), shared by every block.
+    Global,
+    /// Workgroup attributions: one copy per block.
+    Shared,
+    /// Private attributions and `memref.alloca`: one copy per thread.
+    Private,
+}
+
+/// A memref as the kernel sees it: static, row-major, dense.
+#[derive(Clone, Debug)]
+pub struct MemDesc {
+    pub space: Space,
+    /// Index among the buffers of its space.
+    pub buf: usize,
+    pub shape: Vec<i64>,
+    pub strides: Vec<i64>,
+    pub elem: Num,
+    /// The type's text, for messages.
+    pub ty: String,
+}
+
+impl MemDesc {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product::<i64>().max(0) as usize
+    }
+    /// True when the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One instruction. `at` indexes [`Kernel::ops`] (the source op, for error locations).
+#[derive(Clone, Debug)]
+pub enum Inst {
+    Const {
+        dst: u32,
+        v: f64,
+    },
+    Op {
+        f: OpFn,
+        args: [u32; 3],
+        dst: u32,
+        arg_ty: Num,
+        res_ty: Num,
+        aux: i64,
+    },
+    /// kind: 0 thread_id, 1 block_id, 2 block_dim, 3 grid_dim.
+    Id {
+        dst: u32,
+        kind: u8,
+        dim: u8,
+    },
+    Load {
+        dst: u32,
+        mem: u32,
+        idx: Box<[u32]>,
+        lanes: u32,
+        at: u32,
+    },
+    Store {
+        src: u32,
+        mem: u32,
+        idx: Box<[u32]>,
+        lanes: u32,
+        at: u32,
+    },
+    Barrier {
+        at: u32,
+    },
+    Move {
+        dst: u32,
+        src: u32,
+    },
+    Jump {
+        to: u32,
+    },
+    JumpIfZero {
+        cond: u32,
+        to: u32,
+    },
+    /// Jumps to `to` unless `iv < ub` (signed).
+    ForCheck {
+        iv: u32,
+        ub: u32,
+        to: u32,
+    },
+    /// `iv += step`.
+    Step {
+        iv: u32,
+        step: u32,
+    },
+    Return,
+}
+
+/// A compiled kernel.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub name: String,
+    pub insts: Vec<Inst>,
+    pub nregs: usize,
+    pub mems: Vec<MemDesc>,
+    /// Source ops of instructions that can fail.
+    pub ops: Vec<OpId>,
+    /// Types of the kernel arguments (global buffers), in order.
+    pub args: Vec<MemDesc>,
+    /// Sizes of the shared buffers (per block), elements.
+    pub shared: Vec<usize>,
+    /// Sizes of the private buffers (per thread), elements.
+    pub private: Vec<usize>,
+}
+
+struct Compiler<'c> {
+    ctx: &'c Context,
+    k: Kernel,
+    regs: HashMap<Value, u32>,
+    mems: HashMap<Value, u32>,
+}
+
+fn err(ctx: &Context, op: OpId, m: impl AsRef<str>) -> Diagnostic {
+    Diagnostic::op_error(ctx, op, m)
+}
+
+fn lanes(t: &Type) -> Option<(u32, Num)> {
+    match t {
+        Type::Vector { shape, elem, .. } if shape.len() == 1 && shape[0] > 0 => {
+            Some((shape[0] as u32, Num::of(elem)?))
+        }
+        _ => Num::of(t).map(|n| (1, n)),
+    }
+}
+
+impl<'c> Compiler<'c> {
+    fn fresh(&mut self, n: u32) -> u32 {
+        let r = self.k.nregs as u32;
+        self.k.nregs += n as usize;
+        r
+    }
+    fn def(&mut self, v: Value, op: OpId) -> Result<u32, Diagnostic> {
+        let (n, _) = lanes(self.ctx.value_type(v))
+            .ok_or_else(|| err(self.ctx, op, "simulator: unsupported value type"))?;
+        let r = self.fresh(n);
+        self.regs.insert(v, r);
+        Ok(r)
+    }
+    fn reg(&self, v: Value, op: OpId) -> Result<u32, Diagnostic> {
+        self.regs.get(&v).copied().ok_or_else(|| {
+            err(
+                self.ctx,
+                op,
+                "simulator: operand is not a scalar defined in the kernel",
+            )
+        })
+    }
+    fn at(&mut self, op: OpId) -> u32 {
+        self.k.ops.push(op);
+        (self.k.ops.len() - 1) as u32
+    }
+    fn memref(&mut self, v: Value, space: Space, buf: usize, op: OpId) -> Result<u32, Diagnostic> {
+        let t = self.ctx.value_type(v);
+        let Type::MemRef {
+            shape,
+            elem,
+            layout: None,
+            ..
+        } = t
+        else {
+            return Err(err(
+                self.ctx,
+                op,
+                "simulator: memrefs must have the identity layout",
+            ));
+        };
+        if shape.iter().any(|&d| d < 0) {
+            return Err(err(
+                self.ctx,
+                op,
+                "simulator: memrefs must have static shapes",
+            ));
+        }
+        let elem = Num::of(elem)
+            .ok_or_else(|| err(self.ctx, op, "simulator: unsupported element type"))?;
+        let mut strides = vec![1i64; shape.len()];
+        for d in (0..shape.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * shape[d + 1];
+        }
+        let desc = MemDesc {
+            space,
+            buf,
+            shape: shape.clone(),
+            strides,
+            elem,
+            ty: rtile::printer::type_to_string(t),
+        };
+        match space {
+            Space::Global => self.k.args.push(desc.clone()),
+            Space::Shared => self.k.shared.push(desc.len()),
+            Space::Private => self.k.private.push(desc.len()),
+        }
+        self.k.mems.push(desc);
+        let id = (self.k.mems.len() - 1) as u32;
+        self.mems.insert(v, id);
+        Ok(id)
+    }
+    fn mem(&self, v: Value, op: OpId) -> Result<u32, Diagnostic> {
+        self.mems
+            .get(&v)
+            .copied()
+            .ok_or_else(|| err(self.ctx, op, "simulator: memref operand must be a kernel argument, an attribution or a memref.alloca"))
+    }
+    fn emit(&mut self, i: Inst) -> u32 {
+        self.k.insts.push(i);
+        (self.k.insts.len() - 1) as u32
+    }
+    fn patch(&mut self, at: u32, target: u32) {
+        match &mut self.k.insts[at as usize] {
+            Inst::Jump { to } | Inst::JumpIfZero { to, .. } | Inst::ForCheck { to, .. } => {
+                *to = target
+            }
+            _ => {}
+        }
+    }
+    fn here(&self) -> u32 {
+        self.k.insts.len() as u32
+    }
+
+    /// Compiles a block's ops; returns the terminator's operands when it is an `scf.yield`.
+    fn block(&mut self, b: BlockId) -> Result<Vec<Value>, Diagnostic> {
+        let ctx = self.ctx;
+        let mut yielded = Vec::new();
+        for op in ctx.block_ops(b) {
+            if ctx.op_name(op) == "scf.yield" {
+                yielded = ctx.operands(op).to_vec();
+            } else {
+                self.op(op)?;
+            }
+        }
+        Ok(yielded)
+    }
+
+    fn moves(&mut self, dsts: &[u32], srcs: &[Value], op: OpId) -> Result<(), Diagnostic> {
+        // Parallel copy through temporaries: a yield may permute loop-carried values.
+        let mut tmps = Vec::new();
+        for &s in srcs {
+            let n = lanes(self.ctx.value_type(s)).map(|l| l.0).unwrap_or(1);
+            let src = self.reg(s, op)?;
+            let t = self.fresh(n);
+            for l in 0..n {
+                self.emit(Inst::Move {
+                    dst: t + l,
+                    src: src + l,
+                });
+            }
+            tmps.push((t, n));
+        }
+        for (&d, (t, n)) in dsts.iter().zip(tmps) {
+            for l in 0..n {
+                self.emit(Inst::Move {
+                    dst: d + l,
+                    src: t + l,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, op: OpId) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let name = ctx.op_name(op);
+        let operands = ctx.operands(op).to_vec();
+        let results = ctx.results(op).to_vec();
+        match name {
+            "arith.constant" => {
+                let v = match ctx.inherent_attr(op, "value") {
+                    Some(Attribute::Integer { value, .. }) => *value as f64,
+                    Some(Attribute::Float { value, .. }) => value.get(),
+                    Some(Attribute::Bool(b)) => f64::from(u8::from(*b)),
+                    _ => {
+                        return Err(err(
+                            ctx,
+                            op,
+                            "simulator: only scalar constants are supported",
+                        ));
+                    }
+                };
+                let [r] = results[..] else {
+                    return Err(err(ctx, op, "expects one result"));
+                };
+                let n = Num::of(ctx.value_type(r))
+                    .ok_or_else(|| err(ctx, op, "simulator: scalar constants only"))?;
+                let dst = self.def(r, op)?;
+                self.emit(Inst::Const { dst, v: n.round(v) });
+            }
+            "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
+                let kind = match name {
+                    "gpu.thread_id" => 0,
+                    "gpu.block_id" => 1,
+                    "gpu.block_dim" => 2,
+                    _ => 3,
+                };
+                let dim = match ctx.inherent_attr(op, "dimension") {
+                    Some(Attribute::Dialect { body, .. }) => match body.as_str() {
+                        "<dim x>" => 0,
+                        "<dim y>" => 1,
+                        "<dim z>" => 2,
+                        _ => return Err(err(ctx, op, "bad dimension")),
+                    },
+                    _ => return Err(err(ctx, op, "requires attribute 'dimension'")),
+                };
+                let dst = self.def(results[0], op)?;
+                self.emit(Inst::Id { dst, kind, dim });
+            }
+            "gpu.barrier" => {
+                let at = self.at(op);
+                self.emit(Inst::Barrier { at });
+            }
+            "gpu.return" => {
+                self.emit(Inst::Return);
+            }
+            "memref.alloca" => {
+                let n = self.k.private.len();
+                self.memref(results[0], Space::Private, n, op)?;
+            }
+            "memref.load" | "vector.load" => {
+                let mem = self.mem(operands[0], op)?;
+                let idx = operands[1..]
+                    .iter()
+                    .map(|&v| self.reg(v, op))
+                    .collect::<Result<Box<[u32]>, _>>()?;
+                let (n, _) =
+                    lanes(ctx.value_type(results[0])).ok_or_else(|| err(ctx, op, "bad result"))?;
+                let dst = self.def(results[0], op)?;
+                let at = self.at(op);
+                self.emit(Inst::Load {
+                    dst,
+                    mem,
+                    idx,
+                    lanes: n,
+                    at,
+                });
+            }
+            "memref.store" | "vector.store" => {
+                let src = self.reg(operands[0], op)?;
+                let mem = self.mem(operands[1], op)?;
+                let idx = operands[2..]
+                    .iter()
+                    .map(|&v| self.reg(v, op))
+                    .collect::<Result<Box<[u32]>, _>>()?;
+                let (n, _) =
+                    lanes(ctx.value_type(operands[0])).ok_or_else(|| err(ctx, op, "bad value"))?;
+                let at = self.at(op);
+                self.emit(Inst::Store {
+                    src,
+                    mem,
+                    idx,
+                    lanes: n,
+                    at,
+                });
+            }
+            "scf.for" => {
+                let [lb, ub, step] =
+                    [operands[0], operands[1], operands[2]].map(|v| self.reg(v, op));
+                let (lb, ub, step) = (lb?, ub?, step?);
+                let region = ctx.regions(op)[0];
+                let body = *ctx
+                    .region_blocks(region)
+                    .first()
+                    .ok_or_else(|| err(ctx, op, "empty body"))?;
+                let args = ctx.block_args(body).to_vec();
+                let iv = self.def(args[0], op)?;
+                // Copy the bounds: the body must not see later changes (SSA makes them
+                // immutable anyway, but the iv register is written).
+                self.emit(Inst::Move { dst: iv, src: lb });
+                let mut carried = Vec::new();
+                for &a in &args[1..] {
+                    carried.push(self.def(a, op)?);
+                }
+                self.moves(&carried, &operands[3..], op)?;
+                let head = self.emit(Inst::ForCheck { iv, ub, to: 0 });
+                let y = self.block(body)?;
+                self.moves(&carried, &y, op)?;
+                self.emit(Inst::Step { iv, step });
+                self.emit(Inst::Jump { to: head });
+                let end = self.here();
+                self.patch(head, end);
+                for (i, &r) in results.iter().enumerate() {
+                    let d = self.def(r, op)?;
+                    let n = lanes(ctx.value_type(r)).map(|l| l.0).unwrap_or(1);
+                    for l in 0..n {
+                        self.emit(Inst::Move {
+                            dst: d + l,
+                            src: carried[i] + l,
+                        });
+                    }
+                }
+            }
+            "scf.if" => {
+                let cond = self.reg(operands[0], op)?;
+                let mut outs = Vec::new();
+                for &r in &results {
+                    outs.push(self.def(r, op)?);
+                }
+                let regions = ctx.regions(op).to_vec();
+                let br = self.emit(Inst::JumpIfZero { cond, to: 0 });
+                if let Some(&b) = ctx.region_blocks(regions[0]).first() {
+                    let y = self.block(b)?;
+                    self.moves(&outs, &y, op)?;
+                }
+                let skip = self.emit(Inst::Jump { to: 0 });
+                let else_at = self.here();
+                self.patch(br, else_at);
+                if let Some(b) = regions
+                    .get(1)
+                    .and_then(|r| ctx.region_blocks(*r).first().copied())
+                {
+                    let y = self.block(b)?;
+                    self.moves(&outs, &y, op)?;
+                }
+                let end = self.here();
+                self.patch(skip, end);
+            }
+            _ => {
+                let Some(&f) = table().get(name) else {
+                    return Err(err(ctx, op, "the simulator does not execute this op"));
+                };
+                if operands.is_empty() || operands.len() > 3 || results.len() != 1 {
+                    return Err(err(
+                        ctx,
+                        op,
+                        "simulator: expects 1 to 3 operands and one result",
+                    ));
+                }
+                // select's operand type is its value operands'; others the first operand's.
+                let ty_of = if name == "arith.select" {
+                    operands[1]
+                } else {
+                    operands[0]
+                };
+                let arg_ty = Num::of(ctx.value_type(ty_of))
+                    .ok_or_else(|| err(ctx, op, "simulator: scalar operands only"))?;
+                let res_ty = Num::of(ctx.value_type(results[0]))
+                    .ok_or_else(|| err(ctx, op, "simulator: scalar results only"))?;
+                let mut args = [0u32; 3];
+                for (i, &v) in operands.iter().enumerate() {
+                    args[i] = self.reg(v, op)?;
+                }
+                let aux = match ctx.inherent_attr(op, "predicate") {
+                    Some(Attribute::Integer { value, .. }) => *value as i64,
+                    _ => 0,
+                };
+                let dst = self.def(results[0], op)?;
+                self.emit(Inst::Op {
+                    f,
+                    args,
+                    dst,
+                    arg_ty,
+                    res_ty,
+                    aux,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Compiles the `gpu.func` `func`.
+pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
+    if ctx.op_name(func) != "gpu.func" {
+        return Err(err(ctx, func, "expected a gpu.func"));
+    }
+    let name = ctx
+        .inherent_attr(func, "sym_name")
+        .and_then(|a| a.as_str())
+        .unwrap_or("")
+        .to_string();
+    let (inputs, _) =
+        function_type(ctx, func).ok_or_else(|| err(ctx, func, "requires 'function_type'"))?;
+    let nin = inputs.len();
+    let wg = workgroup_attributions(ctx, func);
+    let body = ctx
+        .regions(func)
+        .first()
+        .and_then(|r| ctx.region_blocks(*r).first().copied())
+        .ok_or_else(|| err(ctx, func, "a kernel needs a body"))?;
+    let mut c = Compiler {
+        ctx,
+        k: Kernel {
+            name,
+            insts: Vec::new(),
+            nregs: 0,
+            mems: Vec::new(),
+            ops: Vec::new(),
+            args: Vec::new(),
+            shared: Vec::new(),
+            private: Vec::new(),
+        },
+        regs: HashMap::new(),
+        mems: HashMap::new(),
+    };
+    for (i, &a) in ctx.block_args(body).iter().enumerate() {
+        let t = ctx.value_type(a);
+        if i < nin {
+            if matches!(t, Type::MemRef { .. }) {
+                let n = c.k.args.len();
+                c.memref(a, Space::Global, n, func)?;
+            } else {
+                return Err(err(
+                    ctx,
+                    func,
+                    "simulator: kernel arguments must be memrefs",
+                ));
+            }
+        } else if i < nin + wg {
+            if !is_address_space(memory_space(t), "workgroup") {
+                return Err(err(
+                    ctx,
+                    func,
+                    "workgroup attribution without workgroup memory space",
+                ));
+            }
+            let n = c.k.shared.len();
+            c.memref(a, Space::Shared, n, func)?;
+        } else {
+            let n = c.k.private.len();
+            c.memref(a, Space::Private, n, func)?;
+        }
+    }
+    c.block(body)?;
+    c.emit(Inst::Return);
+    Ok(c.k)
+}

@@ -1,0 +1,529 @@
+//! Executes a compiled kernel with GPU semantics: every block of the grid (in parallel with
+//! rayon, each block on one worker), and within a block every thread in lock-step phases
+//! between barriers — each thread runs until it reaches a `gpu.barrier` or returns, then the
+//! next; a phase ends when all threads wait at the same barrier. Shared memory is checked
+//! per phase for data races and uninitialised reads; every access is bounds-checked.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::compile::{Inst, Kernel, MemDesc, Space};
+
+/// Grid and block sizes of a launch (CUDA's `<<<grid, block, shared>>>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes (the kernels we run use static workgroup attributions).
+    pub dynamic_shared_memory: u64,
+}
+
+/// What went wrong, where: the kernel op (index into [`Kernel::ops`]), block and thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError {
+    pub kind: SimErrorKind,
+    pub message: String,
+    /// Index into [`Kernel::ops`] of the failing op.
+    pub at: Option<u32>,
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+}
+
+/// The classes of errors the simulator detects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimErrorKind {
+    OutOfBounds,
+    UninitializedRead,
+    DataRace,
+    BarrierDivergence,
+    InvalidLaunch,
+    Other,
+}
+
+const NONE: u32 = u32::MAX;
+const MANY: u32 = u32::MAX - 1;
+
+/// Race and initialisation state of one shared buffer of one block.
+struct ShMeta {
+    init: Vec<bool>,
+    w_phase: Vec<u32>,
+    writer: Vec<u32>,
+    r_phase: Vec<u32>,
+    reader: Vec<u32>,
+}
+
+impl ShMeta {
+    fn new(n: usize) -> Self {
+        ShMeta {
+            init: vec![false; n],
+            w_phase: vec![NONE; n],
+            writer: vec![NONE; n],
+            r_phase: vec![NONE; n],
+            reader: vec![NONE; n],
+        }
+    }
+}
+
+struct BlockState<'a> {
+    k: &'a Kernel,
+    globals: &'a [Vec<AtomicU64>],
+    shared: Vec<Vec<f64>>,
+    meta: Vec<ShMeta>,
+    /// Per private buffer: threads × len values and init flags.
+    private: Vec<(Vec<f64>, Vec<bool>)>,
+    regs: Vec<f64>,
+    nregs: usize,
+    phase: u32,
+    block: [u32; 3],
+    launch: Launch,
+    /// The first read of uninitialised shared memory in this phase: reported when the
+    /// phase ends without a race (threads run one after another, so a read that a later
+    /// thread's write would have raced with is a race, not an uninitialised read).
+    pending: Option<SimError>,
+}
+
+enum Stop {
+    Barrier(u32),
+    Done,
+}
+
+fn unflatten(t: u32, dims: [u32; 3]) -> [u32; 3] {
+    [
+        t % dims[0],
+        (t / dims[0]) % dims[1],
+        t / (dims[0] * dims[1]),
+    ]
+}
+
+impl BlockState<'_> {
+    fn error(&self, kind: SimErrorKind, at: Option<u32>, tid: u32, message: String) -> SimError {
+        SimError {
+            kind,
+            message,
+            at,
+            block: self.block,
+            thread: unflatten(tid, self.launch.block),
+        }
+    }
+
+    /// Linear offset of an access, bounds-checked (all `lanes` elements along the last dim).
+    fn offset(
+        &self,
+        m: &MemDesc,
+        idx: &[u32],
+        lanes: u32,
+        regs: &[f64],
+        (at, tid, what): (u32, u32, &str),
+    ) -> Result<usize, SimError> {
+        let mut off = 0i64;
+        let mut bad = false;
+        for (d, &r) in idx.iter().enumerate() {
+            let i = regs[r as usize] as i64;
+            let hi = if d + 1 == idx.len() {
+                i + lanes as i64
+            } else {
+                i + 1
+            };
+            if i < 0 || hi > m.shape[d] {
+                bad = true;
+            }
+            off += i * m.strides[d];
+        }
+        if bad || (idx.is_empty() && lanes > 1) {
+            let shown: Vec<String> = idx
+                .iter()
+                .map(|&r| (regs[r as usize] as i64).to_string())
+                .collect();
+            let w = if lanes > 1 {
+                format!(" ({lanes} elements)")
+            } else {
+                String::new()
+            };
+            return Err(self.error(
+                SimErrorKind::OutOfBounds,
+                Some(at),
+                tid,
+                format!(
+                    "out-of-bounds {what} of {} at [{}]{w}",
+                    m.ty,
+                    shown.join(", ")
+                ),
+            ));
+        }
+        Ok(off as usize)
+    }
+
+    fn index_text(m: &MemDesc, off: usize) -> String {
+        let mut rest = off as i64;
+        let v: Vec<String> = m
+            .strides
+            .iter()
+            .map(|&s| {
+                let i = rest / s.max(1);
+                rest %= s.max(1);
+                i.to_string()
+            })
+            .collect();
+        v.join(", ")
+    }
+
+    fn shared_read(
+        &mut self,
+        buf: usize,
+        off: usize,
+        tid: u32,
+        at: u32,
+        m: &MemDesc,
+    ) -> Result<f64, SimError> {
+        let meta = &mut self.meta[buf];
+        let ph = self.phase;
+        if !meta.init[off] && self.pending.is_none() {
+            let msg = format!(
+                "read of uninitialised shared memory {} at [{}]",
+                m.ty,
+                Self::index_text(m, off)
+            );
+            self.pending = Some(self.error(SimErrorKind::UninitializedRead, Some(at), tid, msg));
+        }
+        let meta = &mut self.meta[buf];
+        if meta.w_phase[off] == ph && meta.writer[off] != tid {
+            let w = meta.writer[off];
+            let msg = format!(
+                "shared-memory data race on {} at [{}]: thread {:?} reads what thread {:?} wrote with no barrier between",
+                m.ty,
+                Self::index_text(m, off),
+                unflatten(tid, self.launch.block),
+                unflatten(w, self.launch.block)
+            );
+            return Err(self.error(SimErrorKind::DataRace, Some(at), tid, msg));
+        }
+        if meta.r_phase[off] != ph {
+            meta.r_phase[off] = ph;
+            meta.reader[off] = tid;
+        } else if meta.reader[off] != tid {
+            meta.reader[off] = MANY;
+        }
+        Ok(self.shared[buf][off])
+    }
+
+    fn shared_write(
+        &mut self,
+        buf: usize,
+        off: usize,
+        v: f64,
+        tid: u32,
+        at: u32,
+        m: &MemDesc,
+    ) -> Result<(), SimError> {
+        let meta = &mut self.meta[buf];
+        let ph = self.phase;
+        let other = if meta.w_phase[off] == ph && meta.writer[off] != tid {
+            Some(("wrote", meta.writer[off]))
+        } else if meta.r_phase[off] == ph && meta.reader[off] != tid {
+            Some(("read", meta.reader[off]))
+        } else {
+            None
+        };
+        if let Some((how, o)) = other {
+            let who = if o == MANY {
+                "other threads".to_string()
+            } else {
+                format!("thread {:?}", unflatten(o, self.launch.block))
+            };
+            let msg = format!(
+                "shared-memory data race on {} at [{}]: thread {:?} writes where {who} {how} with no barrier between",
+                m.ty,
+                Self::index_text(m, off),
+                unflatten(tid, self.launch.block)
+            );
+            return Err(self.error(SimErrorKind::DataRace, Some(at), tid, msg));
+        }
+        meta.w_phase[off] = ph;
+        meta.writer[off] = tid;
+        meta.init[off] = true;
+        self.shared[buf][off] = v;
+        Ok(())
+    }
+
+    /// Runs thread `tid` from `pc` until a barrier or the end.
+    fn run_thread(&mut self, tid: u32, mut pc: u32) -> Result<Stop, SimError> {
+        let k = self.k;
+        let base = tid as usize * self.nregs;
+        let tidx = unflatten(tid, self.launch.block);
+        let mut regs = std::mem::take(&mut self.regs);
+        let result = (|| -> Result<Stop, SimError> {
+            let r = &mut regs[base..base + self.nregs];
+            loop {
+                match &k.insts[pc as usize] {
+                    Inst::Const { dst, v } => r[*dst as usize] = *v,
+                    Inst::Op {
+                        f,
+                        args,
+                        dst,
+                        arg_ty,
+                        res_ty,
+                        aux,
+                    } => {
+                        let a = [
+                            r[args[0] as usize],
+                            r[args[1] as usize],
+                            r[args[2] as usize],
+                        ];
+                        r[*dst as usize] = res_ty.round(f(&a, *arg_ty, *aux));
+                    }
+                    Inst::Id { dst, kind, dim } => {
+                        let d = *dim as usize;
+                        r[*dst as usize] = f64::from(match kind {
+                            0 => tidx[d],
+                            1 => self.block[d],
+                            2 => self.launch.block[d],
+                            _ => self.launch.grid[d],
+                        });
+                    }
+                    Inst::Move { dst, src } => r[*dst as usize] = r[*src as usize],
+                    Inst::Jump { to } => {
+                        pc = *to;
+                        continue;
+                    }
+                    Inst::JumpIfZero { cond, to } => {
+                        if r[*cond as usize] == 0.0 {
+                            pc = *to;
+                            continue;
+                        }
+                    }
+                    Inst::ForCheck { iv, ub, to } => {
+                        if r[*iv as usize] >= r[*ub as usize] {
+                            pc = *to;
+                            continue;
+                        }
+                    }
+                    Inst::Step { iv, step } => {
+                        let s = r[*step as usize];
+                        if s <= 0.0 {
+                            return Err(self.error(
+                                SimErrorKind::Other,
+                                None,
+                                tid,
+                                "scf.for step must be positive".into(),
+                            ));
+                        }
+                        r[*iv as usize] += s;
+                    }
+                    Inst::Load {
+                        dst,
+                        mem,
+                        idx,
+                        lanes,
+                        at,
+                    } => {
+                        let m = &k.mems[*mem as usize];
+                        let off = self.offset(m, idx, *lanes, r, (*at, tid, "load"))?;
+                        for l in 0..*lanes as usize {
+                            let v = match m.space {
+                                Space::Global => f64::from_bits(
+                                    self.globals[m.buf][off + l].load(Ordering::Relaxed),
+                                ),
+                                Space::Shared => self.shared_read(m.buf, off + l, tid, *at, m)?,
+                                Space::Private => {
+                                    let (vals, init) = &self.private[m.buf];
+                                    let p = tid as usize * m.len() + off + l;
+                                    if !init[p] {
+                                        let msg = format!(
+                                            "read of uninitialised private memory {} at [{}]",
+                                            m.ty,
+                                            Self::index_text(m, off + l)
+                                        );
+                                        return Err(self.error(
+                                            SimErrorKind::UninitializedRead,
+                                            Some(*at),
+                                            tid,
+                                            msg,
+                                        ));
+                                    }
+                                    vals[p]
+                                }
+                            };
+                            r[*dst as usize + l] = v;
+                        }
+                    }
+                    Inst::Store {
+                        src,
+                        mem,
+                        idx,
+                        lanes,
+                        at,
+                    } => {
+                        let m = &k.mems[*mem as usize];
+                        let off = self.offset(m, idx, *lanes, r, (*at, tid, "store"))?;
+                        for l in 0..*lanes as usize {
+                            let v = m.elem.round(r[*src as usize + l]);
+                            match m.space {
+                                Space::Global => self.globals[m.buf][off + l]
+                                    .store(v.to_bits(), Ordering::Relaxed),
+                                Space::Shared => {
+                                    self.shared_write(m.buf, off + l, v, tid, *at, m)?
+                                }
+                                Space::Private => {
+                                    let p = tid as usize * m.len() + off + l;
+                                    let (vals, init) = &mut self.private[m.buf];
+                                    vals[p] = v;
+                                    init[p] = true;
+                                }
+                            }
+                        }
+                    }
+                    Inst::Barrier { .. } => return Ok(Stop::Barrier(pc)),
+                    Inst::Return => return Ok(Stop::Done),
+                }
+                pc += 1;
+            }
+        })();
+        self.regs = regs;
+        result
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        let n = self.launch.block.iter().product::<u32>();
+        let mut pcs: Vec<Option<u32>> = vec![Some(0); n as usize];
+        loop {
+            let mut at_barrier: Option<(u32, u32)> = None;
+            let mut done: Option<u32> = None;
+            for t in 0..n {
+                let Some(pc) = pcs[t as usize] else { continue };
+                match self.run_thread(t, pc)? {
+                    Stop::Barrier(b) => {
+                        pcs[t as usize] = Some(b + 1);
+                        at_barrier.get_or_insert((b, t));
+                        if at_barrier.is_some_and(|(b0, _)| b0 != b) || done.is_some() {
+                            return Err(self.divergence(b, t));
+                        }
+                    }
+                    Stop::Done => {
+                        pcs[t as usize] = None;
+                        done.get_or_insert(t);
+                        if let Some((b, _)) = at_barrier {
+                            return Err(self.divergence(b, t));
+                        }
+                    }
+                }
+            }
+            if let Some(e) = self.pending.take() {
+                return Err(e);
+            }
+            if at_barrier.is_none() {
+                return Ok(());
+            }
+            self.phase += 1;
+        }
+    }
+
+    fn divergence(&self, b: u32, t: u32) -> SimError {
+        let at = match self.k.insts[b as usize] {
+            Inst::Barrier { at } => Some(at),
+            _ => None,
+        };
+        self.error(
+            SimErrorKind::BarrierDivergence,
+            at,
+            t,
+            "barrier divergence: not every thread of the block reaches this gpu.barrier together"
+                .into(),
+        )
+    }
+}
+
+/// Runs `k` on `args` (one buffer per kernel argument, row-major values, written in place).
+pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), SimError> {
+    let bad = |m: String| SimError {
+        kind: SimErrorKind::InvalidLaunch,
+        message: m,
+        at: None,
+        block: [0; 3],
+        thread: [0; 3],
+    };
+    if args.len() != k.args.len() {
+        return Err(bad(format!(
+            "kernel takes {} arguments, got {}",
+            k.args.len(),
+            args.len()
+        )));
+    }
+    for (i, (a, m)) in args.iter().zip(&k.args).enumerate() {
+        if a.len() != m.len() {
+            return Err(bad(format!(
+                "argument {i} has {} elements, {} expects {}",
+                a.len(),
+                m.ty,
+                m.len()
+            )));
+        }
+    }
+    if launch.grid.contains(&0) || launch.block.contains(&0) {
+        return Err(bad("grid and block sizes must be positive".into()));
+    }
+    let threads: u64 = launch.block.iter().map(|&x| x as u64).product();
+    if threads > 1024 {
+        return Err(bad(format!("{threads} threads per block exceed 1024")));
+    }
+    let globals: Vec<Vec<AtomicU64>> = args
+        .iter()
+        .map(|a| a.iter().map(|v| AtomicU64::new(v.to_bits())).collect())
+        .collect();
+    let nblocks: u64 = launch.grid.iter().map(|&x| x as u64).product();
+    let stop = AtomicBool::new(false);
+    let nregs = k.nregs.max(1);
+    let errors: Vec<SimError> = (0..nblocks)
+        .into_par_iter()
+        .filter_map(|b| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let g = launch.grid;
+            let block = [
+                (b % g[0] as u64) as u32,
+                ((b / g[0] as u64) % g[1] as u64) as u32,
+                (b / (g[0] as u64 * g[1] as u64)) as u32,
+            ];
+            let mut st = BlockState {
+                k,
+                globals: &globals,
+                shared: k.shared.iter().map(|&n| vec![0.0; n]).collect(),
+                meta: k.shared.iter().map(|&n| ShMeta::new(n)).collect(),
+                private: k
+                    .private
+                    .iter()
+                    .map(|&n| {
+                        (
+                            vec![0.0; n * threads as usize],
+                            vec![false; n * threads as usize],
+                        )
+                    })
+                    .collect(),
+                regs: vec![0.0; nregs * threads as usize],
+                nregs,
+                phase: 0,
+                pending: None,
+                block,
+                launch: *launch,
+            };
+            let r = st.run().err();
+            if r.is_some() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            r
+        })
+        .collect();
+    if let Some(e) = errors
+        .into_iter()
+        .min_by_key(|e| (e.block[2], e.block[1], e.block[0]))
+    {
+        return Err(e);
+    }
+    for (a, g) in args.iter_mut().zip(globals) {
+        for (x, v) in a.iter_mut().zip(g) {
+            *x = f64::from_bits(v.into_inner());
+        }
+    }
+    Ok(())
+}

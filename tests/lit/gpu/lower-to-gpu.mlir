@@ -1,0 +1,74 @@
+// --lower-to-gpu on a 60x64x48 matmul under a hand-written program: block tile
+// [32, 64, 16], thread tile [4, 4, 1] (128 threads), storage padding 1 on A's tile rows
+// and 4 on B's. m (60) is padded to 64 by the grid: only m is guarded; n (64) and k (48,
+// three k-steps of 16) divide exactly and get no guard.
+//
+// The generic form verifies in upstream MLIR; the structure is checked on mlir-opt-22's
+// printout of it (upstream custom syntax for every op, whichever dialects rtile registers).
+// RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu --mlir-print-op-generic %s > %t.generic
+// RUN: mlir-opt --verify-each %t.generic | FileCheck %s --implicit-check-not=arith.cmpi
+// rtile's own custom form of the gpu-level ops, and its round trip.
+// RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu %s > %t.custom
+// RUN: FileCheck %s --check-prefix=RTILE --input-file=%t.custom
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.custom > %t.back
+// RUN: diff %t.generic %t.back
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK: gpu.module @kernels {
+// Shared tiles with storage padding: A's 32x16 tile as 32x17, B's 16x64 tile as 16x68.
+// CHECK: gpu.func @mm_0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>) workgroup(%[[SHA:arg[0-9]+]] : memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]] : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
+// CHECK: %block_id_x = gpu.block_id  x
+// CHECK: %thread_id_x = gpu.thread_id  x
+// The register tile (4x4 accumulators per thread).
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<16xf32>
+// The k-step loop.
+// CHECK: scf.for %[[K0:arg[0-9]+]] = %c0 to %c48 step %c16 {
+// A's tile: cooperative loads by all threads, guarded on m only (rows 60..63 read the pad value).
+// CHECK: scf.for %{{arg[0-9]+}} = %thread_id_x to %c512 step %c128 {
+// CHECK: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK: memref.load %[[A]][
+// CHECK: memref.store %{{[0-9]+}}, %[[SHA]][
+// B's tile: 16-byte vector loads, no guard.
+// CHECK: %[[V:[0-9]+]] = vector.load %[[B]][%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
+// CHECK: vector.store %[[V]], %[[SHB]][
+// CHECK: gpu.barrier
+// Compute: points past m are skipped; the k-step reduces over the shared tiles.
+// CHECK: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK: scf.for %{{arg[0-9]+}} = %c0 to %c16 step %c1 iter_args(%{{arg[0-9]+}} = %{{[0-9]+}}) -> (f32) {
+// CHECK: memref.load %[[SHA]][
+// CHECK: memref.load %[[SHB]][
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// The barrier before the next k-step overwrites the tiles; none after the loop.
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// Epilogue: the register tile to the output, guarded on m.
+// CHECK: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK: memref.load %[[ACC]][
+// CHECK: memref.store %{{[0-9]+}}, %[[OUT]][
+// CHECK: gpu.return
+// Host side: destination-passing function launching the kernel.
+// CHECK: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) {
+// CHECK: gpu.launch_func  @kernels::@mm_0 blocks in (%c2, %c1, %c1) threads in (%c128, %c1, %c1)  args(%{{.*}} : memref<60x48xf32>, %{{.*}} : memref<48x64xf32>, %{{.*}} : memref<60x64xf32>)
+
+// RTILE: gpu.module @kernels {
+// RTILE: gpu.func @mm_0(%arg0: memref<60x48xf32>, %arg1: memref<48x64xf32>, %arg2: memref<60x64xf32>) workgroup(%arg3 : memref<32x17xf32, #gpu.address_space<workgroup>>, %arg4 : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>
+// RTILE: = gpu.block_id  x
+// RTILE: = gpu.thread_id  x
+// RTILE: = memref.alloca() : memref<16xf32>
+// RTILE: vector.load %arg1[%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
+// RTILE: gpu.barrier
+// RTILE: iter_args(
+// RTILE: gpu.barrier
+// RTILE-NOT: gpu.barrier
+// RTILE: gpu.return
+
+"func.func"() <{function_type = (tensor<60x48xf32>, tensor<48x64xf32>) -> tensor<60x64xf32>, sym_name = "mm"}> ({
+^bb0(%A: tensor<60x48xf32>, %B: tensor<48x64xf32>):
+  %C = "te.compute"(%A, %B) ({
+  ^bb0(%a: f32, %b: f32):
+    %p = "arith.mulf"(%a, %b) : (f32, f32) -> f32
+    "te.yield"(%p) : (f32) -> ()
+  }) {axis_names = ["m", "n", "k"], combiner = "sum", domain = array<i64: 60, 64, 48>, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], may_pad = 0.0 : f32, rtile.program = #rtile.program<device = "v100", tiles = [[32, 64, 16], [4, 4, 1]], pad = [[0, 1], [0, 4]], grid = [2, 1], threads = 128, est_us = 1.0, epsilon = 0.2, footprint = [0, 0, 0], traffic = [0, 0, 0]>} : (tensor<60x48xf32>, tensor<48x64xf32>) -> tensor<60x64xf32>
+  "func.return"(%C) : (tensor<60x64xf32>) -> ()
+}) : () -> ()
