@@ -37,9 +37,10 @@
 // ELF: Machine: EM_AMDGPU
 
 // Private arrays live in addrspace(5); exp/log use the hardware v_exp/v_log lowering.
+// OPS: global_load_dwordx4
 // OPS: v_exp_f32
 // OPS: v_log_f32
-// OPS: global_load_dwordx4
 // OPS: global_store_dwordx4
+// OPS-NOT: scratch_store
 
 // SHFL: ds_bpermute_b32
