@@ -183,3 +183,96 @@ mod tests {
         assert!(Manifest::from_json("{\"version\": 9}").is_err());
     }
 }
+
+/// Conversions between `f32` and the 16-bit float formats (round to nearest even), shared
+/// by the back ends (constants) and the runtime (inputs, checking).
+pub mod half {
+    /// IEEE binary16 bits of `x`.
+    pub fn f32_to_f16_bits(x: f32) -> u16 {
+        let b = x.to_bits();
+        let sign = ((b >> 16) & 0x8000) as u16;
+        let exp = ((b >> 23) & 0xff) as i32;
+        let mant = b & 0x7f_ffff;
+        if exp == 0xff {
+            return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
+        }
+        let e = exp - 127 + 15;
+        if e >= 0x1f {
+            return sign | 0x7c00;
+        }
+        if e <= 0 {
+            if e < -10 {
+                return sign;
+            }
+            let m = mant | 0x80_0000;
+            let shift = (14 - e) as u32;
+            let half = 1u32 << (shift - 1);
+            let mut r = m >> shift;
+            let rem = m & ((1 << shift) - 1);
+            if rem > half || (rem == half && (r & 1) == 1) {
+                r += 1;
+            }
+            return sign | r as u16;
+        }
+        let mut r = ((e as u32) << 10) | (mant >> 13);
+        let rem = mant & 0x1fff;
+        if rem > 0x1000 || (rem == 0x1000 && (r & 1) == 1) {
+            r += 1;
+        }
+        sign | r as u16
+    }
+
+    /// The `f32` value of IEEE binary16 bits.
+    pub fn f16_bits_to_f32(h: u16) -> f32 {
+        let sign = ((h as u32) & 0x8000) << 16;
+        let exp = ((h >> 10) & 0x1f) as u32;
+        let mant = (h & 0x3ff) as u32;
+        let bits = if exp == 0 {
+            if mant == 0 {
+                sign
+            } else {
+                // Subnormal: value = mant * 2^-24.
+                let v = mant as f32 * (1.0 / 16_777_216.0);
+                return if sign != 0 { -v } else { v };
+            }
+        } else if exp == 0x1f {
+            sign | 0x7f80_0000 | (mant << 13)
+        } else {
+            sign | ((exp + 127 - 15) << 23) | (mant << 13)
+        };
+        f32::from_bits(bits)
+    }
+
+    /// bfloat16 bits of `x`.
+    pub fn f32_to_bf16_bits(x: f32) -> u16 {
+        let b = x.to_bits();
+        if x.is_nan() {
+            return ((b >> 16) | 0x40) as u16;
+        }
+        let round = 0x7fff + ((b >> 16) & 1);
+        ((b + round) >> 16) as u16
+    }
+
+    /// The `f32` value of bfloat16 bits.
+    pub fn bf16_bits_to_f32(h: u16) -> f32 {
+        f32::from_bits((h as u32) << 16)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn round_trips() {
+            for x in [0.0f32, 1.0, -2.5, 65504.0, 6.1035156e-5, 5.9604645e-8, 0.1] {
+                let h = f32_to_f16_bits(x);
+                let back = f16_bits_to_f32(h);
+                assert!((back - x).abs() <= x.abs() * 1e-3 + 6e-8, "{x} -> {back}");
+            }
+            assert_eq!(f32_to_f16_bits(1.0), 0x3c00);
+            assert_eq!(f32_to_f16_bits(f32::INFINITY), 0x7c00);
+            assert_eq!(f32_to_bf16_bits(1.0), 0x3f80);
+            assert_eq!(bf16_bits_to_f32(0x3f80), 1.0);
+        }
+    }
+}

@@ -172,50 +172,7 @@ fn float_lit(v: f64, kind: FloatKind) -> Option<String> {
     })
 }
 
-/// IEEE half bits of `x`, rounded to nearest even.
-pub fn f32_to_f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let mant = b & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = mant | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = 1u32 << (shift - 1);
-        let mut r = m >> shift;
-        let rem = m & ((1 << shift) - 1);
-        if rem > half || (rem == half && (r & 1) == 1) {
-            r += 1;
-        }
-        return sign | r as u16;
-    }
-    let mut r = ((e as u32) << 10) | (mant >> 13);
-    let rem = mant & 0x1fff;
-    if rem > 0x1000 || (rem == 0x1000 && (r & 1) == 1) {
-        r += 1;
-    }
-    sign | r as u16
-}
-
-/// bfloat16 bits of `x`, rounded to nearest even.
-pub fn f32_to_bf16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    if x.is_nan() {
-        return ((b >> 16) | 0x40) as u16;
-    }
-    let round = 0x7fff + ((b >> 16) & 1);
-    ((b + round) >> 16) as u16
-}
+use rtile_manifest::half::{f32_to_bf16_bits, f32_to_f16_bits};
 
 fn float_kind_ty(k: FloatKind) -> Option<&'static str> {
     Some(match k {
