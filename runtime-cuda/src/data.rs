@@ -131,7 +131,9 @@ pub fn compare(actual: &[f64], expected: &[f64], rtol: f64, atol: f64) -> Compar
             continue;
         }
         let d = (a - e).abs();
-        let bad = !(d <= atol + rtol * e.abs()) && !(a == e);
+        // NaN differences count as mismatches: `d <= tol` is false for NaN.
+        let within = d <= atol + rtol * e.abs() || a == e;
+        let bad = !within;
         if d.is_finite() {
             c.max_abs = c.max_abs.max(d);
             c.max_rel = c.max_rel.max(d / e.abs().max(f64::MIN_POSITIVE));

@@ -105,7 +105,7 @@ pub fn memref_info(ty: &Type) -> Result<MemRefInfo, String> {
     let (strides, offset) = match layout.as_deref() {
         None => (row_major_strides(shape), 0),
         Some(Attribute::Strided { strides, offset }) => {
-            if strides.iter().any(|&s| s == rtile::ir::DYNAMIC) || *offset == rtile::ir::DYNAMIC {
+            if strides.contains(&rtile::ir::DYNAMIC) || *offset == rtile::ir::DYNAMIC {
                 return Err(
                     "strided layouts with dynamic strides or offset are not supported".into(),
                 );
@@ -362,10 +362,10 @@ pub fn is_written(ctx: &Context, func: OpId, arg: Value) -> bool {
     ctx.walk(func, WalkOrder::PreOrder, &mut |_, op| {
         let ops = ctx.operands(op);
         match ctx.op_name(op) {
-            "memref.store" | "vector.store" | "vector.transfer_write" | "vector.maskedstore" => {
-                if ops.get(1) == Some(&arg) {
-                    written = true;
-                }
+            "memref.store" | "vector.store" | "vector.transfer_write" | "vector.maskedstore"
+                if ops.get(1) == Some(&arg) =>
+            {
+                written = true;
             }
             _ => {}
         }

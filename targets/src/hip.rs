@@ -440,7 +440,7 @@ impl<'a> HipEmitter<'a> {
                     .insert(ctx.result(op, 0), Name::Scalar(n.clone(), ty));
                 if ctx.results(op).len() > 1 {
                     // Validity of the source lane, as gpu.shuffle defines it.
-                    let lane = format!("((int)__lane_id())");
+                    let lane = "((int)__lane_id())".to_string();
                     let base = format!("({lane} & ~({w} - 1))");
                     let target = match mode.as_str() {
                         "xor" => format!("({lane} ^ {off})"),

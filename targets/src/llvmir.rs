@@ -571,10 +571,10 @@ impl<'a> FnEmitter<'a> {
                 }
             },
         };
-        Ok(self.from_i32(&r32))
+        Ok(self.widen_i32(&r32))
     }
 
-    fn from_i32(&mut self, v: &str) -> String {
+    fn widen_i32(&mut self, v: &str) -> String {
         if self.idx == "i32" {
             v.to_string()
         } else {
@@ -836,7 +836,7 @@ impl<'a> FnEmitter<'a> {
             }
             "gpu.lane_id" => {
                 let r = self.lane_id();
-                let r = self.from_i32(&r);
+                let r = self.widen_i32(&r);
                 self.set(ctx.result(op, 0), r, self.idx.into());
             }
             "gpu.barrier" => self.barrier(),

@@ -7,6 +7,7 @@
 //!   error of that product (two FMAs), so the argument error does not grow with |x|;
 //!   accuracy is that of `ex2.approx` (about 2 ulp).
 //! - `log(x)` = `lg2.approx(x) · ln 2` (CUDA's `__logf`: absolute error about 2^-22).
+//!
 //! AMDGPU lowers `llvm.exp`/`llvm.log` itself (accurately), so those are used there.
 //! - `tanh(x)`: odd Taylor polynomial for |x| < 0.125, else `1 − 2/(exp(2|x|)+1)` with
 //!   the sign restored; `erf(x)`: Taylor for |x| < 0.5, else Abramowitz–Stegun 7.1.26

@@ -37,7 +37,7 @@ def word(name):
 
 
 config.substitutions.append((word("mlir-opt"), "/usr/bin/mlir-opt-22"))
-for name in ["rtile-bench", "rtile-opt", "rtile-translate"]:
+for name in ["rtile-bench", "rtile-opt", "rtile-run-cuda", "rtile-translate"]:
     config.substitutions.append((word(name), tool(name)))
 
 # `ptxas`: NVIDIA's PTX assembler, to check that every PTX we emit assembles
