@@ -269,6 +269,22 @@ impl<'a> HipEmitter<'a> {
                 );
             }
             head.push('\n');
+            if let Some(g) = info.launch.grid {
+                let args: Vec<String> = (0..info.args.len()).map(|i| format!("arg{i}")).collect();
+                let _ = writeln!(
+                    head,
+                    "// hipLaunchKernelGGL({}, dim3({}, {}, {}), dim3({}, {}, {}), {}, 0, {});",
+                    info.name,
+                    g[0],
+                    g[1],
+                    g[2],
+                    b[0],
+                    b[1],
+                    b[2],
+                    info.launch.dynamic_shared_memory,
+                    args.join(", ")
+                );
+            }
         }
         let _ = writeln!(
             head,

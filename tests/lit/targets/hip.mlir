@@ -20,6 +20,7 @@
 // CHECK-NEXT: }
 
 // MM: // block = (16, 16, 1), grid = (4, 4, 1)
+// MM-NEXT: // hipLaunchKernelGGL(matmul, dim3(4, 4, 1), dim3(16, 16, 1), 0, 0, arg0, arg1, arg2);
 // MM: __global__ void __launch_bounds__(256) matmul(const float* __restrict__ arg0, const float* __restrict__ arg1, float* __restrict__ arg2)
 // MM: __shared__ __attribute__((aligned(16))) float wg0[256];
 // MM: __shared__ __attribute__((aligned(16))) float wg1[256];

@@ -8,6 +8,9 @@
 // RUN: rtile-translate --to-ptx=sm_90a %S/../interop/corpus/23-gpu-shuffle-sync.mlir | FileCheck %s --check-prefix=SHFL
 // RUN: rtile-translate --to-ptx=sm_90 --index-bitwidth=32 %S/../interop/corpus/12-gpu-module.mlir | FileCheck %s --check-prefix=I32
 // RUN: rtile-translate --to-llvmir --opt-level=3 %S/Inputs/matmul-tiled.mlir | FileCheck %s --check-prefix=O3
+// The printed LLVM IR is a standalone module that LLVM's own tools compile.
+// RUN: rtile-translate --to-llvmir %S/Inputs/ops.mlir | llc -mcpu=sm_80 -o /dev/null
+// RUN: rtile-translate --to-llvmir=amdgpu %S/Inputs/ops.mlir | llc -mcpu=gfx90a -o /dev/null
 
 // Bare-pointer kernel arguments in the global address space, workgroup attributions as
 // addrspace(3) globals, the barrier, special registers, known_block_size as maxntid.
