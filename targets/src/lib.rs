@@ -10,6 +10,7 @@
 //! - [`llvmir`]: the LLVM IR text for NVPTX and AMDGPU; [`mathlib`]: libdevice-free math.
 //! - [`codegen`]: inkwell: parse + verify, `default<O3>`, PTX/GCN emission, code objects.
 //! - [`hip`]: HIP C++.
+//! - [`naive`]: the naive one-thread-per-output reference kernel of a `te.compute`.
 //! - [`manifest_for`]: the launch manifest of a `gpu.module`.
 
 pub mod codegen;
@@ -17,6 +18,7 @@ pub mod gpuir;
 pub mod hip;
 pub mod llvmir;
 pub mod mathlib;
+pub mod naive;
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId, Type};

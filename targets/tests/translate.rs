@@ -270,3 +270,30 @@ fn checked_in_microbenchmark_ptx_is_current() {
         assert_eq!(man, stored, "runtime-cuda/kernels/{k}.json is stale");
     }
 }
+
+#[test]
+fn naive_reference_kernels_of_the_small_suite() {
+    let text = std::fs::read_to_string(repo().join("bench/ops/roller-table1-small.mlir")).unwrap();
+    let naive = rtile_targets::naive::naive_module_from_text(&text).expect("naive module");
+    let (ctx, root) = parse(&naive);
+    let (m, n) = select_gpu_module(&ctx, root, None).unwrap();
+    let man = manifest_for(&ctx, m, &n, "sm_90").unwrap();
+    assert_eq!(man.kernels.len(), 34);
+    for k in &man.kernels {
+        assert_eq!(k.block, Some([256, 1, 1]));
+        let out = k.args.last().unwrap();
+        assert_eq!(out.role, rtile_manifest::Role::Output);
+        let total: i64 = out.shape.iter().product();
+        assert_eq!(k.grid.unwrap()[0] as i64, (total + 255) / 256, "{}", k.name);
+    }
+    for out in [
+        Output::Ptx { sm: "sm_80".into() },
+        Output::Amdgpu {
+            gfx: "gfx90a".into(),
+        },
+        Output::Hip,
+    ] {
+        translate(&ctx, m, &n, &out, &TranslateOptions::default())
+            .unwrap_or_else(|d| panic!("{out:?}: {}", d.message));
+    }
+}

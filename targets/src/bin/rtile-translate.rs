@@ -6,6 +6,7 @@
 //! rtile-translate --to-ptx=sm_90 kernels.mlir -o k.ptx --manifest=k.json
 //! rtile-translate --to-amdgpu=gfx90a kernels.mlir --code-object=k.hsaco
 //! rtile-translate --to-hip kernels.mlir
+//! rtile-translate --emit-naive-gpu te-op.mlir | rtile-translate --to-ptx=sm_90 --manifest=ref.json -o ref.ptx
 //! rtile-translate --to-llvmir[=nvptx|amdgpu] [--opt-level=3] kernels.mlir
 //! ```
 
@@ -25,7 +26,7 @@ use rtile_targets::{Output, TranslateOptions, manifest_for, select_gpu_module, t
 #[command(
     name = "rtile-translate",
     about = "Translate gpu-level IR (gpu.module) to LLVM IR, PTX, AMDGPU or HIP C++",
-    group(clap::ArgGroup::new("to").required(true).args(["to_llvmir", "to_ptx", "to_amdgpu", "to_hip"]))
+    group(clap::ArgGroup::new("to").required(true).args(["to_llvmir", "to_ptx", "to_amdgpu", "to_hip", "emit_naive_gpu"]))
 )]
 struct Cli {
     /// Input file (`-` or absent: stdin).
@@ -45,6 +46,10 @@ struct Cli {
     /// HIP C++ source.
     #[arg(long = "to-hip")]
     to_hip: bool,
+    /// For te input: the naive one-thread-per-output reference kernel of every te.compute,
+    /// as gpu-level IR (generic form), ready for --to-ptx and `rtile-run --reference`.
+    #[arg(long = "emit-naive-gpu")]
+    emit_naive_gpu: bool,
     /// With --to-amdgpu: also assemble and link an HSA code object (llvm-mc + ld.lld).
     #[arg(long = "code-object", value_name = "FILE")]
     code_object: Option<String>,
@@ -97,8 +102,36 @@ fn main() -> ExitCode {
     let mut ctx = Context::new(Arc::new(reg));
     // The gpu-level dialects are read generically, so they need not be registered.
     ctx.allow_unregistered = true;
-    let file = ctx.add_source(name, text);
-    let root = match parse_source(&mut ctx, file) {
+    let file = ctx.add_source(name, text.clone());
+    let parsed = parse_source(&mut ctx, file);
+    if cli.emit_naive_gpu {
+        // The IR path when the input parses; else the custom-form reader (bench/ops files,
+        // whose func.func/te.compute custom forms the parser may not know yet).
+        let naive = match &parsed {
+            Ok(out) => rtile_targets::naive::naive_module(&ctx, out.module),
+            Err(_) => rtile_targets::naive::naive_module_from_text(&text),
+        };
+        let text = match naive {
+            Ok(t) => t,
+            Err(e) => {
+                if let Err(d) = &parsed {
+                    eprint!("{}", render(&ctx, d));
+                }
+                eprintln!("rtile-translate: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let written = match &cli.output {
+            Some(p) if p != "-" => std::fs::write(p, &text),
+            _ => std::io::stdout().write_all(text.as_bytes()),
+        };
+        if let Err(e) = written {
+            eprintln!("rtile-translate: cannot write output: {e}");
+            return ExitCode::FAILURE;
+        }
+        return ExitCode::SUCCESS;
+    }
+    let root = match parsed {
         Ok(out) => out.module,
         Err(d) => {
             eprint!("{}", render(&ctx, &d));
