@@ -11,7 +11,7 @@ and prints one row per operator: both medians and rtile/PyTorch. A step that fai
 Usage (from the repository root, on the GPU machine, after `cargo build --release`):
   python3 bench/gpu/bench.py [--suite bench/ops/roller-table1.mlir] [--sm sm_90]
       [--bin target/release] [--pipeline "--construct-rtile=device=h100 --lower-to-gpu"]
-      [--only m0,e0] [--iters 100] [--markdown out.md]
+      [--only m0,e0] [--iters 100] [--check] [--markdown out.md]
 Needs: torch with CUDA, the rtile binaries (rtile-opt, rtile-translate, rtile-run-cuda).
 rtile-translate links LLVM; if it cannot run on the GPU machine, translate elsewhere and
 pass --ptx-dir with <op>.ptx/<op>.json per operator.
@@ -116,10 +116,22 @@ def time_rtile(name, func_text, a, tmp):
         p = run([os.path.join(b, "rtile-translate"), f"--to-ptx={a.sm}", gpu, "-o", ptx, f"--manifest={man}"])
         if p.returncode != 0:
             return None, "translate: " + (p.stderr.strip().splitlines() or ["failed"])[0][:60]
-    p = run([os.path.join(b, "rtile-run-cuda"), ptx, "--manifest", man, "--bench", "--json",
-             "--iters", str(a.iters)])
+    cmd = [os.path.join(b, "rtile-run-cuda"), ptx, "--manifest", man, "--bench", "--json",
+           "--iters", str(a.iters)]
+    if a.check and not a.ptx_dir:
+        # The naive one-thread-per-output kernel of the same te op, on the same inputs.
+        naive = os.path.join(tmp, name + ".naive.mlir")
+        p = run([os.path.join(b, "rtile-translate"), "--emit-naive-gpu", src, "-o", naive])
+        ref = os.path.join(tmp, name + ".naive.ptx")
+        if p.returncode == 0:
+            p = run([os.path.join(b, "rtile-translate"), f"--to-ptx={a.sm}", naive, "-o", ref,
+                     "--manifest=" + os.path.join(tmp, name + ".naive.json")])
+        if p.returncode == 0:
+            cmd += ["--reference", ref]
+    p = run(cmd)
     if p.returncode != 0:
         return None, "run: " + (p.stderr.strip().splitlines() or ["failed"])[-1][:60]
+    # With --check, a mismatch exits non-zero above; the JSON also carries the details.
     try:
         return json.loads(p.stdout)["median_ms"], None
     except (ValueError, KeyError):
@@ -136,6 +148,8 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="also check each rtile kernel against its naive reference kernel")
     ap.add_argument("--markdown")
     a = ap.parse_args()
     funcs = split_funcs(open(a.suite).read())

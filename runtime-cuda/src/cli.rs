@@ -40,6 +40,9 @@ pub struct CudaArgs {
     /// Reference kernel (PTX; manifest beside it): outputs must match it on the same inputs.
     #[arg(long, value_name = "REF.ptx")]
     pub reference: Option<PathBuf>,
+    /// Kernel of the reference manifest to use when it has several.
+    #[arg(long, value_name = "NAME")]
+    pub reference_kernel: Option<String>,
     /// Relative tolerance of the output check.
     #[arg(long, default_value_t = 1e-4)]
     pub rtol: f64,
@@ -174,7 +177,7 @@ fn run_checked(args: &CudaArgs) -> Result<(), String> {
     let mut failed = false;
     if let Some(rp) = &args.reference {
         let rm = manifest_beside(rp, None)?;
-        let rl = load(&gpu, &read(rp)?, &rm, None)?;
+        let rl = load(&gpu, &read(rp)?, &rm, args.reference_kernel.as_deref())?;
         let rd = dims(&rl.kernel, None, None)?;
         if rl.kernel.args.len() != l.kernel.args.len() {
             return Err("the reference kernel has a different argument list".into());
