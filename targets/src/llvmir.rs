@@ -662,7 +662,17 @@ impl<'a> FnEmitter<'a> {
             return repr.to_string();
         }
         if let Ok(c) = repr.parse::<i64>() {
-            return c.to_string();
+            // Fold: truncation keeps the low bits (two's complement), extension the value
+            // (zero extension of a negative literal reinterprets its `fw` bits).
+            let v = if tw < 64 && fw > tw {
+                let shift = 64 - tw;
+                (c << shift) >> shift
+            } else if !signed && fw < 64 && c < 0 {
+                c & ((1i64 << fw) - 1)
+            } else {
+                c
+            };
+            return v.to_string();
         }
         let opn = if fw > tw {
             "trunc"
