@@ -880,6 +880,15 @@ impl<'a> HipEmitter<'a> {
         let iv = self.fresh();
         self.names
             .insert(bargs[0], Name::Scalar(iv.clone(), ity.clone()));
+        match ctx.attr(op, "rtile.unroll") {
+            Some(Attribute::Unit) => self.line("#pragma unroll"),
+            Some(a) => {
+                if let Some(n) = a.as_int().filter(|n| *n > 0) {
+                    self.line(&format!("#pragma unroll {n}"));
+                }
+            }
+            None => {}
+        }
         self.line(&format!(
             "for ({ity} {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{"
         ));

@@ -120,6 +120,12 @@ pub fn translate_module(
             let _ = writeln!(out, "attributes #{i} = {{ {a} }}");
         }
     }
+    if !m.metadata.is_empty() {
+        out.push('\n');
+        for (i, md) in m.metadata.iter().enumerate() {
+            let _ = writeln!(out, "!{i} = {}", md.replace("!SELF", &format!("!{i}")));
+        }
+    }
     Ok(out)
 }
 
@@ -129,6 +135,8 @@ struct ModuleState {
     decls: BTreeMap<String, String>,
     helpers: BTreeMap<String, String>,
     attr_groups: Vec<String>,
+    /// Metadata node definitions (`!N = ...`), numbered in order.
+    metadata: Vec<String>,
     has_dyn_shmem: bool,
 }
 
@@ -1510,7 +1518,28 @@ impl<'a> FnEmitter<'a> {
         self.line(&format!("br label %{latch}"));
         self.start_block(&latch);
         self.line(&format!("{ivnext} = add nsw {ity} {iv}, {step}"));
-        self.line(&format!("br label %{header}"));
+        // `rtile.unroll` (unit: fully, N: by N) becomes loop metadata on the back edge, so
+        // register-tile loops unroll and their private arrays become registers.
+        let loop_md = match ctx.attr(op, "rtile.unroll") {
+            Some(Attribute::Unit) => Some("!{!\"llvm.loop.unroll.full\"}".to_string()),
+            Some(a) => a
+                .as_int()
+                .filter(|n| *n > 0)
+                .map(|n| format!("!{{!\"llvm.loop.unroll.count\", i32 {n}}}")),
+            None => None,
+        };
+        match loop_md {
+            Some(md) => {
+                let inner = self.m.metadata.len();
+                self.m.metadata.push(md);
+                let node = self.m.metadata.len();
+                self.m
+                    .metadata
+                    .push(format!("distinct !{{!SELF, !{inner}}}"));
+                self.line(&format!("br label %{header}, !llvm.loop !{node}"));
+            }
+            None => self.line(&format!("br label %{header}")),
+        }
         self.start_block(&exit);
         Ok(())
     }

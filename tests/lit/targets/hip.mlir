@@ -37,6 +37,8 @@
 // OPS: const rt_float4 v7 = *reinterpret_cast<const rt_float4*>(&arg0[v6]);
 // OPS: float v10[4];
 // OPS: float* v11 = reinterpret_cast<float*>(rt_dynamic_shmem + (int64_t)0);
+// OPS: #pragma unroll
+// OPS-NEXT: for (int64_t
 // OPS: expf(
 // OPS: tanhf(
 // OPS: erff(

@@ -74,6 +74,9 @@
 // OPS: call float @llvm.exp2.f32(
 // OPS: define internal float @__rtile_logf(float %x)
 // OPS: call float @llvm.nvvm.lg2.approx.f(
+// `rtile.unroll` on the register-filling loop: full-unroll metadata on its back edge.
+// OPS: ![[LOOP:[0-9]+]] = distinct !{![[LOOP]], ![[FULL:[0-9]+]]}
+// OPS: ![[FULL]] = !{!"llvm.loop.unroll.full"}
 
 // No libdevice: exp is ex2.approx with an exact argument split, log is lg2.approx.
 // OPS70: .target sm_70

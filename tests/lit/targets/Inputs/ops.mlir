@@ -1,6 +1,7 @@
 // One kernel touching the rest of the gpu-level op set: 128-bit vector loads and
 // stores, math functions, scf.if with results, a private register array
-// (memref.alloca), dynamic shared memory carved with memref.view, integer ops, casts.
+// (memref.alloca) filled by a loop marked `rtile.unroll` (fully unrolled, so the array
+// lives in registers), dynamic shared memory carved with memref.view, integer ops, casts.
 "builtin.module"() ({
   "gpu.module"() <{sym_name = "ops"}> ({
     "gpu.func"() <{function_type = (memref<1024xf32>, memref<1024xf32>, memref<1024xf32>) -> (), known_block_size = array<i32: 64, 1, 1>}> ({
@@ -48,7 +49,7 @@
         }) : (i1) -> f32
         "memref.store"(%r, %regs, %i) : (f32, memref<4xf32, #gpu.address_space<private>>, index) -> ()
         "scf.yield"() : () -> ()
-      }) : (index, index, index) -> ()
+      }) {rtile.unroll} : (index, index, index) -> ()
       %r0 = "memref.load"(%regs, %c0) : (memref<4xf32, #gpu.address_space<private>>, index) -> f32
       "memref.store"(%r0, %sh, %tid) : (f32, memref<64xf32, #gpu.address_space<workgroup>>, index) -> ()
       "gpu.barrier"() : () -> ()
