@@ -417,6 +417,7 @@ impl<'a> HipEmitter<'a> {
 
     fn op(&mut self, op: OpId) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
+        crate::gpuir::check_arity(ctx, op)?;
         let name = ctx.op_name(op).to_string();
         let o = ctx.operands(op).to_vec();
         match name.as_str() {
@@ -863,7 +864,7 @@ impl<'a> HipEmitter<'a> {
             .region_block(op, 0)
             .ok_or_else(|| self.err(op, "scf.for without a body"))?;
         let bargs = ctx.block_args(body).to_vec();
-        if bargs.len() + 2 != o.len() {
+        if bargs.len() + 2 != o.len() || ctx.results(op).len() + 3 != o.len() {
             return Err(self.err(op, "scf.for body arguments do not match its iter_args"));
         }
         let mut iters = Vec::new();

@@ -836,6 +836,7 @@ impl<'a> FnEmitter<'a> {
 
     fn emit_op(&mut self, op: OpId) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
+        crate::gpuir::check_arity(ctx, op)?;
         let name = ctx.op_name(op).to_string();
         let operands = ctx.operands(op).to_vec();
         match name.as_str() {
@@ -1472,7 +1473,7 @@ impl<'a> FnEmitter<'a> {
             .region_block(op, 0)
             .ok_or_else(|| self.err(op, "scf.for without a body"))?;
         let bargs = ctx.block_args(body).to_vec();
-        if bargs.len() != 1 + inits.len() {
+        if bargs.len() != 1 + inits.len() || ctx.results(op).len() != inits.len() {
             return Err(self.err(op, "scf.for body arguments do not match its iter_args"));
         }
         let unsigned = ctx.inherent_attr(op, "unsignedCmp").is_some();

@@ -476,7 +476,11 @@ fn eval_point(
                 let mut cond: Option<String> = None;
                 for (i, x) in idx.iter().enumerate() {
                     let zero = g.index(0);
-                    let dim = g.index(input.shape[i]);
+                    let extent = *input
+                        .shape
+                        .get(i)
+                        .ok_or("access rank does not match its input")?;
+                    let dim = g.index(extent);
                     let ge = g.fresh();
                     op1(
                         out,

@@ -297,3 +297,36 @@ fn naive_reference_kernels_of_the_small_suite() {
             .unwrap_or_else(|d| panic!("{out:?}: {}", d.message));
     }
 }
+
+#[test]
+fn malformed_generic_ops_are_diagnostics_not_panics() {
+    for (bad, what) in [
+        (r#"%y = "arith.addf"(%x) : (f32) -> f32"#, "arith.addf"),
+        (r#""arith.negf"(%x) : (f32) -> ()"#, "arith.negf"),
+        (r#""memref.store"(%x) : (f32) -> ()"#, "memref.store"),
+        (
+            r#"%y = "scf.if"() ({ "scf.yield"(%x) : (f32) -> () }) : () -> f32"#,
+            "scf.if",
+        ),
+    ] {
+        let text = format!(
+            r#""builtin.module"() ({{
+  "gpu.module"() <{{sym_name = "m"}}> ({{
+    "gpu.func"() <{{function_type = (memref<4xf32>) -> ()}}> ({{
+    ^bb0(%a: memref<4xf32>):
+      %c0 = "arith.constant"() <{{value = 0 : index}}> : () -> index
+      %x = "memref.load"(%a, %c0) : (memref<4xf32>, index) -> f32
+      {bad}
+      "gpu.return"() : () -> ()
+    }}) {{gpu.kernel, sym_name = "k", workgroup_attributions = 0 : i64}} : () -> ()
+  }}) : () -> ()
+}}) : () -> ()"#
+        );
+        let (ctx, root) = parse(&text);
+        let (m, n) = select_gpu_module(&ctx, root, None).unwrap();
+        for out in [Output::Ptx { sm: "sm_80".into() }, Output::Hip] {
+            let e = translate(&ctx, m, &n, &out, &TranslateOptions::default()).unwrap_err();
+            assert!(e.message.contains(what), "{what}: {}", e.message);
+        }
+    }
+}
