@@ -604,6 +604,11 @@ impl<'a> HipEmitter<'a> {
             "math.ceil" => self.call1(op, "ceil")?,
             "math.round" => self.call1(op, "round")?,
             "math.trunc" => self.call1(op, "trunc")?,
+            "math.roundeven" => self.call1(op, "rint")?,
+            "math.absi" => {
+                let (a, ty) = self.val(op, o[0])?;
+                self.define(op, &format!("({a} < ({ty})0 ? ({ty})-{a} : {a})"))?;
+            }
             "math.copysign" => self.call1(op, "copysign")?,
             "memref.load" => {
                 let (m, info) = self.mem(op, o[0])?;

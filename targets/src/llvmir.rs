@@ -902,7 +902,7 @@ impl<'a> FnEmitter<'a> {
             "arith.subf" => self.bin(op, "fsub", &self.fmf(op))?,
             "arith.mulf" => self.bin(op, "fmul", &self.fmf(op))?,
             "arith.divf" => self.bin(op, "fdiv", &self.fmf(op))?,
-            "arith.remf" => self.bin(op, "frem", &self.fmf(op))?,
+            "arith.remf" => self.remf(op)?,
             "arith.maximumf" => self.intr(op, "llvm.maximum", &self.fmf(op))?,
             "arith.minimumf" => self.intr(op, "llvm.minimum", &self.fmf(op))?,
             "arith.maxnumf" => self.intr(op, "llvm.maxnum", &self.fmf(op))?,
@@ -1107,6 +1107,30 @@ impl<'a> FnEmitter<'a> {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `frem`; 16-bit floats are computed in f32 (no back end has a 16-bit fmod libcall).
+    fn remf(&mut self, op: OpId) -> Result<(), Diagnostic> {
+        let ops = self.ctx.operands(op).to_vec();
+        let (a, ty) = self.scalar(op, ops[0])?;
+        let (b, _) = self.scalar(op, ops[1])?;
+        let f = self.fmf(op);
+        let ety = elem_of(&ty).to_string();
+        if ety == "bfloat" && self.opts.flavor == Flavor::Amdgpu {
+            // LLVM narrows the f32 detour back to a bf16 frem, which AMDGPU cannot lower.
+            return Err(self.err(op, "arith.remf on bf16 is not supported for AMDGPU"));
+        }
+        let r = if matches!(ety.as_str(), "half" | "bfloat") {
+            let wide = ty.replace(&ety, "float");
+            let x = self.assign(&format!("fpext {ty} {a} to {wide}"));
+            let y = self.assign(&format!("fpext {ty} {b} to {wide}"));
+            let q = self.assign(&format!("frem {f}{wide} {x}, {y}"));
+            self.assign(&format!("fptrunc {wide} {q} to {ty}"))
+        } else {
+            self.assign(&format!("frem {f}{ty} {a}, {b}"))
+        };
+        self.set(self.ctx.result(op, 0), r, ty);
         Ok(())
     }
 

@@ -31,6 +31,7 @@ fn kernels() -> Vec<(String, String)> {
         "tests/lit/interop/corpus/23-gpu-shuffle-sync.mlir",
         "tests/lit/targets/Inputs/matmul-tiled.mlir",
         "tests/lit/targets/Inputs/ops.mlir",
+        "tests/lit/targets/Inputs/types.mlir",
         "runtime-cuda/kernels/copy.mlir",
         "runtime-cuda/kernels/smem.mlir",
         "runtime-cuda/kernels/fma.mlir",

@@ -10,6 +10,8 @@
 // RUN: rtile-translate --to-amdgpu=gfx90a %S/Inputs/ops.mlir --code-object=%t/ops.hsaco | FileCheck %s --check-prefix=OPS
 // RUN: rtile-translate --to-amdgpu=gfx90a %S/../interop/corpus/23-gpu-shuffle-sync.mlir --code-object=%t/sh.hsaco | FileCheck %s --check-prefix=SHFL
 // RUN: llvm-readelf -h %t/sh.hsaco | FileCheck %s --check-prefix=ELF
+// RUN: rtile-translate --to-amdgpu=gfx90a %S/Inputs/types.mlir --code-object=%t/ty.hsaco -o %t/ty.s
+// RUN: llvm-readelf -h %t/ty.hsaco | FileCheck %s --check-prefix=ELF
 
 // IR: target triple = "amdgcn-amd-amdhsa"
 // IR: @__rtile_wg_tile_0 = internal addrspace(3) global [64 x float] undef, align 16
