@@ -63,8 +63,10 @@ pub struct KernelManifest {
 pub enum Role {
     /// Only read.
     Input,
-    /// Written (and possibly read).
+    /// Written, not read (starts as NaN in rtile-run, so unwritten elements show).
     Output,
+    /// Read and written (starts with seeded data, checked like an output).
+    Inout,
     /// Neither read nor written by the kernel.
     Unused,
 }

@@ -185,7 +185,7 @@ fn run_checked(args: &CudaArgs) -> Result<(), String> {
         let routs = run_once(&gpu, &rl, &rd, &inputs)?;
         let mut checks = Vec::new();
         for (i, a) in l.kernel.args.iter().enumerate() {
-            if a.role != Role::Output {
+            if !matches!(a.role, Role::Output | Role::Inout) {
                 continue;
             }
             let c = compare(&outs[i].to_f64(), &routs[i].to_f64(), args.rtol, args.atol);

@@ -176,7 +176,9 @@ pub fn manifest_for(
             let dtype = dtype_name(&elem).ok_or_else(|| {
                 gpuir::op_error(ctx, f, format!("argument {i}: unsupported element type"))
             })?;
-            let role = if is_written(ctx, f, a) {
+            let role = if is_written(ctx, f, a) && is_read(ctx, f, a) {
+                Role::Inout
+            } else if is_written(ctx, f, a) {
                 Role::Output
             } else if is_read(ctx, f, a) || kind == ArgKind::Scalar || ctx.has_uses(a) {
                 Role::Input
