@@ -13,21 +13,46 @@ DEMO_OUT := target/demo
 DEMO_PASS_CANDIDATES ?= --symbol-dce
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test demo fmt-check clippy unit lit
+.PHONY: all deps build test demo fmt-check clippy unit lit cuda-kernels bench-gpu
 
 all: build
 
-# Idempotent: installs LLVM/MLIR 22's FileCheck, lit, not and mlir-opt-22 only when
-# missing (SETUP-NOTES.md §2). Nothing else is needed yet.
+# Idempotent: installs only what is missing (SETUP-NOTES.md §2):
+# - LLVM/MLIR 22 FileCheck, lit, not, mlir-opt-22 (lit suite);
+# - LLVM 22 static libraries + Polly + zstd (rtile-translate links LLVM through inkwell);
+# - clang-22 + lld-22 (AMDGPU code objects, HIP compile tests), Debian's HIP 5.2 headers
+#   and ROCm device libraries (HIP compile tests);
+# - NVIDIA's ptxas from PyPI in .venv-cuda (PTX assembles with no spills: lit `ptxas`).
+APT_PKGS := llvm-22-dev llvm-22-tools mlir-22-tools libpolly-22-dev libzstd-dev \
+            clang-22 lld-22 libamdhip64-dev rocm-device-libs
+PTXAS_VENV := .venv-cuda
+PTXAS := $(PTXAS_VENV)/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin/ptxas
 deps:
-	@if [ -x $(LLVM_BIN)/FileCheck ] && [ -x $(LIT) ] && [ -x $(MLIR_OPT) ]; then \
-	  echo "deps: LLVM 22 FileCheck/lit and mlir-opt-22 present"; \
+	@missing=""; for p in $(APT_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then \
+	  echo "deps: apt packages present"; \
 	else \
-	  echo "deps: installing llvm-22-tools mlir-22-tools"; \
+	  echo "deps: installing$$missing"; \
 	  $(SUDO) apt-get update; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-	    llvm-22-tools mlir-22-tools; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
+	@if [ -x "$(PTXAS)" ] || [ -n "$${RTILE_PTXAS:-}" ] || command -v ptxas >/dev/null; then \
+	  echo "deps: ptxas present"; \
+	else \
+	  echo "deps: installing ptxas (nvidia-cuda-nvcc-cu12 12.9.86) into $(PTXAS_VENV)"; \
+	  { python3 -m venv $(PTXAS_VENV) && $(PTXAS_VENV)/bin/pip install -q nvidia-cuda-nvcc-cu12==12.9.86; } \
+	    || echo "deps: ptxas unavailable (lit tests that need it are reported UNSUPPORTED)"; \
+	fi
+
+# Regenerates the micro-benchmark PTX that rtile-run embeds (it links no LLVM); the
+# integration test `checked_in_microbenchmark_ptx_is_current` fails when it is stale.
+cuda-kernels: build
+	@for k in copy smem fma; do \
+	  $(BIN)/rtile-translate --to-ptx=sm_70 runtime-cuda/kernels/$$k.mlir \
+	    -o runtime-cuda/kernels/$$k.ptx --manifest=runtime-cuda/kernels/$$k.json; \
+	done
 
 build:
 	cargo build --workspace --bins
@@ -84,3 +109,8 @@ demo: deps build
 	@cat $(DEMO_OUT)/checksums-after.txt
 	diff -u $(DEMO_OUT)/checksums-before.txt $(DEMO_OUT)/checksums-after.txt
 	@echo "demo: OK (fused te suite verified by mlir-opt-22; checksums before and after fusion identical)"
+
+# On a GPU machine: the Table-1 suite through rtile and PyTorch in one run (PERF.md).
+bench-gpu:
+	cargo build --release --bins
+	python3 bench/gpu/bench.py --bin target/release --markdown target/bench-gpu.md

@@ -37,12 +37,52 @@ def word(name):
 
 
 config.substitutions.append((word("mlir-opt"), "/usr/bin/mlir-opt-22"))
-for name in ["rtile-bench", "rtile-opt", "rtile-run"]:
+for name in ["rtile-bench", "rtile-opt", "rtile-run", "rtile-run-cuda", "rtile-translate"]:
     config.substitutions.append((word(name), tool(name)))
 
 # `mlir-opt-22`: upstream MLIR 22 is installed (interop checks use `REQUIRES: mlir-opt-22`).
 if os.path.exists("/usr/bin/mlir-opt-22"):
     config.available_features.add("mlir-opt-22")
+
+# `ptxas`: NVIDIA's PTX assembler, to check that every PTX we emit assembles
+# (RTILE_PTXAS, else ptxas on PATH, else the .venv-cuda that `make deps` creates).
+def find_ptxas():
+    cands = [os.environ.get("RTILE_PTXAS", ""), shutil.which("ptxas") or ""]
+    cands.append(os.path.join(repo_root, ".venv-cuda", "lib", "python3.11", "site-packages",
+                              "nvidia", "cuda_nvcc", "bin", "ptxas"))
+    for c in cands:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+ptxas = find_ptxas()
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+# `hip-clang`: clang-22 compiles HIP for gfx90a against Debian's HIP 5.2 headers and ROCm
+# device libraries (SETUP-NOTES.md §6). tests/lit/targets/Inputs/hip-compat.ll papers over
+# two header/library mismatches of that combination; it is assembled once here.
+clangxx = shutil.which("clang++-22") or (
+    os.path.join(llvm_bin, "clang++") if os.path.exists(os.path.join(llvm_bin, "clang++")) else None)
+device_libs = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+if clangxx and os.path.exists("/usr/include/hip/hip_runtime.h") and os.path.isdir(device_libs) \
+        and os.path.exists(os.path.join(llvm_bin, "ld.lld")):
+    compat_src = os.path.join(config.test_source_root, "targets", "Inputs", "hip-compat.ll")
+    os.makedirs(config.test_exec_root, exist_ok=True)
+    compat_bc = os.path.join(config.test_exec_root, "hip-compat.bc")
+    try:
+        subprocess.run([os.path.join(llvm_bin, "llvm-as"), compat_src, "-o", compat_bc],
+                       check=True, capture_output=True, timeout=60)
+        config.available_features.add("hip-clang")
+        config.substitutions.append(("%hipcc", " ".join([
+            clangxx, "-x hip --offload-arch=gfx90a --offload-device-only --no-gpu-bundle-output",
+            "--rocm-path=/usr", "--rocm-device-lib-path=" + device_libs,
+            "-mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 -O2 -Wno-linker-warnings",
+            "-Xclang -mlink-builtin-bitcode -Xclang " + compat_bc])))
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 # `gpu`: an NVIDIA GPU is visible (GPU tests use `REQUIRES: gpu`).
 nvidia_smi = shutil.which("nvidia-smi")

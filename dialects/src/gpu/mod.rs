@@ -327,6 +327,12 @@ impl Dialect for GpuDialect {
                 |ctx, o| counts(ctx, o, 3, 2),
             ),
             op(
+                "gpu.dynamic_shared_memory",
+                "the block's dynamic shared memory as a memref<?xi8> in workgroup memory",
+                pure(),
+                |ctx, o| counts(ctx, o, 0, 1),
+            ),
+            op(
                 "gpu.lane_id",
                 "the lane index within the subgroup",
                 pure(),

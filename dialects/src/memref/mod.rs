@@ -82,6 +82,17 @@ impl Dialect for MemRefDialect {
                 |ctx, o| counts(ctx, o, 1, 1),
             ),
             op(
+                "memref.view",
+                "a typed view of an i8 buffer at a byte offset",
+                pure(),
+                |ctx, o| {
+                    if ctx.operands(o).len() < 2 || ctx.results(o).len() != 1 {
+                        return Err("expects a source, a byte shift, sizes, and one result".into());
+                    }
+                    Ok(())
+                },
+            ),
+            op(
                 "memref.copy",
                 "copies one buffer into another",
                 OpTraits::default(),

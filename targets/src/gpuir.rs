@@ -1,0 +1,474 @@
+//! Reading the gpu-level IR generically: ops are recognised by name, operands,
+//! properties and attributes with upstream MLIR semantics, so the back ends work on any
+//! `gpu.module` in generic form (hand-written, printed by mlir-opt-22, or produced by
+//! `--lower-to-gpu`) without depending on rtile's own gpu/scf/memref dialect definitions.
+
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::{Attribute, BlockId, Context, OpId, Span, Type, Value, WalkOrder};
+
+/// An error at `op`'s source position.
+pub fn op_error(ctx: &Context, op: OpId, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(ctx.op(op).span, msg)
+}
+
+/// An error with no better position than the op that holds the value.
+pub fn span_of(ctx: &Context, op: OpId) -> Option<Span> {
+    ctx.op(op).span
+}
+
+/// Where a memref lives, from its memory-space attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemSpace {
+    /// Default/global memory (kernel arguments).
+    Global,
+    /// `#gpu.address_space<workgroup>` or `3`: shared memory.
+    Workgroup,
+    /// `#gpu.address_space<private>` or `5`: per-thread memory.
+    Private,
+}
+
+/// A memref type with a static shape, row-major (or static strided) layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemRefInfo {
+    /// Static extents.
+    pub shape: Vec<i64>,
+    /// Element strides (row-major unless the layout says otherwise).
+    pub strides: Vec<i64>,
+    /// Element offset of the first element.
+    pub offset: i64,
+    /// Element type.
+    pub elem: Type,
+    /// Memory space.
+    pub space: MemSpace,
+}
+
+impl MemRefInfo {
+    /// Number of elements.
+    pub fn num_elements(&self) -> i64 {
+        self.shape.iter().product()
+    }
+    /// Extent of the addressed buffer in elements (offset + last reachable element + 1).
+    pub fn span_elements(&self) -> i64 {
+        if self.shape.contains(&0) {
+            return 0;
+        }
+        self.offset
+            + self
+                .shape
+                .iter()
+                .zip(&self.strides)
+                .map(|(d, s)| (d - 1) * s)
+                .sum::<i64>()
+            + 1
+    }
+}
+
+/// Memory space of a memref's `memory_space` attribute.
+pub fn mem_space(attr: Option<&Attribute>) -> Option<MemSpace> {
+    match attr {
+        None => Some(MemSpace::Global),
+        Some(Attribute::Integer { value, .. }) => match value {
+            0 | 1 => Some(MemSpace::Global),
+            3 => Some(MemSpace::Workgroup),
+            5 => Some(MemSpace::Private),
+            _ => None,
+        },
+        Some(Attribute::Dialect { dialect, body }) if dialect == "gpu" => {
+            let b: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+            match b.as_str() {
+                "address_space<global>" | "<address_spaceglobal>" => Some(MemSpace::Global),
+                "address_space<workgroup>" => Some(MemSpace::Workgroup),
+                "address_space<private>" => Some(MemSpace::Private),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Static memref information of `ty`, or why it is not supported.
+pub fn memref_info(ty: &Type) -> Result<MemRefInfo, String> {
+    let Type::MemRef {
+        shape,
+        elem,
+        layout,
+        memory_space,
+    } = ty
+    else {
+        return Err("expected a memref type".into());
+    };
+    if shape.iter().any(|&d| d < 0) {
+        return Err("memrefs with dynamic extents are not supported (static shapes only)".into());
+    }
+    let space = mem_space(memory_space.as_deref())
+        .ok_or_else(|| "unsupported memref memory space".to_string())?;
+    let (strides, offset) = match layout.as_deref() {
+        None => (row_major_strides(shape), 0),
+        Some(Attribute::Strided { strides, offset }) => {
+            if strides.contains(&rtile::ir::DYNAMIC) || *offset == rtile::ir::DYNAMIC {
+                return Err(
+                    "strided layouts with dynamic strides or offset are not supported".into(),
+                );
+            }
+            (strides.clone(), *offset)
+        }
+        Some(Attribute::AffineMap(m)) if is_identity_map(m, shape.len()) => {
+            (row_major_strides(shape), 0)
+        }
+        Some(_) => {
+            return Err("only identity and static strided memref layouts are supported".into());
+        }
+    };
+    Ok(MemRefInfo {
+        shape: shape.clone(),
+        strides,
+        offset,
+        elem: (**elem).clone(),
+        space,
+    })
+}
+
+fn is_identity_map(m: &rtile::ir::AffineMap, rank: usize) -> bool {
+    use rtile::ir::AffineExpr;
+    m.num_dims as usize == rank
+        && m.results.len() == rank
+        && m.results
+            .iter()
+            .enumerate()
+            .all(|(i, e)| matches!(e, AffineExpr::Dim(d) if *d as usize == i))
+}
+
+/// Row-major element strides of a static shape.
+pub fn row_major_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * shape[i + 1].max(1);
+    }
+    strides
+}
+
+/// The `x|y|z` of a `dimension = #gpu<dim x>` property (0, 1, 2).
+pub fn dimension(ctx: &Context, op: OpId) -> Option<usize> {
+    match ctx.inherent_attr(op, "dimension")? {
+        Attribute::Dialect { body, .. } => {
+            let b = body.trim_start_matches('<').trim_end_matches('>');
+            let last = b.split_whitespace().last()?;
+            let last = last.trim_start_matches("dim<").trim_end_matches('>');
+            match last {
+                "x" => Some(0),
+                "y" => Some(1),
+                "z" => Some(2),
+                _ => None,
+            }
+        }
+        Attribute::Integer { value, .. } if (0..3).contains(value) => Some(*value as usize),
+        _ => None,
+    }
+}
+
+/// The words of an enum-like dialect attribute body: `#arith.fastmath<nnan, ninf>` →
+/// `["nnan", "ninf"]`, `#gpu<shuffle_mode xor>` → `["shuffle_mode", "xor"]`.
+pub fn attr_words(attr: &Attribute) -> Vec<String> {
+    match attr {
+        Attribute::Dialect { body, .. } => body
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect(),
+        Attribute::String { value, .. } => vec![value.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// A kernel's launch description: the `rtile.launch` attribute, else
+/// `known_grid_size`/`known_block_size`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launch {
+    /// Grid size in blocks, when known.
+    pub grid: Option<[u32; 3]>,
+    /// Block size in threads, when known.
+    pub block: Option<[u32; 3]>,
+    /// Dynamic shared memory bytes.
+    pub dynamic_shared_memory: u64,
+}
+
+fn dims3(a: &Attribute) -> Option<[u32; 3]> {
+    let v: Vec<i64> = match a {
+        Attribute::DenseArray(_) => a.as_dense_ints()?.to_vec(),
+        Attribute::Array(xs) => xs.iter().map(|x| x.as_int()).collect::<Option<_>>()?,
+        _ => return None,
+    };
+    if v.is_empty() || v.len() > 3 || v.iter().any(|&x| x <= 0 || x > u32::MAX as i64) {
+        return None;
+    }
+    let mut out = [1u32; 3];
+    for (i, x) in v.iter().enumerate() {
+        out[i] = *x as u32;
+    }
+    Some(out)
+}
+
+/// Reads the launch description of a `gpu.func`.
+pub fn launch_of(ctx: &Context, func: OpId) -> Launch {
+    let mut l = Launch::default();
+    if let Some(a) = ctx.inherent_attr(func, "known_block_size") {
+        l.block = dims3(a);
+    }
+    if let Some(a) = ctx.inherent_attr(func, "known_grid_size") {
+        l.grid = dims3(a);
+    }
+    if let Some(d) = ctx.attr(func, "rtile.launch") {
+        if let Some(g) = d.dict_get("grid").and_then(dims3) {
+            l.grid = Some(g);
+        }
+        if let Some(b) = d.dict_get("block").and_then(dims3) {
+            l.block = Some(b);
+        }
+        if let Some(s) = d
+            .dict_get("dynamic_shared_memory")
+            .and_then(Attribute::as_int)
+        {
+            l.dynamic_shared_memory = s.max(0) as u64;
+        }
+    }
+    l
+}
+
+/// One `gpu.func` and what the back ends need to know about it.
+#[derive(Clone, Debug)]
+pub struct KernelInfo {
+    /// The `gpu.func` op.
+    pub op: OpId,
+    /// Symbol name.
+    pub name: String,
+    /// `gpu.kernel` is set.
+    pub is_kernel: bool,
+    /// The entry block.
+    pub entry: BlockId,
+    /// Function arguments (the leading entry-block arguments).
+    pub args: Vec<Value>,
+    /// Workgroup attributions (shared memory buffers).
+    pub workgroup: Vec<Value>,
+    /// Private attributions (per-thread buffers).
+    pub private: Vec<Value>,
+    /// Launch description.
+    pub launch: Launch,
+}
+
+/// Every `gpu.module` under `root`, in order, with its symbol name.
+pub fn gpu_modules(ctx: &Context, root: OpId) -> Vec<(OpId, String)> {
+    let mut out = Vec::new();
+    ctx.walk(root, WalkOrder::PreOrder, &mut |_, op| {
+        if ctx.op_name(op) == "gpu.module" {
+            let name = ctx
+                .inherent_attr(op, "sym_name")
+                .and_then(Attribute::as_str)
+                .unwrap_or("gpu_module")
+                .to_string();
+            out.push((op, name));
+        }
+    });
+    out
+}
+
+/// The `gpu.func` ops directly inside a `gpu.module`.
+pub fn gpu_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
+    let mut out = Vec::new();
+    for &r in ctx.regions(module) {
+        for &b in ctx.region_blocks(r) {
+            for op in ctx.block_ops(b) {
+                if ctx.op_name(op) == "gpu.func" {
+                    out.push(op);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Reads a `gpu.func`'s signature, attributions and launch description.
+pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> {
+    let name = ctx
+        .inherent_attr(func, "sym_name")
+        .and_then(Attribute::as_str)
+        .ok_or_else(|| op_error(ctx, func, "gpu.func without a sym_name"))?
+        .to_string();
+    let n_inputs = match ctx.inherent_attr(func, "function_type") {
+        Some(Attribute::Type(Type::Function { inputs, results })) => {
+            if !results.is_empty() {
+                return Err(op_error(
+                    ctx,
+                    func,
+                    format!("gpu.func @{name}: functions with results are not supported"),
+                ));
+            }
+            inputs.len()
+        }
+        _ => return Err(op_error(ctx, func, "gpu.func without a function_type")),
+    };
+    let region = *ctx
+        .regions(func)
+        .first()
+        .ok_or_else(|| op_error(ctx, func, "gpu.func without a body"))?;
+    let blocks = ctx.region_blocks(region);
+    let Some(&entry) = blocks.first() else {
+        return Err(op_error(
+            ctx,
+            func,
+            "gpu.func without a body (external functions are not supported)",
+        ));
+    };
+    if blocks.len() > 1 {
+        return Err(op_error(
+            ctx,
+            func,
+            format!(
+                "gpu.func @{name}: bodies with several blocks (cf branches) are not supported; use scf"
+            ),
+        ));
+    }
+    let all = ctx.block_args(entry).to_vec();
+    let n_wg = ctx
+        .inherent_attr(func, "workgroup_attributions")
+        .and_then(Attribute::as_int)
+        .unwrap_or(0)
+        .max(0) as usize;
+    if all.len() < n_inputs + n_wg {
+        return Err(op_error(
+            ctx,
+            func,
+            format!(
+                "gpu.func @{name}: {} entry-block arguments for {n_inputs} inputs and {n_wg} workgroup attributions",
+                all.len()
+            ),
+        ));
+    }
+    Ok(KernelInfo {
+        op: func,
+        is_kernel: ctx.attr(func, "gpu.kernel").is_some()
+            || ctx.inherent_attr(func, "gpu.kernel").is_some(),
+        name,
+        entry,
+        args: all[..n_inputs].to_vec(),
+        workgroup: all[n_inputs..n_inputs + n_wg].to_vec(),
+        private: all[n_inputs + n_wg..].to_vec(),
+        launch: launch_of(ctx, func),
+    })
+}
+
+/// True when some `memref.store`/`vector.store` inside `func` writes through `arg`.
+pub fn is_written(ctx: &Context, func: OpId, arg: Value) -> bool {
+    let mut written = false;
+    ctx.walk(func, WalkOrder::PreOrder, &mut |_, op| {
+        let ops = ctx.operands(op);
+        match ctx.op_name(op) {
+            "memref.store" | "vector.store" | "vector.transfer_write" | "vector.maskedstore"
+                if ops.get(1) == Some(&arg) =>
+            {
+                written = true;
+            }
+            _ => {}
+        }
+    });
+    written
+}
+
+/// True when something inside `func` reads through `arg`.
+pub fn is_read(ctx: &Context, func: OpId, arg: Value) -> bool {
+    let mut read = false;
+    ctx.walk(func, WalkOrder::PreOrder, &mut |_, op| {
+        let ops = ctx.operands(op);
+        if matches!(ctx.op_name(op), "memref.load" | "vector.load") && ops.first() == Some(&arg) {
+            read = true;
+        }
+    });
+    read
+}
+
+/// The name of a scalar element type for manifests and C (`f32`, `i32`, ...).
+pub fn dtype_name(t: &Type) -> Option<&'static str> {
+    use rtile::ir::{FloatKind, Signedness};
+    Some(match t {
+        Type::Float(FloatKind::F16) => "f16",
+        Type::Float(FloatKind::BF16) => "bf16",
+        Type::Float(FloatKind::F32) => "f32",
+        Type::Float(FloatKind::F64) => "f64",
+        Type::Integer { width: 1, .. } => "i1",
+        Type::Integer {
+            width,
+            signedness: Signedness::Unsigned,
+        } => match width {
+            8 => "u8",
+            16 => "u16",
+            32 => "u32",
+            64 => "u64",
+            _ => return None,
+        },
+        Type::Integer { width, .. } => match width {
+            8 => "i8",
+            16 => "i16",
+            32 => "i32",
+            64 => "i64",
+            _ => return None,
+        },
+        Type::Index => "i64",
+        _ => return None,
+    })
+}
+
+/// The fewest operands and results an op of the gpu-level set has (upstream
+/// semantics). The back ends check this first: ops of unregistered dialects are not
+/// verified, and a malformed one must be a diagnostic, not an out-of-bounds index.
+pub fn min_arity(name: &str) -> (usize, usize) {
+    match name {
+        "gpu.barrier" | "gpu.return" | "memref.dealloc" => (0, 0),
+        "gpu.thread_id"
+        | "gpu.block_id"
+        | "gpu.block_dim"
+        | "gpu.grid_dim"
+        | "gpu.global_id"
+        | "gpu.lane_id"
+        | "gpu.dynamic_shared_memory"
+        | "arith.constant"
+        | "memref.alloca"
+        | "memref.alloc" => (0, 1),
+        "memref.store" => (2, 0),
+        "vector.store" => (2, 0),
+        "scf.if" => (1, 0),
+        "scf.for" => (3, 0),
+        "gpu.shuffle" => (3, 1),
+        "arith.select" | "math.fma" | "vector.fma" => (3, 1),
+        "memref.view" | "memref.dim" | "vector.insert" | "vector.insertelement" => (2, 1),
+        "memref.load"
+        | "vector.load"
+        | "vector.extract"
+        | "vector.extractelement"
+        | "vector.broadcast"
+        | "vector.splat"
+        | "memref.cast" => (1, 1),
+        n if n.starts_with("math.") => (if n == "math.copysign" { 2 } else { 1 }, 1),
+        "arith.negf" | "arith.index_cast" | "arith.index_castui" | "arith.extsi"
+        | "arith.extui" | "arith.trunci" | "arith.extf" | "arith.truncf" | "arith.sitofp"
+        | "arith.uitofp" | "arith.fptosi" | "arith.fptoui" | "arith.bitcast" => (1, 1),
+        n if n.starts_with("arith.") => (2, 1),
+        _ => (0, 0),
+    }
+}
+
+/// A diagnostic when `op` has fewer operands or results than its kind needs.
+pub fn check_arity(ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
+    let name = ctx.op_name(op);
+    let (o, r) = min_arity(name);
+    if ctx.operands(op).len() < o || ctx.results(op).len() < r {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "'{name}' needs at least {o} operand(s) and {r} result(s), has {} and {}",
+                ctx.operands(op).len(),
+                ctx.results(op).len()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! rtile's back ends: gpu-level IR (upstream `gpu`/`scf`/`memref`/`vector`/`arith`/`math`
+//! ops, generic form) → LLVM IR → PTX (NVPTX, sm_70…sm_90a) or AMDGPU code objects, and
+//! a HIP C++ emitter; plus the launch manifest that `rtile-run` reads.
+//!
+//! This is a leaf crate: it links LLVM (inkwell, statically) and nothing else in the
+//! workspace depends on it, so `rtile-opt` and `rtile-run` stay LLVM-free.
+//!
+//! - [`gpuir`]: reading the gpu-level IR by op name/operands/attributes (no dependency on
+//!   rtile's own gpu dialect definitions).
+//! - [`llvmir`]: the LLVM IR text for NVPTX and AMDGPU; [`mathlib`]: libdevice-free math.
+//! - [`codegen`]: inkwell: parse + verify, `default<O3>`, PTX/GCN emission, code objects.
+//! - [`hip`]: HIP C++.
+//! - [`naive`]: the naive one-thread-per-output reference kernel of a `te.compute`.
+//! - [`manifest_for`]: the launch manifest of a `gpu.module`.
+
+pub mod codegen;
+pub mod gpuir;
+pub mod hip;
+pub mod llvmir;
+pub mod mathlib;
+pub mod naive;
+
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::{Context, OpId, Type};
+use rtile_manifest::{ArgKind, ArgManifest, KernelManifest, Manifest, Role};
+
+use crate::gpuir::{
+    MemSpace, dtype_name, gpu_funcs, is_read, is_written, kernel_info, memref_info,
+};
+use crate::llvmir::{Flavor, LlvmOptions};
+
+/// What to produce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// LLVM IR for `flavor` (optimised with O`opt_level` when > 0).
+    LlvmIr { flavor: Flavor, cpu: String },
+    /// PTX for an `sm_XX` architecture.
+    Ptx { sm: String },
+    /// AMDGPU assembly for a `gfxNNN` processor.
+    Amdgpu { gfx: String },
+    /// HIP C++.
+    Hip,
+}
+
+/// Options shared by the LLVM outputs.
+#[derive(Clone, Debug)]
+pub struct TranslateOptions {
+    /// LLVM optimisation level for `--to-llvmir` (0 = as emitted); PTX and AMDGPU always
+    /// use `default<O3>` unless this is set explicitly.
+    pub opt_level: Option<u8>,
+    /// `index` width: 64 (upstream) or 32.
+    pub index_bits: u32,
+    /// `fast` on every float op.
+    pub fast_math: bool,
+}
+
+impl Default for TranslateOptions {
+    fn default() -> Self {
+        TranslateOptions {
+            opt_level: None,
+            index_bits: 64,
+            fast_math: false,
+        }
+    }
+}
+
+/// Picks the `gpu.module` to translate: the one named `name`, or the only one.
+pub fn select_gpu_module(
+    ctx: &Context,
+    root: OpId,
+    name: Option<&str>,
+) -> Result<(OpId, String), Diagnostic> {
+    let mods = gpuir::gpu_modules(ctx, root);
+    match name {
+        Some(n) => mods.into_iter().find(|(_, s)| s == n).ok_or_else(|| {
+            Diagnostic::error(
+                ctx.op(root).span,
+                format!("no gpu.module named @{n} in the input"),
+            )
+        }),
+        None => match mods.len() {
+            0 => Err(Diagnostic::error(
+                ctx.op(root).span,
+                "the input has no gpu.module to translate",
+            )),
+            1 => Ok(mods.into_iter().next().unwrap_or((root, String::new()))),
+            _ => Err(Diagnostic::error(
+                ctx.op(root).span,
+                format!(
+                    "the input has {} gpu.modules; choose one with --gpu-module ({})",
+                    mods.len(),
+                    mods.iter()
+                        .map(|(_, n)| format!("@{n}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        },
+    }
+}
+
+/// Error without a source position (LLVM, tools).
+fn plain(msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(None, msg)
+}
+
+/// The LLVM IR text (before LLVM parses it) of `module` for a target machine.
+pub fn llvm_text(
+    ctx: &Context,
+    module: OpId,
+    name: &str,
+    flavor: Flavor,
+    tm: &inkwell::targets::TargetMachine,
+    opts: &TranslateOptions,
+) -> Result<String, Diagnostic> {
+    let lo = LlvmOptions {
+        flavor,
+        datalayout: codegen::datalayout(tm),
+        index_bits: opts.index_bits,
+        fast_math: opts.fast_math,
+    };
+    llvmir::translate_module(ctx, module, name, &lo)
+}
+
+/// Translates `module` (a `gpu.module`) to the requested output text.
+pub fn translate(
+    ctx: &Context,
+    module: OpId,
+    name: &str,
+    out: &Output,
+    opts: &TranslateOptions,
+) -> Result<String, Diagnostic> {
+    let (flavor, cpu, default_opt) = match out {
+        Output::Hip => return hip::translate_module(ctx, module, name),
+        Output::LlvmIr { flavor, cpu } => (*flavor, cpu.as_str(), 0),
+        Output::Ptx { sm } => (Flavor::Nvptx, sm.as_str(), 3),
+        Output::Amdgpu { gfx } => (Flavor::Amdgpu, gfx.as_str(), 3),
+    };
+    let tm = codegen::target_machine(flavor, cpu).map_err(plain)?;
+    let text = llvm_text(ctx, module, name, flavor, &tm, opts)?;
+    let llctx = inkwell::context::Context::create();
+    let m = codegen::parse_ir(&llctx, &text, name).map_err(plain)?;
+    let level = opts.opt_level.unwrap_or(default_opt);
+    if level > 0 {
+        codegen::optimize(&m, &tm, level).map_err(plain)?;
+    }
+    match out {
+        Output::LlvmIr { .. } => Ok(m.print_to_string().to_string()),
+        _ => codegen::emit_asm(&m, &tm).map_err(plain),
+    }
+}
+
+/// The launch manifest of `module`'s kernels for `target` (`sm_90`, `gfx90a`, `hip`).
+pub fn manifest_for(
+    ctx: &Context,
+    module: OpId,
+    name: &str,
+    target: &str,
+) -> Result<Manifest, Diagnostic> {
+    let mut kernels = Vec::new();
+    for f in gpu_funcs(ctx, module) {
+        let info = kernel_info(ctx, f)?;
+        if !info.is_kernel {
+            continue;
+        }
+        let mut args = Vec::new();
+        for (i, &a) in info.args.iter().enumerate() {
+            let t = ctx.value_type(a);
+            let (kind, shape, elem) = match t {
+                Type::MemRef { .. } => {
+                    let mi = memref_info(t).map_err(|e| gpuir::op_error(ctx, f, e))?;
+                    (ArgKind::Memref, mi.shape, mi.elem)
+                }
+                other => (ArgKind::Scalar, Vec::new(), other.clone()),
+            };
+            let dtype = dtype_name(&elem).ok_or_else(|| {
+                gpuir::op_error(ctx, f, format!("argument {i}: unsupported element type"))
+            })?;
+            let role = if is_written(ctx, f, a) && is_read(ctx, f, a) {
+                Role::Inout
+            } else if is_written(ctx, f, a) {
+                Role::Output
+            } else if is_read(ctx, f, a) || kind == ArgKind::Scalar || ctx.has_uses(a) {
+                Role::Input
+            } else {
+                Role::Unused
+            };
+            args.push(ArgManifest {
+                name: format!("arg{i}"),
+                kind,
+                shape,
+                dtype: dtype.to_string(),
+                role,
+            });
+        }
+        let mut static_shared = 0u64;
+        let mut add_shared = |t: &Type| {
+            if let Ok(mi) = memref_info(t)
+                && mi.space == MemSpace::Workgroup
+            {
+                let bytes = mi.elem.bit_width().unwrap_or(32).div_ceil(8) as u64;
+                static_shared += mi.span_elements().max(1) as u64 * bytes;
+            }
+        };
+        for &w in &info.workgroup {
+            add_shared(ctx.value_type(w));
+        }
+        ctx.walk(f, rtile::ir::WalkOrder::PreOrder, &mut |_, op| {
+            if ctx.op_name(op) == "memref.alloc" || ctx.op_name(op) == "memref.alloca" {
+                for &r in ctx.results(op) {
+                    add_shared(ctx.value_type(r));
+                }
+            }
+        });
+        kernels.push(KernelManifest {
+            name: info.name.clone(),
+            grid: info.launch.grid,
+            block: info.launch.block,
+            dynamic_shared_memory: info.launch.dynamic_shared_memory,
+            static_shared_memory: static_shared,
+            args,
+        });
+    }
+    Ok(Manifest {
+        version: rtile_manifest::VERSION,
+        target: target.to_string(),
+        module: name.to_string(),
+        kernels,
+    })
+}
