@@ -9,10 +9,11 @@ use std::fmt::Write as _;
 
 use rtile::ir::affine::AffineExpr;
 use rtile::ir::{Context, OpId, WalkOrder};
-use rtile_dialects::te::ir::compute_from_op;
-use rtile_dialects::te::model::{
-    AxisKind, BinOp, CmpOp, Combiner, ElemType, Expr, TeCompute, TensorType, UnOp,
+use rtile_dialects::te::generic::{
+    binary_op_name, cmpf_predicate, cmpi_predicate, float_unary_op_name,
 };
+use rtile_dialects::te::ir::compute_from_op;
+use rtile_dialects::te::model::{AxisKind, Combiner, ElemType, Expr, TeCompute, TensorType, UnOp};
 
 /// Threads per block of the naive kernels.
 pub const BLOCK: i64 = 256;
@@ -575,20 +576,7 @@ fn expr(
             let (x, t) = expr(g, a, vals, out, ind)?;
             let (y, _) = expr(g, b, vals, out, ind)?;
             let f = t.is_float();
-            let name = match (op, f) {
-                (BinOp::Add, true) => "arith.addf",
-                (BinOp::Sub, true) => "arith.subf",
-                (BinOp::Mul, true) => "arith.mulf",
-                (BinOp::Div, true) => "arith.divf",
-                (BinOp::Max, true) => "arith.maximumf",
-                (BinOp::Min, true) => "arith.minimumf",
-                (BinOp::Add, false) => "arith.addi",
-                (BinOp::Sub, false) => "arith.subi",
-                (BinOp::Mul, false) => "arith.muli",
-                (BinOp::Div, false) => "arith.divsi",
-                (BinOp::Max, false) => "arith.maxsi",
-                (BinOp::Min, false) => "arith.minsi",
-            };
+            let name = binary_op_name(*op, f);
             let r = g.fresh();
             let k = t.keyword();
             op1(out, ind, &r, name, &[&x, &y], &[k, k], k, "");
@@ -608,16 +596,7 @@ fn expr(
                 }
                 return Ok((r, t));
             }
-            let name = match op {
-                UnOp::Neg => "arith.negf",
-                UnOp::Exp => "math.exp",
-                UnOp::Log => "math.log",
-                UnOp::Sqrt => "math.sqrt",
-                UnOp::Rsqrt => "math.rsqrt",
-                UnOp::Tanh => "math.tanh",
-                UnOp::Erf => "math.erf",
-                UnOp::Abs => "math.absf",
-            };
+            let name = float_unary_op_name(*op);
             op1(out, ind, &r, name, &[&x], &[k], k, "");
             (r, t)
         }
@@ -626,25 +605,9 @@ fn expr(
             let (y, _) = expr(g, b, vals, out, ind)?;
             let k = t.keyword();
             let (name, pred) = if t.is_float() {
-                let p = match op {
-                    CmpOp::Eq => 1,
-                    CmpOp::Ne => 6,
-                    CmpOp::Lt => 4,
-                    CmpOp::Le => 5,
-                    CmpOp::Gt => 2,
-                    CmpOp::Ge => 3,
-                };
-                ("arith.cmpf", p)
+                ("arith.cmpf", cmpf_predicate(*op))
             } else {
-                let p = match op {
-                    CmpOp::Eq => 0,
-                    CmpOp::Ne => 1,
-                    CmpOp::Lt => 2,
-                    CmpOp::Le => 3,
-                    CmpOp::Gt => 4,
-                    CmpOp::Ge => 5,
-                };
-                ("arith.cmpi", p)
+                ("arith.cmpi", cmpi_predicate(*op))
             };
             let r = g.fresh();
             op1(

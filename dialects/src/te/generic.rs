@@ -43,8 +43,42 @@ pub struct GenericBody {
     pub yielded: BodyValue,
 }
 
+/// The upstream op a te binary operation becomes on float (`float`) or integer operands;
+/// the one mapping the generic form, the GPU lowering and the naive kernels share.
+pub fn binary_op_name(op: BinOp, float: bool) -> &'static str {
+    match (op, float) {
+        (BinOp::Add, true) => "arith.addf",
+        (BinOp::Add, false) => "arith.addi",
+        (BinOp::Sub, true) => "arith.subf",
+        (BinOp::Sub, false) => "arith.subi",
+        (BinOp::Mul, true) => "arith.mulf",
+        (BinOp::Mul, false) => "arith.muli",
+        (BinOp::Div, true) => "arith.divf",
+        (BinOp::Div, false) => "arith.divsi",
+        (BinOp::Max, true) => "arith.maximumf",
+        (BinOp::Max, false) => "arith.maxsi",
+        (BinOp::Min, true) => "arith.minimumf",
+        (BinOp::Min, false) => "arith.minsi",
+    }
+}
+
+/// The upstream op a te unary operation becomes on a float operand (integer negation and
+/// absolute value have no single op: `0 - x` and `math.absi`).
+pub fn float_unary_op_name(op: UnOp) -> &'static str {
+    match op {
+        UnOp::Neg => "arith.negf",
+        UnOp::Exp => "math.exp",
+        UnOp::Log => "math.log",
+        UnOp::Sqrt => "math.sqrt",
+        UnOp::Rsqrt => "math.rsqrt",
+        UnOp::Tanh => "math.tanh",
+        UnOp::Erf => "math.erf",
+        UnOp::Abs => "math.absf",
+    }
+}
+
 /// `arith.cmpf` predicate numbers (`arith::CmpFPredicate`): ordered comparisons.
-fn cmpf_predicate(c: CmpOp) -> i64 {
+pub fn cmpf_predicate(c: CmpOp) -> i64 {
     match c {
         CmpOp::Eq => 1,
         CmpOp::Gt => 2,
@@ -56,7 +90,7 @@ fn cmpf_predicate(c: CmpOp) -> i64 {
 }
 
 /// `arith.cmpi` predicate numbers (`arith::CmpIPredicate`): signed comparisons.
-fn cmpi_predicate(c: CmpOp) -> i64 {
+pub fn cmpi_predicate(c: CmpOp) -> i64 {
     match c {
         CmpOp::Eq => 0,
         CmpOp::Ne => 1,
@@ -147,20 +181,7 @@ impl Lower<'_> {
                 let t = self.ty(a);
                 let (va, vb) = (self.lower(a), self.lower(b));
                 let f = t.is_float();
-                let name = match (op, f) {
-                    (BinOp::Add, true) => "arith.addf",
-                    (BinOp::Add, false) => "arith.addi",
-                    (BinOp::Sub, true) => "arith.subf",
-                    (BinOp::Sub, false) => "arith.subi",
-                    (BinOp::Mul, true) => "arith.mulf",
-                    (BinOp::Mul, false) => "arith.muli",
-                    (BinOp::Div, true) => "arith.divf",
-                    (BinOp::Div, false) => "arith.divsi",
-                    (BinOp::Max, true) => "arith.maximumf",
-                    (BinOp::Max, false) => "arith.maxsi",
-                    (BinOp::Min, true) => "arith.minimumf",
-                    (BinOp::Min, false) => "arith.minsi",
-                };
+                let name = binary_op_name(*op, f);
                 self.push(name, vec![va, vb], t, None)
             }
             Expr::Unary(op, a) => {
@@ -181,16 +202,7 @@ impl Lower<'_> {
                         }
                     };
                 }
-                let name = match op {
-                    UnOp::Neg => "arith.negf",
-                    UnOp::Exp => "math.exp",
-                    UnOp::Log => "math.log",
-                    UnOp::Sqrt => "math.sqrt",
-                    UnOp::Rsqrt => "math.rsqrt",
-                    UnOp::Tanh => "math.tanh",
-                    UnOp::Erf => "math.erf",
-                    UnOp::Abs => "math.absf",
-                };
+                let name = float_unary_op_name(*op);
                 self.push(name, vec![va], t, None)
             }
             Expr::Cmp(c, a, b) => {

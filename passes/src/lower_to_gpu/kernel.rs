@@ -3,7 +3,10 @@
 //! generation rules (§4): see `docs/passes/lower-to-gpu.md` for the kernel's shape.
 
 use rtile::ir::affine::AffineExpr;
-use rtile_dialects::te::model::{BinOp, CmpOp, Combiner, ElemType, Expr, TeCompute, UnOp};
+use rtile_dialects::te::generic::{
+    binary_op_name, cmpf_predicate, cmpi_predicate, float_unary_op_name,
+};
+use rtile_dialects::te::model::{Combiner, ElemType, Expr, TeCompute, UnOp};
 
 use super::adapter::{distinct_reads, expr_info, linearize};
 use super::emit::{Emitter, Typed};
@@ -305,20 +308,7 @@ impl Ctx<'_> {
                 let (x, _) = self.body(a, vals)?;
                 let (y, _) = self.body(b, vals)?;
                 let f = t.is_float();
-                let name = match (op, f) {
-                    (BinOp::Add, true) => "arith.addf",
-                    (BinOp::Sub, true) => "arith.subf",
-                    (BinOp::Mul, true) => "arith.mulf",
-                    (BinOp::Div, true) => "arith.divf",
-                    (BinOp::Max, true) => "arith.maximumf",
-                    (BinOp::Min, true) => "arith.minimumf",
-                    (BinOp::Add, false) => "arith.addi",
-                    (BinOp::Sub, false) => "arith.subi",
-                    (BinOp::Mul, false) => "arith.muli",
-                    (BinOp::Div, false) => "arith.divsi",
-                    (BinOp::Max, false) => "arith.maxsi",
-                    (BinOp::Min, false) => "arith.minsi",
-                };
+                let name = binary_op_name(*op, f);
                 (
                     self.arith(name, &[(x, k.clone()), (y, k.clone())], &k, f),
                     t,
@@ -335,18 +325,7 @@ impl Ctx<'_> {
                             .op("arith.subi", &[(z, k.clone()), (x, k.clone())], "", &k)
                     }
                     (UnOp::Abs, false) => self.em.op("math.absi", &[(x, k.clone())], "", &k),
-                    (u, _) => {
-                        let name = match u {
-                            UnOp::Exp => "math.exp",
-                            UnOp::Log => "math.log",
-                            UnOp::Sqrt => "math.sqrt",
-                            UnOp::Rsqrt => "math.rsqrt",
-                            UnOp::Tanh => "math.tanh",
-                            UnOp::Erf => "math.erf",
-                            _ => "math.absf",
-                        };
-                        self.arith(name, &[(x, k.clone())], &k, true)
-                    }
+                    (u, _) => self.arith(float_unary_op_name(*u), &[(x, k.clone())], &k, true),
                 };
                 (v, t)
             }
@@ -355,25 +334,9 @@ impl Ctx<'_> {
                 let (y, _) = self.body(b, vals)?;
                 let ak = ty(at);
                 let (name, p) = if at.is_float() {
-                    let p = match op {
-                        CmpOp::Eq => 1,
-                        CmpOp::Gt => 2,
-                        CmpOp::Ge => 3,
-                        CmpOp::Lt => 4,
-                        CmpOp::Le => 5,
-                        CmpOp::Ne => 6,
-                    };
-                    ("arith.cmpf", p)
+                    ("arith.cmpf", cmpf_predicate(*op))
                 } else {
-                    let p = match op {
-                        CmpOp::Eq => 0,
-                        CmpOp::Ne => 1,
-                        CmpOp::Lt => 2,
-                        CmpOp::Le => 3,
-                        CmpOp::Gt => 4,
-                        CmpOp::Ge => 5,
-                    };
-                    ("arith.cmpi", p)
+                    ("arith.cmpi", cmpi_predicate(*op))
                 };
                 let props = if at.is_float() {
                     format!("fastmath = #arith.fastmath<none>, predicate = {p} : i64")
