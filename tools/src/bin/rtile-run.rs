@@ -2,9 +2,14 @@
 //!
 //! `rtile-run --interpret in.mlir --seed 7` prints one checksum line per output;
 //! `--dump out.npy` (or a directory) writes the outputs, `--inputs a.npy,b.npy` reads the
-//! inputs instead of generating them, `--f64` runs the f64 oracle. Interpretation is the
-//! only mode (and the default). Exit status: 0 on success, 1 on bad input (rendered
-//! diagnostics on stderr), 70 on an internal error, as `rtile-opt`.
+//! inputs instead of generating them, `--f64` runs the f64 oracle.
+//! `rtile-run --sim --check kernels.mlir` runs the kernels of a lowered module
+//! (`rtile-opt --lower-to-gpu`) in the CPU GPU-simulator on seeded random inputs and
+//! compares each output with the te reference interpreter's f64 oracle (every kernel
+//! carries its te op in `rtile.te`), printing the max relative error; it fails when the
+//! simulator reports an error or the error exceeds `--tolerance`.
+//! Exit status: 0 on success, 1 on bad input or a failed check (rendered diagnostics on
+//! stderr), 70 on an internal error, as `rtile-opt`.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -29,7 +34,29 @@ fn command() -> Command {
             Arg::new("interpret")
                 .long("interpret")
                 .action(ArgAction::SetTrue)
-                .help("Interpret with the te reference interpreter (the default and only mode)"),
+                .help("Interpret with the te reference interpreter (the default mode)"),
+        )
+        .arg(
+            Arg::new("sim")
+                .long("sim")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("interpret")
+                .help("Run the gpu.func kernels of a lowered module in the CPU GPU-simulator"),
+        )
+        .arg(
+            Arg::new("check")
+                .long("check")
+                .action(ArgAction::SetTrue)
+                .requires("sim")
+                .help("With --sim: compare every kernel with its te reference (always done; kept for clarity)"),
+        )
+        .arg(
+            Arg::new("tolerance")
+                .long("tolerance")
+                .value_name("rel")
+                .default_value("1e-5")
+                .value_parser(clap::value_parser!(f64))
+                .help("With --sim: the largest accepted relative error against the f64 oracle"),
         )
         .arg(
             Arg::new("seed")
@@ -125,6 +152,33 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if m.get_flag("sim") {
+        let tolerance = m.get_one::<f64>("tolerance").copied().unwrap_or(1e-5);
+        return match rtile_runtime::sim::run_check_text(&name, &text, opts.seed) {
+            Ok(report) if report.kernels.is_empty() => {
+                eprintln!(
+                    "rtile-run: error: {name} holds no lowered kernel (a gpu.func carrying its te reference); run rtile-opt --lower-to-gpu first"
+                );
+                ExitCode::FAILURE
+            }
+            Ok(report) => {
+                print!("{}", report.text());
+                if report.max_rel_err() <= tolerance {
+                    ExitCode::SUCCESS
+                } else {
+                    eprintln!(
+                        "rtile-run: error: max relative error {:e} exceeds the tolerance {tolerance:e}",
+                        report.max_rel_err()
+                    );
+                    ExitCode::FAILURE
+                }
+            }
+            Err(rendered) => {
+                eprint!("{rendered}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let r = run_interpret(&opts, &name, &text);
     eprint!("{}", r.log);
     let mut out = std::io::stdout().lock();
