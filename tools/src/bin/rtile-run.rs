@@ -8,14 +8,18 @@
 //! compares each output with the te reference interpreter's f64 oracle (every kernel
 //! carries its te op in `rtile.te`), printing the max relative error; it fails when the
 //! simulator reports an error or the error exceeds `--tolerance`.
+//! `rtile-run cuda k.ptx --manifest k.json --reference naive.ptx --bench` runs PTX from
+//! `rtile-translate` on an NVIDIA GPU through cudarc (checking, CUDA-event timing, top-k
+//! profiling, device micro-benchmarks); without a CUDA driver it says so and exits 2.
 //! Exit status: 0 on success, 1 on bad input or a failed check (rendered diagnostics on
-//! stderr), 70 on an internal error, as `rtile-opt`.
+//! stderr), 2 for `cuda` without CUDA, 70 on an internal error, as `rtile-opt`.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Arg, ArgAction, Command};
+use clap::{Arg, ArgAction, Args, Command, FromArgMatches};
+use rtile_cuda::cli::CudaArgs;
 use rtile_tools::run::{RunCli, run_interpret};
 
 /// Exit status for an internal error (a bug, never bad input): EX_SOFTWARE.
@@ -23,7 +27,11 @@ const EXIT_INTERNAL: i32 = 70;
 
 fn command() -> Command {
     Command::new("rtile-run")
-        .about("Run the functions of a module of te ops on the host (reference interpreter)")
+        .about("Run te modules on the host (reference interpreter), lowered kernels in the CPU GPU-simulator (--sim), or PTX on an NVIDIA GPU (cuda)")
+        .args_conflicts_with_subcommands(true)
+        .subcommand(CudaArgs::augment_args(Command::new("cuda")).about(
+            "Run, check and time rtile PTX kernels on an NVIDIA GPU (exit 2 without CUDA)",
+        ))
         .arg(
             Arg::new("input")
                 .value_name("input file")
@@ -129,6 +137,15 @@ fn main() -> ExitCode {
             };
         }
     };
+    if let Some(("cuda", sub)) = m.subcommand() {
+        return match CudaArgs::from_arg_matches(sub) {
+            Ok(args) => ExitCode::from(rtile_cuda::cli::run(&args) as u8),
+            Err(e) => {
+                let _ = e.print();
+                ExitCode::FAILURE
+            }
+        };
+    }
     let opts = RunCli {
         func: m.get_one::<String>("func").cloned(),
         seed: m.get_one::<u64>("seed").copied().unwrap_or(0),
