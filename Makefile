@@ -66,3 +66,16 @@ demo: deps build
 	echo "== 5. diff of step 2 and step 4 (rtile's output, before and after mlir-opt-22)"; \
 	diff -u $(DEMO_OUT)/1-rtile.mlir $(DEMO_OUT)/3-rtile.mlir; \
 	echo "demo: OK (identical)"
+
+# Fuzz the parser/printer round trip (not part of `make test`; needs cargo-fuzz).
+# FUZZ_SECONDS bounds the run; the corpus is seeded from the lit tests and bench/ops.
+FUZZ_SECONDS ?= 2400
+.PHONY: fuzz fuzz-seed
+fuzz-seed:
+	@mkdir -p fuzz/corpus/parse_roundtrip
+	@for f in tests/lit/*/*.mlir bench/ops/*.mlir examples/*.mlir; do \
+	  cp "$$f" "fuzz/corpus/parse_roundtrip/seed-$$(echo "$$f" | tr '/' '_')"; \
+	done
+fuzz: fuzz-seed
+	cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run parse_roundtrip --sanitizer none \
+	  corpus/parse_roundtrip -- -dict=mlir.dict -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1

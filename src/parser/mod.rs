@@ -210,8 +210,9 @@ struct RegionScope {
     blocks: FxMap<String, BlockEntry>,
 }
 
-/// A location after an op: resolved, or an alias defined later in the file.
-enum TrailingLoc {
+/// A location after an op or a block argument: resolved, or an alias defined later in
+/// the file.
+pub(crate) enum TrailingLoc {
     None,
     Loc(Location),
     Deferred(String, Span),
@@ -235,6 +236,17 @@ pub(crate) struct State<'s> {
     isolated: Vec<bool>,
     num_results: usize,
     deferred_locs: Vec<(OpId, String, Span)>,
+    /// Block arguments whose `loc(#alias)` names an alias defined later in the file.
+    deferred_arg_locs: Vec<(BlockId, usize, String, Span)>,
+    /// `loc(...)` written after region arguments that a custom parser read (through
+    /// [`OpAsmParser::parse_argument`]), by the byte offset of the argument's name,
+    /// until the region that defines them is parsed.
+    pending_arg_locs: FxMap<u32, TrailingLoc>,
+    /// Byte offset of the start of each line, for the `loc("file":line:col)` of ops
+    /// and arguments written without one (as mlir-opt assigns).
+    line_starts: Vec<u32>,
+    /// The source's name as given (the file name in locations).
+    file_name: String,
     warnings: Vec<Diagnostic>,
     depth: usize,
     op_names: FxMap<String, Arc<str>>,
@@ -250,6 +262,19 @@ impl<'s> State<'s> {
         let mut lex = Lexer::new(src, file);
         let cur = lex.next_token();
         let registry = ctx.registry.clone();
+        let file_name = ctx
+            .sources
+            .get(file as usize)
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        let line_starts = std::iter::once(0)
+            .chain(
+                src.bytes()
+                    .enumerate()
+                    .filter(|(_, b)| *b == b'\n')
+                    .map(|(i, _)| i as u32 + 1),
+            )
+            .collect();
         State {
             ctx,
             src,
@@ -265,6 +290,10 @@ impl<'s> State<'s> {
             isolated: Vec::new(),
             num_results: 0,
             deferred_locs: Vec::new(),
+            deferred_arg_locs: Vec::new(),
+            pending_arg_locs: FxMap::default(),
+            line_starts,
+            file_name,
             warnings: Vec::new(),
             depth: 0,
             op_names: FxMap::default(),
@@ -485,6 +514,12 @@ impl<'s> State<'s> {
             }
             state.regions.push(region);
             state.span = Some(self.span_of(0, 0));
+            // mlir-opt's implicit module is at line 0, column 0 of the file.
+            state.location = Location::FileLineCol {
+                file: self.file_name.clone(),
+                line: 0,
+                col: 0,
+            };
             self.ctx.create_op(state)
         };
         // The temporary top-level block is empty now.
@@ -558,22 +593,53 @@ impl<'s> State<'s> {
 
     fn resolve_deferred_locations(&mut self) -> Result<(), Diagnostic> {
         for (op, name, span) in std::mem::take(&mut self.deferred_locs) {
-            match self.attr_aliases.get(&name) {
-                Some(Attribute::Location(l)) => self.ctx.op_mut(op).location = l.clone(),
-                Some(_) => {
-                    return Err(
-                        self.error_at(span, format!("expected location, but found '#{name}'"))
-                    );
-                }
-                None => {
-                    return Err(self.error_at(
-                        span,
-                        format!("operation location alias was never defined: '#{name}'"),
-                    ));
-                }
-            }
+            let l = self.deferred_location(&name, span)?;
+            self.ctx.op_mut(op).location = l;
+        }
+        for (block, i, name, span) in std::mem::take(&mut self.deferred_arg_locs) {
+            let l = self.deferred_location(&name, span)?;
+            self.ctx.set_block_arg_location(block, i, l);
         }
         Ok(())
+    }
+
+    /// The location alias `#name` used before its definition, now that the file is read.
+    fn deferred_location(&self, name: &str, span: Span) -> Result<Location, Diagnostic> {
+        match self.attr_aliases.get(name) {
+            Some(Attribute::Location(l)) => Ok(l.clone()),
+            Some(_) => Err(self.error_at(span, format!("expected location, but found '#{name}'"))),
+            None => Err(self.error_at(
+                span,
+                format!("operation location alias was never defined: '#{name}'"),
+            )),
+        }
+    }
+
+    /// `loc("file":line:col)` of byte offset `offset` (1-based line and column, the
+    /// column in bytes, as mlir-opt counts).
+    fn file_location(&self, offset: usize) -> Location {
+        let offset = offset as u32;
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line.saturating_sub(1)];
+        Location::FileLineCol {
+            file: self.file_name.clone(),
+            line: line as u32,
+            col: offset - start + 1,
+        }
+    }
+
+    /// Sets the location of argument `i` of `block`, written at `at`: the `loc(...)`
+    /// written after it, or where it was written.
+    fn set_arg_location(&mut self, block: BlockId, i: usize, at: Span, loc: TrailingLoc) {
+        let l = match loc {
+            TrailingLoc::None => self.file_location(at.start as usize),
+            TrailingLoc::Loc(l) => l,
+            TrailingLoc::Deferred(name, span) => {
+                self.deferred_arg_locs.push((block, i, name, span));
+                return;
+            }
+        };
+        self.ctx.set_block_arg_location(block, i, l);
     }
 
     // ----- SSA names ---------------------------------------------------------------
@@ -950,10 +1016,14 @@ impl<'s> State<'s> {
         Ok(TrailingLoc::Loc(self.parse_location()?))
     }
 
-    /// An optional `loc(...)` whose value is dropped (block and region argument
-    /// locations); `loc(#alias)` may name an alias defined later in the file.
-    pub(crate) fn skip_trailing_location(&mut self) -> Result<(), Diagnostic> {
-        self.parse_trailing_location().map(|_| ())
+    /// An optional `loc(...)` after a region argument that a custom parser reads; kept
+    /// until the region defining the argument is parsed.
+    pub(crate) fn parse_pending_arg_location(&mut self, at: Span) -> Result<(), Diagnostic> {
+        let l = self.parse_trailing_location()?;
+        if !matches!(l, TrailingLoc::None) {
+            self.pending_arg_locs.insert(at.start, l);
+        }
+        Ok(())
     }
 
     #[allow(clippy::type_complexity)]
@@ -1062,6 +1132,7 @@ impl<'s> State<'s> {
         }
         state.result_types = results;
         state.span = Some(self.span_of(start, name_tok.end()));
+        state.location = self.file_location(name_tok.start());
         let deferred = self.finish_location(&mut state)?;
         Ok((state, deferred))
     }
@@ -1135,6 +1206,7 @@ impl<'s> State<'s> {
         }
         let mut state = OperationState::new(self.intern(&full));
         state.span = Some(self.span_of(start, name_tok.end()));
+        state.location = self.file_location(name_tok.start());
         self.default_dialects.push(dialect_of(&full).to_string());
         self.isolated.push(def.traits().isolated_from_above);
         let saved = std::mem::replace(&mut self.num_results, num_results);
@@ -1190,8 +1262,13 @@ impl<'s> State<'s> {
         } else {
             let block = self.ctx.create_block(Vec::new());
             self.ctx.append_block(region, block);
-            for (o, ty) in entry_args {
+            for (i, (o, ty)) in entry_args.iter().enumerate() {
                 let v = self.ctx.add_block_argument(block, ty.clone(), Some(o.span));
+                let loc = self
+                    .pending_arg_locs
+                    .remove(&o.span.start)
+                    .unwrap_or(TrailingLoc::None);
+                self.set_arg_location(block, i, o.span, loc);
                 self.define_value(&o.name, 0, v, o.span)?;
             }
             self.parse_block_body(block)?;
@@ -1238,9 +1315,10 @@ impl<'s> State<'s> {
                     let o = self.parse_ssa_use()?;
                     self.expect_punct(":")?;
                     let ty = self.parse_type()?;
-                    // Argument locations have no home in the IR; parse and drop them.
-                    self.skip_trailing_location()?;
+                    let loc = self.parse_trailing_location()?;
                     let v = self.ctx.add_block_argument(block, ty, Some(o.span));
+                    let i = self.ctx.block_args(block).len() - 1;
+                    self.set_arg_location(block, i, o.span, loc);
                     self.define_value(&o.name, o.index, v, o.span)?;
                     if !self.eat_punct(",") {
                         break;

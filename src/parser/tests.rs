@@ -1618,3 +1618,69 @@ fn fuzz_seed_parses() {
         Some(&Attribute::string("m"))
     );
 }
+
+fn file_loc(line: u32, col: u32) -> Location {
+    Location::FileLineCol {
+        file: "t.mlir".into(),
+        line,
+        col,
+    }
+}
+
+#[test]
+fn ops_and_arguments_without_loc_get_their_source_position() {
+    // As mlir-opt: an op is at its name, an argument at its `%name`, the implicit
+    // module at line 0, column 0; written locations win.
+    let src = "test.func @f(%a: i32, %b: i32 loc(\"q\":7:7)) {\n  %0 = \"t.d\"(%a) : (i32) -> i32\n}\n\"t.r\"() ({\n^bb0(%x: i32, %y: i32 loc(#l)):\n  \"t.u\"(%x) : (i32) -> () loc(\"n\")\n}) : () -> ()\n#l = loc(\"z\":1:1)\n";
+    let (c, out) = parse(src);
+    assert_eq!(c.op(out.module).location, file_loc(0, 0));
+    let ops = top_ops(&c, out.module);
+    assert_eq!(c.op(ops[0]).location, file_loc(1, 1));
+    assert_eq!(c.op(ops[1]).location, file_loc(4, 1));
+    let fb = c.region_blocks(c.regions(ops[0])[0])[0];
+    assert_eq!(c.block_arg_location(fb, 0), Some(&file_loc(1, 14)));
+    let q = Location::FileLineCol {
+        file: "q".into(),
+        line: 7,
+        col: 7,
+    };
+    assert_eq!(c.block_arg_location(fb, 1), Some(&q));
+    assert_eq!(c.op(c.first_op(fb).unwrap()).location, file_loc(2, 8));
+    let rb = c.region_blocks(c.regions(ops[1])[0])[0];
+    assert_eq!(c.block_arg_location(rb, 0), Some(&file_loc(5, 6)));
+    let z = Location::FileLineCol {
+        file: "z".into(),
+        line: 1,
+        col: 1,
+    };
+    assert_eq!(c.block_arg_location(rb, 1), Some(&z));
+    let n = Location::Name {
+        name: "n".into(),
+        child: None,
+    };
+    assert_eq!(c.op(c.first_op(rb).unwrap()).location, n);
+    // An explicit module keeps the position of its `module` keyword.
+    let (c, out) = parse("\n  module {\n}\n");
+    assert_eq!(c.op(out.module).location, file_loc(2, 3));
+}
+
+/// Fuzzer find: argument locations were dropped by the parser, and printed from
+/// the argument's position in the text, so the `--mlir-print-debuginfo` print did not
+/// survive a reparse.
+#[test]
+fn debuginfo_print_is_a_fixed_point() {
+    use crate::printer::{PrintOptions, print_op};
+    let src = "// a comment shifts the lines\n\"t.r\"() ({\n^bb0(%x: index, %y: index):\n  \"t.u\"(%x) : (index) -> ()\n}) : () -> ()\nmodule @m {\n}\n";
+    for generic in [true, false] {
+        let opts = PrintOptions {
+            generic,
+            debug_info: true,
+        };
+        let (c, out) = parse(src);
+        let first = print_op(&c, out.module, &opts);
+        assert!(first.contains("loc(\"t.mlir\":3:6)"), "{first}");
+        let (c2, out2) = parse(&first);
+        let second = print_op(&c2, out2.module, &opts);
+        assert_eq!(first, second);
+    }
+}
