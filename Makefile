@@ -77,5 +77,4 @@ fuzz-seed:
 	  cp "$$f" "fuzz/corpus/parse_roundtrip/seed-$$(echo "$$f" | tr '/' '_')"; \
 	done
 fuzz: fuzz-seed
-	cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run parse_roundtrip --sanitizer none \
-	  corpus/parse_roundtrip -- -dict=mlir.dict -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=1
+	fuzz/run-fuzz.sh $(FUZZ_SECONDS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the parse_roundtrip fuzz target for $1 seconds (default 2400) in the background-friendly
-# way the Makefile's `fuzz` target does; log in fuzz/fuzz.log.
+# Runs the parse_roundtrip fuzz target for $1 seconds (default 2400), seeded corpus in
+# fuzz/corpus/parse_roundtrip, crashes in fuzz/artifacts/ (`make fuzz` runs it).
 set -eu
 cd "$(dirname "$0")"
 secs=${1:-2400}

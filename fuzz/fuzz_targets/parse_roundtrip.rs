@@ -28,10 +28,17 @@ fn roundtrip(registry: &Arc<DialectRegistry>, text: &str, opts: &PrintOptions) {
     };
     let first = print_op(&ctx, module, opts);
     let Some((ctx2, module2)) = parse(registry, &first) else {
-        panic!("printed IR does not parse or verify (generic={}):\n{first}", opts.generic);
+        panic!(
+            "printed IR does not parse or verify (generic={}):\n{first}",
+            opts.generic
+        );
     };
     let second = print_op(&ctx2, module2, opts);
-    assert_eq!(first, second, "print is not a fixed point (generic={})", opts.generic);
+    assert_eq!(
+        first, second,
+        "print is not a fixed point (generic={})",
+        opts.generic
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -40,7 +47,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let registry = Arc::new(DialectRegistry::with_builtin());
     for (generic, debug_info) in [(true, false), (false, false), (true, true)] {
-        let opts = PrintOptions { generic, debug_info };
+        let opts = PrintOptions {
+            generic,
+            debug_info,
+        };
         roundtrip(&registry, text, &opts);
     }
 });
