@@ -50,7 +50,7 @@ impl OpDefinition for ModuleOp {
             ));
         }
         if ctx.regions(op).len() != 1 {
-            return Err(Diagnostic::op_error(ctx, op, "expects one region"));
+            return Err(Diagnostic::op_error(ctx, op, "requires one region"));
         }
         Ok(())
     }

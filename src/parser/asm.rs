@@ -142,10 +142,7 @@ impl<'p, 's> OpAsmParser<'p, 's> {
             return Err(self.st.err_expected("string"));
         }
         let t = self.st.bump();
-        super::lexer::unescape(t.text).map_err(|_| {
-            self.st
-                .error_at(t.span, "invalid escape sequence in string")
-        })
+        super::lexer::unescape(t.text).map_err(|e| self.st.bad_escape(t.span, e))
     }
 
     /// `@foo` → `"foo"` (also `@"quoted"`).

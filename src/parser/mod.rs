@@ -368,6 +368,20 @@ impl<'s> State<'s> {
         }
     }
 
+    /// [`Self::expect_punct`] with MLIR's context in the message
+    /// (`expected '>' in tensor type`).
+    pub(crate) fn expect_punct_in(
+        &mut self,
+        p: &str,
+        context: &str,
+    ) -> Result<SpannedToken<'s>, Diagnostic> {
+        if self.at_punct(p) {
+            Ok(self.bump())
+        } else {
+            Err(self.err_expected(&format!("'{p}' in {context}")))
+        }
+    }
+
     pub(crate) fn at_keyword(&self, kw: &str) -> bool {
         self.cur.is_keyword(kw)
     }
@@ -394,13 +408,66 @@ impl<'s> State<'s> {
     }
 
     /// "expected X" at the current token, or the lexer's complaint about it.
+    /// An invalid escape in the string token at `span`, `offset` bytes into the token:
+    /// the error points at the backslash, as MLIR's lexer does.
+    pub(crate) fn bad_escape(&self, span: Span, offset: usize) -> Diagnostic {
+        let at = span.start as usize + offset;
+        let end = (at + 2).min(span.end as usize);
+        self.error_at(
+            Span::new(span.file, at, end),
+            "unknown escape in string literal",
+        )
+    }
+
     pub(crate) fn err_expected(&self, what: &str) -> Diagnostic {
         match self.cur.token {
+            // An unterminated string: the quote is missing at the end of its line.
             Token::Error if self.cur.text.starts_with('"') => {
-                self.error_here("expected '\"' in string literal")
+                let from = self.cur.start();
+                let eol = self.src[from..]
+                    .find(['\n', '\r'])
+                    .map_or(self.src.len(), |i| from + i);
+                self.error_at(
+                    Span::new(self.file, eol, eol),
+                    "expected '\"' in string literal",
+                )
             }
             Token::Error => self.error_here(format!("unexpected character '{}'", self.cur.text)),
-            _ => self.error_here(format!("expected {what}")),
+            _ => self.error_at(self.wrong_token_span(), format!("expected {what}")),
+        }
+    }
+
+    /// Where an "expected ..." error about the current token points: as MLIR's
+    /// `emitWrongTokenError`, a token that starts a line (after blank and comment-only
+    /// lines) is reported at the end of the previous line's content, where the missing
+    /// token belongs.
+    fn wrong_token_span(&self) -> Span {
+        let b = self.src.as_bytes();
+        let mut loc = self.cur.start().min(b.len());
+        if self.cur.token == Token::Eof {
+            loc = loc.saturating_sub(1);
+        }
+        let original = self.cur.span;
+        let mut end = loc;
+        loop {
+            while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
+                end -= 1;
+            }
+            if end == 0 {
+                return original;
+            }
+            if !matches!(b[end - 1], b'\n' | b'\r') {
+                return Span::new(self.file, end, end);
+            }
+            end -= 1;
+            // A `//` on the previous line starts a comment: back up to before it.
+            let line_start = b[..end]
+                .iter()
+                .rposition(|&c| c == b'\n' || c == b'\r')
+                .map_or(0, |i| i + 1);
+            if let Some(c) = self.src[line_start..end].find("//") {
+                end = line_start + c;
+            }
         }
     }
 
@@ -648,16 +715,25 @@ impl<'s> State<'s> {
         let Some(scope) = self.scopes.pop() else {
             return Ok(());
         };
-        let mut first: Option<(Span, &Rc<str>)> = None;
-        for (name, entries) in &scope.values {
-            for e in entries.all().iter().flatten() {
+        // The first forward reference never defined; `%x#N` past the results of a
+        // defined `%x` is MLIR's "invalid result number".
+        let mut first: Option<(Span, bool)> = None;
+        for entries in scope.values.values() {
+            let all = entries.all();
+            let defined = all.iter().flatten().any(|e| !e.forward);
+            for e in all.iter().flatten() {
                 if e.forward && first.is_none_or(|(s, _)| e.span.start < s.start) {
-                    first = Some((e.span, name));
+                    first = Some((e.span, defined));
                 }
             }
         }
-        if let Some((span, _)) = first {
-            return Err(self.error_at(span, "use of undeclared SSA value name"));
+        if let Some((span, defined)) = first {
+            let msg = if defined {
+                "reference to invalid result number"
+            } else {
+                "use of undeclared SSA value name"
+            };
+            return Err(self.error_at(span, msg));
         }
         Ok(())
     }
@@ -963,7 +1039,7 @@ impl<'s> State<'s> {
         let nres = self.ctx.results(op).len();
         if !results.is_empty() && nres != num_results {
             return Err(self.error_at(
-                name_tok.span,
+                self.span_of(start, name_tok.end()),
                 format!("operation defines {nres} results but was provided {num_results} to bind"),
             ));
         }
@@ -1035,8 +1111,7 @@ impl<'s> State<'s> {
         let raw = &name_tok.text[1..name_tok.text.len() - 1];
         // Fast path: op names almost never contain escapes.
         let name = if raw.contains('\\') {
-            lexer::unescape(name_tok.text)
-                .map_err(|_| self.error_at(name_tok.span, "invalid escape sequence in string"))?
+            lexer::unescape(name_tok.text).map_err(|e| self.bad_escape(name_tok.span, e))?
         } else {
             raw.to_string()
         };
@@ -1186,10 +1261,12 @@ impl<'s> State<'s> {
                 match defaulted {
                     Some(x) => x,
                     None => {
-                        let tried = match self.default_dialects.last() {
-                            Some(d) => format!(" (tried '{d}.{written}' as well)"),
-                            None => String::new(),
-                        };
+                        // At top level the default dialect is builtin's, as in MLIR.
+                        let d = self
+                            .default_dialects
+                            .last()
+                            .map_or("builtin", |d| d.as_str());
+                        let tried = format!(" (tried '{d}.{written}' as well)");
                         return Err(self.error_at(
                             name_tok.span,
                             format!("custom op '{written}' is unknown{tried}"),
