@@ -432,6 +432,9 @@ impl<'s> State<'s> {
                     "expected '\"' in string literal",
                 )
             }
+            Token::Error if self.cur.text.starts_with('@') => {
+                self.error_here("@ identifier expected to start with letter or '_'")
+            }
             Token::Error => self.error_here(format!("unexpected character '{}'", self.cur.text)),
             _ => self.error_at(self.wrong_token_span(), format!("expected {what}")),
         }
@@ -1150,7 +1153,9 @@ impl<'s> State<'s> {
                 }
             }
         }
-        self.expect_punct(")")?;
+        if !self.eat_punct(")") {
+            return Err(self.err_expected("')' to end operand list"));
+        }
         if self.eat_punct("[") {
             loop {
                 let b = self.parse_successor()?;
@@ -1176,7 +1181,9 @@ impl<'s> State<'s> {
                     break;
                 }
             }
-            self.expect_punct(")")?;
+            if !self.eat_punct(")") {
+                return Err(self.err_expected("')' to end region list"));
+            }
         }
         if self.at_punct("{") {
             state.attributes = self.parse_dictionary()?;
@@ -1234,10 +1241,23 @@ impl<'s> State<'s> {
                     match defaulted {
                         Some(x) => x,
                         None if !registry.has_dialect(dialect) => {
-                            return Err(self.error_at(
-                                name_tok.span,
-                                format!("Dialect `{dialect}' not found for custom op '{written}' "),
-                            ));
+                            let mut known: Vec<&str> =
+                                registry.dialects().iter().map(|d| d.0).collect();
+                            known.sort_unstable();
+                            return Err(self
+                                .error_at(
+                                    name_tok.span,
+                                    format!(
+                                        "Dialect `{dialect}' not found for custom op '{written}' "
+                                    ),
+                                )
+                                .with_note(Diagnostic::note(
+                                    Some(name_tok.span),
+                                    format!(
+                                        "Available dialects: {} ; for more info on dialect registration see https://mlir.llvm.org/getting_started/Faq/#registered-loaded-dependent-whats-up-with-dialects-management",
+                                        known.join(", ")
+                                    ),
+                                )));
                         }
                         None => {
                             return Err(self.error_at(

@@ -341,7 +341,7 @@ impl<'s> State<'s> {
     }
 
     fn parse_vector_type(&mut self) -> Result<Type, Diagnostic> {
-        self.bump();
+        let start = self.bump().span;
         self.expect_punct("<")?;
         let mut shape = Vec::new();
         let mut scalable = Vec::new();
@@ -366,6 +366,12 @@ impl<'s> State<'s> {
         }
         let elem = self.parse_type()?;
         self.expect_punct_in(">", "vector type")?;
+        if let Some(&d) = shape.iter().find(|&&d| d <= 0) {
+            return Err(self.error_at(
+                start,
+                format!("vector types must have positive constant sizes but got {d}"),
+            ));
+        }
         Ok(Type::Vector {
             shape,
             scalable,
