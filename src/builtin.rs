@@ -24,6 +24,9 @@ impl Dialect for BuiltinDialect {
 /// `builtin.module`: `module @name attributes {...} { ... }`.
 pub struct ModuleOp;
 
+/// ModuleOp's inherent attributes, in name order.
+pub const MODULE_INHERENT: &[&str] = &["sym_name", "sym_visibility"];
+
 impl OpDefinition for ModuleOp {
     fn name(&self) -> &'static str {
         "builtin.module"
@@ -83,6 +86,22 @@ impl OpDefinition for ModuleOp {
                 }
             }
         }
+        // Discardable attributes belong to a dialect (ModuleOp::verify).
+        if let Some(a) = ctx
+            .op(op)
+            .attributes
+            .iter()
+            .find(|a| !a.name.contains('.') && !MODULE_INHERENT.contains(&a.name.as_str()))
+        {
+            return Err(Diagnostic::op_error(
+                ctx,
+                op,
+                format!(
+                    "can only contain attributes with dialect-prefixed names, found: '{}'",
+                    a.name
+                ),
+            ));
+        }
         let body = ctx.regions(op)[0];
         if ctx
             .region_blocks(body)
@@ -96,6 +115,9 @@ impl OpDefinition for ModuleOp {
             ));
         }
         Ok(())
+    }
+    fn inherent_attributes(&self) -> &'static [&'static str] {
+        MODULE_INHERENT
     }
     fn has_custom_assembly(&self) -> bool {
         true

@@ -1188,6 +1188,13 @@ impl<'s> State<'s> {
         if self.at_punct("{") {
             state.attributes = self.parse_dictionary()?;
         }
+        // Without `<{...}>`, a registered op's inherent attributes come from the
+        // attribute dictionary (MLIR's setPropertiesFromAttr).
+        if let Some(d) = def
+            && state.properties.is_none()
+        {
+            move_inherent_to_properties(&mut state, d.inherent_attributes());
+        }
         if !self.at_punct(":") {
             return Err(self.err_expected("':' followed by operation type"));
         }
@@ -1429,5 +1436,21 @@ impl<'s> State<'s> {
         }
         self.bump();
         self.parse_block_body(block)
+    }
+}
+
+/// Moves the attributes named in `inherent` from `state.attributes` into
+/// `state.properties` (a dictionary, sorted by name; none when there are none).
+pub(crate) fn move_inherent_to_properties(state: &mut OperationState, inherent: &[&str]) {
+    if inherent.is_empty() {
+        return;
+    }
+    let (props, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut state.attributes)
+        .into_iter()
+        .partition(|a| inherent.contains(&a.name.as_str()));
+    state.attributes = rest;
+    if !props.is_empty() {
+        // Both come from sorted dictionaries: `props` is sorted.
+        state.properties = Some(Attribute::Dictionary(props));
     }
 }

@@ -908,7 +908,10 @@ module @m attributes {test.flag} {
     let (c, out) = parse(src);
     let m = out.module;
     assert_eq!(c.op_name(m), "builtin.module");
-    assert_eq!(c.attr(m, "sym_name"), Some(&Attribute::string("m")));
+    assert_eq!(
+        c.inherent_attr(m, "sym_name"),
+        Some(&Attribute::string("m"))
+    );
     assert_eq!(c.attr(m, "test.flag"), Some(&Attribute::Unit));
     let f = top_ops(&c, m)[0];
     assert_eq!(c.op_name(f), "test.func");
@@ -943,7 +946,7 @@ fn implicit_module_rules() {
     assert_eq!(c.op_name(out.module), "builtin.module");
     assert_eq!(top_ops(&c, out.module).len(), 2);
     let (c, out) = parse("module {}");
-    assert_eq!(c.attr(out.module, "sym_name"), None);
+    assert_eq!(c.inherent_attr(out.module, "sym_name"), None);
     assert_eq!(c.region_blocks(c.regions(out.module)[0]).len(), 1);
     assert!(top_ops(&c, out.module).is_empty());
     assert!(c.parent_block(out.module).is_none());
@@ -1492,7 +1495,7 @@ module attributes {gpu.container_module, dlti.spec = #dlti.spec<"a" = 1>} {
     );
     assert_eq!(c.op_name(ops[1]), "builtin.module");
     assert_eq!(
-        c.attr(ops[1], "sym_name"),
+        c.inherent_attr(ops[1], "sym_name"),
         Some(&Attribute::string("inner"))
     );
     let body = c.region_blocks(c.regions(ops[0])[0])[0];
@@ -1622,7 +1625,7 @@ proptest::proptest! {
 fn fuzz_seed_parses() {
     let (c, out) = parse(FUZZ_SEED);
     assert_eq!(
-        c.attr(out.module, "sym_name"),
+        c.inherent_attr(out.module, "sym_name"),
         Some(&Attribute::string("m"))
     );
 }
@@ -1786,4 +1789,29 @@ fn non_ascii_strings_round_trip() {
         c2.attr(top_ops(&c2, out2.module)[0], "s"),
         Some(&Attribute::string("\u{e9}x\u{612}\u{612}yz"))
     );
+}
+
+/// `builtin.module`'s name and visibility are inherent (properties), from its custom
+/// form and from a generic attribute dictionary alike, as in MLIR.
+#[test]
+fn module_name_and_visibility_are_properties() {
+    let props = |c: &Context, m: OpId| c.op(m).properties.clone();
+    let want = Some(Attribute::Dictionary(vec![
+        NamedAttribute {
+            name: "sym_name".into(),
+            value: Attribute::string("a"),
+        },
+        NamedAttribute {
+            name: "sym_visibility".into(),
+            value: Attribute::string("private"),
+        },
+    ]));
+    let (c, out) = parse("module @a attributes {sym_visibility = \"private\", t.x = 1} {\n}\n");
+    assert_eq!(props(&c, out.module), want);
+    assert_eq!(c.op(out.module).attributes.len(), 1);
+    let (c, out) = parse(
+        "\"builtin.module\"() ({\n}) {sym_name = \"a\", sym_visibility = \"private\", t.x = 1} : () -> ()\n",
+    );
+    assert_eq!(props(&c, out.module), want);
+    assert_eq!(c.op(out.module).attributes.len(), 1);
 }

@@ -275,6 +275,12 @@ module @v attributes {sym_visibility = "bogus"} {
 
 // -----
 
+// expected-error @+1 {{'builtin.module' op can only contain attributes with dialect-prefixed names, found: 'foo'}}
+module attributes {foo = 1} {
+}
+
+// -----
+
 // expected-error @+1 {{'builtin.module' op region should have no arguments}}
 "builtin.module"() ({
 ^bb0(%a: i32):
