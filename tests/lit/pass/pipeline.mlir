@@ -34,6 +34,10 @@
 // DUMP-NOT: @top_dead
 // DUMP: // -----// IR Dump After PrintOpStats (print-op-stats) //----- //
 // DUMP-NOT: IR Dump Before PrintOpStats
+// The dumps interleave with what passes print to stderr, byte for byte as mlir-opt-22's.
+// RUN: rtile-opt %s --allow-unregistered-dialect --pass-pipeline="builtin.module(symbol-dce,print-op-stats)" --mlir-print-ir-after-all 2> %t.order > /dev/null
+// RUN: mlir-opt %s --allow-unregistered-dialect --pass-pipeline="builtin.module(symbol-dce,print-op-stats)" --mlir-print-ir-after-all 2> %t.order.mlir > /dev/null
+// RUN: diff %t.order %t.order.mlir
 // RUN: rtile-opt %s --allow-unregistered-dialect --symbol-dce --mlir-print-ir-before-all 2>&1 >/dev/null | FileCheck %s --check-prefix=BEFORE
 // BEFORE: // -----// IR Dump Before SymbolDCE (symbol-dce) //----- //
 // BEFORE-NOT: IR Dump After
@@ -55,6 +59,7 @@
 // TIME-NEXT: {{[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]+}}%)  Output
 // TIME-NEXT: {{[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]+}}%)  Rest
 // TIME-NEXT: {{[0-9]+\.[0-9]+}} (100.0%)  Total
+// TIME-NOT: {{.}}
 
 // Statistics (mlir-opt-22's release build prints the header only: LLVM statistics are
 // compiled out there).
