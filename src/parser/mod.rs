@@ -407,7 +407,6 @@ impl<'s> State<'s> {
         Diagnostic::error(Some(self.cur.span), msg)
     }
 
-    /// "expected X" at the current token, or the lexer's complaint about it.
     /// An invalid escape in the string token at `span`, `offset` bytes into the token:
     /// the error points at the backslash, as MLIR's lexer does.
     pub(crate) fn bad_escape(&self, span: Span, offset: usize) -> Diagnostic {
@@ -419,6 +418,7 @@ impl<'s> State<'s> {
         )
     }
 
+    /// "expected X" about the current token, or the lexer's complaint about it.
     pub(crate) fn err_expected(&self, what: &str) -> Diagnostic {
         match self.cur.token {
             // An unterminated string: the quote is missing at the end of its line.
@@ -441,9 +441,9 @@ impl<'s> State<'s> {
     }
 
     /// Where an "expected ..." error about the current token points: as MLIR's
-    /// `emitWrongTokenError`, a token that starts a line (after blank and comment-only
-    /// lines) is reported at the end of the previous line's content, where the missing
-    /// token belongs.
+    /// `emitWrongTokenError`, just past the previous token, skipping whitespace, blank
+    /// lines and comments, which is where the missing token belongs (the end of the
+    /// previous line when the wrong token starts a line).
     fn wrong_token_span(&self) -> Span {
         let b = self.src.as_bytes();
         let mut loc = self.cur.start().min(b.len());
