@@ -1760,6 +1760,7 @@ fn error_messages_match_mlir() {
         "dense<\"0x0102\"> : tensor<2xi8>",
         "dense<[true, false]> : vector<2xi1>",
         "dense<[(1, 2)]> : tensor<1xcomplex<i32>>",
+        "dense<[1, 2]> : memref<2xi32>",
     ] {
         attr_of(ok);
     }

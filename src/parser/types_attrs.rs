@@ -1132,13 +1132,16 @@ impl<'s> State<'s> {
 }
 
 /// MLIR's checks of a `dense<...>` literal against its type (TensorLiteralParser):
-/// a statically shaped tensor or vector, a consistently nested literal whose shape is
+/// a statically shaped tensor, vector or memref, a consistently nested literal whose shape is
 /// the type's (or a single splat element), and elements of the element type's kind.
 /// Errors carry whether they point at the type (else at the literal).
 fn check_dense_literal(lit: &DenseLiteral, ty: &Type) -> Result<(), (String, bool)> {
     let (shape, elem) = match ty {
-        Type::Tensor { shape, elem, .. } | Type::Vector { shape, elem, .. } => (shape, elem),
-        Type::UnrankedTensor { .. } => {
+        // mlir-opt-22 accepts memrefs too.
+        Type::Tensor { shape, elem, .. }
+        | Type::Vector { shape, elem, .. }
+        | Type::MemRef { shape, elem, .. } => (shape, elem),
+        Type::UnrankedTensor { .. } | Type::UnrankedMemRef { .. } => {
             return Err(("elements literal type must have static shape".into(), true));
         }
         _ => return Err(("elements literal must be a shaped type".into(), true)),
