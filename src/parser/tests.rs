@@ -1816,3 +1816,23 @@ fn module_name_and_visibility_are_properties() {
     assert_eq!(props(&c, out.module), want);
     assert_eq!(c.op(out.module).attributes.len(), 1);
 }
+
+/// Fuzzer find: `#.0` (a dialect attribute with an empty namespace) was accepted and
+/// printed as `#<"0">`, which does not parse. mlir-opt rejects it; `#d.` prints `#d<>`.
+#[test]
+fn empty_dialect_namespace() {
+    for bad in ["#.0", "#.", "#.a<1>"] {
+        let src = format!("\"t.a\"() {{f = {bad}}} : () -> ()");
+        let e = parse_err(&src);
+        assert_err(&src, &e, "invalid dialect namespace '\"\"'", bad);
+    }
+    let src = "\"t.a\"() : () -> !.x";
+    let e = parse_err(src);
+    assert_err(src, &e, "invalid dialect namespace", "!.x");
+    use crate::printer::{PrintOptions, print_op};
+    let (c, out) = parse("\"t.a\"() {f = #d.} : () -> ()");
+    let text = print_op(&c, out.module, &PrintOptions::default());
+    assert!(text.contains("{f = #d<>}"), "{text}");
+    let (c2, out2) = parse(&text);
+    assert_eq!(text, print_op(&c2, out2.module, &PrintOptions::default()));
+}

@@ -385,6 +385,10 @@ impl<'s> State<'s> {
         let t = self.bump();
         let ident = &t.text[1..];
         let after = t.end();
+        if ident.starts_with('.') {
+            // `#.x`: a dialect symbol with an empty namespace (mlir-opt's wording).
+            return Err(self.error_at(t.span, "invalid dialect namespace '\"\"'"));
+        }
         let has_body = self.src.as_bytes().get(after) == Some(&b'<');
         if !has_body {
             return Ok(match ident.split_once('.') {

@@ -734,6 +734,9 @@ fn dialect_symbol(out: &mut String, sigil: char, dialect: &str, body: &str) {
     if body.starts_with('<') {
         // The namespace form `#d<...>`, kept verbatim by the parser.
         out.push_str(body);
+    } else if body.is_empty() {
+        // `#d.` has no symbol data: MLIR prints `#d<>`.
+        out.push_str("<>");
     } else if pretty_dialect_body(body) {
         out.push('.');
         out.push_str(body);

@@ -20,3 +20,8 @@
 // A multi-byte character followed by more text made the string escaping panic.
 // CHECK: "t.a\D8\92b"() {s = "\C3\A9x\D8\92\D8\92yz"} : () -> ()
 "t.aؒb"() {s = "éxؒؒyz"} : () -> ()
+
+// A dialect attribute with no symbol data (`#d.`) prints as mlir-opt prints it; one
+// with an empty namespace (`#.0`) is an error (invalid.mlir), it printed as `#<"0">`.
+// CHECK: "t.b"() {f = #d<>} : () -> ()
+"t.b"() {f = #d.} : () -> ()

@@ -147,6 +147,11 @@
 
 // -----
 
+// expected-error @+1 {{invalid dialect namespace '""'}}
+"t.a"() {f = #.0} : () -> ()
+
+// -----
+
 // rtile-only: not supported by rtile (mlir-opt accepts it); said so, not misparsed.
 // expected-error @+1 {{'dense_resource' attributes are not supported}}
 "t.a"() {s = dense_resource<blob> : tensor<4xf32>} : () -> ()
