@@ -130,3 +130,15 @@ demo: deps build
 bench-gpu:
 	cargo build --release --bins
 	python3 bench/gpu/bench.py --bin target/release --markdown target/bench-gpu.md
+
+# Fuzz the parser/printer round trip (not part of `make test`; needs cargo-fuzz).
+# FUZZ_SECONDS bounds the run; the corpus is seeded from the lit tests and bench/ops.
+FUZZ_SECONDS ?= 2400
+.PHONY: fuzz fuzz-seed
+fuzz-seed:
+	@mkdir -p fuzz/corpus/parse_roundtrip
+	@for f in tests/lit/*/*.mlir bench/ops/*.mlir examples/*.mlir; do \
+	  cp "$$f" "fuzz/corpus/parse_roundtrip/seed-$$(echo "$$f" | tr '/' '_')"; \
+	done
+fuzz: fuzz-seed
+	fuzz/run-fuzz.sh $(FUZZ_SECONDS)

@@ -24,6 +24,9 @@ impl Dialect for BuiltinDialect {
 /// `builtin.module`: `module @name attributes {...} { ... }`.
 pub struct ModuleOp;
 
+/// ModuleOp's inherent attributes, in name order.
+pub const MODULE_INHERENT: &[&str] = &["sym_name", "sym_visibility"];
+
 impl OpDefinition for ModuleOp {
     fn name(&self) -> &'static str {
         "builtin.module"
@@ -50,9 +53,71 @@ impl OpDefinition for ModuleOp {
             ));
         }
         if ctx.regions(op).len() != 1 {
-            return Err(Diagnostic::op_error(ctx, op, "expects one region"));
+            return Err(Diagnostic::op_error(ctx, op, "requires one region"));
+        }
+        // The ODS constraints of ModuleOp (an optional symbol): wording as mlir-opt's.
+        if let Some(a) = ctx.inherent_attr(op, "sym_name")
+            && a.as_str().is_none()
+        {
+            return Err(Diagnostic::op_error(
+                ctx,
+                op,
+                "attribute 'sym_name' failed to satisfy constraint: string attribute",
+            ));
+        }
+        if let Some(v) = ctx.inherent_attr(op, "sym_visibility") {
+            match v.as_str() {
+                Some("public" | "private" | "nested") => {}
+                Some(s) => {
+                    return Err(Diagnostic::op_error(
+                        ctx,
+                        op,
+                        format!(
+                            "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"{s}\""
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(Diagnostic::op_error(
+                        ctx,
+                        op,
+                        "attribute 'sym_visibility' failed to satisfy constraint: string attribute",
+                    ));
+                }
+            }
+        }
+        // Discardable attributes belong to a dialect (ModuleOp::verify).
+        if let Some(a) = ctx
+            .op(op)
+            .attributes
+            .iter()
+            .find(|a| !a.name.contains('.') && !MODULE_INHERENT.contains(&a.name.as_str()))
+        {
+            return Err(Diagnostic::op_error(
+                ctx,
+                op,
+                format!(
+                    "can only contain attributes with dialect-prefixed names, found: '{}'",
+                    a.name
+                ),
+            ));
+        }
+        let body = ctx.regions(op)[0];
+        if ctx
+            .region_blocks(body)
+            .first()
+            .is_some_and(|&b| !ctx.block_args(b).is_empty())
+        {
+            return Err(Diagnostic::op_error(
+                ctx,
+                op,
+                "region should have no arguments",
+            ));
         }
         Ok(())
+    }
+    fn inherent_attributes(&self) -> &'static [&'static str] {
+        MODULE_INHERENT
     }
     fn has_custom_assembly(&self) -> bool {
         true

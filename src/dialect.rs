@@ -54,6 +54,12 @@ pub trait OpDefinition: Send + Sync {
     fn default_properties(&self) -> Vec<crate::ir::NamedAttribute> {
         Vec::new()
     }
+    /// Names of the op's inherent attributes (MLIR's properties): printed in `<{...}>`
+    /// in generic form, and taken from the attribute dictionary when a generic op is
+    /// written without `<{...}>`, as MLIR does.
+    fn inherent_attributes(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// True when the op has a custom assembly form ([`Self::parse`], [`Self::print`]).
     fn has_custom_assembly(&self) -> bool {
         false

@@ -77,6 +77,8 @@ pub struct OperationData {
 struct BlockData {
     args: Vec<Value>,
     arg_spans: Vec<Option<Span>>,
+    /// Locations of the arguments (`loc(...)` after `%arg: type`); `None` when not set.
+    arg_locs: Vec<Option<Location>>,
     first: Option<OpId>,
     last: Option<OpId>,
     parent: Option<RegionId>,
@@ -602,6 +604,7 @@ impl Context {
         });
         self.blocks[block].args.push(v);
         self.blocks[block].arg_spans.push(span);
+        self.blocks[block].arg_locs.push(None);
         v
     }
     /// Appends a detached block to `region`.
@@ -645,6 +648,17 @@ impl Context {
     /// The source span of block argument `i`, if parsed.
     pub fn block_arg_span(&self, block: BlockId, i: usize) -> Option<Span> {
         self.blocks[block].arg_spans.get(i).copied().flatten()
+    }
+    /// The location of block argument `i`, if one was set (the parser sets one for every
+    /// argument: the written `loc(...)`, or where the argument was written).
+    pub fn block_arg_location(&self, block: BlockId, i: usize) -> Option<&Location> {
+        self.blocks[block].arg_locs.get(i).and_then(|l| l.as_ref())
+    }
+    /// Sets the location of block argument `i` (ignored when there is no such argument).
+    pub fn set_block_arg_location(&mut self, block: BlockId, i: usize, loc: Location) {
+        if let Some(l) = self.blocks[block].arg_locs.get_mut(i) {
+            *l = Some(loc);
+        }
     }
     /// The source span of the block label, if parsed.
     pub fn block_span(&self, block: BlockId) -> Option<Span> {

@@ -142,10 +142,7 @@ impl<'p, 's> OpAsmParser<'p, 's> {
             return Err(self.st.err_expected("string"));
         }
         let t = self.st.bump();
-        super::lexer::unescape(t.text).map_err(|_| {
-            self.st
-                .error_at(t.span, "invalid escape sequence in string")
-        })
+        super::lexer::unescape(t.text).map_err(|e| self.st.bad_escape(t.span, e))
     }
 
     /// `@foo` → `"foo"` (also `@"quoted"`).
@@ -263,8 +260,8 @@ impl<'p, 's> OpAsmParser<'p, 's> {
         self.st.resolve_use(&o.name, o.index, o.span, ty)
     }
 
-    /// A region argument definition `%arg0` or `%arg0: f32` (a trailing `loc(...)` is
-    /// accepted and dropped).
+    /// A region argument definition `%arg0` or `%arg0: f32`, with an optional trailing
+    /// `loc(...)` that becomes the argument's location when the region is parsed.
     pub fn parse_argument(
         &mut self,
         with_type: bool,
@@ -279,7 +276,7 @@ impl<'p, 's> OpAsmParser<'p, 's> {
         } else {
             None
         };
-        self.st.skip_trailing_location()?;
+        self.st.parse_pending_arg_location(o.span)?;
         Ok((o, ty))
     }
 

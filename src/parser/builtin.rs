@@ -28,5 +28,7 @@ pub fn parse_module(
         return Err(p.error_here("expects region #0 to have 0 or 1 blocks"));
     }
     state.regions.push(region);
+    // The name and visibility are ModuleOp's inherent attributes (its properties).
+    super::move_inherent_to_properties(state, super::super::builtin::MODULE_INHERENT);
     Ok(())
 }

@@ -211,8 +211,9 @@ struct RegionScope {
     blocks: FxMap<String, BlockEntry>,
 }
 
-/// A location after an op: resolved, or an alias defined later in the file.
-enum TrailingLoc {
+/// A location after an op or a block argument: resolved, or an alias defined later in
+/// the file.
+pub(crate) enum TrailingLoc {
     None,
     Loc(Location),
     Deferred(String, Span),
@@ -236,6 +237,17 @@ pub(crate) struct State<'s> {
     isolated: Vec<bool>,
     num_results: usize,
     deferred_locs: Vec<(OpId, String, Span)>,
+    /// Block arguments whose `loc(#alias)` names an alias defined later in the file.
+    deferred_arg_locs: Vec<(BlockId, usize, String, Span)>,
+    /// `loc(...)` written after region arguments that a custom parser read (through
+    /// [`OpAsmParser::parse_argument`]), by the byte offset of the argument's name,
+    /// until the region that defines them is parsed.
+    pending_arg_locs: FxMap<u32, TrailingLoc>,
+    /// Byte offset of the start of each line, for the `loc("file":line:col)` of ops
+    /// and arguments written without one (as mlir-opt assigns).
+    line_starts: Vec<u32>,
+    /// The source's name as given (the file name in locations).
+    file_name: String,
     warnings: Vec<Diagnostic>,
     depth: usize,
     op_names: FxMap<String, Arc<str>>,
@@ -251,6 +263,19 @@ impl<'s> State<'s> {
         let mut lex = Lexer::new(src, file);
         let cur = lex.next_token();
         let registry = ctx.registry.clone();
+        let file_name = ctx
+            .sources
+            .get(file as usize)
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        let line_starts = std::iter::once(0)
+            .chain(
+                src.bytes()
+                    .enumerate()
+                    .filter(|(_, b)| *b == b'\n')
+                    .map(|(i, _)| i as u32 + 1),
+            )
+            .collect();
         State {
             ctx,
             src,
@@ -266,6 +291,10 @@ impl<'s> State<'s> {
             isolated: Vec::new(),
             num_results: 0,
             deferred_locs: Vec::new(),
+            deferred_arg_locs: Vec::new(),
+            pending_arg_locs: FxMap::default(),
+            line_starts,
+            file_name,
             warnings: Vec::new(),
             depth: 0,
             op_names: FxMap::default(),
@@ -340,6 +369,20 @@ impl<'s> State<'s> {
         }
     }
 
+    /// [`Self::expect_punct`] with MLIR's context in the message
+    /// (`expected '>' in tensor type`).
+    pub(crate) fn expect_punct_in(
+        &mut self,
+        p: &str,
+        context: &str,
+    ) -> Result<SpannedToken<'s>, Diagnostic> {
+        if self.at_punct(p) {
+            Ok(self.bump())
+        } else {
+            Err(self.err_expected(&format!("'{p}' in {context}")))
+        }
+    }
+
     pub(crate) fn at_keyword(&self, kw: &str) -> bool {
         self.cur.is_keyword(kw)
     }
@@ -365,14 +408,70 @@ impl<'s> State<'s> {
         Diagnostic::error(Some(self.cur.span), msg)
     }
 
-    /// "expected X" at the current token, or the lexer's complaint about it.
+    /// An invalid escape in the string token at `span`, `offset` bytes into the token:
+    /// the error points at the backslash, as MLIR's lexer does.
+    pub(crate) fn bad_escape(&self, span: Span, offset: usize) -> Diagnostic {
+        let at = span.start as usize + offset;
+        let end = (at + 2).min(span.end as usize);
+        self.error_at(
+            Span::new(span.file, at, end),
+            "unknown escape in string literal",
+        )
+    }
+
+    /// "expected X" about the current token, or the lexer's complaint about it.
     pub(crate) fn err_expected(&self, what: &str) -> Diagnostic {
         match self.cur.token {
+            // An unterminated string: the quote is missing at the end of its line.
             Token::Error if self.cur.text.starts_with('"') => {
-                self.error_here("expected '\"' in string literal")
+                let from = self.cur.start();
+                let eol = self.src[from..]
+                    .find(['\n', '\r'])
+                    .map_or(self.src.len(), |i| from + i);
+                self.error_at(
+                    Span::new(self.file, eol, eol),
+                    "expected '\"' in string literal",
+                )
+            }
+            Token::Error if self.cur.text.starts_with('@') => {
+                self.error_here("@ identifier expected to start with letter or '_'")
             }
             Token::Error => self.error_here(format!("unexpected character '{}'", self.cur.text)),
-            _ => self.error_here(format!("expected {what}")),
+            _ => self.error_at(self.wrong_token_span(), format!("expected {what}")),
+        }
+    }
+
+    /// Where an "expected ..." error about the current token points: as MLIR's
+    /// `emitWrongTokenError`, just past the previous token, skipping whitespace, blank
+    /// lines and comments, which is where the missing token belongs (the end of the
+    /// previous line when the wrong token starts a line).
+    fn wrong_token_span(&self) -> Span {
+        let b = self.src.as_bytes();
+        let mut loc = self.cur.start().min(b.len());
+        if self.cur.token == Token::Eof {
+            loc = loc.saturating_sub(1);
+        }
+        let original = self.cur.span;
+        let mut end = loc;
+        loop {
+            while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
+                end -= 1;
+            }
+            if end == 0 {
+                return original;
+            }
+            if !matches!(b[end - 1], b'\n' | b'\r') {
+                return Span::new(self.file, end, end);
+            }
+            end -= 1;
+            // A `//` on the previous line starts a comment: back up to before it.
+            let line_start = b[..end]
+                .iter()
+                .rposition(|&c| c == b'\n' || c == b'\r')
+                .map_or(0, |i| i + 1);
+            if let Some(c) = self.src[line_start..end].find("//") {
+                end = line_start + c;
+            }
         }
     }
 
@@ -486,6 +585,12 @@ impl<'s> State<'s> {
             }
             state.regions.push(region);
             state.span = Some(self.span_of(0, 0));
+            // mlir-opt's implicit module is at line 0, column 0 of the file.
+            state.location = Location::FileLineCol {
+                file: self.file_name.clone(),
+                line: 0,
+                col: 0,
+            };
             self.ctx.create_op(state)
         };
         // The temporary top-level block is empty now.
@@ -559,22 +664,53 @@ impl<'s> State<'s> {
 
     fn resolve_deferred_locations(&mut self) -> Result<(), Diagnostic> {
         for (op, name, span) in std::mem::take(&mut self.deferred_locs) {
-            match self.attr_aliases.get(&name) {
-                Some(Attribute::Location(l)) => self.ctx.op_mut(op).location = l.clone(),
-                Some(_) => {
-                    return Err(
-                        self.error_at(span, format!("expected location, but found '#{name}'"))
-                    );
-                }
-                None => {
-                    return Err(self.error_at(
-                        span,
-                        format!("operation location alias was never defined: '#{name}'"),
-                    ));
-                }
-            }
+            let l = self.deferred_location(&name, span)?;
+            self.ctx.op_mut(op).location = l;
+        }
+        for (block, i, name, span) in std::mem::take(&mut self.deferred_arg_locs) {
+            let l = self.deferred_location(&name, span)?;
+            self.ctx.set_block_arg_location(block, i, l);
         }
         Ok(())
+    }
+
+    /// The location alias `#name` used before its definition, now that the file is read.
+    fn deferred_location(&self, name: &str, span: Span) -> Result<Location, Diagnostic> {
+        match self.attr_aliases.get(name) {
+            Some(Attribute::Location(l)) => Ok(l.clone()),
+            Some(_) => Err(self.error_at(span, format!("expected location, but found '#{name}'"))),
+            None => Err(self.error_at(
+                span,
+                format!("operation location alias was never defined: '#{name}'"),
+            )),
+        }
+    }
+
+    /// `loc("file":line:col)` of byte offset `offset` (1-based line and column, the
+    /// column in bytes, as mlir-opt counts).
+    fn file_location(&self, offset: usize) -> Location {
+        let offset = offset as u32;
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line.saturating_sub(1)];
+        Location::FileLineCol {
+            file: self.file_name.clone(),
+            line: line as u32,
+            col: offset - start + 1,
+        }
+    }
+
+    /// Sets the location of argument `i` of `block`, written at `at`: the `loc(...)`
+    /// written after it, or where it was written.
+    fn set_arg_location(&mut self, block: BlockId, i: usize, at: Span, loc: TrailingLoc) {
+        let l = match loc {
+            TrailingLoc::None => self.file_location(at.start as usize),
+            TrailingLoc::Loc(l) => l,
+            TrailingLoc::Deferred(name, span) => {
+                self.deferred_arg_locs.push((block, i, name, span));
+                return;
+            }
+        };
+        self.ctx.set_block_arg_location(block, i, l);
     }
 
     // ----- SSA names ---------------------------------------------------------------
@@ -583,16 +719,25 @@ impl<'s> State<'s> {
         let Some(scope) = self.scopes.pop() else {
             return Ok(());
         };
-        let mut first: Option<(Span, &Rc<str>)> = None;
-        for (name, entries) in &scope.values {
-            for e in entries.all().iter().flatten() {
+        // The first forward reference never defined; `%x#N` past the results of a
+        // defined `%x` is MLIR's "invalid result number".
+        let mut first: Option<(Span, bool)> = None;
+        for entries in scope.values.values() {
+            let all = entries.all();
+            let defined = all.iter().flatten().any(|e| !e.forward);
+            for e in all.iter().flatten() {
                 if e.forward && first.is_none_or(|(s, _)| e.span.start < s.start) {
-                    first = Some((e.span, name));
+                    first = Some((e.span, defined));
                 }
             }
         }
-        if let Some((span, _)) = first {
-            return Err(self.error_at(span, "use of undeclared SSA value name"));
+        if let Some((span, defined)) = first {
+            let msg = if defined {
+                "reference to invalid result number"
+            } else {
+                "use of undeclared SSA value name"
+            };
+            return Err(self.error_at(span, msg));
         }
         Ok(())
     }
@@ -898,7 +1043,7 @@ impl<'s> State<'s> {
         let nres = self.ctx.results(op).len();
         if !results.is_empty() && nres != num_results {
             return Err(self.error_at(
-                name_tok.span,
+                self.span_of(start, name_tok.end()),
                 format!("operation defines {nres} results but was provided {num_results} to bind"),
             ));
         }
@@ -951,10 +1096,14 @@ impl<'s> State<'s> {
         Ok(TrailingLoc::Loc(self.parse_location()?))
     }
 
-    /// An optional `loc(...)` whose value is dropped (block and region argument
-    /// locations); `loc(#alias)` may name an alias defined later in the file.
-    pub(crate) fn skip_trailing_location(&mut self) -> Result<(), Diagnostic> {
-        self.parse_trailing_location().map(|_| ())
+    /// An optional `loc(...)` after a region argument that a custom parser reads; kept
+    /// until the region defining the argument is parsed.
+    pub(crate) fn parse_pending_arg_location(&mut self, at: Span) -> Result<(), Diagnostic> {
+        let l = self.parse_trailing_location()?;
+        if !matches!(l, TrailingLoc::None) {
+            self.pending_arg_locs.insert(at.start, l);
+        }
+        Ok(())
     }
 
     #[allow(clippy::type_complexity)]
@@ -966,8 +1115,7 @@ impl<'s> State<'s> {
         let raw = &name_tok.text[1..name_tok.text.len() - 1];
         // Fast path: op names almost never contain escapes.
         let name = if raw.contains('\\') {
-            lexer::unescape(name_tok.text)
-                .map_err(|_| self.error_at(name_tok.span, "invalid escape sequence in string"))?
+            lexer::unescape(name_tok.text).map_err(|e| self.bad_escape(name_tok.span, e))?
         } else {
             raw.to_string()
         };
@@ -1006,7 +1154,9 @@ impl<'s> State<'s> {
                 }
             }
         }
-        self.expect_punct(")")?;
+        if !self.eat_punct(")") {
+            return Err(self.err_expected("')' to end operand list"));
+        }
         if self.eat_punct("[") {
             loop {
                 let b = self.parse_successor()?;
@@ -1032,12 +1182,20 @@ impl<'s> State<'s> {
                     break;
                 }
             }
-            self.expect_punct(")")?;
+            if !self.eat_punct(")") {
+                return Err(self.err_expected("')' to end region list"));
+            }
         }
         if self.at_punct("{") {
             state.attributes = self.parse_dictionary()?;
         }
+        // Without `<{...}>`, a registered op's inherent attributes come from the
+        // attribute dictionary (MLIR's setPropertiesFromAttr); then the defaults of the
+        // properties not written at all.
         if let Some(d) = def {
+            if state.properties.is_none() {
+                move_inherent_to_properties(&mut state, d.inherent_attributes());
+            }
             fill_default_properties(&mut state, d.default_properties());
         }
         if !self.at_punct(":") {
@@ -1066,6 +1224,7 @@ impl<'s> State<'s> {
         }
         state.result_types = results;
         state.span = Some(self.span_of(start, name_tok.end()));
+        state.location = self.file_location(name_tok.start());
         let deferred = self.finish_location(&mut state)?;
         Ok((state, deferred))
     }
@@ -1092,10 +1251,23 @@ impl<'s> State<'s> {
                     match defaulted {
                         Some(x) => x,
                         None if !registry.has_dialect(dialect) => {
-                            return Err(self.error_at(
-                                name_tok.span,
-                                format!("Dialect `{dialect}' not found for custom op '{written}' "),
-                            ));
+                            let mut known: Vec<&str> =
+                                registry.dialects().iter().map(|d| d.0).collect();
+                            known.sort_unstable();
+                            return Err(self
+                                .error_at(
+                                    name_tok.span,
+                                    format!(
+                                        "Dialect `{dialect}' not found for custom op '{written}' "
+                                    ),
+                                )
+                                .with_note(Diagnostic::note(
+                                    Some(name_tok.span),
+                                    format!(
+                                        "Available dialects: {} ; for more info on dialect registration see https://mlir.llvm.org/getting_started/Faq/#registered-loaded-dependent-whats-up-with-dialects-management",
+                                        known.join(", ")
+                                    ),
+                                )));
                         }
                         None => {
                             return Err(self.error_at(
@@ -1119,10 +1291,12 @@ impl<'s> State<'s> {
                 match defaulted {
                     Some(x) => x,
                     None => {
-                        let tried = match self.default_dialects.last() {
-                            Some(d) => format!(" (tried '{d}.{written}' as well)"),
-                            None => String::new(),
-                        };
+                        // At top level the default dialect is builtin's, as in MLIR.
+                        let d = self
+                            .default_dialects
+                            .last()
+                            .map_or("builtin", |d| d.as_str());
+                        let tried = format!(" (tried '{d}.{written}' as well)");
                         return Err(self.error_at(
                             name_tok.span,
                             format!("custom op '{written}' is unknown{tried}"),
@@ -1139,6 +1313,7 @@ impl<'s> State<'s> {
         }
         let mut state = OperationState::new(self.intern(&full));
         state.span = Some(self.span_of(start, name_tok.end()));
+        state.location = self.file_location(name_tok.start());
         self.default_dialects.push(dialect_of(&full).to_string());
         self.isolated.push(def.traits().isolated_from_above);
         let saved = std::mem::replace(&mut self.num_results, num_results);
@@ -1194,8 +1369,13 @@ impl<'s> State<'s> {
         } else {
             let block = self.ctx.create_block(Vec::new());
             self.ctx.append_block(region, block);
-            for (o, ty) in entry_args {
+            for (i, (o, ty)) in entry_args.iter().enumerate() {
                 let v = self.ctx.add_block_argument(block, ty.clone(), Some(o.span));
+                let loc = self
+                    .pending_arg_locs
+                    .remove(&o.span.start)
+                    .unwrap_or(TrailingLoc::None);
+                self.set_arg_location(block, i, o.span, loc);
                 self.define_value(&o.name, 0, v, o.span)?;
             }
             self.parse_block_body(block)?;
@@ -1242,9 +1422,10 @@ impl<'s> State<'s> {
                     let o = self.parse_ssa_use()?;
                     self.expect_punct(":")?;
                     let ty = self.parse_type()?;
-                    // Argument locations have no home in the IR; parse and drop them.
-                    self.skip_trailing_location()?;
+                    let loc = self.parse_trailing_location()?;
                     let v = self.ctx.add_block_argument(block, ty, Some(o.span));
+                    let i = self.ctx.block_args(block).len() - 1;
+                    self.set_arg_location(block, i, o.span, loc);
                     self.define_value(&o.name, o.index, v, o.span)?;
                     if !self.eat_punct(",") {
                         break;
@@ -1284,4 +1465,20 @@ fn fill_default_properties(state: &mut OperationState, defaults: Vec<NamedAttrib
     }
     props.sort_by(|a, b| a.name.cmp(&b.name));
     state.properties = (!props.is_empty()).then_some(Attribute::Dictionary(props));
+}
+
+/// Moves the attributes named in `inherent` from `state.attributes` into
+/// `state.properties` (a dictionary, sorted by name; none when there are none).
+pub(crate) fn move_inherent_to_properties(state: &mut OperationState, inherent: &[&str]) {
+    if inherent.is_empty() {
+        return;
+    }
+    let (props, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut state.attributes)
+        .into_iter()
+        .partition(|a| inherent.contains(&a.name.as_str()));
+    state.attributes = rest;
+    if !props.is_empty() {
+        // Both come from sorted dictionaries: `props` is sorted.
+        state.properties = Some(Attribute::Dictionary(props));
+    }
 }

@@ -114,7 +114,7 @@ impl<'s> State<'s> {
             }
             Token::BangId => self.parse_extended_type(),
             Token::BareId => self.parse_keyword_type(),
-            _ => Err(self.err_expected("type")),
+            _ => Err(self.err_expected("non-function type")),
         }
     }
 
@@ -188,7 +188,7 @@ impl<'s> State<'s> {
                 self.bump();
                 self.expect_punct("<")?;
                 let e = self.parse_type()?;
-                self.expect_punct(">")?;
+                self.expect_punct_in(">", "complex type")?;
                 Ok(Type::Complex(Box::new(e)))
             }
             "tuple" => {
@@ -197,7 +197,7 @@ impl<'s> State<'s> {
                 let v = self.parse_type_list_until(">")?;
                 Ok(Type::Tuple(v))
             }
-            _ => Err(self.err_expected("type")),
+            _ => Err(self.err_expected("non-function type")),
         }
     }
 
@@ -264,7 +264,7 @@ impl<'s> State<'s> {
         if self.eat_punct("*") {
             self.parse_x_in_dimension_list()?;
             let elem = self.parse_type()?;
-            self.expect_punct(">")?;
+            self.expect_punct_in(">", "tensor type")?;
             return Ok(Type::UnrankedTensor {
                 elem: Box::new(elem),
             });
@@ -276,7 +276,7 @@ impl<'s> State<'s> {
         } else {
             None
         };
-        self.expect_punct(">")?;
+        self.expect_punct_in(">", "tensor type")?;
         Ok(Type::Tensor {
             shape,
             elem: Box::new(elem),
@@ -295,7 +295,7 @@ impl<'s> State<'s> {
             } else {
                 None
             };
-            self.expect_punct(">")?;
+            self.expect_punct_in(">", "memref type")?;
             return Ok(Type::UnrankedMemRef {
                 elem: Box::new(elem),
                 memory_space,
@@ -309,6 +309,20 @@ impl<'s> State<'s> {
             let span = self.cur.span;
             let a = self.parse_attribute()?;
             let is_layout = matches!(a, Attribute::AffineMap(_) | Attribute::Strided { .. });
+            if let Attribute::AffineMap(m) = &a
+                && is_layout
+                && layout.is_none()
+                && m.num_dims as usize != shape.len()
+            {
+                return Err(self.error_at(
+                    span,
+                    format!(
+                        "memref layout mismatch between rank and affine map: {} != {}",
+                        shape.len(),
+                        m.num_dims
+                    ),
+                ));
+            }
             if is_layout && layout.is_none() && memory_space.is_none() {
                 layout = Some(Box::new(a));
             } else if memory_space.is_none() && !is_layout {
@@ -317,7 +331,7 @@ impl<'s> State<'s> {
                 return Err(self.error_at(span, "multiple memory spaces specified in memref type"));
             }
         }
-        self.expect_punct(">")?;
+        self.expect_punct_in(">", "memref type")?;
         Ok(Type::MemRef {
             shape,
             elem: Box::new(elem),
@@ -327,7 +341,7 @@ impl<'s> State<'s> {
     }
 
     fn parse_vector_type(&mut self) -> Result<Type, Diagnostic> {
-        self.bump();
+        let start = self.bump().span;
         self.expect_punct("<")?;
         let mut shape = Vec::new();
         let mut scalable = Vec::new();
@@ -351,7 +365,13 @@ impl<'s> State<'s> {
             self.parse_x_in_dimension_list()?;
         }
         let elem = self.parse_type()?;
-        self.expect_punct(">")?;
+        self.expect_punct_in(">", "vector type")?;
+        if let Some(&d) = shape.iter().find(|&&d| d <= 0) {
+            return Err(self.error_at(
+                start,
+                format!("vector types must have positive constant sizes but got {d}"),
+            ));
+        }
         Ok(Type::Vector {
             shape,
             scalable,
@@ -365,6 +385,10 @@ impl<'s> State<'s> {
         let t = self.bump();
         let ident = &t.text[1..];
         let after = t.end();
+        if ident.starts_with('.') {
+            // `#.x`: a dialect symbol with an empty namespace (mlir-opt's wording).
+            return Err(self.error_at(t.span, "invalid dialect namespace '\"\"'"));
+        }
         let has_body = self.src.as_bytes().get(after) == Some(&b'<');
         if !has_body {
             return Ok(match ident.split_once('.') {
@@ -431,8 +455,7 @@ impl<'s> State<'s> {
             Token::Integer | Token::Float | Token::Minus => self.parse_number_attr(),
             Token::String => {
                 let t = self.bump();
-                let value = lexer::unescape(t.text)
-                    .map_err(|_| self.error_at(t.span, "invalid escape sequence in string"))?;
+                let value = lexer::unescape(t.text).map_err(|e| self.bad_escape(t.span, e))?;
                 let ty = if self.at_punct(":") {
                     self.bump();
                     Some(self.parse_type()?)
@@ -451,7 +474,10 @@ impl<'s> State<'s> {
                             break;
                         }
                     }
-                    self.expect_punct("]")?;
+                    if !self.at_punct("]") {
+                        return Err(self.err_expected("',' or ']'"));
+                    }
+                    self.bump();
                 }
                 Ok(Attribute::Array(v))
             }
@@ -485,8 +511,7 @@ impl<'s> State<'s> {
             Token::AtId => Ok(self.bump().text[1..].to_string()),
             Token::AtString => {
                 let t = self.bump();
-                lexer::unescape(&t.text[1..])
-                    .map_err(|_| self.error_at(t.span, "invalid escape sequence in string"))
+                lexer::unescape(&t.text[1..]).map_err(|e| self.bad_escape(t.span, e + 1))
             }
             _ => Err(self.err_expected("valid '@'-identifier for symbol name")),
         }
@@ -510,9 +535,7 @@ impl<'s> State<'s> {
                     }
                     Token::String => {
                         self.bump();
-                        let n = lexer::unescape(t.text).map_err(|_| {
-                            self.error_at(t.span, "invalid escape sequence in string")
-                        })?;
+                        let n = lexer::unescape(t.text).map_err(|e| self.bad_escape(t.span, e))?;
                         if n.is_empty() {
                             return Err(self.error_at(t.span, "expected valid attribute name"));
                         }
@@ -788,8 +811,9 @@ impl<'s> State<'s> {
 
     /// `dense<literal> : type`.
     fn parse_dense_attr(&mut self) -> Result<Attribute, Diagnostic> {
-        self.bump();
+        let kw = self.bump();
         self.expect_punct("<")?;
+        let lit_span = self.span_of(kw.start(), self.cur.end());
         let literal = if self.at_punct(">") {
             DenseLiteral::Empty
         } else {
@@ -800,7 +824,11 @@ impl<'s> State<'s> {
             return Err(self.err_expected("':'"));
         }
         self.bump();
+        let ty_span = self.cur.span;
         let ty = self.parse_type()?;
+        check_dense_literal(&literal, &ty).map_err(|(msg, at_type)| {
+            self.error_at(if at_type { ty_span } else { lit_span }, msg)
+        })?;
         Ok(Attribute::DenseElements { literal, ty })
     }
 
@@ -1050,8 +1078,7 @@ impl<'s> State<'s> {
             }
             Token::String => {
                 self.bump();
-                let s = lexer::unescape(t.text)
-                    .map_err(|_| self.error_at(t.span, "invalid escape sequence in string"))?;
+                let s = lexer::unescape(t.text).map_err(|e| self.bad_escape(t.span, e))?;
                 if self.eat_punct(":") {
                     let line = self.parse_u32("line number in file location")?;
                     self.expect_punct(":")?;
@@ -1105,5 +1132,92 @@ impl<'s> State<'s> {
         t.text
             .parse::<u32>()
             .map_err(|_| self.error_at(t.span, format!("expected {what}")))
+    }
+}
+
+/// MLIR's checks of a `dense<...>` literal against its type (TensorLiteralParser):
+/// a statically shaped tensor, vector or memref, a consistently nested literal whose shape is
+/// the type's (or a single splat element), and elements of the element type's kind.
+/// Errors carry whether they point at the type (else at the literal).
+fn check_dense_literal(lit: &DenseLiteral, ty: &Type) -> Result<(), (String, bool)> {
+    let (shape, elem) = match ty {
+        // mlir-opt-22 accepts memrefs too.
+        Type::Tensor { shape, elem, .. }
+        | Type::Vector { shape, elem, .. }
+        | Type::MemRef { shape, elem, .. } => (shape, elem),
+        Type::UnrankedTensor { .. } | Type::UnrankedMemRef { .. } => {
+            return Err(("elements literal type must have static shape".into(), true));
+        }
+        _ => return Err(("elements literal must be a shaped type".into(), true)),
+    };
+    if shape.iter().any(|&d| d < 0) {
+        return Err(("elements literal type must have static shape".into(), true));
+    }
+    if matches!(lit, DenseLiteral::Hex(_) | DenseLiteral::Empty) {
+        return Ok(());
+    }
+    let lit_shape = literal_shape(lit)?;
+    if !lit_shape.is_empty() && lit_shape != *shape {
+        let dims = |s: &[i64]| {
+            s.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err((
+            format!(
+                "inferred shape of elements literal ([{}]) does not match type ([{}])",
+                dims(&lit_shape),
+                dims(shape)
+            ),
+            false,
+        ));
+    }
+    check_dense_elements(lit, elem)
+}
+
+/// The shape of a nested literal list; scalars have shape `[]`.
+fn literal_shape(lit: &DenseLiteral) -> Result<Vec<i64>, (String, bool)> {
+    let DenseLiteral::List(items) = lit else {
+        return Ok(Vec::new());
+    };
+    let mut inner: Option<Vec<i64>> = None;
+    for item in items {
+        let s = literal_shape(item)?;
+        match &inner {
+            Some(prev) if *prev != s => {
+                return Err((
+                    "tensor literal is invalid; ranks are not consistent between elements".into(),
+                    false,
+                ));
+            }
+            Some(_) => {}
+            None => inner = Some(s),
+        }
+    }
+    let mut shape = vec![items.len() as i64];
+    shape.extend(inner.unwrap_or_default());
+    Ok(shape)
+}
+
+/// Each scalar of `lit` must suit element type `elem` (integer types take integers,
+/// `i1` also `true`/`false`).
+fn check_dense_elements(lit: &DenseLiteral, elem: &Type) -> Result<(), (String, bool)> {
+    match lit {
+        DenseLiteral::List(items) => items.iter().try_for_each(|i| check_dense_elements(i, elem)),
+        DenseLiteral::Float(_) if matches!(elem, Type::Integer { .. } | Type::Index) => Err((
+            "expected integer elements, but parsed floating-point".into(),
+            false,
+        )),
+        DenseLiteral::Bool(_)
+            if matches!(elem, Type::Index)
+                || matches!(elem, Type::Integer { width, .. } if *width != 1) =>
+        {
+            Err((
+                "expected i1 type for 'true' or 'false' values".into(),
+                false,
+            ))
+        }
+        _ => Ok(()),
     }
 }

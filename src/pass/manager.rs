@@ -347,7 +347,7 @@ impl PassManager {
             "  {secs:8.4} ({:5.1}%)  Total\n",
             if secs > 0.0 { 100.0 } else { 0.0 }
         ));
-        out.push('\n');
+        // mlir-opt-22's report ends with the Total row (no empty line after it).
         out
     }
 }

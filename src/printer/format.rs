@@ -702,7 +702,9 @@ pub(crate) fn escaped_string(out: &mut String, s: &str) {
         if plain {
             continue;
         }
-        out.push_str(&s[start..i]);
+        // Only printable ASCII lies between escapes; slicing bytes, not the str, since
+        // `start` may be inside a multi-byte character whose bytes are all escaped.
+        out.extend(bytes[start..i].iter().map(|&b| b as char));
         start = i + 1;
         if c == b'\\' {
             out.push_str("\\\\");
@@ -712,7 +714,7 @@ pub(crate) fn escaped_string(out: &mut String, s: &str) {
             out.push(HEX[(c & 15) as usize] as char);
         }
     }
-    out.push_str(&s[start..]);
+    out.extend(bytes[start..].iter().map(|&b| b as char));
     out.push('"');
 }
 
@@ -732,6 +734,9 @@ fn dialect_symbol(out: &mut String, sigil: char, dialect: &str, body: &str) {
     if body.starts_with('<') {
         // The namespace form `#d<...>`, kept verbatim by the parser.
         out.push_str(body);
+    } else if body.is_empty() {
+        // `#d.` has no symbol data: MLIR prints `#d<>`.
+        out.push_str("<>");
     } else if pretty_dialect_body(body) {
         out.push('.');
         out.push_str(body);

@@ -518,13 +518,16 @@ impl<'a> OpAsmPrinter<'a> {
         self.names.push_block(&mut self.buf, b);
     }
 
-    /// The location of a block argument: where it was parsed (MLIR keeps one per
-    /// argument), or `unknown` for arguments made by code.
+    /// The location of a block argument: the one it was given (the parser gives every
+    /// argument one), else where it was parsed, or `unknown` for arguments made by code.
     fn arg_location(&mut self, v: Value) -> Location {
         let ctx = self.ctx;
         let ValueDef::BlockArgument { block, index } = ctx.value_def(v) else {
             return Location::Unknown;
         };
+        if let Some(l) = ctx.block_arg_location(block, index as usize) {
+            return l.clone();
+        }
         let Some(span) = ctx.block_arg_span(block, index as usize) else {
             return Location::Unknown;
         };

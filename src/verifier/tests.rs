@@ -496,3 +496,37 @@ fn symbol_trait_rules() {
         ]
     );
 }
+
+/// MLIR's `mayHaveSSADominance`: nothing is known of an unregistered op's regions, so
+/// forward uses there are accepted (mlir-opt-22 does too); the same IR inside a
+/// registered SSACFG region is rejected.
+#[test]
+fn forward_uses_only_in_unregistered_regions() {
+    for (owner, accepted) in [("t.unregistered", true), ("test.region", false)] {
+        let mut c = ctx();
+        c.allow_unregistered = true;
+        let (m, b) = region_op(&mut c, None, "builtin.module", 1);
+        let (_r, rb) = region_op(&mut c, Some(b[0]), owner, 2);
+        // Forward use in the same block, and a use in a block the def does not dominate.
+        let user = op(&mut c, rb[0], "test.op", vec![], 0);
+        let def = op(&mut c, rb[0], "test.op", vec![], 1);
+        let v = c.result(def, 0);
+        c.set_operands(user, vec![v]);
+        let late = op(&mut c, rb[1], "test.op", vec![], 1);
+        let w = c.result(late, 0);
+        op(&mut c, rb[0], "test.op", vec![w], 0);
+        let got = messages(verify(&c, m));
+        if accepted {
+            assert_eq!(got, Vec::<String>::new(), "{owner}");
+        } else {
+            assert_eq!(
+                got,
+                [
+                    "operand #0 does not dominate this use",
+                    "operand #0 does not dominate this use"
+                ],
+                "{owner}"
+            );
+        }
+    }
+}

@@ -58,6 +58,10 @@ pub struct OptOptions {
     pub pass_config: PassManagerConfig,
     /// Force colour in rendered diagnostics (tests pass `Some(false)`); `None`: auto.
     pub color: Option<bool>,
+    /// Write the log to stderr as it is produced (the `rtile-opt` binary), so that it
+    /// interleaves with what passes print to stderr themselves (`print-op-stats`) as in
+    /// mlir-opt; [`OptOutcome::log`] is then empty.
+    pub stream_log: bool,
 }
 
 /// The result of one `rtile-opt` run.
@@ -102,12 +106,17 @@ fn build_pipeline(
 }
 
 /// A `Write` into a shared buffer: IR dumps and reports of the pass manager land in the
-/// log in order with the diagnostics.
+/// log in order with the diagnostics. A streaming one writes through to stderr.
 #[derive(Clone, Default)]
-struct SharedBuf(Arc<Mutex<Vec<u8>>>);
+struct SharedBuf(Arc<Mutex<Vec<u8>>>, bool);
 
 impl Write for SharedBuf {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.1 {
+            // Best effort, as MLIR's raw_ostream: a closed stderr is not an IR error.
+            let _ = std::io::stderr().write_all(buf);
+            return Ok(buf.len());
+        }
         match self.0.lock() {
             Ok(mut v) => v.extend_from_slice(buf),
             Err(p) => p.into_inner().extend_from_slice(buf),
@@ -172,6 +181,9 @@ pub fn run_opt(opts: &OptOptions, name: &str, text: &str) -> OptOutcome {
         let mut ctx = Context::new(dialects.clone());
         if let Err(d) = build_pipeline(&mut ctx, &passes, &opts.pipeline) {
             log.push_str(&render_diag(opts, &ctx, &d));
+            if opts.stream_log {
+                eprint!("{}", std::mem::take(&mut log));
+            }
             return OptOutcome {
                 output: String::new(),
                 log,
@@ -182,7 +194,11 @@ pub fn run_opt(opts: &OptOptions, name: &str, text: &str) -> OptOutcome {
     for chunk in chunks {
         let r = run_chunk(opts, &dialects, &passes, name, chunk);
         outputs.push(r.output);
-        log.push_str(&r.log);
+        if opts.stream_log {
+            eprint!("{}", r.log);
+        } else {
+            log.push_str(&r.log);
+        }
         success &= r.success;
     }
     OptOutcome {
@@ -203,7 +219,7 @@ fn run_chunk(
     ctx.allow_unregistered = opts.allow_unregistered;
     let file = ctx.add_source(name, text);
     let mut diags: Vec<Diagnostic> = Vec::new();
-    let pass_log = SharedBuf::default();
+    let pass_log = SharedBuf(Arc::default(), opts.stream_log);
     let output = process(opts, passes, &mut ctx, file, &mut diags, &pass_log);
     let mut log = pass_log.take();
 

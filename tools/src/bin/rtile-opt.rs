@@ -267,6 +267,9 @@ fn main() -> ExitCode {
             ..PassManagerConfig::default()
         },
         color: None,
+        // Diagnostics and IR dumps go to stderr as they come, in order with the output
+        // of passes that print there (print-op-stats).
+        stream_log: true,
     };
 
     let input = matches

@@ -1,0 +1,27 @@
+// Inputs the parse_roundtrip fuzz target (fuzz/, `make fuzz`) found; each must print,
+// reparse and print again to the same text.
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %s > %t.1
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.1 > %t.2
+// RUN: diff %t.1 %t.2
+// RUN: FileCheck %s < %t.1
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-debuginfo %s > %t.3
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-debuginfo %t.3 > %t.4
+// RUN: diff %t.3 %t.4
+// RUN: FileCheck %s --check-prefix=LOC < %t.3
+
+// Block argument locations were dropped and reprinted from the argument's position in
+// the printed text, so the debuginfo print moved on every round trip.
+// LOC: ^bb0(%arg0: index loc("{{.*}}fuzz-regressions.mlir":[[@LINE+2]]:6), %arg1: index loc("elsewhere":1:2)):
+"t.region"() ({
+^bb0(%a: index, %b: index loc("elsewhere":1:2)):
+  "t.use"(%a, %b) : (index, index) -> ()
+}) : () -> ()
+
+// A multi-byte character followed by more text made the string escaping panic.
+// CHECK: "t.a\D8\92b"() {s = "\C3\A9x\D8\92\D8\92yz"} : () -> ()
+"t.aؒb"() {s = "éxؒؒyz"} : () -> ()
+
+// A dialect attribute with no symbol data (`#d.`) prints as mlir-opt prints it; one
+// with an empty namespace (`#.0`) is an error (invalid.mlir), it printed as `#<"0">`.
+// CHECK: "t.b"() {f = #d<>} : () -> ()
+"t.b"() {f = #d.} : () -> ()
