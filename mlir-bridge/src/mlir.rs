@@ -1,0 +1,292 @@
+//! The MLIR side (melior, MLIR 22): a context with every upstream dialect and pass, rtile
+//! passes wrapped as MLIR external passes, and mixed pipelines.
+//!
+//! An rtile pass inside an MLIR `PassManager` works on text: the module is printed in the
+//! generic form, parsed into an rtile `Context`, transformed, printed in the generic form,
+//! parsed back by MLIR, and its body replaces the original module's body. MLIR's own
+//! verifier then runs after the pass, as after any pass.
+
+use melior::Context;
+use melior::ContextRef;
+use melior::dialect::DialectRegistry;
+use melior::ir::operation::{OperationLike, OperationPrintingFlags};
+use melior::ir::r#type::TypeId;
+use melior::ir::{Module, OperationRef};
+use melior::pass::{ExternalPass, PassManager, RunExternalPass, create_external};
+use melior::utility::{register_all_dialects, register_all_passes};
+
+/// A context that knows every upstream dialect and pass, and accepts unregistered ops
+/// (te, rtile attributes) as opaque ones.
+pub fn new_context() -> Context {
+    let registry = DialectRegistry::new();
+    register_all_dialects(&registry);
+    let context = Context::new();
+    context.append_dialect_registry(&registry);
+    context.load_all_available_dialects();
+    context.set_allow_unregistered_dialects(true);
+    register_all_passes();
+    context
+}
+
+/// What an external rtile pass does to the module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bridged {
+    /// `rtile-import-linalg`: linalg.generic → te.compute ([`crate::import`]).
+    ImportLinalg,
+    /// Any rtile pass: the rtile pipeline text to run (`builtin.module(construct-rtile{device=h100})`).
+    Rtile(String),
+}
+
+/// The MLIR pipeline element names of rtile passes and the rtile pass each one runs.
+pub const RTILE_PASSES: &[(&str, &str)] = &[
+    ("rtile-construct", "construct-rtile"),
+    ("rtile-select", "rtile-select"),
+    ("rtile-axis-fusion", "axis-fusion"),
+    ("rtile-tensor-padding", "tensor-padding"),
+    ("rtile-lower-to-gpu", "lower-to-gpu"),
+];
+
+/// The bridged pass a pipeline element names (`rtile-construct{device=h100}`), if any.
+pub fn bridged_pass(name: &str, options: &str) -> Option<Bridged> {
+    if name == "rtile-import-linalg" {
+        return Some(Bridged::ImportLinalg);
+    }
+    let (_, rtile) = RTILE_PASSES.iter().find(|(m, _)| *m == name)?;
+    let opts = if options.is_empty() {
+        String::new()
+    } else {
+        format!("{{{options}}}")
+    };
+    Some(Bridged::Rtile(format!("builtin.module({rtile}{opts})")))
+}
+
+#[repr(align(8))]
+struct PassIdTag;
+static BRIDGE_PASS_ID: PassIdTag = PassIdTag;
+
+/// An rtile pass run by MLIR's pass manager on a `builtin.module`.
+#[derive(Clone, Debug)]
+pub struct BridgePass {
+    pub what: Bridged,
+}
+
+impl<'c> RunExternalPass<'c> for BridgePass {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        if let Err(e) = self.apply(operation) {
+            eprintln!("error: {e}");
+            pass.signal_failure();
+        }
+    }
+}
+
+impl BridgePass {
+    fn apply(&self, operation: OperationRef<'_, '_>) -> Result<(), String> {
+        let text = operation
+            .to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form())
+            .map_err(|e| format!("printing the module for rtile: {e}"))?;
+        let out = match &self.what {
+            Bridged::ImportLinalg => {
+                let (out, report) = crate::import_text("<mlir>", &text, true)?;
+                for r in &report.remarks {
+                    eprintln!("{r}");
+                }
+                out
+            }
+            Bridged::Rtile(p) => crate::run_rtile_pipeline("<mlir>", &text, p)?,
+        };
+        // SAFETY: the pass manager hands this pass the module it runs on, for this call
+        // only; nothing else touches it meanwhile. The replacement module lives in the
+        // same context, and its ops are moved (not copied) before it is dropped.
+        unsafe { replace_module_body(operation, &out) }
+    }
+}
+
+/// Replaces the body and the attributes of `module` by those of the module in `text`.
+///
+/// # Safety
+/// `module` must be a `builtin.module` that the caller may mutate.
+unsafe fn replace_module_body(module: OperationRef<'_, '_>, text: &str) -> Result<(), String> {
+    use mlir_sys::*;
+    let ctx_ref = module.context();
+    // SAFETY: the context outlives this call (it owns `module`).
+    let context: &Context = unsafe { ctx_ref.to_ref() };
+    let new = Module::parse(context, text)
+        .ok_or("MLIR could not parse the module rtile printed (see the diagnostics above)")?;
+    let raw = module.to_raw();
+    let new_raw = new.as_operation().to_raw();
+    // SAFETY: raw handles of live ops of one context; every op is either erased or
+    // moved exactly once.
+    unsafe {
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0));
+        let new_block = mlirRegionGetFirstBlock(mlirOperationGetRegion(new_raw, 0));
+        if block.ptr.is_null() || new_block.ptr.is_null() {
+            return Err("a module without a body".into());
+        }
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            let next = mlirOperationGetNextInBlock(op);
+            mlirOperationDestroy(op);
+            op = next;
+        }
+        let mut op = mlirBlockGetFirstOperation(new_block);
+        while !op.ptr.is_null() {
+            let next = mlirOperationGetNextInBlock(op);
+            mlirOperationRemoveFromParent(op);
+            mlirBlockAppendOwnedOperation(block, op);
+            op = next;
+        }
+        for i in 0..mlirOperationGetNumAttributes(new_raw) {
+            let na = mlirOperationGetAttribute(new_raw, i);
+            mlirOperationSetAttributeByName(raw, mlirIdentifierStr(na.name), na.attribute);
+        }
+    }
+    Ok(())
+}
+
+unsafe extern "C" fn collect_message(s: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
+    // SAFETY: `data` is the `String` handed over by `add_pipeline`; `s` is valid for this call.
+    unsafe {
+        let out = &mut *(data as *mut String);
+        let bytes = std::slice::from_raw_parts(s.data as *const u8, s.length);
+        out.push_str(&String::from_utf8_lossy(bytes));
+    }
+}
+
+/// Appends upstream pipeline elements (`linalg-generalize-named-ops,canonicalize`) to
+/// `pm` (melior's `parse_pass_pipeline` replaces the whole pipeline instead).
+fn add_pipeline(pm: &PassManager<'_>, elements: &str) -> Result<(), String> {
+    let mut message = String::new();
+    // SAFETY: a live pass manager; the callback writes only into `message`.
+    let ok = unsafe {
+        let r = mlir_sys::mlirOpPassManagerAddPipeline(
+            pm.as_operation_pass_manager().to_raw(),
+            mlir_sys::MlirStringRef {
+                data: elements.as_ptr() as *const _,
+                length: elements.len(),
+            },
+            Some(collect_message),
+            &mut message as *mut String as *mut std::ffi::c_void,
+        );
+        r.value != 0
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("in `{elements}`: {message}"))
+    }
+}
+
+/// Splits `a, b{x=1, y}, c(d, e)` at top-level commas.
+fn split_top(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for ch in s.chars() {
+        match ch {
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => depth -= 1,
+            _ => {}
+        }
+        if ch == ',' && depth == 0 {
+            out.push(cur.trim().to_string());
+            cur.clear();
+        } else {
+            cur.push(ch);
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// Builds a pass manager for a mixed pipeline: upstream pass elements are parsed by MLIR,
+/// elements naming rtile passes (`rtile-import-linalg`, `rtile-construct{device=h100}`,
+/// see [`RTILE_PASSES`]) become external passes. The text is either
+/// `builtin.module(e1, e2, ...)` or the bare element list.
+pub fn build_pass_manager<'c>(
+    context: &'c Context,
+    pipeline: &str,
+) -> Result<PassManager<'c>, String> {
+    let p = pipeline.trim();
+    let inner = match p.strip_prefix("builtin.module(") {
+        Some(rest) => rest
+            .strip_suffix(')')
+            .ok_or("unbalanced parentheses in the pipeline")?,
+        None => p,
+    };
+    let pm = PassManager::new(context);
+    let mut upstream: Vec<String> = Vec::new();
+    let flush = |upstream: &mut Vec<String>, pm: &PassManager<'c>| -> Result<(), String> {
+        if upstream.is_empty() {
+            return Ok(());
+        }
+        let text = upstream.join(",");
+        upstream.clear();
+        add_pipeline(pm, &text)
+    };
+    for el in split_top(inner) {
+        let (name, options) = match el.split_once('{') {
+            Some((n, rest)) => (
+                n.trim(),
+                rest.strip_suffix('}')
+                    .ok_or_else(|| format!("unbalanced braces in `{el}`"))?
+                    .trim(),
+            ),
+            None => (el.as_str(), ""),
+        };
+        match bridged_pass(name, options) {
+            Some(what) => {
+                flush(&mut upstream, &pm)?;
+                pm.add_pass(create_external(
+                    BridgePass { what },
+                    TypeId::create(&BRIDGE_PASS_ID),
+                    name,
+                    name,
+                    "an rtile pass run on the module through rtile's IR",
+                    "builtin.module",
+                    &[],
+                ));
+            }
+            None if name.starts_with("rtile-") => {
+                return Err(format!(
+                    "unknown rtile pass `{name}` (known: rtile-import-linalg{})",
+                    RTILE_PASSES
+                        .iter()
+                        .map(|(m, _)| format!(", {m}"))
+                        .collect::<String>()
+                ));
+            }
+            None => upstream.push(el.clone()),
+        }
+    }
+    flush(&mut upstream, &pm)?;
+    Ok(pm)
+}
+
+/// Parses `text`, runs the mixed `pipeline`, verifies with MLIR's verifier, and prints
+/// (`generic`: MLIR's generic form).
+pub fn run_pipeline(text: &str, pipeline: &str, generic: bool) -> Result<String, String> {
+    let context = new_context();
+    let mut module = Module::parse(&context, text).ok_or("MLIR could not parse the input")?;
+    if !module.as_operation().verify() {
+        return Err("the input does not verify".into());
+    }
+    let pm = build_pass_manager(&context, pipeline)?;
+    pm.run(&mut module)
+        .map_err(|e| format!("the pipeline failed: {e}"))?;
+    if !module.as_operation().verify() {
+        return Err("the result does not verify".into());
+    }
+    let flags = if generic {
+        OperationPrintingFlags::new().print_generic_operation_form()
+    } else {
+        OperationPrintingFlags::new()
+    };
+    module
+        .as_operation()
+        .to_string_with_flags(flags)
+        .map_err(|e| format!("printing: {e}"))
+}
