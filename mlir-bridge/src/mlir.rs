@@ -290,3 +290,194 @@ pub fn run_pipeline(text: &str, pipeline: &str, generic: bool) -> Result<String,
         .to_string_with_flags(flags)
         .map_err(|e| format!("printing: {e}"))
 }
+
+/// Upstream's own lowering of linalg on the host: bufferize, linalg → loops, → LLVM.
+pub const HOST_LOWERING: &str = "builtin.module(one-shot-bufferize{bufferize-function-boundaries},\
+func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,expand-strided-metadata,\
+finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,\
+convert-cf-to-llvm,reconcile-unrealized-casts)";
+
+/// MLIR's `UnrankedMemRefType`: a rank and a pointer to a ranked descriptor
+/// `{base, data, offset, sizes[rank], strides[rank]}`.
+#[repr(C)]
+struct Unranked {
+    rank: i64,
+    descriptor: *mut i64,
+}
+
+/// MLIR's runtime `memrefCopy` (CRunnerUtils), which bufferized `tensor.pad` calls. The
+/// shared library that has it links its own libLLVM, so the bridge provides it instead of
+/// loading a second LLVM into the process.
+unsafe extern "C" fn memref_copy(elem_size: i64, src: *mut Unranked, dst: *mut Unranked) {
+    // SAFETY: MLIR passes two valid descriptors of the same rank and shape.
+    unsafe {
+        let (s, d) = (&*src, &*dst);
+        let rank = s.rank.max(0) as usize;
+        let sd = s.descriptor;
+        let dd = d.descriptor;
+        let s_data = *(sd.add(1)) as *const u8;
+        let d_data = *(dd.add(1)) as *mut u8;
+        let s_off = *sd.add(2);
+        let d_off = *dd.add(2);
+        let sizes: Vec<i64> = (0..rank).map(|i| *sd.add(3 + i)).collect();
+        let s_str: Vec<i64> = (0..rank).map(|i| *sd.add(3 + rank + i)).collect();
+        let d_str: Vec<i64> = (0..rank).map(|i| *dd.add(3 + rank + i)).collect();
+        let total: i64 = sizes.iter().product();
+        let es = elem_size as usize;
+        let mut idx = vec![0i64; rank];
+        for _ in 0..total.max(0) {
+            let so = s_off + idx.iter().zip(&s_str).map(|(i, st)| i * st).sum::<i64>();
+            let dof = d_off + idx.iter().zip(&d_str).map(|(i, st)| i * st).sum::<i64>();
+            std::ptr::copy_nonoverlapping(
+                s_data.add(so as usize * es),
+                d_data.add(dof as usize * es),
+                es,
+            );
+            for k in (0..rank).rev() {
+                idx[k] += 1;
+                if idx[k] < sizes[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+}
+
+/// A static f32 tensor for [`execute_on_host`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostTensor {
+    pub shape: Vec<i64>,
+    /// Row-major.
+    pub data: Vec<f32>,
+}
+
+fn tensor_type(shape: &[i64]) -> String {
+    let mut s = String::from("tensor<");
+    for d in shape {
+        s.push_str(&format!("{d}x"));
+    }
+    s.push_str("f32>");
+    s
+}
+
+fn dense_literal(shape: &[i64], data: &[f32]) -> String {
+    match shape.split_first() {
+        None => format!("{:e}", data.first().copied().unwrap_or(0.0) as f64),
+        Some((&n, rest)) => {
+            let inner: i64 = rest.iter().product();
+            let parts: Vec<String> = (0..n as usize)
+                .map(|i| {
+                    let lo = i * inner as usize;
+                    dense_literal(rest, data.get(lo..lo + inner as usize).unwrap_or(&[]))
+                })
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}
+
+/// The memref descriptor of a rank-1 `memref<Nxf32>` (MLIR's C interface).
+#[repr(C)]
+struct MemRef1 {
+    allocated: *mut f32,
+    aligned: *mut f32,
+    offset: i64,
+    size: i64,
+    stride: i64,
+}
+
+/// Runs `func_name` of `module_text` (a function on f32 tensors returning one tensor) on
+/// `inputs` with MLIR's own lowering ([`HOST_LOWERING`]) and melior's ExecutionEngine.
+/// The inputs are embedded as dense constants; the result comes back row-major.
+pub fn execute_on_host(
+    module_text: &str,
+    func_name: &str,
+    inputs: &[HostTensor],
+    result_shape: &[i64],
+) -> Result<Vec<f32>, String> {
+    let n: i64 = result_shape.iter().product();
+    let mut main = format!(
+        "func.func @rtile_host_main(%out: memref<{n}xf32>) attributes {{llvm.emit_c_interface}} {{\n"
+    );
+    let mut args = Vec::new();
+    for (i, t) in inputs.iter().enumerate() {
+        let ty = tensor_type(&t.shape);
+        main.push_str(&format!(
+            "  %in{i} = arith.constant dense<{}> : {ty}\n",
+            dense_literal(&t.shape, &t.data)
+        ));
+        args.push((format!("%in{i}"), ty));
+    }
+    let rty = tensor_type(result_shape);
+    main.push_str(&format!(
+        "  %r = func.call @{func_name}({}) : ({}) -> {rty}\n",
+        args.iter()
+            .map(|a| a.0.clone())
+            .collect::<Vec<_>>()
+            .join(", "),
+        args.iter()
+            .map(|a| a.1.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let flat = if result_shape.len() == 1 {
+        "%r".to_string()
+    } else {
+        let dims: Vec<String> = (0..result_shape.len()).map(|d| d.to_string()).collect();
+        main.push_str(&format!(
+            "  %flat = tensor.collapse_shape %r [[{}]] : {rty} into tensor<{n}xf32>\n",
+            dims.join(", ")
+        ));
+        "%flat".to_string()
+    };
+    main.push_str(&format!(
+        "  bufferization.materialize_in_destination {flat} in restrict writable %out : \
+         (tensor<{n}xf32>, memref<{n}xf32>) -> ()\n  return\n}}\n"
+    ));
+    // The user module's functions and the driver in one module.
+    let body = module_text.trim();
+    let text = match body.strip_prefix("module {") {
+        Some(rest) => format!(
+            "module {{\n{}\n{main}}}\n",
+            rest.trim_end().trim_end_matches('}')
+        ),
+        None => format!("{body}\n{main}"),
+    };
+    let context = new_context();
+    let mut module =
+        Module::parse(&context, &text).ok_or("MLIR could not parse the host driver")?;
+    let pm = build_pass_manager(&context, HOST_LOWERING)?;
+    pm.run(&mut module)
+        .map_err(|e| format!("host lowering failed: {e}"))?;
+    // An op left unlowered makes the engine's creation fail (a null engine), so refuse here.
+    let lowered = module.as_operation().to_string();
+    if lowered.contains("unrealized_conversion_cast") {
+        return Err("the host lowering left unrealized conversion casts".into());
+    }
+    let engine = melior::ExecutionEngine::new(&module, 2, &[], false, false);
+    // SAFETY: `memref_copy` has the C signature of MLIR's runtime `memrefCopy`.
+    unsafe {
+        engine.register_symbol("memrefCopy", memref_copy as *mut ());
+    }
+    let mut out = vec![0f32; n as usize];
+    let mut desc = MemRef1 {
+        allocated: out.as_mut_ptr(),
+        aligned: out.as_mut_ptr(),
+        offset: 0,
+        size: n,
+        stride: 1,
+    };
+    let mut desc_ptr: *mut MemRef1 = &mut desc;
+    // SAFETY: `_mlir_ciface_rtile_host_main` takes one pointer to a rank-1 descriptor of
+    // `n` f32s, which `out` provides for the whole call.
+    unsafe {
+        engine
+            .invoke_packed(
+                "rtile_host_main",
+                &mut [&mut desc_ptr as *mut *mut MemRef1 as *mut ()],
+            )
+            .map_err(|e| format!("invoking the host function: {e}"))?;
+    }
+    Ok(out)
+}
