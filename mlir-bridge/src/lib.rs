@@ -9,6 +9,7 @@
 //!   as MLIR external passes, and mixed pipelines (`rtile-mlir-opt`).
 
 pub mod compat;
+pub mod export;
 pub mod import;
 pub mod mlir;
 
@@ -43,6 +44,29 @@ pub fn import_text(
         out.module,
         &PrintOptions {
             generic,
+            ..PrintOptions::default()
+        },
+    );
+    Ok((printed, report))
+}
+
+/// Parses `text`, exports its te computes with programs to `linalg.generic` with an
+/// `lowering_config` ([`export`]), verifies, and prints the generic form.
+pub fn export_text(name: &str, text: &str) -> Result<(String, export::ExportReport), String> {
+    let mut ctx = Context::new(Arc::new(compat::bridge_registry()));
+    ctx.allow_unregistered = true;
+    let out = parse_str(&mut ctx, name, text).map_err(|d| render_with(&ctx, &d, false))?;
+    let report = export::export_linalg(&mut ctx, out.module);
+    verify(&ctx, out.module).map_err(|ds| {
+        ds.iter()
+            .map(|d| render_with(&ctx, d, false))
+            .collect::<String>()
+    })?;
+    let printed = print_op(
+        &ctx,
+        out.module,
+        &PrintOptions {
+            generic: true,
             ..PrintOptions::default()
         },
     );

@@ -33,6 +33,9 @@ pub fn new_context() -> Context {
 pub enum Bridged {
     /// `rtile-import-linalg`: linalg.generic → te.compute ([`crate::import`]).
     ImportLinalg,
+    /// `rtile-export-linalg`: te.compute with a program → linalg.generic with
+    /// `lowering_config` ([`crate::export`]).
+    ExportLinalg,
     /// Any rtile pass: the rtile pipeline text to run (`builtin.module(construct-rtile{device=h100})`).
     Rtile(String),
 }
@@ -50,6 +53,9 @@ pub const RTILE_PASSES: &[(&str, &str)] = &[
 pub fn bridged_pass(name: &str, options: &str) -> Option<Bridged> {
     if name == "rtile-import-linalg" {
         return Some(Bridged::ImportLinalg);
+    }
+    if name == "rtile-export-linalg" {
+        return Some(Bridged::ExportLinalg);
     }
     let (_, rtile) = RTILE_PASSES.iter().find(|(m, _)| *m == name)?;
     let opts = if options.is_empty() {
@@ -89,6 +95,13 @@ impl BridgePass {
         let out = match &self.what {
             Bridged::ImportLinalg => {
                 let (out, report) = crate::import_text("<mlir>", &text, true)?;
+                for r in &report.remarks {
+                    eprintln!("{r}");
+                }
+                out
+            }
+            Bridged::ExportLinalg => {
+                let (out, report) = crate::export_text("<mlir>", &text)?;
                 for r in &report.remarks {
                     eprintln!("{r}");
                 }
@@ -252,7 +265,7 @@ pub fn build_pass_manager<'c>(
             }
             None if name.starts_with("rtile-") => {
                 return Err(format!(
-                    "unknown rtile pass `{name}` (known: rtile-import-linalg{})",
+                    "unknown rtile pass `{name}` (known: rtile-import-linalg, rtile-export-linalg{})",
                     RTILE_PASSES
                         .iter()
                         .map(|(m, _)| format!(", {m}"))
@@ -435,18 +448,36 @@ pub fn execute_on_host(
         "  bufferization.materialize_in_destination {flat} in restrict writable %out : \
          (tensor<{n}xf32>, memref<{n}xf32>) -> ()\n  return\n}}\n"
     ));
-    // The user module's functions and the driver in one module.
-    let body = module_text.trim();
-    let text = match body.strip_prefix("module {") {
-        Some(rest) => format!(
-            "module {{\n{}\n{main}}}\n",
-            rest.trim_end().trim_end_matches('}')
-        ),
-        None => format!("{body}\n{main}"),
-    };
+    // The user module (any form MLIR parses) plus the driver's function.
     let context = new_context();
     let mut module =
-        Module::parse(&context, &text).ok_or("MLIR could not parse the host driver")?;
+        Module::parse(&context, module_text).ok_or("MLIR could not parse the module")?;
+    // The driver parses on its own against a declaration of the function, which stays
+    // behind when the driver function moves into the user module.
+    let decl = format!(
+        "func.func private @{func_name}({}) -> {rty}\n",
+        args.iter()
+            .map(|a| a.1.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let driver = Module::parse(&context, &format!("{decl}{main}"))
+        .ok_or("MLIR could not parse the host driver")?;
+    // SAFETY: both modules are live in `context`; each driver op is moved exactly once.
+    unsafe {
+        use mlir_sys::*;
+        let block =
+            mlirRegionGetFirstBlock(mlirOperationGetRegion(module.as_operation().to_raw(), 0));
+        let from =
+            mlirRegionGetFirstBlock(mlirOperationGetRegion(driver.as_operation().to_raw(), 0));
+        let mut op = mlirOperationGetNextInBlock(mlirBlockGetFirstOperation(from));
+        while !op.ptr.is_null() {
+            let next = mlirOperationGetNextInBlock(op);
+            mlirOperationRemoveFromParent(op);
+            mlirBlockAppendOwnedOperation(block, op);
+            op = next;
+        }
+    }
     let pm = build_pass_manager(&context, HOST_LOWERING)?;
     pm.run(&mut module)
         .map_err(|e| format!("host lowering failed: {e}"))?;

@@ -236,3 +236,43 @@ fn te_import_matches_mlir_lowering() {
         );
     }
 }
+
+/// Export round trip: linalg → te → construct/select → linalg.generic with a
+/// `lowering_config` → MLIR's own host lowering computes what te computes.
+#[test]
+fn exported_linalg_matches_te() {
+    use rtile_runtime::interp::{Accumulate, eval_compute};
+    use rtile_runtime::tensor::Tensor;
+    for name in ["matmul", "conv", "pool_max", "reduce", "relu"] {
+        let text = CASES.iter().find(|c| c.0 == name).unwrap().1;
+        let c = imported_compute(text);
+        let exported = run_pipeline(
+            text,
+            "builtin.module(linalg-generalize-named-ops,rtile-import-linalg,\
+             rtile-construct{device=h100},rtile-select,rtile-export-linalg,canonicalize)",
+            false,
+        )
+        .unwrap();
+        assert!(
+            exported.contains("lowering_config = {device = \"h100\""),
+            "{exported}"
+        );
+        assert!(!exported.contains("te.compute"), "{exported}");
+        let inputs = Tensor::random_inputs(&c.inputs, 99);
+        let te = eval_compute(&c, &inputs, Accumulate::Native).unwrap();
+        let host: Vec<HostTensor> = inputs
+            .iter()
+            .map(|t| HostTensor {
+                shape: t.shape.clone(),
+                data: t.data.iter().map(|&x| x as f32).collect(),
+            })
+            .collect();
+        let mlir = execute_on_host(&exported, name, &host, &c.result.shape).unwrap();
+        for (a, b) in mlir.iter().zip(&te.data) {
+            assert!(
+                (*a as f64 - b).abs() <= 1e-5 * (1.0 + b.abs()),
+                "{name}: {a} vs {b}"
+            );
+        }
+    }
+}

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: rtile-mlir-opt [INPUT|-] [--mlir-pipeline=PIPELINE | --import-linalg] \
 [--mlir-print-op-generic | --rtile-print] [-o OUTPUT]\n\
-rtile passes: rtile-import-linalg, rtile-construct{device=...}, rtile-select, rtile-axis-fusion, \
+rtile passes: rtile-import-linalg, rtile-export-linalg, rtile-construct{device=...}, rtile-select, rtile-axis-fusion, \
 rtile-tensor-padding, rtile-lower-to-gpu; every other element is an upstream MLIR pass.";
 
 fn main() -> ExitCode {

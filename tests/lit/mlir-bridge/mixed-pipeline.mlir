@@ -26,6 +26,17 @@
 // GPU: gpu.func @mm_relu_1(%{{.*}}: memref<256x1024xf32>, %{{.*}}: memref<256x1024xf32>)
 // GPU: arith.maximumf
 
+// Export: the chosen programs go back to linalg.generic as an IREE-style `lowering_config`
+// (builtin attributes only): mlir-opt-22 verifies it with no unregistered dialect.
+// RUN: rtile-mlir-opt %s --mlir-pipeline="builtin.module(linalg-generalize-named-ops,rtile-import-linalg,rtile-construct{device=h100},rtile-select,rtile-export-linalg,canonicalize)" -o %t.export.mlir
+// RUN: mlir-opt-22 --verify-each %t.export.mlir | FileCheck %s --check-prefix=EXPORT
+// EXPORT-NOT: te.compute
+// EXPORT: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// EXPORT-SAME: lowering_config = {device = "h100", grid = [{{[0-9]+}}, {{[0-9]+}}], staged = true, tensor_core = false, threads = {{[0-9]+}} : i64, tile_sizes = {{\[\[[0-9]+, [0-9]+, [0-9]+\], \[[0-9]+, [0-9]+, [0-9]+\]\]}}}
+// EXPORT: arith.addf %out,
+// EXPORT: linalg.generic {{.*}}lowering_config = {device = "h100"
+// EXPORT: arith.maximumf
+
 // Errors are reported, never a crash.
 // RUN: not rtile-mlir-opt %s --mlir-pipeline="builtin.module(rtile-bogus)" 2>&1 | FileCheck %s --check-prefix=ERR
 // ERR: error: unknown rtile pass `rtile-bogus`
