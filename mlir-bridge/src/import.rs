@@ -325,9 +325,7 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
         let ok = ctx
             .defining_op(operands[n_in])
             .and_then(|d| is_fill(ctx, d))
-            .is_some_and(|v| {
-                v == c.identity(out_elem) || (v.is_infinite() && v == c.identity(out_elem))
-            });
+            .is_some_and(|v| v == c.identity(out_elem));
         if !ok {
             return Err(format!(
                 "the accumulator is not initialised to the {} identity",
@@ -444,8 +442,7 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
     let yielded = value_of(ctx, yielded, &mut gops, &mut known)?;
     let g = GenericBody { ops: gops, yielded };
     let mut axes = Vec::new();
-    for (p, &d) in order.iter().enumerate() {
-        let _ = p;
+    for &d in &order {
         axes.push(Axis {
             name: format!("d{d}"),
             extent: extents[d as usize],

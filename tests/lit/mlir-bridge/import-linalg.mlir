@@ -160,3 +160,42 @@ func.func @unsupported(%A: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %r = linalg.exp ins(%A : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// Accumulating into a given tensor (not the combiner's identity) has no te form: remark.
+// REMARK: remark: linalg.generic #{{[0-9]+}} in @accumulate not imported to te: the accumulator is not initialised to the sum identity
+// CHECK-LABEL: func.func @accumulate(
+// CHECK: "linalg.generic"
+func.func @accumulate(%A: tensor<4x8xf32>, %B: tensor<8x16xf32>, %C: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %r = linalg.matmul ins(%A, %B : tensor<4x8xf32>, tensor<8x16xf32>) outs(%C : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// linalg.index in the body: remark.
+// REMARK: remark: linalg.generic #{{[0-9]+}} in @iota not imported to te: `linalg.index` in the body has no te form
+// CHECK-LABEL: func.func @iota(
+// CHECK: "linalg.generic"
+func.func @iota() -> tensor<8xi32> {
+  %e = tensor.empty() : tensor<8xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%e : tensor<8xi32>) {
+  ^bb0(%out: i32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i32
+    linalg.yield %c : i32
+  } -> tensor<8xi32>
+  return %r : tensor<8xi32>
+}
+
+// Two outputs: remark.
+// REMARK: remark: linalg.generic #{{[0-9]+}} in @two_outputs not imported to te: only single-output linalg.generic ops are imported
+// CHECK-LABEL: func.func @two_outputs(
+// CHECK: "linalg.generic"
+func.func @two_outputs(%A: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+      iterator_types = ["parallel"]} ins(%A : tensor<8xf32>) outs(%e, %e : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%a: f32, %o1: f32, %o2: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %a, %n : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
+}
