@@ -45,6 +45,7 @@ pub fn export_linalg(ctx: &mut Context, root: OpId) -> ExportReport {
             Err(reason) => report.remarks.push(Remark {
                 op: format!("te.compute #{i}"),
                 reason,
+                loc: crate::import::file_line_col(&ctx.op(op).location),
             }),
         }
     }

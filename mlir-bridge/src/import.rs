@@ -28,10 +28,15 @@ pub struct Remark {
     /// The op's position in the module (`@func`, index among linalg ops).
     pub op: String,
     pub reason: String,
+    /// `file:line:col` of the op, when the input carried locations.
+    pub loc: Option<String>,
 }
 
 impl std::fmt::Display for Remark {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(l) = &self.loc {
+            write!(f, "{l}: ")?;
+        }
         write!(f, "remark: {} not imported to te: {}", self.op, self.reason)
     }
 }
@@ -65,11 +70,24 @@ pub fn import_linalg(ctx: &mut Context, root: OpId) -> ImportReport {
             Err(reason) => report.remarks.push(Remark {
                 op: format!("linalg.generic #{i} in {}", func_name(ctx, op)),
                 reason,
+                loc: file_line_col(&ctx.op(op).location),
             }),
         }
     }
     cleanup(ctx, root);
     report
+}
+
+/// `file:line:col` of a location (through name and fused wrappers).
+pub fn file_line_col(l: &rtile::ir::Location) -> Option<String> {
+    use rtile::ir::Location;
+    match l {
+        Location::FileLineCol { file, line, col } => Some(format!("{file}:{line}:{col}")),
+        Location::Name { child: Some(c), .. } => file_line_col(c),
+        Location::CallSite { callee, .. } => file_line_col(callee),
+        Location::Fused { locations, .. } => locations.iter().find_map(file_line_col),
+        _ => None,
+    }
 }
 
 fn func_name(ctx: &Context, mut op: OpId) -> String {

@@ -67,7 +67,7 @@ pub fn export_text(name: &str, text: &str) -> Result<(String, export::ExportRepo
         out.module,
         &PrintOptions {
             generic: true,
-            ..PrintOptions::default()
+            debug_info: true,
         },
     );
     Ok((printed, report))
@@ -106,7 +106,7 @@ pub fn run_rtile_pipeline(name: &str, text: &str, pipeline: &str) -> Result<Stri
         out.module,
         &PrintOptions {
             generic: true,
-            ..PrintOptions::default()
+            debug_info: true,
         },
     ))
 }

@@ -90,7 +90,11 @@ impl<'c> RunExternalPass<'c> for BridgePass {
 impl BridgePass {
     fn apply(&self, operation: OperationRef<'_, '_>) -> Result<(), String> {
         let text = operation
-            .to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form())
+            .to_string_with_flags(
+                OperationPrintingFlags::new()
+                    .print_generic_operation_form()
+                    .enable_debug_info(true, false),
+            )
             .map_err(|e| format!("printing the module for rtile: {e}"))?;
         let out = match &self.what {
             Bridged::ImportLinalg => {
@@ -282,8 +286,35 @@ pub fn build_pass_manager<'c>(
 /// Parses `text`, runs the mixed `pipeline`, verifies with MLIR's verifier, and prints
 /// (`generic`: MLIR's generic form).
 pub fn run_pipeline(text: &str, pipeline: &str, generic: bool) -> Result<String, String> {
+    run_pipeline_on(None, text, pipeline, generic)
+}
+
+/// [`run_pipeline`] on the file `path` (diagnostics and remarks then name the file).
+pub fn run_pipeline_file(path: &str, pipeline: &str, generic: bool) -> Result<String, String> {
+    run_pipeline_on(Some(path), "", pipeline, generic)
+}
+
+fn run_pipeline_on(
+    path: Option<&str>,
+    text: &str,
+    pipeline: &str,
+    generic: bool,
+) -> Result<String, String> {
     let context = new_context();
-    let mut module = Module::parse(&context, text).ok_or("MLIR could not parse the input")?;
+    let parsed = match path {
+        // SAFETY: a live context; the returned module (or null) is owned by the caller.
+        Some(p) => unsafe {
+            Module::from_option_raw(mlir_sys::mlirModuleCreateParseFromFile(
+                context.to_raw(),
+                mlir_sys::MlirStringRef {
+                    data: p.as_ptr() as *const _,
+                    length: p.len(),
+                },
+            ))
+        },
+        None => Module::parse(&context, text),
+    };
+    let mut module = parsed.ok_or("MLIR could not parse the input")?;
     if !module.as_operation().verify() {
         return Err("the input does not verify".into());
     }

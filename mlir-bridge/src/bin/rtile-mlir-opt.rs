@@ -63,14 +63,19 @@ fn main() -> ExitCode {
             }
         }
     };
-    let result = rtile_mlir_bridge::mlir::run_pipeline(&text, &pipeline, generic || rtile_print)
-        .and_then(|out| {
-            if rtile_print {
-                rtile_mlir_bridge::print_with_rtile("<mlir>", &out)
-            } else {
-                Ok(out)
-            }
-        });
+    let print_generic = generic || rtile_print;
+    let ran = if input == "-" {
+        rtile_mlir_bridge::mlir::run_pipeline(&text, &pipeline, print_generic)
+    } else {
+        rtile_mlir_bridge::mlir::run_pipeline_file(&input, &pipeline, print_generic)
+    };
+    let result = ran.and_then(|out| {
+        if rtile_print {
+            rtile_mlir_bridge::print_with_rtile("<mlir>", &out)
+        } else {
+            Ok(out)
+        }
+    });
     match result {
         Ok(out) => {
             let res = match &output {

@@ -7,7 +7,7 @@
 // REQUIRES: mlir-opt-22
 
 // Dynamic shapes are not imported: the op stays as it is, with a remark, and nothing fails.
-// REMARK: remark: linalg.generic #{{[0-9]+}} in @unsupported not imported to te: the iteration domain is not static
+// REMARK: import-linalg.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: linalg.generic #{{[0-9]+}} in @unsupported not imported to te: the iteration domain is not static
 
 // CHECK-LABEL: func.func @matmul(
 // CHECK: te.compute (%d0, %d1) reduce (%d2) in [4, 16, 8]
@@ -162,7 +162,7 @@ func.func @unsupported(%A: tensor<?x8xf32>) -> tensor<?x8xf32> {
 }
 
 // Accumulating into a given tensor (not the combiner's identity) has no te form: remark.
-// REMARK: remark: linalg.generic #{{[0-9]+}} in @accumulate not imported to te: the accumulator is not initialised to the sum identity
+// REMARK: import-linalg.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: linalg.generic #{{[0-9]+}} in @accumulate not imported to te: the accumulator is not initialised to the sum identity
 // CHECK-LABEL: func.func @accumulate(
 // CHECK: "linalg.generic"
 func.func @accumulate(%A: tensor<4x8xf32>, %B: tensor<8x16xf32>, %C: tensor<4x16xf32>) -> tensor<4x16xf32> {
@@ -171,7 +171,7 @@ func.func @accumulate(%A: tensor<4x8xf32>, %B: tensor<8x16xf32>, %C: tensor<4x16
 }
 
 // linalg.index in the body: remark.
-// REMARK: remark: linalg.generic #{{[0-9]+}} in @iota not imported to te: `linalg.index` in the body has no te form
+// REMARK: import-linalg.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: linalg.generic #{{[0-9]+}} in @iota not imported to te: `linalg.index` in the body has no te form
 // CHECK-LABEL: func.func @iota(
 // CHECK: "linalg.generic"
 func.func @iota() -> tensor<8xi32> {
@@ -186,7 +186,7 @@ func.func @iota() -> tensor<8xi32> {
 }
 
 // Two outputs: remark.
-// REMARK: remark: linalg.generic #{{[0-9]+}} in @two_outputs not imported to te: only single-output linalg.generic ops are imported
+// REMARK: import-linalg.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: linalg.generic #{{[0-9]+}} in @two_outputs not imported to te: only single-output linalg.generic ops are imported
 // CHECK-LABEL: func.func @two_outputs(
 // CHECK: "linalg.generic"
 func.func @two_outputs(%A: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
