@@ -242,6 +242,12 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
         return Err("one indexing map per operand expected".into());
     }
     let nd = iters.len();
+    if maps
+        .iter()
+        .any(|m| m.num_dims as usize != nd || m.num_symbols != 0)
+    {
+        return Err("indexing maps do not match the iterator types".into());
+    }
     // Domain extents: for every dim, some operand dim indexed by exactly that dim.
     let mut extents = vec![-1i64; nd];
     for (v, m) in operands.iter().zip(&maps) {
