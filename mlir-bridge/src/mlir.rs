@@ -229,7 +229,10 @@ fn split_top(s: &str) -> Vec<String> {
 
 /// Builds a pass manager for a mixed pipeline: upstream pass elements are parsed by MLIR,
 /// elements naming rtile passes (`rtile-import-linalg`, `rtile-construct{device=h100}`,
-/// see [`RTILE_PASSES`]) become external passes. The text is either
+/// see [`RTILE_PASSES`]) become external passes. Before the first te-level rtile pass,
+/// unless an `rtile-import-linalg`/`rtile-export-linalg` came earlier,
+/// `linalg-generalize-named-ops,rtile-import-linalg` is inserted, so that rtile passes run
+/// on linalg input directly. The text is either
 /// `builtin.module(e1, e2, ...)` or the bare element list.
 pub fn build_pass_manager<'c>(
     context: &'c Context,
@@ -244,6 +247,7 @@ pub fn build_pass_manager<'c>(
     };
     let pm = PassManager::new(context);
     let mut upstream: Vec<String> = Vec::new();
+    let mut imported = false;
     let flush = |upstream: &mut Vec<String>, pm: &PassManager<'c>| -> Result<(), String> {
         if upstream.is_empty() {
             return Ok(());
@@ -265,6 +269,24 @@ pub fn build_pass_manager<'c>(
         match bridged_pass(name, options) {
             Some(what) => {
                 flush(&mut upstream, &pm)?;
+                // te-level rtile passes on a module of linalg ops: import first, unless the
+                // pipeline already did (`builtin.module(rtile-construct{device=h100})` works
+                // on linalg input as it is).
+                if matches!(what, Bridged::Rtile(_)) && !imported {
+                    add_pipeline(&pm, "linalg-generalize-named-ops")?;
+                    pm.add_pass(create_external(
+                        BridgePass {
+                            what: Bridged::ImportLinalg,
+                        },
+                        TypeId::create(&BRIDGE_PASS_ID),
+                        "rtile-import-linalg",
+                        "rtile-import-linalg",
+                        "linalg.generic -> te.compute",
+                        "builtin.module",
+                        &[],
+                    ));
+                }
+                imported = true;
                 pm.add_pass(create_external(
                     BridgePass { what },
                     TypeId::create(&BRIDGE_PASS_ID),

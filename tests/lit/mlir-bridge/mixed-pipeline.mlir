@@ -14,6 +14,11 @@
 // TE: "te.compute"
 // TE: arith.maximumf
 
+// rtile-construct straight on the linalg module: the bridge generalises and imports first.
+// RUN: rtile-mlir-opt %s --mlir-pipeline="builtin.module(rtile-construct{device=h100})" | mlir-opt-22 --allow-unregistered-dialect --verify-each | FileCheck %s --check-prefix=DIRECT
+// DIRECT: "te.compute"
+// DIRECT: rtile.programs = [#rtile.program<device = "h100"
+
 // All the way to upstream gpu/scf/memref/arith: no unregistered op is left, and
 // mlir-opt-22 verifies it as it is.
 // RUN: rtile-mlir-opt %s --mlir-pipeline="builtin.module(linalg-generalize-named-ops,rtile-import-linalg,rtile-construct{device=h100},rtile-select,rtile-lower-to-gpu,canonicalize,cse)" -o %t.gpu.mlir
