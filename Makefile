@@ -20,10 +20,12 @@ all: build
 # Idempotent: installs only what is missing (SETUP-NOTES.md §2):
 # - LLVM/MLIR 22 FileCheck, lit, not, mlir-opt-22 (lit suite);
 # - LLVM 22 static libraries + Polly + zstd (rtile-translate links LLVM through inkwell);
+# - MLIR 22 static libraries + libclang for mlir-sys's bindgen (mlir-bridge, rtile-mlir-opt);
 # - clang-22 + lld-22 (AMDGPU code objects, HIP compile tests), Debian's HIP 5.2 headers
 #   and ROCm device libraries (HIP compile tests);
 # - NVIDIA's ptxas from PyPI in .venv-cuda (PTX assembles with no spills: lit `ptxas`).
 APT_PKGS := llvm-22-dev llvm-22-tools mlir-22-tools libpolly-22-dev libzstd-dev \
+            libmlir-22-dev libclang1-22 libclang-common-22-dev \
             clang-22 lld-22 libamdhip64-dev rocm-device-libs
 PTXAS_VENV := .venv-cuda
 PTXAS := $(PTXAS_VENV)/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin/ptxas
