@@ -33,6 +33,8 @@ pub struct LoweredKernel {
     pub staged: Vec<bool>,
     /// Accesses loaded with 16-byte vector loads.
     pub vectorized: Vec<bool>,
+    /// Threads per output point of the cross-thread reduction (1: none).
+    pub rsplit: i64,
 }
 
 /// A staged access in the (possibly fused) view: indices linear over view axes, the view
@@ -439,9 +441,31 @@ pub fn auto_split(threads: i64, red_points: i64, split_tile: i64) -> i64 {
     s
 }
 
+/// Shared memory a kernel can declare statically (CUDA's and HIP's 48 KiB per block);
+/// more needs dynamic shared memory, which this lowering does not emit.
+pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
+
 /// Lowers `c` under program `p` into kernel `name` (cross-thread reductions automatic).
+///
+/// The automatic split's reduction buffer (`outputs per thread × split × threads`
+/// elements) comes on top of the program's staged tiles, which the construction sized
+/// against the device's shared capacity. When the two together exceed
+/// [`STATIC_SHARED_LIMIT`], the split is halved until they fit (down to no split), since
+/// ptxas rejects kernels that declare more.
 pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredKernel, String> {
-    lower_compute_with(c, p, name, CrossThread::Auto)
+    let k = lower_compute_with(c, p, name, CrossThread::Auto)?;
+    let mut split = k.rsplit;
+    let mut best = k;
+    while best.shared_bytes > STATIC_SHARED_LIMIT && split > 1 {
+        split /= 2;
+        let cross = if split > 1 {
+            CrossThread::Split(split as u32)
+        } else {
+            CrossThread::Off
+        };
+        best = lower_compute_with(c, p, name, cross)?;
+    }
+    Ok(best)
 }
 
 /// Lowers `c` under program `p` into kernel `name`.
@@ -1041,6 +1065,7 @@ pub fn lower_compute_with(
         shared_bytes,
         staged,
         vectorized,
+        rsplit,
     })
 }
 
