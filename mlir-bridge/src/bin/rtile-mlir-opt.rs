@@ -11,42 +11,50 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: rtile-mlir-opt [INPUT|-] [--mlir-pipeline=PIPELINE | --import-linalg] \
-[--mlir-print-op-generic | --rtile-print] [-o OUTPUT]\n\
-rtile passes: rtile-import-linalg, rtile-export-linalg, rtile-construct{device=...}, rtile-select, rtile-axis-fusion, \
-rtile-tensor-padding, rtile-lower-to-gpu; every other element is an upstream MLIR pass.";
+use clap::Parser;
+
+/// Runs a mixed pipeline of upstream MLIR passes and rtile passes (external passes:
+/// rtile-import-linalg, rtile-export-linalg, rtile-construct{device=...}, rtile-select,
+/// rtile-axis-fusion, rtile-tensor-padding, rtile-lower-to-gpu) on one module.
+#[derive(Parser)]
+#[command(name = "rtile-mlir-opt")]
+struct Cli {
+    /// Input file (`-` for stdin).
+    #[arg(default_value = "-")]
+    input: String,
+    /// The pass pipeline, e.g. `builtin.module(linalg-generalize-named-ops,rtile-construct{device=h100})`.
+    #[arg(
+        long = "mlir-pipeline",
+        visible_alias = "pass-pipeline",
+        value_name = "PIPELINE",
+        conflicts_with = "import_linalg"
+    )]
+    mlir_pipeline: Option<String>,
+    /// Shorthand for `builtin.module(linalg-generalize-named-ops,rtile-import-linalg)`.
+    #[arg(long)]
+    import_linalg: bool,
+    /// Print MLIR's generic form.
+    #[arg(long)]
+    mlir_print_op_generic: bool,
+    /// Print the result with rtile's printer (te in its custom form).
+    #[arg(long)]
+    rtile_print: bool,
+    /// Output file (default: stdout).
+    #[arg(short = 'o', value_name = "OUTPUT")]
+    output: Option<String>,
+}
 
 fn main() -> ExitCode {
-    let mut input = "-".to_string();
-    let mut output: Option<String> = None;
-    let mut pipeline = String::new();
-    let mut generic = false;
-    let mut rtile_print = false;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if let Some(p) = a
-            .strip_prefix("--mlir-pipeline=")
-            .or_else(|| a.strip_prefix("--pass-pipeline="))
-        {
-            pipeline = p.to_string();
-        } else if a == "--import-linalg" {
-            pipeline = "builtin.module(linalg-generalize-named-ops,rtile-import-linalg)".into();
-        } else if a == "--mlir-print-op-generic" {
-            generic = true;
-        } else if a == "--rtile-print" {
-            rtile_print = true;
-        } else if a == "-o" {
-            output = args.next();
-        } else if a == "-h" || a == "--help" {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        } else if a.starts_with('-') && a != "-" {
-            eprintln!("error: unknown option `{a}`\n{USAGE}");
-            return ExitCode::FAILURE;
-        } else {
-            input = a;
-        }
-    }
+    let cli = Cli::parse();
+    let input = cli.input;
+    let output = cli.output;
+    let pipeline = if cli.import_linalg {
+        "builtin.module(linalg-generalize-named-ops,rtile-import-linalg)".to_string()
+    } else {
+        cli.mlir_pipeline.unwrap_or_default()
+    };
+    let generic = cli.mlir_print_op_generic;
+    let rtile_print = cli.rtile_print;
     let text = if input == "-" {
         let mut s = String::new();
         if let Err(e) = std::io::stdin().read_to_string(&mut s) {
