@@ -1836,3 +1836,22 @@ fn empty_dialect_namespace() {
     let (c2, out2) = parse(&text);
     assert_eq!(text, print_op(&c2, out2.module, &PrintOptions::default()));
 }
+
+/// Fuzzer find: float dense arrays take hexadecimal bit patterns (the printer writes inf
+/// and NaN elements that way), not only decimal literals.
+#[test]
+fn float_dense_arrays_take_hex_bit_patterns() {
+    let Attribute::DenseArray(crate::ir::DenseArray::Float { values, .. }) =
+        attr_of("array<f32: 0x7F800000, 1.5, 0x3F800000>")
+    else {
+        panic!("expected a float dense array")
+    };
+    let v: Vec<f64> = values.iter().map(|b| b.get()).collect();
+    assert_eq!(v, vec![f64::INFINITY, 1.5, 1.0]);
+    let Attribute::DenseArray(crate::ir::DenseArray::Float { values, .. }) =
+        attr_of("array<f64: 0x7FF8000000000000>")
+    else {
+        panic!("expected a float dense array")
+    };
+    assert!(values[0].get().is_nan());
+}

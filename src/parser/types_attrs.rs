@@ -940,6 +940,28 @@ impl<'s> State<'s> {
                                 })?;
                             ints.push(v);
                         }
+                        // A hexadecimal integer is the element's bit pattern, as for
+                        // float attributes: the printer writes inf and NaN that way.
+                        (Token::Integer, true) if t.text.starts_with("0x") => {
+                            let Type::Float(k) = elem else {
+                                return Err(self.error_at(t.span, "expected a float element type"));
+                            };
+                            if neg {
+                                return Err(self.error_at(
+                                    span,
+                                    "hexadecimal float literal should not have a leading minus",
+                                ));
+                            }
+                            let v = parse_int_literal(t.text)
+                                .and_then(|bits| float_from_bits(bits, k))
+                                .ok_or_else(|| {
+                                    self.error_at(
+                                        t.span,
+                                        "hexadecimal float constant out of range for type",
+                                    )
+                                })?;
+                            floats.push(FloatBits::new(v));
+                        }
                         (Token::Integer | Token::Float, true) => {
                             let v: f64 = t.text.parse().map_err(|_| {
                                 self.error_at(t.span, "invalid floating point literal")

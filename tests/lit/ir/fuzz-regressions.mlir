@@ -25,3 +25,8 @@
 // with an empty namespace (`#.0`) is an error (invalid.mlir), it printed as `#<"0">`.
 // CHECK: "t.b"() {f = #d<>} : () -> ()
 "t.b"() {f = #d.} : () -> ()
+
+// A float dense array holding inf prints the element's bits in hex (as mlir-opt-22 does);
+// reading such an array back failed ("invalid floating point literal").
+// CHECK: "t.hex_array"() {d = array<f32: 0x7F800000, 2.500000e+20>, e = array<f64: 0x7FF8000000000000>}
+"t.hex_array"() {d = array<f32: 0x7F800000, 2.5e+20>, e = array<f64: 0x7FF8000000000000>} : () -> ()
