@@ -1364,32 +1364,6 @@ fn integer_attribute_ranges() {
     );
 }
 
-/// A large generic-form file; run with `--ignored --nocapture` to time the parser.
-#[test]
-#[ignore]
-fn perf_large_generic_file() {
-    let mut s =
-        String::from("\"builtin.module\"() ({\n  %a = \"t.src\"() : () -> tensor<4x?xf32>\n");
-    let mut i = 0usize;
-    while s.len() < 20 << 20 {
-        s.push_str(&format!(
-            "  %{i} = \"t.op\"(%a) {{value = {i} : i64, name = \"x{i}\"}} : (tensor<4x?xf32>) -> tensor<4x?xf32> loc(\"f.mlir\":{i}:3)\n"
-        ));
-        i += 1;
-    }
-    s.push_str("}) : () -> ()\n");
-    let mut c = ctx();
-    c.allow_unregistered = true;
-    let t = std::time::Instant::now();
-    let out = parse_str(&mut c, "big.mlir", &s).expect("parses");
-    eprintln!(
-        "parsed {} MB, {} ops in {:?}",
-        s.len() >> 20,
-        top_ops(&c, out.module).len(),
-        t.elapsed()
-    );
-}
-
 #[test]
 fn argument_locations_may_use_later_aliases() {
     let src = "test.func @f(%a: i32 loc(#loc1)) {\n^bb0:\n}\n\"t.r\"() ({\n^bb0(%x: i32 loc(#loc1)):\n  \"t.u\"(%x) : (i32) -> () loc(#loc1)\n}) : () -> ()\n#loc1 = loc(\"f.mlir\":1:2)";

@@ -281,58 +281,6 @@ proptest! {
     }
 }
 
-/// Not a CI test: `cargo test --release -p rtile-passes construct_speed -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn construct_speed() {
-    let dev = Device::builtin("v100").unwrap();
-    let mut g1 = 0.0f64;
-    let mut g10 = 0.0f64;
-    let ops = table1();
-    for (name, e) in &ops {
-        let time = |k: usize| {
-            let mut v: Vec<f64> = (0..21)
-                .map(|_| {
-                    let t = std::time::Instant::now();
-                    let r = construct(
-                        e,
-                        &dev,
-                        &ConstructOptions {
-                            top_k: k,
-                            ..Default::default()
-                        },
-                    );
-                    std::hint::black_box(r).ok();
-                    t.elapsed().as_secs_f64() * 1e3
-                })
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v[10]
-        };
-        let (t1, t10) = (time(1), time(10));
-        let r = construct(e, &dev, &ConstructOptions::default()).unwrap();
-        let p = &r.programs[0];
-        eprintln!(
-            "{name}: top1 {t1:.3} ms top10 {t10:.3} ms n={} steps={} best block {:?} thread {:?} grid {:?} threads {} est {:.1} us",
-            r.programs.len(),
-            r.steps,
-            p.block,
-            p.thread,
-            p.grid,
-            p.threads,
-            p.est_us
-        );
-        g1 += t1.ln();
-        g10 += t10.ln();
-    }
-    let n = ops.len() as f64;
-    eprintln!(
-        "geomean top1 {:.3} ms top10 {:.3} ms",
-        (g1 / n).exp(),
-        (g10 / n).exp()
-    );
-}
-
 /// Prints the programs of one operator (`RT_DEV=h100 cargo test ... show_programs -- --ignored
 /// --nocapture`).
 #[test]
