@@ -129,9 +129,18 @@ demo: deps build
 	@echo "demo: OK (te -> construct -> lower -> simulated and checked; PTX assembles; HIP and AMDGPU code object emitted)"
 
 # On a GPU machine: the Table-1 suite through rtile and PyTorch in one run (PERF.md).
-bench-gpu:
-	cargo build --release --bins
-	python3 bench/gpu/bench.py --bin target/release --markdown target/bench-gpu.md
+# On a machine with a GPU and this toolchain. Where the GPU machine has no Rust or LLVM,
+# run `make gpu-ptx` here and carry target/gpu-ptx + target/release/rtile-run-cuda there
+# (bench/gpu/run-on-device.sh).
+GPU_SM ?= sm_90
+GPU_DEVICE ?= h100
+.PHONY: gpu-ptx
+gpu-ptx:
+	cargo build --release -p rtile-tools -p rtile-targets -p rtile-cuda --bins
+	BIN=target/release bench/gpu/prepare-ptx.sh bench/ops/roller-table1.mlir target/gpu-ptx $(GPU_SM) $(GPU_DEVICE)
+
+bench-gpu: gpu-ptx
+	bench/gpu/run-on-device.sh target/gpu-ptx target/release target
 
 # Fuzz the parser/printer round trip (not part of `make test`; needs cargo-fuzz).
 # FUZZ_SECONDS bounds the run; the corpus is seeded from the lit tests and bench/ops.

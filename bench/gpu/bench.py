@@ -1,39 +1,66 @@
 #!/usr/bin/env python3
 """Roller Table-1 suite on a GPU: rtile and PyTorch in the same run, one table.
 
-For every operator (one func.func of bench/ops/roller-table1.mlir):
-  rtile:   rtile-opt <pipeline> (te -> gpu-level IR) | rtile-translate --to-ptx=<sm>
-           --manifest | rtile-run-cuda --bench --json  (CUDA events, warm-up, median)
-  PyTorch: the same operator in torch (cuBLAS/cuDNN), CUDA events, warm-up, median.
-and prints one row per operator: both medians and rtile/PyTorch. A step that fails
-(an operator the lowering does not handle yet) is reported in the row, not fatal.
+The PTX comes from the build machine (rtile-translate links LLVM; the GPU machine needs
+only rtile-run-cuda): bench/gpu/prepare-ptx.sh writes, per operator of the suite,
+<op>.ptx (the best program), <op>.r<i>.ptx (Roller's top-k programs), <op>.naive.ptx (the
+naive one-thread-per-output reference) with their launch manifests. Per operator this:
+  1. checks every kernel against its naive reference kernel on the same seeded inputs
+     (rtile-run-cuda --reference; a mismatch is reported in the row and fails the run),
+  2. times the top-1 kernel(s) with CUDA events (warm-up, median of --iters),
+  3. times best-of-top-k (rtile-run-cuda --profile-top-k --reference, every candidate
+     checked before it is timed; per kernel of the operator),
+  4. times the same operator in PyTorch (cuBLAS/cuDNN, TF32 off), CUDA events, median,
+and prints one row: the medians, rtile/PyTorch, and the achieved DRAM bandwidth (minimal
+traffic: every argument read once, every result written once) or FLOP rate (2 per
+multiply-add point; for operators past the ridge point FLOP/byte of the peaks) against the copy bandwidth and FMA peak that rtile-run-cuda --profile-device
+measures at the start of the same run.
 
-Usage (from the repository root, on the GPU machine, after `cargo build --release`):
-  python3 bench/gpu/bench.py [--suite bench/ops/roller-table1.mlir] [--sm sm_90]
-      [--bin target/release] [--pipeline "--construct-rtile=device=h100 --lower-to-gpu"]
-      [--only m0,e0] [--iters 100] [--check] [--markdown out.md]
-Needs: torch with CUDA, the rtile binaries (rtile-opt, rtile-translate, rtile-run-cuda).
-rtile-translate links LLVM; if it cannot run on the GPU machine, translate elsewhere and
-pass --ptx-dir with <op>.ptx/<op>.json per operator.
+An operator that lowers to several kernels (softmax, layernorm) is timed kernel by kernel
+on seeded inputs of each kernel's shapes, and its time is their sum (launch gaps excluded).
+
+Usage (repository root of the GPU machine; target/release/rtile-run-cuda built elsewhere):
+  python3 bench/gpu/bench.py --ptx-dir target/gpu-ptx [--bin target/release]
+      [--only m0,e0] [--iters 100] [--top-k] [--no-torch] [--markdown out.md] [--json out.json]
+Exit status: 0 when every kernel ran and matched its reference, 1 otherwise.
 """
 
 import argparse
+import glob
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-DEFAULT_PIPELINE = "--construct-rtile=device=h100 --lower-to-gpu"
-
 
 def split_funcs(text):
-    """(name, text of a module holding only that func.func) per operator."""
-    out = []
-    for m in re.finditer(r"^func\.func @(\w+)\(.*?^}\n", text, re.S | re.M):
-        out.append((m.group(1), m.group(0)))
-    return out
+    """(name, func.func text) per operator of a te suite."""
+    return [(m.group(1), m.group(0))
+            for m in re.finditer(r"^func\.func @(\w+)\(.*?^}\n", text, re.S | re.M)]
+
+
+def work_of(func_text):
+    """FLOPs of an operator: 2 per iteration point of each multiply-add reduction."""
+    flops = 0
+    for m in re.finditer(r"te\.compute\s*\(([^)]*)\)\s*(reduce\s*\(([^)]*)\))?\s*in\s*\[([^\]]*)\]"
+                         r"[^{]*\{(.*?)\}", func_text, re.S):
+        body = m.group(5)
+        if m.group(2) and "te.sum" in body and "*" in body:
+            flops += 2 * math.prod(int(x) for x in m.group(4).split(","))
+    return flops
+
+
+def bytes_of(func_text):
+    """Minimal DRAM traffic of an operator: its arguments read once, its results written once."""
+    width = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "f64": 8, "i8": 1}
+    sig = func_text.split("{", 1)[0]
+    total = 0
+    for m in re.finditer(r"tensor<([\dx]+)x(\w+)>", sig):
+        total += math.prod(int(x) for x in m.group(1).split("x")) * width.get(m.group(2), 4)
+    return total
 
 
 def torch_ops():
@@ -93,95 +120,165 @@ def time_torch(fn, make, iters, warmup=10):
         return None, f"torch: {type(ex).__name__}"
 
 
-def run(cmd, **kw):
+def run(cmd):
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, **kw)
+        return subprocess.run(cmd, capture_output=True, text=True)
     except OSError as ex:
         return subprocess.CompletedProcess(cmd, 127, "", f"{cmd[0]}: {ex.strerror}")
 
 
-def time_rtile(name, func_text, a, tmp):
-    b = a.bin
-    if a.ptx_dir:
-        ptx, man = os.path.join(a.ptx_dir, name + ".ptx"), os.path.join(a.ptx_dir, name + ".json")
-    else:
-        src = os.path.join(tmp, name + ".mlir")
-        with open(src, "w") as f:
-            f.write(func_text)
-        gpu = os.path.join(tmp, name + ".gpu.mlir")
-        p = run([os.path.join(b, "rtile-opt"), *a.pipeline.split(), "--mlir-print-op-generic", src, "-o", gpu])
+def last_line(p):
+    lines = (p.stderr.strip() or p.stdout.strip()).splitlines()
+    return (lines[-1] if lines else f"exit {p.returncode}")[:80]
+
+
+def profile_device(a):
+    """(copy GB/s, FMA GFLOP/s) measured now, or (None, None, why)."""
+    out = a.device_toml or os.path.join(tempfile.gettempdir(), "rtile-bench-device.toml")
+    p = run([os.path.join(a.bin, "rtile-run-cuda"), "--profile-device", out])
+    m = re.search(r"DRAM ([\d.]+) GB/s, shared memory ([\d.]+) GB/s, f32 FMA ([\d.]+) GFLOP/s", p.stdout)
+    if p.returncode != 0 or not m:
+        return None, None, "profile-device: " + last_line(p)
+    return float(m.group(1)), float(m.group(3)), p.stdout.strip()
+
+
+def kernels_of(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def time_rtile(name, a):
+    """(top-1 ms, best-of-top-k ms, "ok" / "WRONG" / "not run", notes) for one operator."""
+    d = a.ptx_dir
+    ptx, naive = os.path.join(d, name + ".ptx"), os.path.join(d, name + ".naive.ptx")
+    if not os.path.exists(ptx):
+        return None, None, "not run", ["no PTX (prepare-ptx.sh failed for it)"]
+    man = kernels_of(os.path.join(d, name + ".json"))
+    cands = sorted(glob.glob(os.path.join(d, name + ".r*.ptx")),
+                   key=lambda p: int(re.search(r"\.r(\d+)\.ptx$", p).group(1)))
+    exe = os.path.join(a.bin, "rtile-run-cuda")
+    top1, best, ok, notes = 0.0, 0.0, "ok", []
+    for k in man["kernels"]:
+        kn = k["name"]
+        base = [exe, "--kernel", kn, "--iters", str(a.iters), "--json"]
+        cmd = [*base, ptx, "--bench"]
+        if os.path.exists(naive):
+            cmd += ["--reference", naive, "--reference-kernel", kn]
+        p = run(cmd)
+        try:
+            rep = json.loads(p.stdout)
+        except ValueError:
+            rep = None
+        if rep is None or "median_ms" not in rep:
+            return None, None, "not run", [f"{kn}: " + last_line(p)]
         if p.returncode != 0:
-            return None, "lowering: " + (p.stderr.strip().splitlines() or ["failed"])[0][:60]
-        ptx, man = os.path.join(tmp, name + ".ptx"), os.path.join(tmp, name + ".json")
-        p = run([os.path.join(b, "rtile-translate"), f"--to-ptx={a.sm}", gpu, "-o", ptx, f"--manifest={man}"])
-        if p.returncode != 0:
-            return None, "translate: " + (p.stderr.strip().splitlines() or ["failed"])[0][:60]
-    cmd = [os.path.join(b, "rtile-run-cuda"), ptx, "--manifest", man, "--bench", "--json",
-           "--iters", str(a.iters)]
-    if a.check and not a.ptx_dir:
-        # The naive one-thread-per-output kernel of the same te op, on the same inputs.
-        naive = os.path.join(tmp, name + ".naive.mlir")
-        p = run([os.path.join(b, "rtile-translate"), "--emit-naive-gpu", src, "-o", naive])
-        ref = os.path.join(tmp, name + ".naive.ptx")
-        if p.returncode == 0:
-            p = run([os.path.join(b, "rtile-translate"), f"--to-ptx={a.sm}", naive, "-o", ref,
-                     "--manifest=" + os.path.join(tmp, name + ".naive.json")])
-        if p.returncode == 0:
-            cmd += ["--reference", ref]
-    p = run(cmd)
-    if p.returncode != 0:
-        return None, "run: " + (p.stderr.strip().splitlines() or ["failed"])[-1][:60]
-    # With --check, a mismatch exits non-zero above; the JSON also carries the details.
-    try:
-        return json.loads(p.stdout)["median_ms"], None
-    except (ValueError, KeyError):
-        return None, "run: no timing"
+            ok = "WRONG"
+            bad = [c for c in rep.get("checks", []) if c["mismatches"]]
+            notes.append(f"{kn} WRONG: {bad[0]['mismatches']} of {bad[0]['elements']} differ" if bad
+                         else f"{kn}: " + last_line(p))
+        top1 += rep["median_ms"]
+        if not a.top_k:
+            continue
+        if len(cands) <= 1:
+            best += rep["median_ms"]
+            continue
+        cmd = [*base, "--no-cache", "--profile-top-k", ",".join(cands)]
+        if os.path.exists(naive):
+            cmd += ["--reference", naive, "--reference-kernel", kn]
+        p = run(cmd)
+        try:
+            rep = json.loads(p.stdout)
+            wrong = [c["ptx"] for c in rep["candidates"] if c.get("correct") is False]
+            best += rep["median_ms"]
+            win = re.search(r"\.r(\d+)\.ptx$", rep["fastest"]).group(1)
+        except (ValueError, KeyError, AttributeError, TypeError):
+            return top1, None, "not run", notes + [f"{kn} top-k: " + last_line(p)]
+        if wrong:
+            ok = "WRONG"
+            notes.append(f"{kn}: {len(wrong)} top-k candidates WRONG")
+        if win != "0":
+            notes.append(f"{kn}: rank {win} fastest")
+    if not a.top_k:
+        best = None
+    return top1, best, ok, notes
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", default="bench/ops/roller-table1.mlir")
-    ap.add_argument("--sm", default="sm_90")
+    ap.add_argument("--ptx-dir", default="target/gpu-ptx")
     ap.add_argument("--bin", default="target/release")
-    ap.add_argument("--pipeline", default=DEFAULT_PIPELINE)
-    ap.add_argument("--ptx-dir")
     ap.add_argument("--only")
     ap.add_argument("--iters", type=int, default=100)
+    ap.add_argument("--top-k", action="store_true", help="also time best-of-top-k")
     ap.add_argument("--no-torch", action="store_true")
-    ap.add_argument("--check", action="store_true",
-                    help="also check each rtile kernel against its naive reference kernel")
     ap.add_argument("--markdown")
+    ap.add_argument("--json")
+    ap.add_argument("--device-toml", help="where the measured device description goes")
     a = ap.parse_args()
     funcs = split_funcs(open(a.suite).read())
     if a.only:
         keep = set(a.only.split(","))
         funcs = [f for f in funcs if f[0] in keep]
-    ops = {} if a.no_torch else torch_ops()
+    dev = "?"
+    ops = {}
     if not a.no_torch:
         import torch
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
         dev = torch.cuda.get_device_name()
-    else:
-        dev = "?"
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, text in funcs:
-            rt, rerr = time_rtile(name, text, a, tmp)
-            pt, perr = (None, "no torch") if name not in ops else time_torch(*ops[name], a.iters)
-            ratio = f"{rt / pt:.2f}x" if rt and pt else "-"
-            note = "; ".join(x for x in (rerr, perr) if x)
-            rows.append((name, rt, pt, ratio, note))
-            print(f"{name:10} rtile {rt if rt else '-':>10} ms  torch {pt if pt else '-':>10} ms  {ratio:>7}  {note}",
-                  file=sys.stderr)
-    lines = [f"Device: {dev}; rtile-run-cuda and torch CUDA events, median of {a.iters}, same run.", "",
-             "| op | rtile ms | PyTorch ms | rtile / PyTorch | note |", "|---|---:|---:|---:|---|"]
-    for name, rt, pt, ratio, note in rows:
-        f = lambda v: f"{v:.4f}" if v else "-"
-        lines.append(f"| {name} | {f(rt)} | {f(pt)} | {ratio} | {note} |")
+        ops = torch_ops()
+    copy_gbps, fma_gflops, prof = profile_device(a)
+    print(prof, file=sys.stderr)
+    rows, all_ok = [], True
+    for name, text in funcs:
+        t1, tk, ok, notes = time_rtile(name, a)
+        all_ok &= ok == "ok"
+        pt, perr = (None, "no torch") if name not in ops else time_torch(*ops[name], a.iters)
+        if perr:
+            notes.append(perr)
+        flops, nbytes = work_of(text), bytes_of(text)
+        # Bound by compute when its intensity passes the measured ridge point (FLOP/byte).
+        ridge = fma_gflops / copy_gbps if fma_gflops and copy_gbps else 20.0
+        kind = "compute" if flops >= ridge * nbytes else "memory"
+        best = min(x for x in (t1, tk) if x) if (t1 or tk) else None
+        if kind == "compute" and best:
+            rate = f"{flops / best / 1e6:.0f} GFLOP/s"
+            frac = f"{flops / best / 1e6 / fma_gflops:.0%} of FMA" if fma_gflops else ""
+        elif best:
+            rate = f"{nbytes / best / 1e6:.0f} GB/s"
+            frac = f"{nbytes / best / 1e6 / copy_gbps:.0%} of copy" if copy_gbps else ""
+        else:
+            rate, frac = "-", ""
+        row = dict(op=name, top1_ms=t1, topk_ms=tk, torch_ms=pt, kind=kind, flops=flops,
+                   bytes=nbytes, rate=rate, of_peak=frac, correct=ok, notes=notes,
+                   ratio=(pt / best if best and pt else None))
+        rows.append(row)
+        print(f"{name:10} top1 {t1 or '-':>10} top-k {tk or '-':>10} torch {pt or '-':>10} "
+              f"{rate} {frac} {'; '.join(notes)}", file=sys.stderr)
+    f = lambda v: f"{v:.4f}" if v else "-"
+    lines = [f"Device: {dev}. Measured peaks: copy {copy_gbps or '-'} GB/s, f32 FMA {fma_gflops or '-'} GFLOP/s. "
+             f"CUDA events, median of {a.iters}, same run.", "",
+             "| op | rtile top-1 ms | rtile best-of-top-k ms | PyTorch ms | PyTorch / rtile | achieved | of peak | checked | note |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        ratio = f"{r['ratio']:.2f}x" if r["ratio"] else "-"
+        lines.append(f"| {r['op']} | {f(r['top1_ms'])} | {f(r['topk_ms'])} | {f(r['torch_ms'])} | {ratio} | "
+                     f"{r['rate']} | {r['of_peak']} | {r['correct']} | {'; '.join(r['notes'])} |")
+    ratios = [r["ratio"] for r in rows if r["ratio"]]
+    if ratios:
+        geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        lines += ["", f"Geomean PyTorch / rtile over {len(ratios)} operators: {geo:.2f}x "
+                      "(above 1: rtile faster)."]
     table = "\n".join(lines)
     print(table)
     if a.markdown:
-        with open(a.markdown, "w") as f:
-            f.write(table + "\n")
+        with open(a.markdown, "w") as fh:
+            fh.write(table + "\n")
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(dict(device=dev, copy_gbps=copy_gbps, fma_gflops=fma_gflops, rows=rows), fh, indent=1)
+    sys.exit(0 if all_ok else 1)
 
 
 if __name__ == "__main__":

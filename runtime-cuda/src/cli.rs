@@ -176,39 +176,8 @@ fn run_checked(args: &CudaArgs) -> Result<(), String> {
     });
     let mut failed = false;
     if let Some(rp) = &args.reference {
-        let rm = manifest_beside(rp, None)?;
-        let rl = load(&gpu, &read(rp)?, &rm, args.reference_kernel.as_deref())?;
-        let rd = dims(&rl.kernel, None, None)?;
-        if rl.kernel.args.len() != l.kernel.args.len() {
-            return Err("the reference kernel has a different argument list".into());
-        }
-        let routs = run_once(&gpu, &rl, &rd, &inputs)?;
-        let mut checks = Vec::new();
-        for (i, a) in l.kernel.args.iter().enumerate() {
-            if !matches!(a.role, Role::Output | Role::Inout) {
-                continue;
-            }
-            let c = compare(&outs[i].to_f64(), &routs[i].to_f64(), args.rtol, args.atol);
-            failed |= !c.ok();
-            checks.push(serde_json::json!({
-                "arg": a.name, "elements": c.n, "mismatches": c.mismatches,
-                "max_abs": c.max_abs, "max_rel": c.max_rel,
-                "first_mismatch": c.first.map(|(i, x, e)| serde_json::json!({"index": i, "actual": x, "expected": e})),
-            }));
-            if !args.json {
-                println!(
-                    "check {}: {} of {} elements differ (max abs {:.3e}, max rel {:.3e}){}",
-                    a.name,
-                    c.mismatches,
-                    c.n,
-                    c.max_abs,
-                    c.max_rel,
-                    c.first
-                        .map(|(i, x, e)| format!(", first at {i}: {x} vs {e}"))
-                        .unwrap_or_default()
-                );
-            }
-        }
+        let (checks, ok) = check_against_reference(args, &gpu, rp, &l, &inputs, &outs)?;
+        failed |= !ok;
         report["checks"] = serde_json::Value::Array(checks);
     }
     if args.bench {
@@ -250,6 +219,56 @@ fn run_checked(args: &CudaArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs the reference kernel `rp` on `inputs` and compares every output of `l` (`outs`)
+/// with it; returns one JSON object per output and whether all matched.
+fn check_against_reference(
+    args: &CudaArgs,
+    gpu: &Gpu,
+    rp: &Path,
+    l: &crate::exec::Loaded,
+    inputs: &[HostBuffer],
+    outs: &[HostBuffer],
+) -> Result<(Vec<serde_json::Value>, bool), String> {
+    let rm = manifest_beside(rp, None)?;
+    let rl = load(gpu, &read(rp)?, &rm, args.reference_kernel.as_deref())?;
+    let rd = dims(&rl.kernel, None, None)?;
+    if rl.kernel.args.len() != l.kernel.args.len() {
+        return Err("the reference kernel has a different argument list".into());
+    }
+    let routs = run_once(gpu, &rl, &rd, inputs)?;
+    let mut checks = Vec::new();
+    let mut all_ok = true;
+    for (i, a) in l.kernel.args.iter().enumerate() {
+        if !matches!(a.role, Role::Output | Role::Inout) {
+            continue;
+        }
+        let c = compare(&outs[i].to_f64(), &routs[i].to_f64(), args.rtol, args.atol);
+        all_ok &= c.ok();
+        checks.push(serde_json::json!({
+            "arg": a.name, "elements": c.n, "mismatches": c.mismatches,
+            "max_abs": c.max_abs, "max_rel": c.max_rel,
+            "first_mismatch": c.first.map(|(i, x, e)| serde_json::json!({"index": i, "actual": x, "expected": e})),
+        }));
+        if !args.json {
+            println!(
+                "check {} of {}: {} of {} elements differ (max abs {:.3e}, max rel {:.3e}){}",
+                a.name,
+                l.kernel.name,
+                c.mismatches,
+                c.n,
+                c.max_abs,
+                c.max_rel,
+                c.first
+                    .map(|(i, x, e)| format!(", first at {i}: {x} vs {e}"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    Ok((checks, all_ok))
+}
+
+/// `--profile-top-k`: every candidate is checked against `--reference` when given (a
+/// candidate that differs is reported and never chosen), timed, and the fastest cached.
 fn top_k(args: &CudaArgs, gpu: &Gpu) -> Result<(), String> {
     let info = gpu.info();
     let first = manifest_beside(&args.profile_top_k[0], None)?;
@@ -264,15 +283,29 @@ fn top_k(args: &CudaArgs, gpu: &Gpu) -> Result<(), String> {
             .iter()
             .any(|p| p.display().to_string() == c.candidate)
     {
-        println!(
-            "top-k (cached for {sig}): {} ({:.4} ms)",
-            c.candidate, c.median_ms
-        );
+        if args.json {
+            let report = serde_json::json!({
+                "device": info.name, "signature": sig, "cached": true,
+                "fastest": c.candidate, "median_ms": c.median_ms,
+                "candidates": c.all_ms.iter().map(|(p, t)| serde_json::json!({"ptx": p, "median_ms": t})).collect::<Vec<_>>(),
+            });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            );
+        } else {
+            println!(
+                "top-k (cached for {sig}): {} ({:.4} ms)",
+                c.candidate, c.median_ms
+            );
+        }
         return Ok(());
     }
     let inputs = inputs_for(&k0, args.seed)?;
     let pb = bar((args.profile_top_k.len() * args.iters) as u64, "top-k");
     let mut all = Vec::new();
+    let mut rows = Vec::new();
+    let mut wrong = Vec::new();
     for p in &args.profile_top_k {
         let m = manifest_beside(p, None)?;
         let l = load(gpu, &read(p)?, &m, args.kernel.as_deref())?;
@@ -283,18 +316,48 @@ fn top_k(args: &CudaArgs, gpu: &Gpu) -> Result<(), String> {
             ));
         }
         let d = dims(&l.kernel, None, None)?;
+        let mut row = serde_json::json!({"ptx": p.display().to_string()});
+        if let Some(rp) = &args.reference {
+            let outs = run_once(gpu, &l, &d, &inputs)?;
+            let (checks, ok) = check_against_reference(args, gpu, rp, &l, &inputs, &outs)?;
+            row["checks"] = serde_json::Value::Array(checks);
+            row["correct"] = serde_json::json!(ok);
+            if !ok {
+                wrong.push(p.display().to_string());
+                rows.push(row);
+                continue;
+            }
+        }
         let t = time(gpu, &l, &d, &inputs, args.warmup, args.iters, pb.as_ref())?;
+        row["median_ms"] = serde_json::json!(t.median_ms);
+        rows.push(row);
         all.push((p.display().to_string(), t.median_ms));
     }
     if let Some(b) = pb {
         b.finish_and_clear();
     }
-    let (best, ms) = topk::fastest(&all).cloned().ok_or("no candidates")?;
-    for (c, t) in &all {
+    let (best, ms) = topk::fastest(&all)
+        .cloned()
+        .ok_or("no candidate matched the reference")?;
+    if args.json {
+        let report = serde_json::json!({
+            "device": info.name, "signature": sig, "cached": false,
+            "fastest": best, "median_ms": ms, "candidates": rows,
+        });
         println!(
-            "  {t:>10.4} ms  {c}{}",
-            if *c == best { "  <- fastest" } else { "" }
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
         );
+    } else {
+        for (c, t) in &all {
+            println!(
+                "  {t:>10.4} ms  {c}{}",
+                if *c == best { "  <- fastest" } else { "" }
+            );
+        }
+        for c in &wrong {
+            println!("  {:>13}  {c}  (differs from the reference)", "wrong");
+        }
     }
     cache.entries.insert(
         sig.clone(),
@@ -305,10 +368,20 @@ fn top_k(args: &CudaArgs, gpu: &Gpu) -> Result<(), String> {
         },
     );
     cache.save(&cache_path)?;
-    println!(
-        "top-k: {best} ({ms:.4} ms), cached in {}",
-        cache_path.display()
-    );
+    if !args.json {
+        println!(
+            "top-k: {best} ({ms:.4} ms), cached in {}",
+            cache_path.display()
+        );
+    }
+    if !wrong.is_empty() {
+        return Err(format!(
+            "{} of {} candidates differ from the reference: {}",
+            wrong.len(),
+            args.profile_top_k.len(),
+            wrong.join(", ")
+        ));
+    }
     Ok(())
 }
 
