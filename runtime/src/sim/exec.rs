@@ -459,7 +459,7 @@ impl BlockState<'_> {
                         let o = r[*off as usize];
                         let dsm = self.launch.dynamic_shared_memory;
                         let fits = o >= 0.0 && o + *bytes as f64 <= dsm as f64;
-                        if !fits || o as u64 % u64::from(*align) != 0 {
+                        if !fits || !(o as u64).is_multiple_of(u64::from(*align)) {
                             let why = if fits {
                                 format!("is not aligned to its {align}-byte elements")
                             } else {
