@@ -163,53 +163,59 @@ fn small_tiles_stay_static_attributions() {
     assert!(k.text.contains("dynamic_shared_memory = 0 : i64"));
 }
 
-/// A 64x192 row sum under one block tile (64 threads): its tile is 48 KiB exactly, and the
-/// automatic 4-lane cross-thread split adds a 1 KiB reduction buffer.
-fn rowsum() -> rtile_dialects::te::model::TeCompute {
-    compute(
-        "func.func @rs(%I: tensor<64x192xf32>) -> tensor<64xf32> {
-  %S = te.compute (%r) reduce (%c) in [64, 192] may_pad 0.0
-         : (tensor<64x192xf32>) -> tensor<64xf32> {
+/// A 64x`n` row sum; under one block tile [64, n] (64 threads) its tile is 256·n bytes,
+/// and the automatic 4-lane cross-thread split adds a 1 KiB reduction buffer.
+fn rowsum(n: u64) -> rtile_dialects::te::model::TeCompute {
+    compute(&format!(
+        "func.func @rs(%I: tensor<64x{n}xf32>) -> tensor<64xf32> {{
+  %S = te.compute (%r) reduce (%c) in [64, {n}] may_pad 0.0
+         : (tensor<64x{n}xf32>) -> tensor<64xf32> {{
     te.sum(%I[%r, %c])
-  }
+  }}
   func.return %S : tensor<64xf32>
-}",
-    )
+}}"
+    ))
 }
 
 #[test]
-fn the_split_is_bounded_by_the_device_not_the_static_limit() {
-    let c = rowsum();
-    // H100 (227 KiB per block): the split stays, its buffer a view after the tile.
-    let p = program("h100", &[64, 192], &[1, 192], vec![vec![0, 0]], 64);
-    let k = lower_compute(&c, &p, "k").expect("lowers");
-    assert_eq!(k.rsplit, 4);
-    assert_eq!(
-        views(&k.text),
-        vec![
-            ("%sh0".to_string(), 0, 49152),
-            ("%shr".to_string(), 49152, 1024)
-        ],
-        "{}",
-        k.text
-    );
-    assert_eq!(k.launch.dynamic_shared_memory, 50176);
-    assert_eq!(k.launch.block, [256, 1, 1]);
-    let r = run_check_text("k.mlir", &module_text("kernels", &[k]), 9).expect("runs clean");
-    assert!(r.max_rel_err() < 1e-5, "{}", r.text());
-    // V100 (48 KiB per block): halved to no split, the tile alone fits, statically.
+fn the_split_keeps_static_kernels_static_and_is_bounded_by_the_device() {
+    // Tiles of exactly 48 KiB: the split's buffer would push the kernel to dynamic shared
+    // memory, so it is halved away, on H100 as on V100.
+    let c = rowsum(192);
+    for dev in ["h100", "v100"] {
+        let p = program(dev, &[64, 192], &[1, 192], vec![vec![0, 0]], 64);
+        let k = lower_compute(&c, &p, "k").expect("lowers");
+        assert_eq!(k.rsplit, 1, "{dev}");
+        assert_eq!(k.shared_bytes, 49152, "{dev}");
+        assert_eq!(k.launch.dynamic_shared_memory, 0, "{dev}");
+        assert!(!k.text.contains("gpu.dynamic_shared_memory"), "{dev}");
+    }
+    // Forced on V100 it does not fit: refused, with the numbers.
     let p = program("v100", &[64, 192], &[1, 192], vec![vec![0, 0]], 64);
-    let k = lower_compute(&c, &p, "k").expect("lowers");
-    assert_eq!(k.rsplit, 1);
-    assert_eq!(k.shared_bytes, 49152);
-    assert_eq!(k.launch.dynamic_shared_memory, 0);
-    assert!(!k.text.contains("gpu.dynamic_shared_memory"));
-    // A forced split on V100 does not fit: refused, with the numbers.
     let e = lower_compute_with(&c, &p, "k", CrossThread::Split(4)).expect_err("over V100's limit");
     assert_eq!(
         e,
         "the kernel needs 50176 bytes of shared memory per block (with a 4-lane cross-thread reduction buffer), more than the 49152 a block of device 'v100' may use"
     );
+    // Tiles of 50 KiB are dynamic anyway: on H100 the split stays, its buffer a view after
+    // the tile, and the kernel matches the interpreter.
+    let c = rowsum(200);
+    let p = program("h100", &[64, 200], &[1, 200], vec![vec![0, 0]], 64);
+    let k = lower_compute(&c, &p, "k").expect("lowers");
+    assert_eq!(k.rsplit, 4);
+    assert_eq!(
+        views(&k.text),
+        vec![
+            ("%sh0".to_string(), 0, 51200),
+            ("%shr".to_string(), 51200, 1024)
+        ],
+        "{}",
+        k.text
+    );
+    assert_eq!(k.launch.dynamic_shared_memory, 52224);
+    assert_eq!(k.launch.block, [256, 1, 1]);
+    let r = run_check_text("k.mlir", &module_text("kernels", &[k]), 9).expect("runs clean");
+    assert!(r.max_rel_err() < 1e-5, "{}", r.text());
 }
 
 #[test]

@@ -482,23 +482,31 @@ fn check_shared_limit(k: &LoweredKernel, p: &RProgram, limit: u64) -> Result<(),
 ///
 /// The automatic split's reduction buffer (`outputs per thread × split × threads`
 /// elements) comes on top of the program's staged tiles, which the construction sized
-/// against the device's shared capacity. When the two together exceed what a block of the
-/// program's device may use ([`device_shared_limit`]), the split is halved until they fit
-/// (down to no split); a kernel that still does not fit is refused. Crossing
-/// [`STATIC_SHARED_LIMIT`] is no reason to halve: the buffers then go to dynamic shared
-/// memory.
+/// against the device's shared capacity without it. The split is halved (down to no split)
+/// until the kernel fits a bound: [`STATIC_SHARED_LIMIT`] when the tiles alone fit it — the
+/// buffer never moves a kernel out of static shared memory, so such kernels keep the
+/// occupancy the construction modelled — else what a block of the program's device may use
+/// ([`device_shared_limit`]), the tiles being in dynamic shared memory anyway. A kernel over
+/// the device's limit is refused.
 pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredKernel, String> {
     let limit = device_shared_limit(p)?;
     let mut best = lower_kernel(c, p, name, CrossThread::Auto)?;
     let mut split = best.rsplit;
-    while best.shared_bytes > limit && split > 1 {
-        split /= 2;
-        let cross = if split > 1 {
-            CrossThread::Split(split as u32)
+    if split > 1 && best.shared_bytes > STATIC_SHARED_LIMIT {
+        let tiles = lower_kernel(c, p, name, CrossThread::Off)?;
+        let bound = if tiles.shared_bytes <= STATIC_SHARED_LIMIT {
+            STATIC_SHARED_LIMIT
         } else {
-            CrossThread::Off
+            limit
         };
-        best = lower_kernel(c, p, name, cross)?;
+        while best.shared_bytes > bound && split > 1 {
+            split /= 2;
+            best = if split > 1 {
+                lower_kernel(c, p, name, CrossThread::Split(split as u32))?
+            } else {
+                tiles.clone()
+            };
+        }
     }
     check_shared_limit(&best, p, limit)?;
     Ok(best)
