@@ -142,7 +142,10 @@ fn program(extents: &[i64], red: &[bool], picks: &[(u32, u32)], staged: bool) ->
         est_us: 1.0,
         footprint: [0; 3],
         traffic: [0; 3],
-        device_file: None,
+        // A test device whose blocks may hold any tile the generator draws.
+        device_file: Some(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/random-device.toml").into(),
+        ),
     }
 }
 

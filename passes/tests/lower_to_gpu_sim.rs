@@ -102,7 +102,7 @@ fn repeated_read_shares_one_shared_tile() {
         vec![0]
     );
     let p = rtile_passes::construct_rtile::RProgram {
-        device: "test".into(),
+        device: "v100".into(),
         axes: vec![],
         block: vec![3, 8],
         thread: vec![1, 1],

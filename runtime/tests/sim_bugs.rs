@@ -140,3 +140,124 @@ fn divergent_barrier_is_caught() {
     let (kind, msg, _) = r.expect_err("divergence must be caught");
     assert_eq!(kind, SimErrorKind::BarrierDivergence, "{msg}");
 }
+
+/// The kernel above with its shared buffer a `memref.view` at byte `off` of dynamic shared
+/// memory (the launch gives `dsm` bytes), read back through a second view of the same
+/// storage at byte `read_off` with element type `read_ty` (the output's type).
+fn dyn_kernel(barrier: bool, off: i64, dsm: u64, read_off: i64, read_ty: &str) -> String {
+    let barrier = if barrier {
+        r#"      "gpu.barrier"() : () -> ()"#
+    } else {
+        ""
+    };
+    let base = "memref<?xi8, #gpu.address_space<workgroup>>";
+    format!(
+        r#""builtin.module"() ({{
+  "gpu.module"() <{{sym_name = "m"}}> ({{
+    "gpu.func"() <{{function_type = (memref<32xf32>, memref<32x{read_ty}>) -> ()}}> ({{
+    ^bb0(%in: memref<32xf32>, %out: memref<32x{read_ty}>):
+      %base = "gpu.dynamic_shared_memory"() : () -> {base}
+      %off = "arith.constant"() <{{value = {off} : index}}> : () -> index
+      %roff = "arith.constant"() <{{value = {read_off} : index}}> : () -> index
+      %sh = "memref.view"(%base, %off) {{loc = "the-view"}} : ({base}, index) -> memref<32xf32, #gpu.address_space<workgroup>>
+      %rd = "memref.view"(%base, %roff) : ({base}, index) -> memref<32x{read_ty}, #gpu.address_space<workgroup>>
+      %t = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+      %c1 = "arith.constant"() <{{value = 1 : index}}> : () -> index
+      %c32 = "arith.constant"() <{{value = 32 : index}}> : () -> index
+      %t1 = "arith.addi"(%t, %c1) : (index, index) -> index
+      %n = "arith.remui"(%t1, %c32) : (index, index) -> index
+      %v = "memref.load"(%in, %t) : (memref<32xf32>, index) -> f32
+      "memref.store"(%v, %sh, %t) : (f32, memref<32xf32, #gpu.address_space<workgroup>>, index) -> ()
+{barrier}
+      %w = "memref.load"(%rd, %n) : (memref<32x{read_ty}, #gpu.address_space<workgroup>>, index) -> {read_ty}
+      "memref.store"(%w, %out, %t) : ({read_ty}, memref<32x{read_ty}>, index) -> ()
+      "gpu.return"() : () -> ()
+    }}) {{gpu.kernel, rtile.launch = {{block = array<i32: 32, 1, 1>, dynamic_shared_memory = {dsm} : i64, grid = array<i32: 2, 1, 1>}}, sym_name = "k", workgroup_attributions = 0 : i64}} : () -> ()
+  }}) : () -> ()
+}}) : () -> ()
+"#
+    )
+}
+
+#[test]
+fn dynamic_shared_memory_views_run_clean() {
+    // The buffer at byte 144 of 304 (ends at 272), read back through a second view.
+    let (r, _) = run_text(&dyn_kernel(true, 144, 304, 144, "f32"));
+    let out = r.expect("no simulator error");
+    let want: Vec<f64> = (0..32).map(|i| ((i + 1) % 32) as f64).collect();
+    assert_eq!(out, want);
+}
+
+#[test]
+fn views_of_one_base_alias_the_same_bytes() {
+    // Written as f32, read as i32 through another view of the same bytes: the floats' bits.
+    let (r, _) = run_text(&dyn_kernel(true, 0, 128, 0, "i32"));
+    let out = r.expect("no simulator error");
+    let bits: Vec<f64> = (0..32)
+        .map(|i| f64::from((((i + 1) % 32) as f32).to_bits() as i32))
+        .collect();
+    assert_eq!(out, bits);
+    // Through an f16 view: thread t reads half t+1, so an odd t reads the low half of float
+    // (t+1)/2 and an even t the high half of float t/2 (little-endian). 1.0f32 = 0x3F800000:
+    // high half 0x3F80 = 1.875 as f16, low half 0; 2.0f32 = 0x40000000: high half 2.0.
+    let (r, _) = run_text(&dyn_kernel(true, 0, 128, 0, "f16"));
+    let out = r.expect("no simulator error");
+    assert_eq!(out[2], 1.875, "high half of 1.0f32 as f16");
+    assert_eq!(out[1], 0.0, "low half of 1.0f32");
+    assert_eq!(out[4], 2.0, "high half of 2.0f32 as f16");
+}
+
+#[test]
+fn race_through_aliasing_views_is_caught() {
+    // No barrier: thread 0 reads bytes 4..8 through the second view before thread 1 writes
+    // them through the first.
+    let (r, _) = run_text(&dyn_kernel(false, 0, 128, 0, "i32"));
+    let (kind, msg, span) = r.expect_err("race must be caught");
+    assert_eq!(kind, SimErrorKind::DataRace, "{msg}");
+    assert!(
+        msg.contains("thread [1, 0, 0] writes where thread [0, 0, 0] read"),
+        "{msg}"
+    );
+    assert!(
+        span.contains("memref.store") && span.contains("%sh"),
+        "{span}"
+    );
+}
+
+#[test]
+fn uninitialised_read_through_a_view_is_caught() {
+    // The second view starts where the written bytes end.
+    let (r, _) = run_text(&dyn_kernel(true, 0, 256, 128, "f32"));
+    let (kind, msg, span) = r.expect_err("uninitialised read must be caught");
+    assert_eq!(kind, SimErrorKind::UninitializedRead, "{msg}");
+    assert!(msg.contains("uninitialised shared memory"), "{msg}");
+    assert!(span.contains("%rd"), "{span}");
+}
+
+#[test]
+fn view_outside_dynamic_shared_memory_is_reported_at_the_view() {
+    // 128 bytes at byte 16 end at 144, past the launch's 128.
+    let (r, _) = run_text(&dyn_kernel(true, 16, 128, 16, "f32"));
+    let (kind, msg, span) = r.expect_err("out-of-range view must be caught");
+    assert_eq!(kind, SimErrorKind::OutOfBounds, "{msg}");
+    assert!(
+        msg.contains("view of 128 bytes at byte offset 16 lies outside the launch's 128 bytes of dynamic shared memory"),
+        "{msg}"
+    );
+    assert!(
+        span.contains("the-view") && span.contains("memref.view"),
+        "{span}"
+    );
+    // A launch with no dynamic shared memory at all.
+    let (r, _) = run_text(&dyn_kernel(true, 0, 0, 0, "f32"));
+    let (kind, msg, _) = r.expect_err("view of nothing must be caught");
+    assert_eq!(kind, SimErrorKind::OutOfBounds, "{msg}");
+    // A misaligned view (f32 elements at byte 2).
+    let (r, _) = run_text(&dyn_kernel(true, 2, 256, 0, "f32"));
+    let (kind, msg, _) = r.expect_err("misaligned view must be caught");
+    assert_eq!(kind, SimErrorKind::OutOfBounds, "{msg}");
+    assert!(
+        msg.contains("is not aligned to its 4-byte elements"),
+        "{msg}"
+    );
+}

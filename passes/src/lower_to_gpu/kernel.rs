@@ -10,7 +10,9 @@ use rtile_dialects::te::model::{Combiner, ElemType, Expr, TeCompute, UnOp};
 
 use super::adapter::{distinct_reads, expr_info, linearize};
 use super::emit::{Emitter, Typed};
+use crate::construct_rtile::device_check::program_device;
 use crate::construct_rtile::{AffineIndex, RProgram, TensorExprInfo};
+use crate::device::Device;
 
 /// Grid, block and dynamic shared memory of a kernel launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +29,9 @@ pub struct LoweredKernel {
     /// The `"gpu.func"` op in generic form.
     pub text: String,
     pub launch: LaunchDesc,
-    /// Static shared memory of the workgroup attributions, bytes (padding included).
+    /// Shared memory of the kernel's buffers, bytes (storage padding included): the static
+    /// workgroup attributions, or the dynamic shared memory of the launch when the buffers
+    /// exceed [`STATIC_SHARED_LIMIT`] (then laid out 16-byte aligned, see [`shared_layout`]).
     pub shared_bytes: u64,
     /// Accesses staged through shared memory (one flag per te access).
     pub staged: Vec<bool>,
@@ -441,35 +445,89 @@ pub fn auto_split(threads: i64, red_points: i64, split_tile: i64) -> i64 {
     s
 }
 
-/// Shared memory a kernel can declare statically (CUDA's and HIP's 48 KiB per block);
-/// more needs dynamic shared memory, which this lowering does not emit.
+/// Shared memory a kernel can declare statically (CUDA's and HIP's 48 KiB per block); a
+/// kernel whose buffers need more gets them from dynamic shared memory instead.
 pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
+
+/// Shared memory one block may use on the program's device: the per-block capacity of its
+/// description's shared layer (§3.3; the opt-in maximum, e.g. 227 KiB on H100, 163 KiB on
+/// A100). The device is the one the program names (`device`, or `device_file`).
+pub fn device_shared_limit(p: &RProgram) -> Result<u64, String> {
+    let dev = program_device(p).map_err(|e| {
+        format!(
+            "cannot tell how much shared memory a block of device '{}' may use: {e}",
+            p.device
+        )
+    })?;
+    Ok(dev.layers[Device::SHARED].capacity_bytes)
+}
+
+/// Refuses a kernel whose shared memory exceeds what a block of the device may use.
+fn check_shared_limit(k: &LoweredKernel, p: &RProgram, limit: u64) -> Result<(), String> {
+    if k.shared_bytes > limit {
+        let split = if k.rsplit > 1 {
+            format!(" (with a {}-lane cross-thread reduction buffer)", k.rsplit)
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "the kernel needs {} bytes of shared memory per block{split}, more than the {limit} a block of device '{}' may use",
+            k.shared_bytes, p.device
+        ));
+    }
+    Ok(())
+}
 
 /// Lowers `c` under program `p` into kernel `name` (cross-thread reductions automatic).
 ///
 /// The automatic split's reduction buffer (`outputs per thread × split × threads`
 /// elements) comes on top of the program's staged tiles, which the construction sized
-/// against the device's shared capacity. When the two together exceed
-/// [`STATIC_SHARED_LIMIT`], the split is halved until they fit (down to no split), since
-/// ptxas rejects kernels that declare more.
+/// against the device's shared capacity without it. The split is halved (down to no split)
+/// until the kernel fits a bound: [`STATIC_SHARED_LIMIT`] when the tiles alone fit it — the
+/// buffer never moves a kernel out of static shared memory, so such kernels keep the
+/// occupancy the construction modelled — else what a block of the program's device may use
+/// ([`device_shared_limit`]), the tiles being in dynamic shared memory anyway. A kernel over
+/// the device's limit is refused.
 pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredKernel, String> {
-    let k = lower_compute_with(c, p, name, CrossThread::Auto)?;
-    let mut split = k.rsplit;
-    let mut best = k;
-    while best.shared_bytes > STATIC_SHARED_LIMIT && split > 1 {
-        split /= 2;
-        let cross = if split > 1 {
-            CrossThread::Split(split as u32)
+    let limit = device_shared_limit(p)?;
+    let mut best = lower_kernel(c, p, name, CrossThread::Auto)?;
+    let mut split = best.rsplit;
+    if split > 1 && best.shared_bytes > STATIC_SHARED_LIMIT {
+        let tiles = lower_kernel(c, p, name, CrossThread::Off)?;
+        let bound = if tiles.shared_bytes <= STATIC_SHARED_LIMIT {
+            STATIC_SHARED_LIMIT
         } else {
-            CrossThread::Off
+            limit
         };
-        best = lower_compute_with(c, p, name, cross)?;
+        while best.shared_bytes > bound && split > 1 {
+            split /= 2;
+            best = if split > 1 {
+                lower_kernel(c, p, name, CrossThread::Split(split as u32))?
+            } else {
+                tiles.clone()
+            };
+        }
     }
+    check_shared_limit(&best, p, limit)?;
     Ok(best)
 }
 
-/// Lowers `c` under program `p` into kernel `name`.
+/// Lowers `c` under program `p` into kernel `name` with the cross-thread reduction `cross`;
+/// refuses a kernel whose shared memory exceeds what a block of the program's device may use.
 pub fn lower_compute_with(
+    c: &TeCompute,
+    p: &RProgram,
+    name: &str,
+    cross: CrossThread,
+) -> Result<LoweredKernel, String> {
+    let limit = device_shared_limit(p)?;
+    let k = lower_kernel(c, p, name, cross)?;
+    check_shared_limit(&k, p, limit)?;
+    Ok(k)
+}
+
+/// The lowering proper (no device limit).
+fn lower_kernel(
     c: &TeCompute,
     p: &RProgram,
     name: &str,
@@ -696,8 +754,9 @@ pub fn lower_compute_with(
         let padded: Vec<i64> = tile.iter().zip(&pad).map(|(a, b)| a + b).collect();
         let sh_ty = memref(&padded, elem, "workgroup");
         let sh = format!("%sh{read}");
-        shared_bytes += padded.iter().product::<i64>() as u64 * (elem.width() as u64).div_ceil(8);
-        shared_decls.push((sh.clone(), sh_ty.clone()));
+        let bytes = padded.iter().product::<i64>() as u64 * (elem.width() as u64).div_ceil(8);
+        shared_bytes += bytes;
+        shared_decls.push((sh.clone(), sh_ty.clone(), bytes));
         // Tile origin per dim, and its static range over all blocks and k-steps.
         let mut origin = Vec::new();
         let mut checks = Vec::new();
@@ -931,9 +990,9 @@ pub fn lower_compute_with(
             // over the reduction lanes, one barrier per level.
             let red_t = memref(&[q_total, rsplit, threads], res_elem, "workgroup");
             let red = "%shr".to_string();
-            shared_decls.push((red.clone(), red_t.clone()));
-            shared_bytes +=
-                (q_total * rsplit * threads) as u64 * (res_elem.width() as u64).div_ceil(8);
+            let bytes = (q_total * rsplit * threads) as u64 * (res_elem.width() as u64).div_ceil(8);
+            shared_decls.push((red.clone(), red_t.clone(), bytes));
+            shared_bytes += bytes;
             let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
             let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
             let v = cx.em.op(
@@ -1040,23 +1099,38 @@ pub fn lower_compute_with(
             .collect::<Vec<_>>()
             .join(", ")
     );
+    // Shared buffers: static workgroup attributions while they fit the static limit, else
+    // views (same SSA names) into the launch's dynamic shared memory.
+    let sizes: Vec<u64> = shared_decls.iter().map(|d| d.2).collect();
+    let (offsets, laid_out) = shared_layout(&sizes);
+    let dynamic = laid_out > STATIC_SHARED_LIMIT;
+    let (attributions, prologue, dsm) = if dynamic {
+        (
+            Vec::new(),
+            dynamic_shared_views(&shared_decls, &offsets),
+            laid_out,
+        )
+    } else {
+        (shared_decls.clone(), String::new(), 0)
+    };
     let params: Vec<String> = arg_decls
         .iter()
-        .chain(&shared_decls)
         .map(|(n, t)| format!("{n}: {t}"))
+        .chain(attributions.iter().map(|(n, t, _)| format!("{n}: {t}")))
         .collect();
     let body = cx.em.finish(3);
     let launch = LaunchDesc {
         grid: [nblocks as u64, 1, 1],
         block: [all_threads as u64, 1, 1],
-        dynamic_shared_memory: 0,
+        dynamic_shared_memory: dsm,
     };
     let text = format!(
-        "    \"gpu.func\"() <{{function_type = {fn_ty}, known_block_size = array<i32: {all_threads}, 1, 1>, known_grid_size = array<i32: {nblocks}, 1, 1>}}> ({{\n    ^bb0({}):\n{body}      \"gpu.return\"() : () -> ()\n    }}) {{gpu.kernel, rtile.launch = {{block = array<i32: {all_threads}, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: {nblocks}, 1, 1>}}, rtile.te = \"{}\", sym_name = \"{name}\", workgroup_attributions = {} : i64}} : () -> ()\n",
+        "    \"gpu.func\"() <{{function_type = {fn_ty}, known_block_size = array<i32: {all_threads}, 1, 1>, known_grid_size = array<i32: {nblocks}, 1, 1>}}> ({{\n    ^bb0({}):\n{prologue}{body}      \"gpu.return\"() : () -> ()\n    }}) {{gpu.kernel, rtile.launch = {{block = array<i32: {all_threads}, 1, 1>, dynamic_shared_memory = {dsm} : i64, grid = array<i32: {nblocks}, 1, 1>}}, rtile.te = \"{}\", sym_name = \"{name}\", workgroup_attributions = {} : i64}} : () -> ()\n",
         params.join(", "),
         escape(&reference_text(c)),
-        shared_decls.len()
+        attributions.len()
     );
+    let shared_bytes = if dynamic { laid_out } else { shared_bytes };
     let staged = cx.accs.iter().map(|a| a.view.is_some()).collect();
     Ok(LoweredKernel {
         name: name.to_string(),
@@ -1067,6 +1141,37 @@ pub fn lower_compute_with(
         vectorized,
         rsplit,
     })
+}
+
+/// Alignment of each shared buffer in dynamic shared memory: the widest shared access is a
+/// 16-byte `vector<4xf32>`, and CUDA/HIP guarantee the dynamic allocation itself 16 bytes.
+pub const DYNAMIC_SHARED_ALIGN: u64 = 16;
+
+/// Byte offsets of shared buffers of `sizes` bytes laid out one after another in declaration
+/// order, each [`DYNAMIC_SHARED_ALIGN`]-aligned (so they never overlap), and the total bytes
+/// (the end of the last buffer, rounded up to the alignment).
+pub fn shared_layout(sizes: &[u64]) -> (Vec<u64>, u64) {
+    let mut offsets = Vec::with_capacity(sizes.len());
+    let mut end = 0u64;
+    for &n in sizes {
+        offsets.push(end);
+        end = (end + n).next_multiple_of(DYNAMIC_SHARED_ALIGN);
+    }
+    (offsets, end)
+}
+
+/// The kernel prologue that defines each shared buffer `(name, type, bytes)` as a
+/// `memref.view` of `gpu.dynamic_shared_memory` at its byte offset, under the buffer's own
+/// SSA name, so the body addresses it exactly as it would a workgroup attribution.
+fn dynamic_shared_views(decls: &[(String, String, u64)], offsets: &[u64]) -> String {
+    let base_t = "memref<?xi8, #gpu.address_space<workgroup>>";
+    let mut s = format!("      %shbase = \"gpu.dynamic_shared_memory\"() : () -> {base_t}\n");
+    for (j, ((n, t, _), off)) in decls.iter().zip(offsets).enumerate() {
+        s.push_str(&format!(
+            "      %shoff{j} = \"arith.constant\"() <{{value = {off} : index}}> : () -> index\n      {n} = \"memref.view\"(%shbase, %shoff{j}) : ({base_t}, index) -> {t}\n"
+        ));
+    }
+    s
 }
 
 /// The body's value at one point (`vals`: view axis values).

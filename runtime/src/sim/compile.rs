@@ -20,6 +20,10 @@ pub enum Space {
     Global,
     /// Workgroup attributions: one copy per block.
     Shared,
+    /// A `memref.view` of the block's dynamic shared memory (`gpu.dynamic_shared_memory`):
+    /// byte-addressed storage of `Launch::dynamic_shared_memory` bytes per block, which every
+    /// view of it aliases.
+    DynShared,
     /// Private attributions and `memref.alloca`: one copy per thread.
     Private,
 }
@@ -35,6 +39,9 @@ pub struct MemDesc {
     pub elem: Num,
     /// The type's text, for messages.
     pub ty: String,
+    /// [`Space::DynShared`]: the register holding the view's byte offset, and the bytes of
+    /// one element.
+    pub view: Option<(u32, u32)>,
 }
 
 impl MemDesc {
@@ -86,6 +93,15 @@ pub enum Inst {
     Barrier {
         at: u32,
     },
+    /// `memref.view` of dynamic shared memory: `dst = off`, checked to lie within the launch's
+    /// dynamic shared memory (`bytes` long, element-aligned).
+    View {
+        dst: u32,
+        off: u32,
+        bytes: u64,
+        align: u32,
+        at: u32,
+    },
     Move {
         dst: u32,
         src: u32,
@@ -133,6 +149,8 @@ struct Compiler<'c> {
     k: Kernel,
     regs: HashMap<Value, u32>,
     mems: HashMap<Value, u32>,
+    /// Results of `gpu.dynamic_shared_memory` (the base `memref.view` slices).
+    dyn_bases: std::collections::HashSet<Value>,
 }
 
 fn err(ctx: &Context, op: OpId, m: impl AsRef<str>) -> Diagnostic {
@@ -209,11 +227,13 @@ impl<'c> Compiler<'c> {
             strides,
             elem,
             ty: rtile::printer::type_to_string(t),
+            view: None,
         };
         match space {
             Space::Global => self.k.args.push(desc.clone()),
             Space::Shared => self.k.shared.push(desc.len()),
             Space::Private => self.k.private.push(desc.len()),
+            Space::DynShared => {}
         }
         self.k.mems.push(desc);
         let id = (self.k.mems.len() - 1) as u32;
@@ -224,7 +244,7 @@ impl<'c> Compiler<'c> {
         self.mems
             .get(&v)
             .copied()
-            .ok_or_else(|| err(self.ctx, op, "simulator: memref operand must be a kernel argument, an attribution or a memref.alloca"))
+            .ok_or_else(|| err(self.ctx, op, "simulator: memref operand must be a kernel argument, an attribution, a memref.alloca or a memref.view of dynamic shared memory"))
     }
     fn emit(&mut self, i: Inst) -> u32 {
         self.k.insts.push(i);
@@ -334,6 +354,49 @@ impl<'c> Compiler<'c> {
             }
             "gpu.return" => {
                 self.emit(Inst::Return);
+            }
+            "gpu.dynamic_shared_memory" => {
+                let [r] = results[..] else {
+                    return Err(err(ctx, op, "expects one result"));
+                };
+                let t = ctx.value_type(r);
+                let ok = matches!(t, Type::MemRef { shape, elem, layout: None, .. }
+                    if shape.len() == 1 && matches!(**elem, Type::Integer { width: 8, .. }))
+                    && is_address_space(memory_space(t), "workgroup");
+                if !ok {
+                    return Err(err(
+                        ctx,
+                        op,
+                        "result must be memref<?xi8, #gpu.address_space<workgroup>>",
+                    ));
+                }
+                self.dyn_bases.insert(r);
+            }
+            "memref.view" => {
+                if operands.len() != 2 || !self.dyn_bases.contains(&operands[0]) {
+                    return Err(err(
+                        ctx,
+                        op,
+                        "simulator: memref.view is supported on gpu.dynamic_shared_memory with a static result shape only",
+                    ));
+                }
+                let off = self.reg(operands[1], op)?;
+                let id = self.memref(results[0], Space::DynShared, 0, op)?;
+                let (len, elem) = {
+                    let m = &self.k.mems[id as usize];
+                    (m.len() as u64, m.elem)
+                };
+                let eb = elem.bytes();
+                let dst = self.fresh(1);
+                self.k.mems[id as usize].view = Some((dst, eb));
+                let at = self.at(op);
+                self.emit(Inst::View {
+                    dst,
+                    off,
+                    bytes: len * u64::from(eb),
+                    align: eb,
+                    at,
+                });
             }
             "memref.alloca" => {
                 let n = self.k.private.len();
@@ -514,6 +577,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
         },
         regs: HashMap::new(),
         mems: HashMap::new(),
+        dyn_bases: Default::default(),
     };
     for (i, &a) in ctx.block_args(body).iter().enumerate() {
         let t = ctx.value_type(a);

@@ -15,7 +15,8 @@ use super::compile::{Inst, Kernel, MemDesc, Space};
 pub struct Launch {
     pub grid: [u32; 3],
     pub block: [u32; 3],
-    /// Dynamic shared memory bytes (the kernels we run use static workgroup attributions).
+    /// Dynamic shared memory bytes per block: the storage `gpu.dynamic_shared_memory`
+    /// returns, which `memref.view`s slice.
     pub dynamic_shared_memory: u64,
 }
 
@@ -69,7 +70,11 @@ struct BlockState<'a> {
     k: &'a Kernel,
     globals: &'a [Vec<AtomicU64>],
     shared: Vec<Vec<f64>>,
+    /// One per shared buffer, then one per byte of dynamic shared memory (index `dyn_meta`).
     meta: Vec<ShMeta>,
+    /// The block's dynamic shared memory, bytes.
+    dyn_mem: Vec<u8>,
+    dyn_meta: usize,
     /// Per private buffer: threads × len values and init flags.
     private: Vec<(Vec<f64>, Vec<bool>)>,
     regs: Vec<f64>,
@@ -168,21 +173,23 @@ impl BlockState<'_> {
         v.join(", ")
     }
 
-    fn shared_read(
+    /// Race and initialisation bookkeeping of a read of cell `off` of `meta[buf]` (an element
+    /// of a shared buffer, or a byte of dynamic shared memory); `shown` is the element's
+    /// offset in `m`, for messages.
+    fn check_read(
         &mut self,
         buf: usize,
         off: usize,
-        tid: u32,
-        at: u32,
+        (tid, at): (u32, u32),
         m: &MemDesc,
-    ) -> Result<f64, SimError> {
-        let meta = &mut self.meta[buf];
+        shown: usize,
+    ) -> Result<(), SimError> {
         let ph = self.phase;
-        if !meta.init[off] && self.pending.is_none() {
+        if !self.meta[buf].init[off] && self.pending.is_none() {
             let msg = format!(
                 "read of uninitialised shared memory {} at [{}]",
                 m.ty,
-                Self::index_text(m, off)
+                Self::index_text(m, shown)
             );
             self.pending = Some(self.error(SimErrorKind::UninitializedRead, Some(at), tid, msg));
         }
@@ -192,7 +199,7 @@ impl BlockState<'_> {
             let msg = format!(
                 "shared-memory data race on {} at [{}]: thread {:?} reads what thread {:?} wrote with no barrier between",
                 m.ty,
-                Self::index_text(m, off),
+                Self::index_text(m, shown),
                 unflatten(tid, self.launch.block),
                 unflatten(w, self.launch.block)
             );
@@ -204,17 +211,17 @@ impl BlockState<'_> {
         } else if meta.reader[off] != tid {
             meta.reader[off] = MANY;
         }
-        Ok(self.shared[buf][off])
+        Ok(())
     }
 
-    fn shared_write(
+    /// Race bookkeeping of a write of cell `off` of `meta[buf]` (see [`Self::check_read`]).
+    fn check_write(
         &mut self,
         buf: usize,
         off: usize,
-        v: f64,
-        tid: u32,
-        at: u32,
+        (tid, at): (u32, u32),
         m: &MemDesc,
+        shown: usize,
     ) -> Result<(), SimError> {
         let meta = &mut self.meta[buf];
         let ph = self.phase;
@@ -234,7 +241,7 @@ impl BlockState<'_> {
             let msg = format!(
                 "shared-memory data race on {} at [{}]: thread {:?} writes where {who} {how} with no barrier between",
                 m.ty,
-                Self::index_text(m, off),
+                Self::index_text(m, shown),
                 unflatten(tid, self.launch.block)
             );
             return Err(self.error(SimErrorKind::DataRace, Some(at), tid, msg));
@@ -242,7 +249,67 @@ impl BlockState<'_> {
         meta.w_phase[off] = ph;
         meta.writer[off] = tid;
         meta.init[off] = true;
+        Ok(())
+    }
+
+    fn shared_read(
+        &mut self,
+        buf: usize,
+        off: usize,
+        tid: u32,
+        at: u32,
+        m: &MemDesc,
+    ) -> Result<f64, SimError> {
+        self.check_read(buf, off, (tid, at), m, off)?;
+        Ok(self.shared[buf][off])
+    }
+
+    fn shared_write(
+        &mut self,
+        buf: usize,
+        off: usize,
+        v: f64,
+        tid: u32,
+        at: u32,
+        m: &MemDesc,
+    ) -> Result<(), SimError> {
+        self.check_write(buf, off, (tid, at), m, off)?;
         self.shared[buf][off] = v;
+        Ok(())
+    }
+
+    /// Reads element `off` of view `m` at byte `byte` of dynamic shared memory: every byte is
+    /// checked, so views of the same bytes (whatever their types) race and initialise together.
+    fn dyn_read(
+        &mut self,
+        byte: usize,
+        off: usize,
+        tid: u32,
+        at: u32,
+        m: &MemDesc,
+    ) -> Result<f64, SimError> {
+        let n = m.elem.bytes() as usize;
+        for b in byte..byte + n {
+            self.check_read(self.dyn_meta, b, (tid, at), m, off)?;
+        }
+        Ok(m.elem.decode(&self.dyn_mem[byte..byte + n]))
+    }
+
+    /// Writes element `off` of view `m` at byte `byte` of dynamic shared memory.
+    fn dyn_write(
+        &mut self,
+        byte: usize,
+        off: usize,
+        v: f64,
+        tid: u32,
+        at: u32,
+        m: &MemDesc,
+    ) -> Result<(), SimError> {
+        let n = m.elem.bytes() as usize;
+        for b in byte..byte + n {
+            self.check_write(self.dyn_meta, b, (tid, at), m, off)?;
+        }
+        self.dyn_mem[byte..byte + n].copy_from_slice(&m.elem.encode(v)[..n]);
         Ok(())
     }
 
@@ -325,6 +392,10 @@ impl BlockState<'_> {
                                     self.globals[m.buf][off + l].load(Ordering::Relaxed),
                                 ),
                                 Space::Shared => self.shared_read(m.buf, off + l, tid, *at, m)?,
+                                Space::DynShared => {
+                                    let byte = dyn_byte(m, r, off + l);
+                                    self.dyn_read(byte, off + l, tid, *at, m)?
+                                }
                                 Space::Private => {
                                     let (vals, init) = &self.private[m.buf];
                                     let p = tid as usize * m.len() + off + l;
@@ -364,6 +435,10 @@ impl BlockState<'_> {
                                 Space::Shared => {
                                     self.shared_write(m.buf, off + l, v, tid, *at, m)?
                                 }
+                                Space::DynShared => {
+                                    let byte = dyn_byte(m, r, off + l);
+                                    self.dyn_write(byte, off + l, v, tid, *at, m)?
+                                }
                                 Space::Private => {
                                     let p = tid as usize * m.len() + off + l;
                                     let (vals, init) = &mut self.private[m.buf];
@@ -374,6 +449,33 @@ impl BlockState<'_> {
                         }
                     }
                     Inst::Barrier { .. } => return Ok(Stop::Barrier(pc)),
+                    Inst::View {
+                        dst,
+                        off,
+                        bytes,
+                        align,
+                        at,
+                    } => {
+                        let o = r[*off as usize];
+                        let dsm = self.launch.dynamic_shared_memory;
+                        let fits = o >= 0.0 && o + *bytes as f64 <= dsm as f64;
+                        if !fits || !(o as u64).is_multiple_of(u64::from(*align)) {
+                            let why = if fits {
+                                format!("is not aligned to its {align}-byte elements")
+                            } else {
+                                format!(
+                                    "lies outside the launch's {dsm} bytes of dynamic shared memory"
+                                )
+                            };
+                            return Err(self.error(
+                                SimErrorKind::OutOfBounds,
+                                Some(*at),
+                                tid,
+                                format!("view of {bytes} bytes at byte offset {o} {why}"),
+                            ));
+                        }
+                        r[*dst as usize] = o;
+                    }
                     Inst::Return => return Ok(Stop::Done),
                 }
                 pc += 1;
@@ -433,6 +535,17 @@ impl BlockState<'_> {
     }
 }
 
+/// Most dynamic shared memory per block the simulator accepts (far above any GPU's, so a
+/// launch asking more is a mistake, refused rather than allocated per block).
+pub const MAX_DYNAMIC_SHARED: u64 = 16 << 20;
+
+/// Byte address in dynamic shared memory of element `off` of view `m` (its byte offset is in
+/// register `view.0`, checked by the view's `Inst::View`).
+fn dyn_byte(m: &MemDesc, r: &[f64], off: usize) -> usize {
+    let (base, eb) = m.view.unwrap_or((0, 1));
+    r[base as usize] as usize + off * eb as usize
+}
+
 /// Runs `k` on `args` (one buffer per kernel argument, row-major values, written in place).
 pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), SimError> {
     let bad = |m: String| SimError {
@@ -466,6 +579,18 @@ pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), Sim
     if threads > 1024 {
         return Err(bad(format!("{threads} threads per block exceed 1024")));
     }
+    if launch.dynamic_shared_memory > MAX_DYNAMIC_SHARED {
+        return Err(bad(format!(
+            "{} bytes of dynamic shared memory per block exceed the simulator's {MAX_DYNAMIC_SHARED}",
+            launch.dynamic_shared_memory
+        )));
+    }
+    // Only kernels that take dynamic shared memory get its storage.
+    let dyn_bytes = if k.mems.iter().any(|m| m.space == Space::DynShared) {
+        launch.dynamic_shared_memory as usize
+    } else {
+        0
+    };
     let globals: Vec<Vec<AtomicU64>> = args
         .iter()
         .map(|a| a.iter().map(|v| AtomicU64::new(v.to_bits())).collect())
@@ -489,7 +614,14 @@ pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), Sim
                 k,
                 globals: &globals,
                 shared: k.shared.iter().map(|&n| vec![0.0; n]).collect(),
-                meta: k.shared.iter().map(|&n| ShMeta::new(n)).collect(),
+                meta: k
+                    .shared
+                    .iter()
+                    .map(|&n| ShMeta::new(n))
+                    .chain([ShMeta::new(dyn_bytes)])
+                    .collect(),
+                dyn_mem: vec![0; dyn_bytes],
+                dyn_meta: k.shared.len(),
                 private: k
                     .private
                     .iter()

@@ -39,6 +39,45 @@ impl Num {
             _ => return None,
         })
     }
+    /// Bytes of one element in memory (`i1` takes a byte, `index` 8 as on 64-bit targets).
+    pub fn bytes(self) -> u32 {
+        match self {
+            Num::F64 => 8,
+            Num::F32 => 4,
+            Num::F16 | Num::BF16 => 2,
+            Num::Int(w) => w.div_ceil(8),
+        }
+    }
+    /// The little-endian bytes of `x` (a value of this type) in memory; the first
+    /// [`Self::bytes`] are meaningful.
+    pub fn encode(self, x: f64) -> [u8; 8] {
+        match self {
+            Num::F64 => x.to_bits().to_le_bytes(),
+            Num::F32 => u64::from((x as f32).to_bits()).to_le_bytes(),
+            Num::F16 => u64::from(f16_bits(x)).to_le_bytes(),
+            Num::BF16 => u64::from((x as f32).to_bits() >> 16).to_le_bytes(),
+            Num::Int(_) => (x as i64).to_le_bytes(),
+        }
+    }
+    /// The value stored in `b` (little-endian, [`Self::bytes`] long).
+    pub fn decode(self, b: &[u8]) -> f64 {
+        let mut w = [0u8; 8];
+        let n = b.len().min(8);
+        w[..n].copy_from_slice(&b[..n]);
+        let raw = u64::from_le_bytes(w);
+        match self {
+            Num::F64 => f64::from_bits(raw),
+            Num::F32 => f64::from(f32::from_bits(raw as u32)),
+            Num::F16 => f16_value(raw as u16),
+            Num::BF16 => f64::from(f32::from_bits((raw as u32) << 16)),
+            // Sign-extend from the stored bytes, then wrap to the width as registers hold it.
+            Num::Int(_) => {
+                let s = 64 - 8 * n as u32;
+                let v = if s >= 64 { 0 } else { ((raw << s) as i64) >> s };
+                self.round(v as f64)
+            }
+        }
+    }
     /// True for float types.
     pub fn is_float(self) -> bool {
         !matches!(self, Num::Int(_))
@@ -65,6 +104,38 @@ impl Num {
             Num::Int(w) if w < 64 => v & ((1u64 << w) - 1),
             _ => v,
         }
+    }
+}
+
+/// IEEE binary16 bits of `x`, a value already rounded to f16 (exact as an f32).
+fn f16_bits(x: f64) -> u16 {
+    let sign: u16 = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    if a.is_nan() {
+        return 0x7e00;
+    }
+    if a.is_infinite() || a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a < 6.103515625e-05 {
+        // Subnormal (or zero): a multiple of 2^-24.
+        return sign | (a * 16777216.0).round() as u16;
+    }
+    let b = (a as f32).to_bits();
+    let e = ((b >> 23) & 0xff) as i32 - 127;
+    sign | (((e + 15) as u16) << 10) | ((b >> 13) & 0x3ff) as u16
+}
+
+/// The value of IEEE binary16 bits.
+fn f16_value(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = f64::from(h & 0x3ff);
+    sign * match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1024.0 + m) * 2f64.powi(e - 25),
     }
 }
 
@@ -279,5 +350,48 @@ mod tests {
         assert!(t["arith.maximumf"](&[f64::NAN, 1.0, 0.0], Num::F32, 0).is_nan());
         assert_eq!(t["arith.cmpf"](&[f64::NAN, 1.0, 0.0], Num::F32, 13), 1.0); // une
         assert_eq!(Num::F32.round(0.1), 0.1f32 as f64);
+    }
+
+    #[test]
+    fn memory_encoding_round_trips_and_matches_ieee_bits() {
+        // Values of each type survive a trip through memory bytes.
+        let cases: &[(Num, &[f64])] = &[
+            (Num::F64, &[0.1, -3.5, f64::INFINITY]),
+            (Num::F32, &[0.1f32 as f64, -3.5, 1e-40f32 as f64]),
+            // f16: normals, the largest, the smallest subnormal, a subnormal, -0, inf.
+            (
+                Num::F16,
+                &[
+                    1.0,
+                    -2.5,
+                    65504.0,
+                    5.960464477539063e-8,
+                    3.0517578125e-5,
+                    -0.0,
+                    f64::NEG_INFINITY,
+                ],
+            ),
+            (Num::BF16, &[1.0, -2.5, 3.0e38f32 as f64]),
+            (Num::Int(8), &[-128.0, 127.0, -1.0]),
+            (Num::Int(32), &[-2147483648.0, 2147483647.0]),
+            (Num::Int(1), &[0.0, 1.0]),
+        ];
+        for &(n, vs) in cases {
+            for &v in vs {
+                let v = n.round(v);
+                let b = n.encode(v);
+                let back = n.decode(&b[..n.bytes() as usize]);
+                assert!(
+                    back == v && back.is_sign_negative() == v.is_sign_negative(),
+                    "{n:?} {v} -> {back}"
+                );
+            }
+        }
+        assert!(Num::F16.decode(&Num::F16.encode(f64::NAN)[..2]).is_nan());
+        // IEEE bit patterns: 1.0 as f16 is 0x3C00, as bf16 0x3F80.
+        assert_eq!(Num::F16.encode(1.0)[..2], [0x00, 0x3C]);
+        assert_eq!(Num::BF16.encode(1.0)[..2], [0x80, 0x3F]);
+        assert_eq!(Num::F16.encode(5.960464477539063e-8)[..2], [0x01, 0x00]);
+        assert_eq!(Num::Int(32).encode(-1.0)[..4], [0xFF; 4]);
     }
 }
