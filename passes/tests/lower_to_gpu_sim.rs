@@ -228,15 +228,17 @@ fn register_tile_unrolled_and_loop_forms_match_the_interpreter() {
     }
     let big = matmul_program([16, 16, 8], [16, 16, 1], true);
     const { assert!(256 > MAX_UNROLLED_POINTS) };
-    let k = lower_compute_with(c, &big, "k", CrossThread::Off).expect("lowers");
-    assert!(
-        k.text.contains(
-            "\"memref.alloca\"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<256xf32>"
-        ),
-        "{}",
-        k.text
-    );
-    check(k);
+    for cross in [CrossThread::Off, CrossThread::Split(2)] {
+        let k = lower_compute_with(c, &big, "k", cross).expect("lowers");
+        assert!(
+            k.text.contains(
+                "\"memref.alloca\"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<256xf32>"
+            ),
+            "{}",
+            k.text
+        );
+        check(k);
+    }
     // Direct reads: each point's loads are guarded on the padded m and n.
     let k = lower_compute_with(
         c,

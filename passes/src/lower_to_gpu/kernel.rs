@@ -449,9 +449,10 @@ pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 /// the register layer rTile). An unrolled tile keeps one accumulator per point in a
 /// register, plus the operands of one reduction index (a row of A and a column of B for a
 /// matmul: `TM + TN`) and the addresses. 128 accumulators and their operands still fit the
-/// 255 registers a thread may have; more cannot stay in registers at all, and a block of
-/// `t` threads has only `65536 / t` each (the construction's programs stay well below:
-/// 8x8 tiles). Larger tiles keep the loop form with the accumulators in a private array.
+/// 255 registers a thread may have; more cannot stay in registers at all (and a block of
+/// `t` threads has only `65536 / t` each). The devices' register layer (512 bytes: 128
+/// registers for operands and accumulators) keeps every constructed program below the cap;
+/// larger hand-written tiles keep the loop form with the accumulators in a private array.
 pub const MAX_UNROLLED_POINTS: i64 = 128;
 
 /// A thread's accumulators.
