@@ -5,9 +5,12 @@
 //! plus proptest-generated shapes (primes, 1, non-multiples of the tile).
 
 use rtile_dialects::te::module::parse_computes;
-use rtile_passes::construct_rtile::{ConstructOptions, construct};
+use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
 use rtile_passes::device::Device;
-use rtile_passes::lower_to_gpu::{expr_info, lower_compute, module_text};
+use rtile_passes::lower_to_gpu::kernel::MAX_UNROLLED_POINTS;
+use rtile_passes::lower_to_gpu::{
+    CrossThread, expr_info, lower_compute, lower_compute_with, module_text,
+};
 use rtile_runtime::sim::run_check_text;
 
 fn suite() -> Vec<rtile_dialects::te::module::FoundCompute> {
@@ -162,4 +165,106 @@ fn v100_table1_kernels_fit_static_shared_memory() {
     }
     assert_eq!(found.len(), 34);
     assert!(over.is_empty(), "over 48 KiB: {over:?}");
+}
+
+fn matmul_program(block: [u64; 3], thread: [u64; 3], staged: bool) -> RProgram {
+    let threads = (block[0] / thread[0]) * (block[1] / thread[1]);
+    RProgram {
+        device: "v100".into(),
+        axes: vec![],
+        block: block.to_vec(),
+        thread: thread.to_vec(),
+        pad: vec![vec![0, 1], vec![0, 4]],
+        grid: vec![],
+        threads,
+        tensor_core: false,
+        staged,
+        epsilon: 0.0,
+        est_us: 1.0,
+        footprint: [0; 3],
+        traffic: [0; 3],
+        device_file: None,
+    }
+}
+
+fn matmul(elem: &str, body: &str) -> String {
+    format!(
+        "func.func @mm(%A: tensor<13x19x{elem}>, %B: tensor<19x22x{elem}>) -> tensor<13x22x{elem}> {{
+  %C = te.compute (%m, %n) reduce (%k) in [13, 22, 19] may_pad 0.0
+         : (tensor<13x19x{elem}>, tensor<19x22x{elem}>) -> tensor<13x22x{elem}> {{
+    te.sum({body})
+  }}
+  func.return %C : tensor<13x22x{elem}>
+}}"
+    )
+}
+
+/// The register tile (Roller §4, the register layer) on a matmul whose m, n and k are all
+/// padded by the tiles: a 4x6 thread tile is unrolled (accumulators as `iter_args`, no
+/// private array; per reduction index one shared load per row of A and per column of B, 24
+/// multiplies), with and without a cross-thread split; a 16x16 tile (256 points, over
+/// `MAX_UNROLLED_POINTS`) keeps the loop form over a private array; a direct (unstaged)
+/// program guards each point's global reads. All match the interpreter.
+#[test]
+fn register_tile_unrolled_and_loop_forms_match_the_interpreter() {
+    let sc = parse_computes("t.mlir", &matmul("f32", "%A[%m, %k] * %B[%k, %n]"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let c = &sc[0].compute;
+    let count = |t: &str, s: &str| t.matches(s).count();
+    let check = |k: rtile_passes::lower_to_gpu::LoweredKernel| {
+        let r = run_check_text("mm.mlir", &module_text("kernels", &[k]), 5).expect("runs clean");
+        assert!(r.max_rel_err() < 1e-5, "{}", r.text());
+    };
+    for cross in [CrossThread::Off, CrossThread::Split(4)] {
+        let k = lower_compute_with(c, &matmul_program([16, 24, 8], [4, 6, 1], true), "k", cross)
+            .expect("lowers");
+        assert!(!k.text.contains("memref.alloca"), "{}", k.text);
+        // The k-step loop and the in-tile reduction loop carry the 24 accumulators.
+        assert_eq!(count(&k.text, ":24 = \"scf.for\""), 2, "{}", k.text);
+        assert_eq!(count(&k.text, "\"memref.load\"(%sh0"), 4, "{}", k.text);
+        assert_eq!(count(&k.text, "\"memref.load\"(%sh1"), 6, "{}", k.text);
+        assert_eq!(count(&k.text, "\"arith.mulf\""), 24, "{}", k.text);
+        check(k);
+    }
+    let big = matmul_program([16, 16, 8], [16, 16, 1], true);
+    const { assert!(256 > MAX_UNROLLED_POINTS) };
+    for cross in [CrossThread::Off, CrossThread::Split(2)] {
+        let k = lower_compute_with(c, &big, "k", cross).expect("lowers");
+        assert!(
+            k.text.contains(
+                "\"memref.alloca\"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<256xf32>"
+            ),
+            "{}",
+            k.text
+        );
+        check(k);
+    }
+    // Direct reads: each point's loads are guarded on the padded m and n.
+    let k = lower_compute_with(
+        c,
+        &matmul_program([16, 24, 8], [4, 6, 1], false),
+        "k",
+        CrossThread::Off,
+    )
+    .expect("lowers");
+    assert!(!k.text.contains("memref.alloca"), "{}", k.text);
+    assert!(count(&k.text, "\"scf.if\"") >= 24, "{}", k.text);
+    check(k);
+}
+
+/// An integer division in the body is not evaluated past the tensor's extent, where the
+/// staged tile holds the pad value 0 (`arith.divsi` by zero is undefined in LLVM): the
+/// unrolled points are guarded then; a float body is not.
+#[test]
+fn trapping_bodies_keep_the_point_guard() {
+    let p = matmul_program([16, 24, 8], [4, 6, 1], true);
+    let guards = |text: &str| {
+        let sc = parse_computes("t.mlir", text).unwrap_or_else(|e| panic!("{e}"));
+        let k = lower_compute_with(&sc[0].compute, &p, "k", CrossThread::Off).expect("lowers");
+        // The guards inside the reduction loop yield the point's accumulator.
+        k.text.matches("\"scf.if\"").count()
+    };
+    let int = guards(&matmul("i32", "%A[%m, %k] / (%B[%k, %n] + 1)"));
+    let float = guards(&matmul("f32", "%A[%m, %k] / (%B[%k, %n] + 1.0)"));
+    assert!(int >= float + 24, "int {int} float {float}");
 }

@@ -19,10 +19,22 @@
 //!   them into registers).
 //! - `index` is `i64` (or `i32` with `index_bits = 32`).
 //! - `scf.for`/`scf.if` become a CFG with phis; `scf.for` compares signed.
-//! - `known_block_size` becomes `"nvvm.maxntid"` (NVPTX) or
-//!   `"amdgpu-flat-work-group-size"` (AMDGPU), and `gpu.block_dim` folds to it.
+//! - `known_block_size` becomes `"nvvm.maxntid"` and `"nvvm.maxnreg"` (NVPTX; see
+//!   [`block_register_share`]) or `"amdgpu-flat-work-group-size"` (AMDGPU), and
+//!   `gpu.block_dim` folds to it.
 
 use std::collections::{BTreeMap, HashMap};
+
+/// The registers each thread of a block of `threads` may use so that one block fits an
+/// NVIDIA SM's 65,536 (every architecture since Kepler): its share rounded down to the
+/// allocation granularity of 8, at most 255. Emitted as `.maxnreg`: the construction sized
+/// the block and the thread's register tile to the register file (Roller §3.3), and with
+/// `.maxntid` alone ptxas 12.9 may hold a kernel to 64 registers and spill (Table-1
+/// softmax's row sum at 256 threads: 8 bytes spilled at 64, none at its 98 registers).
+pub fn block_register_share(threads: u64) -> u64 {
+    let warps_threads = threads.max(1).next_multiple_of(32);
+    ((65536 / warps_threads) / 8 * 8).clamp(8, 255)
+}
 use std::fmt::Write as _;
 
 use rtile::diagnostics::Diagnostic;
@@ -455,7 +467,11 @@ impl<'a> FnEmitter<'a> {
             let total: u64 = b.iter().map(|&x| x as u64).product();
             match self.opts.flavor {
                 Flavor::Nvptx => {
-                    attrs.push(format!("\"nvvm.maxntid\"=\"{},{},{}\"", b[0], b[1], b[2]))
+                    attrs.push(format!("\"nvvm.maxntid\"=\"{},{},{}\"", b[0], b[1], b[2]));
+                    attrs.push(format!(
+                        "\"nvvm.maxnreg\"=\"{}\"",
+                        block_register_share(total)
+                    ));
                 }
                 Flavor::Amdgpu => attrs.push(format!(
                     "\"amdgpu-flat-work-group-size\"=\"{total},{total}\""

@@ -5,7 +5,7 @@
 use super::align::{Aligner, TensorCoreMap, tensor_core_map};
 use super::expr_info::TensorExprInfo;
 use super::perf_model::{self, ProgramShape};
-use super::rtile::{ceil_div, mem_traffic, register_bytes};
+use super::rtile::{ceil_div, mem_traffic, register_bytes, thread_registers};
 use crate::device::Device;
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -368,7 +368,7 @@ impl<'a> Search<'a> {
             return true;
         }
         let threads = self.al.threads(t, thread);
-        let regs = ceil_div(register_bytes(self.expr, thread, lanes), 4);
+        let regs = thread_registers(register_bytes(self.expr, thread, lanes));
         threads > self.dev.max_threads_per_block || threads * regs > self.dev.regs_per_core
     }
 
@@ -618,7 +618,9 @@ pub fn check_program(e: &TensorExprInfo, dev: &Device, p: &RProgram) -> Result<(
     if p.footprint[0] != reg || p.footprint[1] != sh {
         return Err("footprint does not match the tiles".into());
     }
-    if p.threads > dev.max_threads_per_block || p.threads * ceil_div(reg, 4) > dev.regs_per_core {
+    if p.threads > dev.max_threads_per_block
+        || p.threads * thread_registers(reg) > dev.regs_per_core
+    {
         return Err("block exceeds the core's threads or registers".into());
     }
     if !(p.est_us.is_finite() && p.est_us > 0.0) {

@@ -13,7 +13,7 @@ use rtile_dialects::te::model::TeCompute;
 
 use super::align::{Aligner, tensor_core_map};
 use super::expr_info::TensorExprInfo;
-use super::rtile::{ceil_div, register_bytes, shared_bytes};
+use super::rtile::{register_bytes, shared_bytes, thread_registers};
 use super::te_adapter::expr_from_compute;
 use crate::device::Device;
 
@@ -130,7 +130,7 @@ pub fn check_legal(e: &TensorExprInfo, dev: &Device, p: &RProgram) -> Result<(),
             "block tile needs {sh} bytes of shared memory, the device has {sh_cap} per block"
         ));
     }
-    let regs = threads * ceil_div(reg, 4);
+    let regs = threads * thread_registers(reg);
     if regs > dev.regs_per_core {
         return Err(format!(
             "block needs {regs} registers, a core has {}",

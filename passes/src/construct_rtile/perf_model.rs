@@ -4,7 +4,7 @@
 
 use super::align::TensorCoreMap;
 use super::expr_info::TensorExprInfo;
-use super::rtile::{ceil_div, input_bytes, output_data_tile, tile_elems};
+use super::rtile::{ceil_div, input_bytes, output_data_tile, thread_registers, tile_elems};
 use crate::device::Device;
 
 /// `MaxComputePerf(expr)` (§3.3): peak GFLOP/s of the whole device for the expression's element
@@ -126,7 +126,7 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
     let thread_tiles = (p.threads / p.lanes.max(1)) * thread_steps * k_steps;
     let shared_block = (thread_tiles * input_bytes(e, p.thread)) as f64;
 
-    let regs = ceil_div(p.register_bytes, 4).max(1);
+    let regs = thread_registers(p.register_bytes);
     let mut bpc = dev
         .max_blocks_per_core
         .min(dev.max_threads_per_core / p.threads.max(1))

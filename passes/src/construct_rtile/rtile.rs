@@ -122,6 +122,20 @@ pub fn data_reuse_score(q: (f64, f64), f: (f64, f64)) -> f64 {
     }
 }
 
+/// Registers a thread needs beyond its data and accumulator tiles: tile and thread
+/// coordinates, global and shared addresses, loop counters. Roller §3.3 sizes the register
+/// layer by the tile data alone; without this headroom a block whose data registers fill
+/// the register file exactly (H100: 768 threads × 80) makes ptxas spill (Table-1 m2 and bmm
+/// spilled 92 and 4 bytes at 80 registers).
+pub const THREAD_REGISTER_OVERHEAD: u64 = 16;
+
+/// 32-bit registers one thread of a block is allocated for a register-layer tile needing
+/// `register_bytes`: the data, [`THREAD_REGISTER_OVERHEAD`], rounded up to the allocation
+/// granularity of 8 registers per thread (256 per warp) of NVIDIA and AMD hardware.
+pub fn thread_registers(register_bytes: u64) -> u64 {
+    (ceil_div(register_bytes, 4) + THREAD_REGISTER_OVERHEAD).next_multiple_of(8)
+}
+
 /// Registers (32-bit) one thread needs for an rTile of `shape` at the register layer: its input
 /// data tiles and its output (accumulator) tile. With tensor cores the tile belongs to a warp
 /// of `lanes` threads and is spread over them.

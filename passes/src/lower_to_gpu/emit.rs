@@ -1,6 +1,14 @@
 //! A small writer of upstream generic-form MLIR text: numbered SSA values, constants hoisted
 //! to the kernel's entry block (so they dominate every use), and structured `scf.for` /
 //! `scf.if` regions opened and closed in order.
+//!
+//! The writer value-numbers what it emits: a pure op (`arith`, `math`, `gpu.thread_id`,
+//! `gpu.block_id`) with the same name, operands, properties and result type as one already
+//! written in an enclosing region is not written again, and neither is a load
+//! (`memref.load`, `vector.load`) repeated within one straight-line stretch of a region with
+//! no store, barrier or region boundary in between. The unrolled register tile relies on it
+//! (Roller §4 "code generation", the register layer): the points of a thread tile that share
+//! a row of A or a column of B read it from shared memory once per reduction index.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -38,6 +46,13 @@ pub struct Emitter {
     consts: String,
     body: String,
     cache: HashMap<(String, String), String>,
+    /// Pure ops written so far, visible where their region still encloses the cursor: the
+    /// op's text without its result → the result. `scopes` lists the keys each open region
+    /// added (index 0: the kernel's body), so closing a region forgets them.
+    pure: HashMap<String, String>,
+    scopes: Vec<Vec<String>>,
+    /// Loads since the last store, barrier or region boundary.
+    loads: HashMap<String, String>,
     next: usize,
     indent: usize,
     /// Footers of the regions being written: (text after the region, results).
@@ -85,18 +100,70 @@ impl Emitter {
         self.constant(&t, ty)
     }
 
-    /// A one-result op: `%r = "name"(args) <{props}> : (types) -> res`.
+    /// A one-result op: `%r = "name"(args) <{props}> : (types) -> res`; a pure op or load
+    /// already available here (see the module doc) returns the earlier result instead.
     pub fn op(&mut self, name: &str, args: &[Typed], props: &str, res: &str) -> String {
+        let text = Self::generic(name, args, props, &[res]);
+        let pure = Self::is_pure(name);
+        let load = matches!(name, "memref.load" | "vector.load");
+        if pure && let Some(v) = self.pure.get(&text) {
+            return v.clone();
+        }
+        if load && let Some(v) = self.loads.get(&text) {
+            return v.clone();
+        }
         let r = self.fresh();
-        let line = format!("{r} = {}", Self::generic(name, args, props, &[res]));
-        self.line(&line);
+        self.line(&format!("{r} = {text}"));
+        if pure {
+            if self.scopes.is_empty() {
+                self.scopes.push(Vec::new());
+            }
+            if let Some(s) = self.scopes.last_mut() {
+                s.push(text.clone());
+            }
+            self.pure.insert(text, r.clone());
+        } else if load {
+            self.loads.insert(text, r.clone());
+        } else {
+            self.loads.clear();
+        }
         r
     }
 
-    /// A zero-result op.
+    /// Ops without side effects whose result depends only on their operands.
+    fn is_pure(name: &str) -> bool {
+        name.starts_with("arith.")
+            || name.starts_with("math.")
+            || matches!(name, "gpu.thread_id" | "gpu.block_id")
+    }
+
+    /// A zero-result op (a store or barrier: loads written before it are not reused).
     pub fn op0(&mut self, name: &str, args: &[Typed], props: &str) {
         let line = Self::generic(name, args, props, &[]);
         self.line(&line);
+        self.loads.clear();
+    }
+
+    /// A region opens: what is written inside may be forgotten when it closes, and loads
+    /// from before it are not reused inside (a loop body may run after its own stores).
+    fn open_scope(&mut self) {
+        if self.scopes.is_empty() {
+            self.scopes.push(Vec::new());
+        }
+        self.scopes.push(Vec::new());
+        self.loads.clear();
+    }
+
+    /// The innermost region closes: its values no longer dominate what follows.
+    fn close_scope(&mut self) {
+        if self.scopes.len() > 1
+            && let Some(keys) = self.scopes.pop()
+        {
+            for k in keys {
+                self.pure.remove(&k);
+            }
+        }
+        self.loads.clear();
     }
 
     fn generic(name: &str, args: &[Typed], props: &str, res: &[&str]) -> String {
@@ -209,6 +276,7 @@ impl Emitter {
         let mut params = vec![format!("{iv}: index")];
         params.extend(args.iter().zip(inits).map(|(a, i)| format!("{a}: {}", i.1)));
         self.indent += 1;
+        self.open_scope();
         self.line(&format!("^bb0({}):", params.join(", ")));
         let tys: Vec<&str> = inits.iter().map(|i| i.1.as_str()).collect();
         let mut sig = vec!["index", "index", "index"];
@@ -225,6 +293,7 @@ impl Emitter {
     /// Closes the innermost `scf.for`, yielding `yields`.
     pub fn end_for(&mut self, yields: &[Typed]) {
         self.yield_(yields);
+        self.close_scope();
         self.indent -= 1;
         let f = self.open.pop().unwrap_or_default();
         self.line(&f);
@@ -250,6 +319,7 @@ impl Emitter {
         };
         self.line(&format!("{lhs}\"scf.if\"({cond}) ({{"));
         self.indent += 1;
+        self.open_scope();
         let rt = match res.len() {
             1 => res[0].to_string(),
             _ => format!("({})", res.join(", ")),
@@ -261,9 +331,11 @@ impl Emitter {
     /// Ends the then region (yielding `yields`) and opens the else region.
     pub fn else_(&mut self, yields: &[Typed]) {
         self.yield_(yields);
+        self.close_scope();
         self.indent -= 1;
         self.line("}, {");
         self.indent += 1;
+        self.open_scope();
     }
 
     /// Ends an `scf.if` (the else region yields `yields`; with no results and an empty
@@ -272,6 +344,7 @@ impl Emitter {
         if let Some(y) = yields {
             self.yield_(y);
         }
+        self.close_scope();
         self.indent -= 1;
         let f = self.open.pop().unwrap_or_default();
         self.line(&f);
@@ -285,6 +358,7 @@ impl Emitter {
     /// Closes [`Self::begin_then`].
     pub fn end_then(&mut self) {
         self.yield_(&[]);
+        self.close_scope();
         self.indent -= 1;
         self.line("}, {");
         let f = self.open.pop().unwrap_or_default();

@@ -478,6 +478,94 @@ fn check_shared_limit(k: &LoweredKernel, p: &RProgram, limit: u64) -> Result<(),
     Ok(())
 }
 
+/// The most points a thread tile may have for its register tile to be unrolled (Roller §4,
+/// the register layer rTile). An unrolled tile keeps one accumulator per point in a
+/// register, plus the operands of one reduction index (a row of A and a column of B for a
+/// matmul: `TM + TN`) and the addresses. 128 accumulators and their operands still fit the
+/// 255 registers a thread may have; more cannot stay in registers at all (and a block of
+/// `t` threads has only `65536 / t` each). The devices' register layer (512 bytes: 128
+/// registers for operands and accumulators) keeps every constructed program below the cap;
+/// larger hand-written tiles keep the loop form with the accumulators in a private array.
+pub const MAX_UNROLLED_POINTS: i64 = 128;
+
+/// A thread's accumulators.
+enum RegTile {
+    /// One SSA value per point (the points unrolled): carried as `scf.for` `iter_args`.
+    Values(Vec<String>),
+    /// A `memref.alloca` of the points, indexed by the point loops.
+    Memory(String),
+}
+
+/// One point of an unrolled thread tile: per view axis its value and its coordinate in the
+/// block tile (spatial axes only).
+struct Point {
+    vals: Vec<Option<String>>,
+    locals: Vec<Option<String>>,
+}
+
+/// The thread's points, row-major over the thread tile (the order of the accumulators):
+/// spatial axis `s` takes `base + j·nthr + tc` for the constant `j < thread[s]`. The
+/// absolute values (`vals`) are written only when `absolute` (guards, global addresses).
+fn unrolled_points(cx: &mut Ctx, sp: &[usize], absolute: bool) -> Vec<Point> {
+    let n = cx.ext.len();
+    let mut pts = vec![Point {
+        vals: vec![None; n],
+        locals: vec![None; n],
+    }];
+    for &s in sp {
+        let mut next = Vec::new();
+        for pt in &pts {
+            for j in 0..cx.thr[s] {
+                let off = cx.em.idx(j * cx.nthr[s]);
+                let tc = cx.tc[s].clone();
+                let local = cx.em.add(&off, &tc);
+                let base = cx.base[s].clone();
+                let mut vals = pt.vals.clone();
+                let mut locals = pt.locals.clone();
+                if absolute {
+                    vals[s] = Some(cx.em.add(&base, &local));
+                }
+                locals[s] = Some(local);
+                next.push(Point { vals, locals });
+            }
+        }
+        pts = next;
+    }
+    pts
+}
+
+/// `point < extent` on the spatial axes the grid pads (`E % B ≠ 0`); `None` when none is.
+fn point_guard(cx: &mut Ctx, sp: &[usize], vals: &[Option<String>]) -> Option<String> {
+    let mut cond = None;
+    for &s in sp {
+        if cx.ext[s] % cx.blk[s] != 0 {
+            let e = cx.em.idx(cx.ext[s]);
+            let v = vals[s].clone().unwrap_or_default();
+            let c = cx.em.cmp(2, &v, &e);
+            cond = cx.em.and(cond, c);
+        }
+    }
+    cond
+}
+
+/// Whether evaluating `e` on a pad value may be undefined: integer division (`arith.divsi`
+/// by zero is undefined behaviour in LLVM), so such bodies are not computed past the extent.
+fn may_trap(e: &Expr, c: &TeCompute) -> bool {
+    let tys = c.access_types();
+    match e {
+        Expr::Binary(op, a, b) => {
+            (*op == rtile_dialects::te::model::BinOp::Div
+                && e.ty(&tys).is_some_and(|t| !t.is_float()))
+                || may_trap(a, c)
+                || may_trap(b, c)
+        }
+        Expr::Unary(_, a) | Expr::Cast(_, a) => may_trap(a, c),
+        Expr::Cmp(_, a, b) => may_trap(a, c) || may_trap(b, c),
+        Expr::Select(x, a, b) => may_trap(x, c) || may_trap(a, c) || may_trap(b, c),
+        Expr::Access(_) | Expr::Const(..) => false,
+    }
+}
+
 /// Lowers `c` under program `p` into kernel `name` (cross-thread reductions automatic).
 ///
 /// The automatic split's reduction buffer (`outputs per thread × split × threads`
@@ -691,33 +779,42 @@ fn lower_kernel(
     let q_total: i64 = sp.iter().map(|&s| cx.thr[s]).product();
     let acc_mem = memref(&[q_total], res_elem, "");
     let combiner = c.combiner;
-    let acc = if let Some(comb) = combiner {
-        let a = cx.em.op(
-            "memref.alloca",
-            &[],
-            "operandSegmentSizes = array<i32: 0, 0>",
-            &acc_mem,
-        );
-        let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
-        let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
-        let id = cx.constant(comb.identity(res_elem), res_elem);
-        cx.em.op0(
-            "memref.store",
-            &[
-                (id, rt.clone()),
-                (a.clone(), acc_mem.clone()),
-                (q, "index".into()),
-            ],
-            "",
-        );
-        cx.em.end_for(&[]);
-        Some(a)
-    } else {
-        None
+    // The register tile: SSA values carried through the loops when the thread's points are
+    // unrolled (they then live in registers), else a private array indexed by loops.
+    let mut tile = match combiner {
+        Some(comb) if q_total <= MAX_UNROLLED_POINTS => {
+            let id = cx.constant(comb.identity(res_elem), res_elem);
+            Some(RegTile::Values(vec![id; q_total as usize]))
+        }
+        Some(comb) => {
+            let a = cx.em.op(
+                "memref.alloca",
+                &[],
+                "operandSegmentSizes = array<i32: 0, 0>",
+                &acc_mem,
+            );
+            let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
+            let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
+            let id = cx.constant(comb.identity(res_elem), res_elem);
+            cx.em.op0(
+                "memref.store",
+                &[
+                    (id, rt.clone()),
+                    (a.clone(), acc_mem.clone()),
+                    (q, "index".into()),
+                ],
+                "",
+            );
+            cx.em.end_for(&[]);
+            Some(RegTile::Memory(a))
+        }
+        None => None,
     };
-    // The reduction loop over k-steps (one scf.for per reduction axis with more than one).
+    // The reduction loop over k-steps (one scf.for per reduction axis with more than one),
+    // carrying an unrolled register tile; `kresults` holds each loop's results.
     let mut kloops = 0;
     let mut ksteps = 1;
+    let mut kresults: Vec<Vec<String>> = Vec::new();
     for &r in &rd {
         let k = (cx.ext[r] + cx.blk[r] - 1) / cx.blk[r];
         ksteps *= k;
@@ -725,7 +822,15 @@ fn lower_kernel(
             cx.base[r] = cx.em.idx(0);
         } else {
             let (z, ub, st) = (cx.em.idx(0), cx.em.idx(k * cx.blk[r]), cx.em.idx(cx.blk[r]));
-            let (iv, _, _) = cx.em.begin_for(&z, &ub, &st, &[]);
+            let inits: Vec<Typed> = match &tile {
+                Some(RegTile::Values(v)) => v.iter().map(|x| (x.clone(), rt.clone())).collect(),
+                _ => Vec::new(),
+            };
+            let (iv, args, res) = cx.em.begin_for(&z, &ub, &st, &inits);
+            if let Some(RegTile::Values(v)) = &mut tile {
+                *v = args;
+            }
+            kresults.push(res);
             cx.base[r] = iv;
             kloops += 1;
         }
@@ -920,70 +1025,164 @@ fn lower_kernel(
             cx.em.end_for(&[]);
         }
     };
-    let (mut vals, q, opened, guarded) = open_points(&mut cx);
     let out_t = memref(&c.result.shape, res_elem, "");
-    if let (Some(comb), Some(acc)) = (combiner, &acc) {
-        let a0 = cx.em.op(
-            "memref.load",
-            &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
-            "",
-            &rt,
-        );
-        // Inner reduction loops over the k-step's tile, the accumulator carried.
-        let mut a = a0;
-        let mut stack = Vec::new();
-        for &r in &rd {
+    if let (Some(comb), Some(mut tile)) = (combiner, tile) {
+        let red_loop = |cx: &mut Ctx, r: usize| -> (String, String, String) {
             // The split axis: each reduction lane takes every rsplit-th point.
-            let (z, ub, one) = if Some(r) == split_axis && rsplit > 1 {
+            if Some(r) == split_axis && rsplit > 1 {
                 (tr.clone(), cx.em.idx(cx.blk[r]), cx.em.idx(rsplit))
             } else {
                 (cx.em.idx(0), cx.em.idx(cx.blk[r]), cx.em.idx(1))
-            };
-            let (lr, args, res) = cx.em.begin_for(&z, &ub, &one, &[(a.clone(), rt.clone())]);
-            let base = cx.base[r].clone();
-            vals[r] = Some(cx.em.add(&base, &lr));
-            stack.push(res[0].clone());
-            a = args[0].clone();
-        }
-        // Guard the reduction axes padded past their extent.
-        let mut cond = None;
-        for &r in &rd {
-            if cx.ext[r] % cx.blk[r] != 0 {
-                let e = cx.em.idx(cx.ext[r]);
-                let v = vals[r].clone().unwrap_or_default();
-                let c = cx.em.cmp(2, &v, &e);
-                cond = cx.em.and(cond, c);
             }
-        }
-        let if_res = cond.as_ref().map(|c| cx.em.begin_if(c, &[&rt]));
-        let v = point_value(&mut cx, &vals)?;
-        let na = cx.combine(comb, &a, &v, res_elem);
-        let mut cur = na;
-        if let Some(r) = if_res {
-            cx.em.else_(&[(cur, rt.clone())]);
-            cx.em.end_if(Some(&[(a.clone(), rt.clone())]));
-            cur = r[0].clone();
-        }
-        for res in stack.iter().rev() {
-            cx.em.end_for(&[(cur.clone(), rt.clone())]);
-            cur = res.clone();
-        }
-        cx.em.op0(
-            "memref.store",
-            &[
-                (cur, rt.clone()),
-                (acc.clone(), acc_mem.clone()),
-                (q, "index".into()),
-            ],
-            "",
-        );
-        close_points(&mut cx, opened, guarded);
-        if staged_any && ksteps > 1 {
-            // The next k-step overwrites the shared tiles every thread just read.
-            cx.em.op0("gpu.barrier", &[], "");
-        }
-        for _ in 0..kloops {
-            cx.em.end_for(&[]);
+        };
+        let red_guard = |cx: &mut Ctx, vals: &[Option<String>]| -> Option<String> {
+            // The reduction axes padded past their extent.
+            let mut cond = None;
+            for &r in &rd {
+                if cx.ext[r] % cx.blk[r] != 0 {
+                    let e = cx.em.idx(cx.ext[r]);
+                    let v = vals[r].clone().unwrap_or_default();
+                    let c = cx.em.cmp(2, &v, &e);
+                    cond = cx.em.and(cond, c);
+                }
+            }
+            cond
+        };
+        match &mut tile {
+            RegTile::Values(accs) => {
+                // Register layer (Roller §4): per reduction index, every point of the thread
+                // tile combines into its own accumulator; the points are unrolled, so the
+                // accumulators are SSA values and loads shared by points are written once.
+                // Staged reads see pad-filled shared tiles at points past the tensor's extent,
+                // so only direct (global) reads, and bodies that may trap on the pad value,
+                // need the per-point guard; the store is guarded in the epilogue.
+                let direct = cx.accs.iter().any(|a| a.view.is_none());
+                let guard_points = direct || may_trap(&c.body, c);
+                let pts = unrolled_points(&mut cx, &sp, guard_points);
+                let conds: Vec<Option<String>> = pts
+                    .iter()
+                    .map(|pt| {
+                        if guard_points {
+                            point_guard(&mut cx, &sp, &pt.vals)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                let mut vals = vec![None; n];
+                let mut locals = vec![None; n];
+                let mut stack = Vec::new();
+                for &r in &rd {
+                    let (z, ub, st) = red_loop(&mut cx, r);
+                    let inits: Vec<Typed> = accs.iter().map(|a| (a.clone(), rt.clone())).collect();
+                    let (lr, args, res) = cx.em.begin_for(&z, &ub, &st, &inits);
+                    // The absolute index, for the padding guard and direct reads only.
+                    if cx.ext[r] % cx.blk[r] != 0 || direct {
+                        let base = cx.base[r].clone();
+                        vals[r] = Some(cx.em.add(&base, &lr));
+                    }
+                    locals[r] = Some(lr);
+                    stack.push(res);
+                    *accs = args;
+                }
+                let rts: Vec<&str> = accs.iter().map(|_| rt.as_str()).collect();
+                let cond = red_guard(&mut cx, &vals);
+                let if_res = cond.as_ref().map(|c| cx.em.begin_if(c, &rts));
+                let mut next = Vec::new();
+                for (q, pt) in pts.iter().enumerate() {
+                    let mut pv = vals.clone();
+                    let mut pl = locals.clone();
+                    for &s in &sp {
+                        pv[s] = pt.vals[s].clone();
+                        pl[s] = pt.locals[s].clone();
+                    }
+                    let a = accs[q].clone();
+                    if let Some(c) = &conds[q] {
+                        let r = cx.em.begin_if(c, &[&rt]);
+                        let v = point_value(&mut cx, &pv, &pl)?;
+                        let na = cx.combine(comb, &a, &v, res_elem);
+                        cx.em.else_(&[(na, rt.clone())]);
+                        cx.em.end_if(Some(&[(a, rt.clone())]));
+                        next.push(r[0].clone());
+                    } else {
+                        let v = point_value(&mut cx, &pv, &pl)?;
+                        next.push(cx.combine(comb, &a, &v, res_elem));
+                    }
+                }
+                let typed = |xs: &[String]| -> Vec<Typed> {
+                    xs.iter().map(|x| (x.clone(), rt.clone())).collect()
+                };
+                let mut cur = next;
+                if let Some(r) = if_res {
+                    cx.em.else_(&typed(&cur));
+                    cx.em.end_if(Some(&typed(accs)));
+                    cur = r;
+                }
+                for res in stack.into_iter().rev() {
+                    cx.em.end_for(&typed(&cur));
+                    cur = res;
+                }
+                if staged_any && ksteps > 1 {
+                    // The next k-step overwrites the shared tiles every thread just read.
+                    cx.em.op0("gpu.barrier", &[], "");
+                }
+                for res in kresults.into_iter().rev() {
+                    cx.em.end_for(&typed(&cur));
+                    cur = res;
+                }
+                *accs = cur;
+            }
+            RegTile::Memory(acc) => {
+                let (mut vals, q, opened, guarded) = open_points(&mut cx);
+                let a0 = cx.em.op(
+                    "memref.load",
+                    &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
+                    "",
+                    &rt,
+                );
+                // Inner reduction loops over the k-step's tile, the accumulator carried.
+                let mut a = a0;
+                let mut stack = Vec::new();
+                for &r in &rd {
+                    let (z, ub, st) = red_loop(&mut cx, r);
+                    let (lr, args, res) = cx.em.begin_for(&z, &ub, &st, &[(a.clone(), rt.clone())]);
+                    let base = cx.base[r].clone();
+                    vals[r] = Some(cx.em.add(&base, &lr));
+                    stack.push(res[0].clone());
+                    a = args[0].clone();
+                }
+                let cond = red_guard(&mut cx, &vals);
+                let if_res = cond.as_ref().map(|c| cx.em.begin_if(c, &[&rt]));
+                let v = point_value(&mut cx, &vals, &[])?;
+                let na = cx.combine(comb, &a, &v, res_elem);
+                let mut cur = na;
+                if let Some(r) = if_res {
+                    cx.em.else_(&[(cur, rt.clone())]);
+                    cx.em.end_if(Some(&[(a.clone(), rt.clone())]));
+                    cur = r[0].clone();
+                }
+                for res in stack.iter().rev() {
+                    cx.em.end_for(&[(cur.clone(), rt.clone())]);
+                    cur = res.clone();
+                }
+                cx.em.op0(
+                    "memref.store",
+                    &[
+                        (cur, rt.clone()),
+                        (acc.clone(), acc_mem.clone()),
+                        (q, "index".into()),
+                    ],
+                    "",
+                );
+                close_points(&mut cx, opened, guarded);
+                if staged_any && ksteps > 1 {
+                    // The next k-step overwrites the shared tiles every thread just read.
+                    cx.em.op0("gpu.barrier", &[], "");
+                }
+                for _ in 0..kloops {
+                    cx.em.end_for(&[]);
+                }
+            }
         }
         if rsplit > 1 {
             // Cross-thread reduction: partial accumulators to shared memory, then a tree
@@ -993,27 +1192,47 @@ fn lower_kernel(
             let bytes = (q_total * rsplit * threads) as u64 * (res_elem.width() as u64).div_ceil(8);
             shared_decls.push((red.clone(), red_t.clone(), bytes));
             shared_bytes += bytes;
-            let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
-            let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
-            let v = cx.em.op(
-                "memref.load",
-                &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
-                "",
-                &rt,
-            );
             let ix = |x: &str| (x.to_string(), "index".to_string());
-            cx.em.op0(
-                "memref.store",
-                &[
-                    (v, rt.clone()),
-                    (red.clone(), red_t.clone()),
-                    ix(&q),
-                    ix(&tr),
-                    ix(&ts),
-                ],
-                "",
-            );
-            cx.em.end_for(&[]);
+            let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
+            match &tile {
+                RegTile::Values(accs) => {
+                    for (q, v) in accs.iter().enumerate() {
+                        let qc = cx.em.idx(q as i64);
+                        cx.em.op0(
+                            "memref.store",
+                            &[
+                                (v.clone(), rt.clone()),
+                                (red.clone(), red_t.clone()),
+                                ix(&qc),
+                                ix(&tr),
+                                ix(&ts),
+                            ],
+                            "",
+                        );
+                    }
+                }
+                RegTile::Memory(acc) => {
+                    let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
+                    let v = cx.em.op(
+                        "memref.load",
+                        &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
+                        "",
+                        &rt,
+                    );
+                    cx.em.op0(
+                        "memref.store",
+                        &[
+                            (v, rt.clone()),
+                            (red.clone(), red_t.clone()),
+                            ix(&q),
+                            ix(&tr),
+                            ix(&ts),
+                        ],
+                        "",
+                    );
+                    cx.em.end_for(&[]);
+                }
+            }
             cx.em.op0("gpu.barrier", &[], "");
             let mut half = rsplit / 2;
             while half >= 1 {
@@ -1034,7 +1253,6 @@ fn lower_kernel(
                     "",
                     &rt,
                 );
-                let comb = combiner.unwrap_or(Combiner::Sum);
                 let s2 = cx.combine(comb, &a, &b, res_elem);
                 cx.em.op0(
                     "memref.store",
@@ -1067,19 +1285,51 @@ fn lower_kernel(
             close_points(&mut cx, opened, guarded);
             cx.em.end_then();
         } else {
-            // Epilogue: the register tile to the output.
-            let (vals, q, opened, guarded) = open_points(&mut cx);
-            let v = cx.em.op(
-                "memref.load",
-                &[(acc.clone(), acc_mem.clone()), (q, "index".into())],
-                "",
-                &rt,
-            );
-            store_out(&mut cx, &vals, &v, &out_t, &rt);
-            close_points(&mut cx, opened, guarded);
+            // Epilogue: the register tile to the output (guarded on padded spatial axes).
+            match &tile {
+                RegTile::Values(accs) => {
+                    let pts = unrolled_points(&mut cx, &sp, true);
+                    // Consecutive points under the same guard (the same padded coordinates)
+                    // share one scf.if.
+                    let conds: Vec<Option<String>> = pts
+                        .iter()
+                        .map(|pt| point_guard(&mut cx, &sp, &pt.vals))
+                        .collect();
+                    let mut open: Option<String> = None;
+                    for ((pt, v), cond) in pts.iter().zip(accs).zip(conds) {
+                        if open.is_some() && open != cond {
+                            cx.em.end_then();
+                            open = None;
+                        }
+                        if open.is_none()
+                            && let Some(c) = &cond
+                        {
+                            cx.em.begin_then(c);
+                            open = cond.clone();
+                        }
+                        store_out(&mut cx, &pt.vals, v, &out_t, &rt);
+                    }
+                    if open.is_some() {
+                        cx.em.end_then();
+                    }
+                }
+                RegTile::Memory(acc) => {
+                    let (vals, q, opened, guarded) = open_points(&mut cx);
+                    let v = cx.em.op(
+                        "memref.load",
+                        &[(acc.clone(), acc_mem.clone()), (q, "index".into())],
+                        "",
+                        &rt,
+                    );
+                    store_out(&mut cx, &vals, &v, &out_t, &rt);
+                    close_points(&mut cx, opened, guarded);
+                }
+            }
         }
     } else {
-        let v = point_value(&mut cx, &vals)?;
+        // No reduction: each point's value goes straight to the output.
+        let (vals, _, opened, guarded) = open_points(&mut cx);
+        let v = point_value(&mut cx, &vals, &[])?;
         store_out(&mut cx, &vals, &v, &out_t, &rt);
         close_points(&mut cx, opened, guarded);
     }
@@ -1174,8 +1424,13 @@ fn dynamic_shared_views(decls: &[(String, String, u64)], offsets: &[u64]) -> Str
     s
 }
 
-/// The body's value at one point (`vals`: view axis values).
-fn point_value(cx: &mut Ctx, vals: &[Option<String>]) -> Result<String, String> {
+/// The body's value at one point (`vals`: view axis values; `locals`, where given, the
+/// same minus the tile base, so staged reads need no subtraction).
+fn point_value(
+    cx: &mut Ctx,
+    vals: &[Option<String>],
+    locals: &[Option<String>],
+) -> Result<String, String> {
     let mut avals = Vec::new();
     let mut orig: Option<Vec<Option<String>>> = None;
     for i in 0..cx.accs.len() {
@@ -1187,9 +1442,14 @@ fn point_value(cx: &mut Ctx, vals: &[Option<String>]) -> Result<String, String> 
             for ix in &vidx {
                 let mut o = cx.em.idx(0);
                 for &(a, cf) in &ix.terms {
-                    let v = vals[a].clone().ok_or("axis without a value")?;
-                    let base = cx.base[a].clone();
-                    let l = cx.em.ibin("arith.subi", &v, &base);
+                    let l = match locals.get(a).cloned().flatten() {
+                        Some(l) => l,
+                        None => {
+                            let v = vals[a].clone().ok_or("axis without a value")?;
+                            let base = cx.base[a].clone();
+                            cx.em.ibin("arith.subi", &v, &base)
+                        }
+                    };
                     let l = if cf < 0 {
                         let off = cx.em.idx(cx.blk[a] - 1);
                         let t = cx.em.ibin("arith.subi", &l, &off);

@@ -6,12 +6,19 @@
 // The generic form verifies in upstream MLIR; the structure is checked on mlir-opt-22's
 // printout of it (upstream custom syntax for every op, whichever dialects rtile registers).
 // RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu --mlir-print-op-generic %s > %t.generic
-// RUN: mlir-opt --verify-each %t.generic | FileCheck %s --implicit-check-not=arith.cmpi
+// RUN: mlir-opt --verify-each %t.generic | FileCheck %s --implicit-check-not=arith.cmpi --implicit-check-not=memref.alloca
 // rtile's own custom form of the gpu-level ops, and its round trip.
 // RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu %s > %t.custom
 // RUN: FileCheck %s --check-prefix=RTILE --input-file=%t.custom
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.custom > %t.back
 // RUN: diff %t.generic %t.back
+// The register tile's outer product: per reduction index, one load per row of A's tile
+// (4), one per column of B's (4) and 16 multiply-adds, all in the one k loop body.
+// RUN: grep -c 'memref.load %arg3\[' %t.custom | FileCheck %s --check-prefix=FOUR
+// RUN: grep -c 'memref.load %arg4\[' %t.custom | FileCheck %s --check-prefix=FOUR
+// RUN: grep -c 'arith.mulf' %t.custom | FileCheck %s --check-prefix=SIXTEEN
+// FOUR: {{^}}4{{$}}
+// SIXTEEN: {{^}}16{{$}}
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @kernels {
@@ -19,10 +26,9 @@
 // CHECK: gpu.func @mm_0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>) workgroup(%[[SHA:arg[0-9]+]] : memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]] : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
 // CHECK: %block_id_x = gpu.block_id  x
 // CHECK: %thread_id_x = gpu.thread_id  x
-// The register tile (4x4 accumulators per thread).
-// CHECK: %[[ACC:.*]] = memref.alloca() : memref<16xf32>
-// The k-step loop.
-// CHECK: scf.for %[[K0:arg[0-9]+]] = %c0 to %c48 step %c16 {
+// The k-step loop carries the register tile (4x4 accumulators per thread, starting at
+// 0.0) as iter_args: no private array.
+// CHECK: %[[TILE:[0-9]+]]:16 = scf.for %[[K0:arg[0-9]+]] = %c0 to %c48 step %c16 iter_args(%{{arg[0-9]+}} = %cst, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // A's tile: cooperative loads by all threads, guarded on m only (rows 60..63 read the pad value).
 // CHECK: scf.for %{{arg[0-9]+}} = %thread_id_x to %c512 step %c128 {
 // CHECK: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
@@ -32,20 +38,30 @@
 // CHECK: %[[V:[0-9]+]] = vector.load %[[B]][%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
 // CHECK: vector.store %[[V]], %[[SHB]][
 // CHECK: gpu.barrier
-// Compute: points past m are skipped; the k-step reduces over the shared tiles.
-// CHECK: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
-// CHECK: scf.for %{{arg[0-9]+}} = %c0 to %c16 step %c1 iter_args(%{{arg[0-9]+}} = %{{[0-9]+}}) -> (f32) {
-// CHECK: memref.load %[[SHA]][
-// CHECK: memref.load %[[SHB]][
-// CHECK: arith.mulf
-// CHECK: arith.addf
+// Compute: the reduction loop outside, the 16 points unrolled inside; no guard (points
+// past m read the pad-filled tile, only their store is skipped). Point (0, 0) loads A's
+// row and B's column; point (0, 1) reuses A's value and loads only B's next column.
+// CHECK: %[[R:[0-9]+]]:16 = scf.for %[[K:arg[0-9]+]] = %c0 to %c16 step %c1 iter_args(%[[ACC0:arg[0-9]+]] = %{{arg[0-9]+}}, %[[ACC1:arg[0-9]+]] = %{{arg[0-9]+}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-NEXT: %[[A0:[0-9]+]] = memref.load %[[SHA]][%{{[0-9]+}}, %[[K]]]
+// CHECK-NEXT: %[[B0:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// CHECK-NEXT: %[[P0:[0-9]+]] = arith.mulf %[[A0]], %[[B0]] : f32
+// CHECK-NEXT: %[[S0:[0-9]+]] = arith.addf %[[ACC0]], %[[P0]] : f32
+// CHECK-NEXT: %[[B1:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// CHECK-NEXT: %[[P1:[0-9]+]] = arith.mulf %[[A0]], %[[B1]] : f32
+// CHECK-NEXT: %[[S1:[0-9]+]] = arith.addf %[[ACC1]], %[[P1]] : f32
+// CHECK: scf.yield %[[S0]], %[[S1]], {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
 // The barrier before the next k-step overwrites the tiles; none after the loop.
 // CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield %[[R]]#0, %[[R]]#1,
 // CHECK-NOT: gpu.barrier
-// Epilogue: the register tile to the output, guarded on m.
-// CHECK: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
-// CHECK: memref.load %[[ACC]][
-// CHECK: memref.store %{{[0-9]+}}, %[[OUT]][
+// Epilogue: the register tile to the output; the 4 rows of points guarded on m, one
+// scf.if per row.
+// CHECK-COUNT-4: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[TILE]]#0, %[[OUT]][
+// CHECK-NEXT: memref.store %[[TILE]]#1, %[[OUT]][
+// CHECK-COUNT-3: scf.if
+// CHECK: memref.store %[[TILE]]#15, %[[OUT]][
 // CHECK: gpu.return
 // Host side: destination-passing function launching the kernel.
 // CHECK: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) {
@@ -55,7 +71,7 @@
 // RTILE: gpu.func @mm_0(%arg0: memref<60x48xf32>, %arg1: memref<48x64xf32>, %arg2: memref<60x64xf32>) workgroup(%arg3 : memref<32x17xf32, #gpu.address_space<workgroup>>, %arg4 : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>
 // RTILE: = gpu.block_id  x
 // RTILE: = gpu.thread_id  x
-// RTILE: = memref.alloca() : memref<16xf32>
+// RTILE: = scf.for %arg5 = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} iter_args(
 // RTILE: vector.load %arg1[%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
 // RTILE: gpu.barrier
 // RTILE: iter_args(

@@ -56,15 +56,19 @@
 // growing where every neighbour breaks a limit:
 //   On V100, (160/5) * (128/4) = 1024 threads, the block maximum, so m and n cannot grow; k = 64
 //   would need (160*64 + 64*128) * 4 = 73728 B of shared memory > 49152.
-//   On H100, (192/8) * (256/8) = 768 threads = 24 warps (a multiple of the 4-warp group, rule 5);
-//   shared memory (192*33 + 32*264) * 4 = 59136 B of 232448.
-// Storage padding (bank rule): A's row is 32 floats = 128 B = one sweep of 32 4-byte banks,
-// read 1 float per thread: (128 - 0 + 4) mod 128 = 4 B = 1 float. B's row is read 4 (V100) /
-// 8 (H100) floats per thread: 16 B / 32 B = 4 / 8 floats.
+//   On H100, an 8x8 tile needs 80 + 16 registers (THREAD_REGISTER_OVERHEAD: addresses and
+//   counters), so a block has at most 65536 / 96 = 682 threads: (192/8) * (128/8) = 384 threads
+//   = 12 warps (a multiple of the 4-warp group, rule 5). At k = 8 the block already does
+//   2*192*128*8 flop per (192*8 + 8*128) * 4 B = 38 flop/B, past H100's global balance
+//   66900 / 3350 = 20: compute-bound, recorded. Shared memory (192*8 + 8*136) * 4 = 10496 B.
+// Storage padding (bank rule): on V100 A's row is 32 floats = 128 B = one sweep of 32 4-byte
+// banks, read 1 float per thread: (128 - 0 + 4) mod 128 = 4 B = 1 float; on H100 it is 8
+// floats, narrower than a sweep: none. B's row is read 4 (V100) / 8 (H100) floats per thread:
+// 16 B / 32 B = 4 / 8 floats.
 // m = 65536 is tiled by 160 (V100) / 192 (H100): 410 / 342 blocks, padding 0.1% / 0.2% (< epsilon).
 // CHECK-LABEL: te.compute
 // V100: rtile.program = #rtile.program<device = "v100", tiles = {{\[\[}}160, 128, 32], [5, 4, 1]], pad = {{\[\[}}0, 1], [0, 4]], grid = [410, 32], threads = 1024, est_us = {{[0-9.e+]+}}, epsilon = 0.2, footprint = [116, 38016,
-// H100: rtile.program = #rtile.program<device = "h100", tiles = {{\[\[}}192, 256, 32], [8, 8, 1]], pad = {{\[\[}}0, 1], [0, 8]], grid = [342, 16], threads = 768, est_us = {{[0-9.e+]+}}, epsilon = 0.2, footprint = [320, 59136,
+// H100: rtile.program = #rtile.program<device = "h100", tiles = {{\[\[}}192, 128, 8], [8, 8, 1]], pad = {{\[\[}}0, 0], [0, 8]], grid = [342, 32], threads = 384, est_us = {{[0-9.e+]+}}, epsilon = 0.2, footprint = [320, 10496,
 // CHECK-NOT: rtile.programs
 // CHECK: sym_name = "m2"
 "func.func"() ({
@@ -86,15 +90,16 @@
 //   On V100, threads (20/5) * (4/2) * (32/2) = 128 = 4 warps; register tile [1, 5, 2, 2, 1, 1, 1]:
 //   input 2x2 + filter 5 + 20 accumulators = 29 registers, 40 flop / 36 B = 1.11 flop/B, above
 //   the 1.002 balance (as M2). f = 20 pads 128 to 140 (9%, <= 0.2): grid [128, 7, 7, 1].
-//   On H100, threads (144/6) * (4/2) * (32/2) = 768 = 24 warps; f = 144 covers f = 128 with 12.5%
-//   padding, one block along f; register tile: input 2x2x4 + filter 6x3 + 48 accumulators =
-//   82 registers (328 B of 512), 288 flop / 136 B = 2.1 flop/B, above H100's 2.0.
+//   On H100, register tile: input 2x2x4 + filter 6x3 + 48 accumulators = 82 registers (328 B
+//   of 512), 288 flop / 136 B = 2.1 flop/B, above H100's 2.0; with 16 of overhead a thread is
+//   allocated 104, so a block has at most 630 threads: (72/6) * (4/2) * (32/2) = 384 = 12
+//   warps; f = 72 pads 128 to 144 (12.5%), two blocks along f.
 // Bank rule on the input tile's row, 34 floats = 136 B (wider than one 128-byte sweep of the
 // banks), read 2 + rx - 1 floats per thread: on V100 (rx = 1) (128 - 8 + 8) mod 128 = 0, no
 // padding; on H100 (rx = 3) (128 - 8 + 16) mod 128 = 8 B = 2 floats.
 // CHECK-LABEL: te.compute
 // V100: tiles = {{\[\[}}1, 20, 4, 32, 1, 3, 3], [1, 5, 2, 2, 1, 1, 1]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0, 0]], grid = [128, 7, 7, 1], threads = 128,
-// H100: tiles = {{\[\[}}2, 144, 4, 32, 4, 3, 3], [2, 6, 2, 2, 1, 1, 3]], pad = {{\[\[}}0, 0, 0, 2], [0, 0, 0, 0]], grid = [64, 1, 7, 1], threads = 768,
+// H100: tiles = {{\[\[}}2, 72, 4, 32, 4, 3, 3], [2, 6, 2, 2, 1, 1, 3]], pad = {{\[\[}}0, 0, 0, 2], [0, 0, 0, 0]], grid = [64, 2, 7, 1], threads = 384,
 // CHECK: sym_name = "c0"
 "func.func"() ({
 ^bb0(%arg86: tensor<128x128x28x28xf32>, %arg87: tensor<128x128x3x3xf32>):
@@ -116,11 +121,12 @@
 //   On V100, threads 2 * 2 * 24 * 4 = 384 = 12 warps (a multiple of 4); shared memory: input
 //   10x2x28x20 + filter 2x5x5 floats = 45000 B of 49152 (the 20-float rows, 80 B, are
 //   narrower than one bank sweep: no padding).
-//   On H100, threads 2 * 2 * 28 * 8 = 896 = 28 warps; input rows 36 floats get 4 floats of bank
-//   padding: 10x2x32x40 + 50 floats = 102600 B of 232448.
+//   On H100, a thread is allocated 65 + 16 -> 88 registers, so a block has at most 744
+//   threads: 2 * 2 * 12 * 8 = 384 = 12 warps, y = 12 pads 83 to 84; input rows 36 floats get
+//   4 floats of bank padding: 10x2x16x40 + 50 floats = 51400 B of 232448.
 // CHECK-LABEL: te.compute
 // V100: tiles = {{\[\[}}10, 2, 24, 16, 5, 5], [5, 1, 1, 4, 1, 5]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0]], grid = [13, 21, 4, 6], threads = 384,
-// H100: tiles = {{\[\[}}10, 2, 28, 32, 5, 5], [5, 1, 1, 4, 1, 5]], pad = {{\[\[}}0, 0, 0, 4], [0, 0, 0]], grid = [13, 21, 3, 3], threads = 896,
+// H100: tiles = {{\[\[}}10, 2, 12, 32, 5, 5], [5, 1, 1, 4, 1, 5]], pad = {{\[\[}}0, 0, 0, 4], [0, 0, 0]], grid = [13, 21, 7, 3], threads = 384,
 // CHECK: sym_name = "d1"
 "func.func"() ({
 ^bb0(%arg70: tensor<128x42x83x83xf32>, %arg71: tensor<42x5x5xf32>):
@@ -139,11 +145,14 @@
 // memory (staged = false, §3.2 "loads them directly from the bottom layer"), one program.
 // The register tile grows until the register limit: 48 inputs + 48 outputs = 96 registers
 // on V100, 64 + 64 = 128 on H100 (each device's regs_per_thread).
-//   On V100, 30720 / 48 = 640 threads = 20 warps (a multiple of 4); 210 blocks, 0.45% padding.
-//   On H100, 32768 / 64 = 512 threads = 16 warps; 6422528 / 32768 = 196 blocks exactly.
+//   On V100, 640 threads would need 640 x (96 + 16 of overhead, THREAD_REGISTER_OVERHEAD)
+//   = 71680 registers, more than the 65536 of a core, so the block stops at 24576 / 48 = 512
+//   threads = 16 warps; 262 blocks, 0.19% padding.
+//   On H100, 512 threads would need 512 x (128 + 16) = 73728 registers: 24576 / 64 = 384
+//   threads = 12 warps; 262 blocks, 0.19% padding.
 // CHECK-LABEL: te.compute
-// V100: tiles = {{\[\[}}30720], [48]], pad = {{\[\[}}0]], grid = [210], threads = 640, est_us = {{[0-9.e+]+}}, epsilon = 0.2, staged = false, axes = ["n*c*h*w"], footprint = [384, 0,
-// H100: tiles = {{\[\[}}32768], [64]], pad = {{\[\[}}0]], grid = [196], threads = 512, est_us = {{[0-9.e+]+}}, epsilon = 0.2, staged = false, axes = ["n*c*h*w"], footprint = [512, 0,
+// V100: tiles = {{\[\[}}24576], [48]], pad = {{\[\[}}0]], grid = [262], threads = 512, est_us = {{[0-9.e+]+}}, epsilon = 0.2, staged = false, axes = ["n*c*h*w"], footprint = [384, 0,
+// H100: tiles = {{\[\[}}24576], [64]], pad = {{\[\[}}0]], grid = [262], threads = 384, est_us = {{[0-9.e+]+}}, epsilon = 0.2, staged = false, axes = ["n*c*h*w"], footprint = [512, 0,
 // CHECK: sym_name = "e1"
 "func.func"() ({
 ^bb0(%arg62: tensor<128x256x14x14xf32>):
@@ -205,12 +214,14 @@
 // bound; an aligned tile touches one fewer), and no transaction rule applies to it.
 // x is the output's leading dimension; 21 floats are not whole transactions, so the block
 // covers it (24, 14% padding). The register tile grows to the register limit:
-//   On V100, [5, 4, 1, 3, 1, 1]: input 5 x (ceil(3/4) + 1 = 2) x 1 x 3 = 30 + filter 4 + 60
-//   accumulators = 94 registers (376 B of 384). Threads 2 * 12 * 2 * 8 = 384 = 12 warps.
+//   On V100, [5, 3, 1, 3, 1, 1]: input 5 x (ceil(3/4) + 1 = 2) x 1 x 3 = 30 + filter 3 + 45
+//   accumulators = 78 registers; the next step, [5, 4, 1, 3, 1, 1] (94), leaves no aligned
+//   block within the register file once each thread is charged 16 more registers for
+//   addresses and counters. Threads 1 * 16 * 3 * 8 = 384 = 12 warps.
 //   On H100, [5, 5, 1, 3, 1, 1]: 30 + 5 + 75 = 110 registers (440 B of 512). Threads
 //   2 * 12 * 2 * 8 = 384.
 // CHECK-LABEL: te.compute
-// V100: tiles = {{\[\[}}10, 48, 2, 24, 1, 1], [5, 4, 1, 3, 1, 1]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0]], grid = [13, 7, 11, 1], threads = 384,
+// V100: tiles = {{\[\[}}5, 48, 3, 24, 1, 1], [5, 3, 1, 3, 1, 1]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0]], grid = [26, 7, 7, 1], threads = 384,
 // H100: tiles = {{\[\[}}10, 60, 2, 24, 1, 1], [5, 5, 1, 3, 1, 1]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0]], grid = [13, 6, 11, 1], threads = 384,
 // CHECK: sym_name = "d2"
 "func.func"() ({

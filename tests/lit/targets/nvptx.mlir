@@ -22,12 +22,13 @@
 // IR: load float, ptr addrspace(1)
 // IR: store float %{{.*}}, ptr addrspace(3)
 // IR: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
-// IR: attributes #[[ATTR]] = { nounwind "nvvm.maxntid"="64,1,1" }
+// IR: attributes #[[ATTR]] = { nounwind "nvvm.maxnreg"="255" "nvvm.maxntid"="64,1,1" }
 
 // PTX: .version
 // PTX: .target sm_90
 // PTX: .visible .entry tile(
 // PTX: .maxntid 64, 1, 1
+// PTX-NEXT: .maxnreg 255
 // PTX: .shared .align 16 .b8 __rtile_wg_tile_0[256];
 // PTX: mov.u32 %r{{[0-9]+}}, %tid.x;
 // PTX: ld.global.nc
