@@ -40,15 +40,16 @@
 // CHECK: gpu.barrier
 // Compute: the reduction loop outside, the 16 points unrolled inside; no guard (points
 // past m read the pad-filled tile, only their store is skipped). Point (0, 0) loads A's
-// row and B's column; point (0, 1) reuses A's value and loads only B's next column.
+// row and B's column; point (0, 1) reuses A's value and loads only B's next column. The
+// multiply and add may contract into one fma (fastmath<contract>).
 // CHECK: %[[R:[0-9]+]]:16 = scf.for %[[K:arg[0-9]+]] = %c0 to %c16 step %c1 iter_args(%[[ACC0:arg[0-9]+]] = %{{arg[0-9]+}}, %[[ACC1:arg[0-9]+]] = %{{arg[0-9]+}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-NEXT: %[[A0:[0-9]+]] = memref.load %[[SHA]][%{{[0-9]+}}, %[[K]]]
 // CHECK-NEXT: %[[B0:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
-// CHECK-NEXT: %[[P0:[0-9]+]] = arith.mulf %[[A0]], %[[B0]] : f32
-// CHECK-NEXT: %[[S0:[0-9]+]] = arith.addf %[[ACC0]], %[[P0]] : f32
+// CHECK-NEXT: %[[P0:[0-9]+]] = arith.mulf %[[A0]], %[[B0]] fastmath<contract> : f32
+// CHECK-NEXT: %[[S0:[0-9]+]] = arith.addf %[[ACC0]], %[[P0]] fastmath<contract> : f32
 // CHECK-NEXT: %[[B1:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
-// CHECK-NEXT: %[[P1:[0-9]+]] = arith.mulf %[[A0]], %[[B1]] : f32
-// CHECK-NEXT: %[[S1:[0-9]+]] = arith.addf %[[ACC1]], %[[P1]] : f32
+// CHECK-NEXT: %[[P1:[0-9]+]] = arith.mulf %[[A0]], %[[B1]] fastmath<contract> : f32
+// CHECK-NEXT: %[[S1:[0-9]+]] = arith.addf %[[ACC1]], %[[P1]] fastmath<contract> : f32
 // CHECK: scf.yield %[[S0]], %[[S1]], {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
 // The barrier before the next k-step overwrites the tiles; none after the loop.
 // CHECK: gpu.barrier

@@ -7,7 +7,7 @@
 // CHECK: .target sm_70
 // CHECK: .visible .entry mm_relu_0(
 // CHECK: bar.sync
-// CHECK: mul.rn.f32
+// CHECK: fma.rn.f32
 // CHECK: .visible .entry mm_relu_1(
 // CHECK: max.f32
 
