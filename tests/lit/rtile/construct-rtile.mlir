@@ -56,8 +56,8 @@
 // growing where every neighbour breaks a limit:
 //   On V100, (160/5) * (128/4) = 1024 threads, the block maximum, so m and n cannot grow; k = 64
 //   would need (160*64 + 64*128) * 4 = 73728 B of shared memory > 49152.
-//   On H100, an 8x8 tile needs 80 + 16 registers (THREAD_REGISTER_OVERHEAD: addresses and
-//   counters), so a block has at most 65536 / 96 = 682 threads: (192/8) * (128/8) = 384 threads
+//   On H100, an 8x8 tile needs 80 + 24 registers (THREAD_REGISTER_OVERHEAD: addresses and
+//   counters), so a block has at most 65536 / 104 = 630 threads: (192/8) * (128/8) = 384 threads
 //   = 12 warps (a multiple of the 4-warp group, rule 5). At k = 8 the block already does
 //   2*192*128*8 flop per (192*8 + 8*128) * 4 B = 38 flop/B, past H100's global balance
 //   66900 / 3350 = 20: compute-bound, recorded. Shared memory (192*8 + 8*136) * 4 = 10496 B.
@@ -91,8 +91,8 @@
 //   input 2x2 + filter 5 + 20 accumulators = 29 registers, 40 flop / 36 B = 1.11 flop/B, above
 //   the 1.002 balance (as M2). f = 20 pads 128 to 140 (9%, <= 0.2): grid [128, 7, 7, 1].
 //   On H100, register tile: input 2x2x4 + filter 6x3 + 48 accumulators = 82 registers (328 B
-//   of 512), 288 flop / 136 B = 2.1 flop/B, above H100's 2.0; with 16 of overhead a thread is
-//   allocated 104, so a block has at most 630 threads: (72/6) * (4/2) * (32/2) = 384 = 12
+//   of 512), 288 flop / 136 B = 2.1 flop/B, above H100's 2.0; with 24 of overhead a thread is
+//   allocated 106 -> 112, so a block has at most 585 threads: (72/6) * (4/2) * (32/2) = 384 = 12
 //   warps; f = 72 pads 128 to 144 (12.5%), two blocks along f.
 // Bank rule on the input tile's row, 34 floats = 136 B (wider than one 128-byte sweep of the
 // banks), read 2 + rx - 1 floats per thread: on V100 (rx = 1) (128 - 8 + 8) mod 128 = 0, no
@@ -121,7 +121,7 @@
 //   On V100, threads 2 * 2 * 24 * 4 = 384 = 12 warps (a multiple of 4); shared memory: input
 //   10x2x28x20 + filter 2x5x5 floats = 45000 B of 49152 (the 20-float rows, 80 B, are
 //   narrower than one bank sweep: no padding).
-//   On H100, a thread is allocated 65 + 16 -> 88 registers, so a block has at most 744
+//   On H100, a thread is allocated 65 + 24 -> 96 registers, so a block has at most 682
 //   threads: 2 * 2 * 12 * 8 = 384 = 12 warps, y = 12 pads 83 to 84; input rows 36 floats get
 //   4 floats of bank padding: 10x2x16x40 + 50 floats = 51400 B of 232448.
 // CHECK-LABEL: te.compute
@@ -145,10 +145,10 @@
 // memory (staged = false, §3.2 "loads them directly from the bottom layer"), one program.
 // The register tile grows until the register limit: 48 inputs + 48 outputs = 96 registers
 // on V100, 64 + 64 = 128 on H100 (each device's regs_per_thread).
-//   On V100, 640 threads would need 640 x (96 + 16 of overhead, THREAD_REGISTER_OVERHEAD)
-//   = 71680 registers, more than the 65536 of a core, so the block stops at 24576 / 48 = 512
+//   On V100, 640 threads would need 640 x (96 + 24 of overhead, THREAD_REGISTER_OVERHEAD)
+//   = 76800 registers, more than the 65536 of a core, so the block stops at 24576 / 48 = 512
 //   threads = 16 warps; 262 blocks, 0.19% padding.
-//   On H100, 512 threads would need 512 x (128 + 16) = 73728 registers: 24576 / 64 = 384
+//   On H100, 512 threads would need 512 x (128 + 24) = 77824 registers: 24576 / 64 = 384
 //   threads = 12 warps; 262 blocks, 0.19% padding.
 // CHECK-LABEL: te.compute
 // V100: tiles = {{\[\[}}24576], [48]], pad = {{\[\[}}0]], grid = [262], threads = 512, est_us = {{[0-9.e+]+}}, epsilon = 0.2, staged = false, axes = ["n*c*h*w"], footprint = [384, 0,
@@ -216,7 +216,7 @@
 // covers it (24, 14% padding). The register tile grows to the register limit:
 //   On V100, [5, 3, 1, 3, 1, 1]: input 5 x (ceil(3/4) + 1 = 2) x 1 x 3 = 30 + filter 3 + 45
 //   accumulators = 78 registers; the next step, [5, 4, 1, 3, 1, 1] (94), leaves no aligned
-//   block within the register file once each thread is charged 16 more registers for
+//   block within the register file once each thread is charged 24 more registers for
 //   addresses and counters. Threads 1 * 16 * 3 * 8 = 384 = 12 warps.
 //   On H100, [5, 5, 1, 3, 1, 1]: 30 + 5 + 75 = 110 registers (440 B of 512). Threads
 //   2 * 12 * 2 * 8 = 384.
