@@ -569,38 +569,59 @@ fn may_trap(e: &Expr, c: &TeCompute) -> bool {
     }
 }
 
+/// Threads of blocks of `threads` threads and `shared` bytes that one core holds at once
+/// (its thread, block and shared-memory limits). Registers are left out: a split lane keeps
+/// the same register tile, so registers bound every split alike (up to block granularity,
+/// which the construction's conservative register count would distort).
+fn resident_threads(dev: &Device, threads: u64, shared: u64) -> u64 {
+    let threads = threads.max(1);
+    let by_smem = dev.layers[Device::SHARED]
+        .core_capacity()
+        .checked_div(shared)
+        .unwrap_or(u64::MAX);
+    let blocks = (dev.max_threads_per_core / threads)
+        .min(dev.max_blocks_per_core)
+        .min(by_smem);
+    threads * blocks
+}
+
 /// Lowers `c` under program `p` into kernel `name` (cross-thread reductions automatic).
 ///
-/// The automatic split's reduction buffer (`outputs per thread × split × threads`
-/// elements) comes on top of the program's staged tiles, which the construction sized
-/// against the device's shared capacity without it. The split is halved (down to no split)
-/// until the kernel fits a bound: [`STATIC_SHARED_LIMIT`] when the tiles alone fit it — the
-/// buffer never moves a kernel out of static shared memory, so such kernels keep the
-/// occupancy the construction modelled — else what a block of the program's device may use
-/// ([`device_shared_limit`]), the tiles being in dynamic shared memory anyway. A kernel over
-/// the device's limit is refused.
+/// The automatic split ([`auto_split`]) gives a small block more threads, but its reduction
+/// buffer (`outputs per thread × split × threads` elements) comes on top of the program's
+/// staged tiles, which the construction sized without it. Of the split and its halvings
+/// (down to no split) that fit what a block of the program's device may use
+/// ([`device_shared_limit`]; over 48 KiB the buffers are dynamic shared memory), the one
+/// that keeps the most threads resident per core (thread, block and shared-memory limits of
+/// the device) is kept, the larger split on ties. A kernel over the device's limit is refused.
 pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredKernel, String> {
     let limit = device_shared_limit(p)?;
-    let mut best = lower_kernel(c, p, name, CrossThread::Auto)?;
-    let mut split = best.rsplit;
-    if split > 1 && best.shared_bytes > STATIC_SHARED_LIMIT {
-        let tiles = lower_kernel(c, p, name, CrossThread::Off)?;
-        let bound = if tiles.shared_bytes <= STATIC_SHARED_LIMIT {
-            STATIC_SHARED_LIMIT
-        } else {
-            limit
+    let dev = program_device(p)?;
+    let first = lower_kernel(c, p, name, CrossThread::Auto)?;
+    let mut split = first.rsplit;
+    let mut best: Option<(u64, LoweredKernel)> = None;
+    let mut candidate = Some(first);
+    loop {
+        let k = match candidate.take() {
+            Some(k) => k,
+            None if split > 1 => lower_kernel(c, p, name, CrossThread::Split(split as u32))?,
+            None => lower_kernel(c, p, name, CrossThread::Off)?,
         };
-        while best.shared_bytes > bound && split > 1 {
-            split /= 2;
-            best = if split > 1 {
-                lower_kernel(c, p, name, CrossThread::Split(split as u32))?
-            } else {
-                tiles.clone()
-            };
+        if k.shared_bytes <= limit {
+            let r = resident_threads(&dev, k.launch.block[0], k.shared_bytes);
+            if best.as_ref().is_none_or(|(b, _)| r > *b) {
+                best = Some((r, k));
+            }
+        } else if split <= 1 {
+            check_shared_limit(&k, p, limit)?;
         }
+        if split <= 1 {
+            break;
+        }
+        split /= 2;
     }
-    check_shared_limit(&best, p, limit)?;
-    Ok(best)
+    best.map(|(_, k)| k)
+        .ok_or_else(|| "internal error: no split was lowered".to_string())
 }
 
 /// Lowers `c` under program `p` into kernel `name` with the cross-thread reduction `cross`;
