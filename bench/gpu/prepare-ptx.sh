@@ -5,7 +5,8 @@
 #   <out>/<op>.r<i>.ptx + <op>.r<i>.json  the i-th of Roller's top-k programs (i < TOPK)
 #   <out>/<op>.naive.ptx + .naive.json    the naive one-thread-per-output reference kernel
 #   <out>/ptxas.txt                       ptxas -v of every kernel, when ptxas is here
-# Usage: [TOPK=10] [BIN=target/release] bench/gpu/prepare-ptx.sh [suite.mlir] [out-dir] [sm] [device]
+# Usage: [TOPK=10] [BIN=target/release] [TRANSLATE_FLAGS="--max-registers=none"]
+#        bench/gpu/prepare-ptx.sh [suite.mlir] [out-dir] [sm] [device]
 set -uo pipefail
 suite=${1:-bench/ops/roller-table1.mlir}
 out=${2:-target/gpu-ptx}
@@ -38,7 +39,7 @@ for src in "$out"/*.mlir; do
     "$bin/rtile-opt" --rtile-select="rank=$r" "$out/$op.cands.mlir" -o /dev/null 2>/dev/null || break
     if "$bin/rtile-opt" --rtile-select="rank=$r" --lower-to-gpu --mlir-print-op-generic \
          "$out/$op.cands.mlir" -o "$out/$op.r$r.gpu.mlir" 2>> "$err" &&
-       "$bin/rtile-translate" --to-ptx="$sm" "$out/$op.r$r.gpu.mlir" -o "$out/$op.r$r.ptx" \
+       "$bin/rtile-translate" --to-ptx="$sm" ${TRANSLATE_FLAGS:-} "$out/$op.r$r.gpu.mlir" -o "$out/$op.r$r.ptx" \
          --manifest="$out/$op.r$r.json" 2>> "$err"; then
       ranks=$((ranks + 1))
       if [ -x "$ptxas" ]; then

@@ -52,6 +52,8 @@ pub struct TranslateOptions {
     pub index_bits: u32,
     /// `fast` on every float op.
     pub fast_math: bool,
+    /// `.maxnreg` of NVPTX kernels (the block's register share by default).
+    pub max_registers: llvmir::RegisterLimit,
 }
 
 impl Default for TranslateOptions {
@@ -60,6 +62,7 @@ impl Default for TranslateOptions {
             opt_level: None,
             index_bits: 64,
             fast_math: false,
+            max_registers: llvmir::RegisterLimit::BlockShare,
         }
     }
 }
@@ -118,6 +121,7 @@ pub fn llvm_text(
         datalayout: codegen::datalayout(tm),
         index_bits: opts.index_bits,
         fast_math: opts.fast_math,
+        max_registers: opts.max_registers,
     };
     llvmir::translate_module(ctx, module, name, &lo)
 }

@@ -75,6 +75,20 @@ pub struct LlvmOptions {
     pub index_bits: u32,
     /// Put `fast` on every floating-point operation (like `-ffast-math`).
     pub fast_math: bool,
+    /// The per-thread register limit of NVPTX kernels with a known block size.
+    pub max_registers: RegisterLimit,
+}
+
+/// `.maxnreg` of an NVPTX kernel with a known block size (`rtile-translate --max-registers`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RegisterLimit {
+    /// The block's share of the register file ([`block_register_share`]); the default.
+    #[default]
+    BlockShare,
+    /// No `.maxnreg`: ptxas picks (with `.maxntid` it may aim below the share and spill).
+    Unbounded,
+    /// This many registers per thread.
+    Fixed(u32),
 }
 
 /// A translated value.
@@ -468,10 +482,14 @@ impl<'a> FnEmitter<'a> {
             match self.opts.flavor {
                 Flavor::Nvptx => {
                     attrs.push(format!("\"nvvm.maxntid\"=\"{},{},{}\"", b[0], b[1], b[2]));
-                    attrs.push(format!(
-                        "\"nvvm.maxnreg\"=\"{}\"",
-                        block_register_share(total)
-                    ));
+                    let limit = match self.opts.max_registers {
+                        RegisterLimit::BlockShare => Some(block_register_share(total)),
+                        RegisterLimit::Unbounded => None,
+                        RegisterLimit::Fixed(n) => Some(u64::from(n)),
+                    };
+                    if let Some(n) = limit {
+                        attrs.push(format!("\"nvvm.maxnreg\"=\"{n}\""));
+                    }
                 }
                 Flavor::Amdgpu => attrs.push(format!(
                     "\"amdgpu-flat-work-group-size\"=\"{total},{total}\""

@@ -100,6 +100,7 @@ fn index_bitwidth_and_fast_math_options() {
         opt_level: Some(0),
         index_bits: 32,
         fast_math: true,
+        ..TranslateOptions::default()
     };
     let ir = translate(
         &ctx,

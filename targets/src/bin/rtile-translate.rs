@@ -19,7 +19,7 @@ use rtile::diagnostics::render;
 use rtile::dialect::DialectRegistry;
 use rtile::ir::Context;
 use rtile::parser::parse_source;
-use rtile_targets::llvmir::Flavor;
+use rtile_targets::llvmir::{Flavor, RegisterLimit};
 use rtile_targets::{Output, TranslateOptions, manifest_for, select_gpu_module, translate};
 
 #[derive(Parser, Debug)]
@@ -68,6 +68,21 @@ struct Cli {
     /// Put `fast` on every floating-point operation.
     #[arg(long = "fast-math")]
     fast_math: bool,
+    /// Registers per thread of NVPTX kernels (`.maxnreg`): `block` (the block's share of the
+    /// 65,536-register file), `none` (ptxas decides), or a number.
+    #[arg(long = "max-registers", default_value = "block", value_parser = parse_register_limit, value_name = "block|none|N")]
+    max_registers: RegisterLimit,
+}
+
+fn parse_register_limit(s: &str) -> Result<RegisterLimit, String> {
+    match s {
+        "block" => Ok(RegisterLimit::BlockShare),
+        "none" => Ok(RegisterLimit::Unbounded),
+        n => match n.parse::<u32>() {
+            Ok(v) if (24..=255).contains(&v) => Ok(RegisterLimit::Fixed(v)),
+            _ => Err("expected block, none, or a register count from 24 to 255".into()),
+        },
+    }
 }
 
 fn parse_index_bits(s: &str) -> Result<u32, String> {
@@ -175,6 +190,7 @@ fn main() -> ExitCode {
         opt_level: cli.opt_level,
         index_bits: cli.index_bitwidth,
         fast_math: cli.fast_math,
+        max_registers: cli.max_registers,
     };
     let result = match translate(&ctx, module, &mname, &out, &opts) {
         Ok(r) => r,

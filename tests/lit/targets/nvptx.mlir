@@ -2,6 +2,15 @@
 // this file only holds RUN lines and checks.
 // RUN: rtile-translate --to-llvmir %S/../interop/corpus/13-gpu-shared.mlir | FileCheck %s --check-prefix=IR
 // RUN: rtile-translate --to-ptx=sm_90 %S/../interop/corpus/13-gpu-shared.mlir | FileCheck %s --check-prefix=PTX
+// --max-registers: none leaves .maxnreg out, a number sets it, anything else is refused.
+// RUN: rtile-translate --to-ptx=sm_90 --max-registers=none %S/../interop/corpus/13-gpu-shared.mlir | FileCheck %s --check-prefix=NOREG
+// RUN: rtile-translate --to-ptx=sm_90 --max-registers=96 %S/../interop/corpus/13-gpu-shared.mlir | FileCheck %s --check-prefix=REG96
+// RUN: not rtile-translate --to-ptx=sm_90 --max-registers=7 %S/../interop/corpus/13-gpu-shared.mlir 2>&1 | FileCheck %s --check-prefix=BADREG
+// NOREG: .maxntid 64, 1, 1
+// NOREG-NOT: .maxnreg
+// REG96: .maxntid 64, 1, 1
+// REG96-NEXT: .maxnreg 96
+// BADREG: invalid value '7' for '--max-registers <block|none|N>'
 // RUN: rtile-translate --to-ptx=sm_80 %S/Inputs/matmul-tiled.mlir | FileCheck %s --check-prefix=MM
 // RUN: rtile-translate --to-llvmir %S/Inputs/ops.mlir | FileCheck %s --check-prefix=OPS
 // RUN: rtile-translate --to-ptx=sm_70 %S/Inputs/ops.mlir | FileCheck %s --check-prefix=OPS70
