@@ -398,6 +398,21 @@ impl<'c> Compiler<'c> {
                     at,
                 });
             }
+            "memref.collapse_shape" => {
+                // The same buffer under a new shape (identity layouts are contiguous, so
+                // the row-major offset of an element is unchanged).
+                let src = self.mem(operands[0], op)?;
+                let id = self.memref(results[0], Space::DynShared, 0, op)?;
+                let (s, d) = (&self.k.mems[src as usize], &self.k.mems[id as usize]);
+                if s.len() != d.len() {
+                    return Err(err(ctx, op, "collapse_shape changes the element count"));
+                }
+                let s = s.clone();
+                let d = &mut self.k.mems[id as usize];
+                d.space = s.space;
+                d.buf = s.buf;
+                d.view = s.view;
+            }
             "memref.alloca" => {
                 let n = self.k.private.len();
                 self.memref(results[0], Space::Private, n, op)?;
