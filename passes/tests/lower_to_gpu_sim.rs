@@ -311,8 +311,12 @@ fn elementwise_kernels_collapse_unroll_and_vectorize() {
     let check = |text: &str, p: &RProgram| -> String {
         let sc = parse_computes("t.mlir", text).unwrap_or_else(|e| panic!("{e}"));
         let k = lower_compute(&sc[0].compute, p, "k").expect("lowers");
-        let r =
-            run_check_text("e.mlir", &module_text("kernels", &[k.clone()]), 7).expect("runs clean");
+        let r = run_check_text(
+            "e.mlir",
+            &module_text("kernels", std::slice::from_ref(&k)),
+            7,
+        )
+        .expect("runs clean");
         assert_eq!(r.max_rel_err(), 0.0, "{}", r.text());
         assert!(!k.text.contains("arith.divui"), "{}", k.text);
         assert!(!k.text.contains("arith.remui"), "{}", k.text);

@@ -1745,14 +1745,14 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
                 let typed: Vec<Typed> = av.into_iter().zip(tys.iter().cloned()).collect();
                 cx.em.else_(&typed);
                 let mut pads = Vec::new();
-                for i in 0..cx.accs.len() {
+                for (i, t) in tys.iter().enumerate() {
                     let e = cx.accs[i].elem;
                     let pv = cx.pad_value(&cx.accs[i]);
                     let mut k = cx.constant(pv, e);
                     if v > 1 {
-                        k = cx.em.op("vector.broadcast", &[(k, ty(e))], "", &tys[i]);
+                        k = cx.em.op("vector.broadcast", &[(k, ty(e))], "", t);
                     }
-                    pads.push((k, tys[i].clone()));
+                    pads.push((k, t.clone()));
                 }
                 cx.em.end_if(Some(&pads));
                 r
