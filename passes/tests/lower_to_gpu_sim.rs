@@ -268,3 +268,81 @@ fn trapping_bodies_keep_the_point_guard() {
     let float = guards(&matmul("f32", "%A[%m, %k] / (%B[%k, %n] + 1.0)"));
     assert!(int >= float + 24, "int {int} float {float}");
 }
+
+fn relu(n: i64, c: i64, h: i64, w: i64) -> String {
+    format!(
+        "func.func @relu(%I: tensor<{n}x{c}x{h}x{w}xf32>) -> tensor<{n}x{c}x{h}x{w}xf32> {{
+  %O = te.compute (%n, %c, %h, %w) in [{n}, {c}, {h}, {w}] may_pad 0.0
+         : (tensor<{n}x{c}x{h}x{w}xf32>) -> tensor<{n}x{c}x{h}x{w}xf32> {{
+    te.max(%I[%n, %c, %h, %w], 0.0)
+  }}
+  func.return %O : tensor<{n}x{c}x{h}x{w}xf32>
+}}"
+    )
+}
+
+fn fused_program(block: u64, thread: u64) -> RProgram {
+    RProgram {
+        device: "h100".into(),
+        axes: vec!["n*c*h*w".into()],
+        block: vec![block],
+        thread: vec![thread],
+        pad: vec![vec![0]],
+        grid: vec![],
+        threads: block / thread,
+        tensor_core: false,
+        staged: false,
+        epsilon: 0.0,
+        est_us: 1.0,
+        footprint: [0; 3],
+        traffic: [0; 3],
+        device_file: None,
+    }
+}
+
+/// The memory-bound elementwise kernel (Table 1's e0 shape, a relu over four axes fused
+/// into one): the fused index addresses `memref.collapse_shape` views of the tensors, so
+/// no `divui`/`remui` delinearizes it; a thread's points are unrolled with every load
+/// written before the first use; with a multiple-of-4 extent the thread moves 16-byte
+/// vectors. On a grid padded past the extent (a guarded last block) and on an odd extent
+/// (scalar points, a guard per point) both match the interpreter.
+#[test]
+fn elementwise_kernels_collapse_unroll_and_vectorize() {
+    let check = |text: &str, p: &RProgram| -> String {
+        let sc = parse_computes("t.mlir", text).unwrap_or_else(|e| panic!("{e}"));
+        let k = lower_compute(&sc[0].compute, p, "k").expect("lowers");
+        let r = run_check_text(
+            "e.mlir",
+            &module_text("kernels", std::slice::from_ref(&k)),
+            7,
+        )
+        .expect("runs clean");
+        assert_eq!(r.max_rel_err(), 0.0, "{}", r.text());
+        assert!(!k.text.contains("arith.divui"), "{}", k.text);
+        assert!(!k.text.contains("arith.remui"), "{}", k.text);
+        assert!(k.text.contains("\"memref.collapse_shape\""), "{}", k.text);
+        k.text
+    };
+    // 2·3·5·8 = 240 points, tiles of 64: four blocks, the last one padded.
+    let t = check(&relu(2, 3, 5, 8), &fused_program(64, 16));
+    assert_eq!(t.matches("\"vector.load\"").count(), 4, "{t}");
+    assert_eq!(t.matches("\"vector.store\"").count(), 4, "{t}");
+    assert!(!t.contains("\"memref.load\""), "{t}");
+    // Each vector load guarded (the padded block), all four written before the first store.
+    let first_store = t.find("\"vector.store\"").unwrap_or(0);
+    assert_eq!(
+        t[..first_store].matches("\"vector.load\"").count(),
+        4,
+        "{t}"
+    );
+    // 3·5·7 = 105 points (odd): scalar points, 16 per thread in two unrolled halves of 8.
+    let t = check(&relu(1, 3, 5, 7), &fused_program(64, 16));
+    assert!(!t.contains("\"vector.load\""), "{t}");
+    assert_eq!(t.matches("\"memref.load\"").count(), 8, "{t}");
+    let first_store = t.find("\"memref.store\"").unwrap_or(0);
+    assert_eq!(
+        t[..first_store].matches("\"memref.load\"").count(),
+        8,
+        "{t}"
+    );
+}

@@ -356,14 +356,31 @@ pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> 
     })
 }
 
-/// True when some `memref.store`/`vector.store` inside `func` writes through `arg`.
+/// `arg` and the views of it inside `func` (`memref.cast`, `memref.collapse_shape`, of
+/// `arg` or of such a view): what a store or load may go through to reach `arg`'s buffer.
+fn aliases(ctx: &Context, func: OpId, arg: Value) -> Vec<Value> {
+    let mut set = vec![arg];
+    // Pre-order visits a view's definition before its uses, so one walk finds chains.
+    ctx.walk(func, WalkOrder::PreOrder, &mut |_, op| {
+        if matches!(ctx.op_name(op), "memref.cast" | "memref.collapse_shape")
+            && ctx.operands(op).first().is_some_and(|v| set.contains(v))
+        {
+            set.extend(ctx.results(op).iter().copied());
+        }
+    });
+    set
+}
+
+/// True when some `memref.store`/`vector.store` inside `func` writes through `arg` (or a
+/// view of it).
 pub fn is_written(ctx: &Context, func: OpId, arg: Value) -> bool {
+    let set = aliases(ctx, func, arg);
     let mut written = false;
     ctx.walk(func, WalkOrder::PreOrder, &mut |_, op| {
         let ops = ctx.operands(op);
         match ctx.op_name(op) {
             "memref.store" | "vector.store" | "vector.transfer_write" | "vector.maskedstore"
-                if ops.get(1) == Some(&arg) =>
+                if ops.get(1).is_some_and(|v| set.contains(v)) =>
             {
                 written = true;
             }
@@ -373,12 +390,15 @@ pub fn is_written(ctx: &Context, func: OpId, arg: Value) -> bool {
     written
 }
 
-/// True when something inside `func` reads through `arg`.
+/// True when something inside `func` reads through `arg` (or a view of it).
 pub fn is_read(ctx: &Context, func: OpId, arg: Value) -> bool {
+    let set = aliases(ctx, func, arg);
     let mut read = false;
     ctx.walk(func, WalkOrder::PreOrder, &mut |_, op| {
         let ops = ctx.operands(op);
-        if matches!(ctx.op_name(op), "memref.load" | "vector.load") && ops.first() == Some(&arg) {
+        if matches!(ctx.op_name(op), "memref.load" | "vector.load")
+            && ops.first().is_some_and(|v| set.contains(v))
+        {
             read = true;
         }
     });
@@ -445,7 +465,8 @@ pub fn min_arity(name: &str) -> (usize, usize) {
         | "vector.extractelement"
         | "vector.broadcast"
         | "vector.splat"
-        | "memref.cast" => (1, 1),
+        | "memref.cast"
+        | "memref.collapse_shape" => (1, 1),
         n if n.starts_with("math.") => (if n == "math.copysign" { 2 } else { 1 }, 1),
         "arith.negf" | "arith.index_cast" | "arith.index_castui" | "arith.extsi"
         | "arith.extui" | "arith.trunci" | "arith.extf" | "arith.truncf" | "arith.sitofp"

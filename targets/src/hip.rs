@@ -699,7 +699,8 @@ impl<'a> HipEmitter<'a> {
                 ));
                 self.names.insert(r, Name::Mem(n, mi));
             }
-            "memref.cast" => {
+            // A collapse of identity-layout memrefs: the same pointer under a new shape.
+            "memref.cast" | "memref.collapse_shape" => {
                 let (m, _) = self.mem(op, o[0])?;
                 let r = ctx.result(op, 0);
                 let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;

@@ -1113,7 +1113,8 @@ impl<'a> FnEmitter<'a> {
                 ));
                 self.vals.insert(r, Val::Mem { ptr: p, info: mi });
             }
-            "memref.cast" => {
+            // A collapse of identity-layout memrefs: the same pointer under a new shape.
+            "memref.cast" | "memref.collapse_shape" => {
                 let (p, _) = self.mem(op, operands[0])?;
                 let r = ctx.result(op, 0);
                 let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;

@@ -1,4 +1,5 @@
-//! `memref`: upstream MLIR's memref subset (`alloc`, `alloca`, `load`, `store`, `subview`)
+//! `memref`: upstream MLIR's memref subset (`alloc`, `alloca`, `load`, `store`, `subview`,
+//! `collapse_shape`)
 //! with upstream generic syntax and verification rules. Address spaces are attributes on
 //! the memref type (`#gpu.address_space<workgroup>`).
 
@@ -67,6 +68,14 @@ impl Dialect for MemRefDialect {
                 verify_store,
                 |p, s| parse_store(p, s, false),
                 |c, o, p| print_store(c, o, p, false),
+            ),
+            custom(
+                "memref.collapse_shape",
+                "a view of a contiguous buffer with groups of consecutive dims merged",
+                pure(),
+                verify_collapse_shape,
+                parse_collapse_shape,
+                print_collapse_shape,
             ),
             op(
                 "memref.subview",
@@ -232,4 +241,149 @@ fn verify_subview(ctx: &Context, o: OpId) -> Result<(), String> {
         } if **e == elem && s.len() <= shape.len() => Ok(()),
         _ => Err("result must be a memref of the source element type and at most its rank".into()),
     }
+}
+
+/// `memref.collapse_shape %src [[0, 1], [2]] attr-dict : memref<..> into memref<..>`: the
+/// reassociation (groups of consecutive source dims, one per result dim) is the
+/// `reassociation` property, as upstream.
+fn parse_collapse_shape(
+    p: &mut OpAsmParser<'_, '_>,
+    state: &mut OperationState,
+) -> Result<(), Diagnostic> {
+    let src = p.parse_operand()?;
+    let reassociation = p.parse_attribute()?;
+    parse_attrs(p, state)?;
+    let st = p.parse_colon_type()?;
+    p.parse_keyword("into")?;
+    let rt = p.parse_type()?;
+    let v = p.resolve_operand(&src, &st)?;
+    state.operands.push(v);
+    state.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+        name: "reassociation".into(),
+        value: reassociation,
+    }]));
+    state.result_types.push(rt);
+    Ok(())
+}
+
+fn print_collapse_shape(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+    if let Some(&s) = ctx.operands(op).first() {
+        p.print_operand(s);
+        p.write(" ");
+    }
+    if let Some(r) = ctx.inherent_attr(op, "reassociation") {
+        p.print_attribute(r);
+    }
+    print_attrs(ctx, op, p);
+    if let (Some(&s), Some(&r)) = (ctx.operands(op).first(), ctx.results(op).first()) {
+        p.write(" : ");
+        p.print_type(ctx.value_type(s));
+        p.write(" into ");
+        p.print_type(ctx.value_type(r));
+    }
+}
+
+/// The reassociation groups of a `reassociation` attribute (`[[0, 1], [2]]`).
+pub fn reassociation(a: &Attribute) -> Option<Vec<Vec<usize>>> {
+    let Attribute::Array(groups) = a else {
+        return None;
+    };
+    groups
+        .iter()
+        .map(|g| match g {
+            Attribute::Array(dims) => dims
+                .iter()
+                .map(|d| match d {
+                    Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Upstream's rules for a collapse of identity-layout memrefs: the groups list every source
+/// dim once, in order, each group non-empty; one group per result dim, whose size is the
+/// product of its source dims (dynamic when one of them is); same element type and memory
+/// space. Strided layouts are not part of this subset.
+fn verify_collapse_shape(ctx: &Context, o: OpId) -> Result<(), String> {
+    counts(ctx, o, 1, 1)?;
+    let st = ctx.value_type(ctx.operands(o)[0]);
+    let rt = ctx.value_type(ctx.result(o, 0));
+    let (
+        Type::MemRef {
+            shape: ss,
+            elem: se,
+            layout: sl,
+            memory_space: sm,
+        },
+        Type::MemRef {
+            shape: rs,
+            elem: re,
+            layout: rl,
+            memory_space: rm,
+        },
+    ) = (st, rt)
+    else {
+        return Err("source and result must be ranked memrefs".into());
+    };
+    if sl.is_some() || rl.is_some() {
+        return Err("only memrefs with the identity layout are supported".into());
+    }
+    if se != re || sm != rm {
+        return Err("source and result must have the same element type and memory space".into());
+    }
+    let groups = ctx
+        .inherent_attr(o, "reassociation")
+        .and_then(reassociation)
+        .ok_or("requires a 'reassociation' array of arrays of dims")?;
+    if groups.len() != rs.len() {
+        return Err(format!(
+            "expected {} reassociation groups (the result rank), got {}",
+            rs.len(),
+            groups.len()
+        ));
+    }
+    let mut next = 0;
+    for (j, g) in groups.iter().enumerate() {
+        if g.is_empty() {
+            return Err(format!("reassociation group #{j} is empty"));
+        }
+        for &d in g {
+            if d != next {
+                return Err(
+                    "expected reassociation indices to be consecutive, covering every source dim in order"
+                        .into(),
+                );
+            }
+            next += 1;
+        }
+        let want = if g.iter().any(|&d| ss.get(d) == Some(&DYNAMIC)) {
+            DYNAMIC
+        } else {
+            g.iter().map(|&d| ss.get(d).copied().unwrap_or(1)).product()
+        };
+        if rs[j] != want {
+            let show = |x: i64| {
+                if x == DYNAMIC {
+                    "?".to_string()
+                } else {
+                    x.to_string()
+                }
+            };
+            return Err(format!(
+                "expected collapsed dim #{j} to be {}, got {}",
+                show(want),
+                show(rs[j])
+            ));
+        }
+    }
+    if next != ss.len() {
+        return Err(
+            "expected reassociation indices to be consecutive, covering every source dim in order"
+                .into(),
+        );
+    }
+    Ok(())
 }

@@ -157,6 +157,50 @@ struct Ctx<'a> {
     nthr: Vec<i64>,
     /// Storage padding per access and view dim.
     pads: Vec<Vec<i64>>,
+    /// `memref.collapse_shape` views of the kernel's arguments, written at the kernel's
+    /// entry: (source, reassociation) → (name, type), and their text.
+    collapses: Vec<(String, String, String)>,
+    collapse_text: String,
+}
+
+/// One index of a global access after collapsing: a fused view axis addressing a collapsed
+/// group of the tensor's dims, or one of the access's own index expressions.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Item {
+    Fused(usize),
+    Expr(usize),
+}
+
+/// The original axes an index expression reads.
+fn mark_dims(e: &AffineExpr, used: &mut [bool]) {
+    match e {
+        AffineExpr::Dim(d) => {
+            if let Some(u) = used.get_mut(*d as usize) {
+                *u = true;
+            }
+        }
+        AffineExpr::Add(a, b)
+        | AffineExpr::Mul(a, b)
+        | AffineExpr::FloorDiv(a, b)
+        | AffineExpr::CeilDiv(a, b)
+        | AffineExpr::Mod(a, b) => {
+            mark_dims(a, used);
+            mark_dims(b, used);
+        }
+        AffineExpr::Constant(_) | AffineExpr::Symbol(_) => {}
+    }
+}
+
+/// `[[0, 1], [2]]`: an MLIR reassociation attribute.
+fn reassociation_text(groups: &[Vec<usize>]) -> String {
+    let gs: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let ds: Vec<String> = g.iter().map(usize::to_string).collect();
+            format!("[{}]", ds.join(", "))
+        })
+        .collect();
+    format!("[{}]", gs.join(", "))
 }
 
 impl Ctx<'_> {
@@ -185,11 +229,19 @@ impl Ctx<'_> {
         out
     }
 
-    /// Original axis values from view axis values.
-    fn orig_axes(&mut self, view_vals: &[Option<String>]) -> Vec<Option<String>> {
+    /// Original axis values from view axis values, decomposing only the fused view axes
+    /// that cover an axis in `needed` (the others' values stay `None`).
+    fn orig_axes_needed(
+        &mut self,
+        view_vals: &[Option<String>],
+        needed: &[bool],
+    ) -> Vec<Option<String>> {
         let mut out = vec![None; self.c.axes.len()];
         for (va, g) in self.groups.clone().iter().enumerate() {
             let Some(v) = &view_vals[va] else { continue };
+            if !g.iter().any(|&a| needed.get(a).copied().unwrap_or(true)) {
+                continue;
+            }
             if g.len() == 1 {
                 out[g[0]] = Some(v.clone());
                 continue;
@@ -200,6 +252,116 @@ impl Ctx<'_> {
             }
         }
         out
+    }
+
+    /// `mem` (a kernel argument of `shape`) with the dims of each group merged: a
+    /// `memref.collapse_shape` written once at the kernel's entry (the argument itself when
+    /// no group merges dims). Returns the view's name and type.
+    fn collapsed(
+        &mut self,
+        mem: &str,
+        shape: &[i64],
+        elem: ElemType,
+        groups: &[Vec<usize>],
+    ) -> (String, String) {
+        let src_t = memref(shape, elem, "");
+        if groups.iter().all(|g| g.len() == 1) {
+            return (mem.to_string(), src_t);
+        }
+        let dims: Vec<i64> = groups
+            .iter()
+            .map(|g| g.iter().map(|&d| shape[d]).product())
+            .collect();
+        let t = memref(&dims, elem, "");
+        let re = reassociation_text(groups);
+        let key = format!("{mem} {re}");
+        if let Some((_, n, _)) = self.collapses.iter().find(|c| c.0 == key) {
+            return (n.clone(), t);
+        }
+        let n = format!("%col{}", self.collapses.len());
+        self.collapse_text.push_str(&format!(
+            "      {n} = \"memref.collapse_shape\"({mem}) <{{reassociation = {re}}}> : ({src_t}) -> {t}\n"
+        ));
+        self.collapses.push((key, n.clone(), t.clone()));
+        (n, t)
+    }
+
+    /// How a global access of `shape` through `map` (over the original axes) is indexed:
+    /// each run of index results that is exactly a fused view axis's original axes, in order,
+    /// over tensor dims of the same extents, is one collapsed dim indexed by the fused value
+    /// itself (row-major offsets agree), so no `divui`/`remui` delinearizes it; the other
+    /// results stay as they are. Returns the reassociation and the items, one per index.
+    fn plan_access(&self, map: &[AffineExpr], shape: &[i64]) -> (Vec<Vec<usize>>, Vec<Item>) {
+        let (mut groups, mut items) = (Vec::new(), Vec::new());
+        let mut d = 0;
+        while d < map.len() {
+            let run = match &map[d] {
+                AffineExpr::Dim(a0) => self.groups.iter().position(|g| {
+                    g.len() > 1
+                        && g[0] == *a0 as usize
+                        && d + g.len() <= map.len()
+                        && g.iter().enumerate().all(|(i, &a)| {
+                            matches!(&map[d + i], AffineExpr::Dim(x) if *x as usize == a)
+                                && shape.get(d + i) == Some(&self.c.axes[a].extent)
+                        })
+                }),
+                _ => None,
+            };
+            match run {
+                Some(va) => {
+                    let len = self.groups[va].len();
+                    groups.push((d..d + len).collect());
+                    items.push(Item::Fused(va));
+                    d += len;
+                }
+                None => {
+                    groups.push(vec![d]);
+                    items.push(Item::Expr(d));
+                    d += 1;
+                }
+            }
+        }
+        (groups, items)
+    }
+
+    /// A global access's memref (collapsed where [`Self::plan_access`] merges dims), its
+    /// type, indices and shape at the point `vals` (view axis values).
+    fn direct_access(
+        &mut self,
+        mem: &str,
+        map: &[AffineExpr],
+        shape: &[i64],
+        elem: ElemType,
+        vals: &[Option<String>],
+    ) -> Result<(String, String, Vec<String>, Vec<i64>), String> {
+        let (mut groups, mut items) = self.plan_access(map, shape);
+        if items
+            .iter()
+            .any(|it| matches!(it, Item::Fused(va) if vals[*va].is_none()))
+        {
+            groups = (0..map.len()).map(|d| vec![d]).collect();
+            items = (0..map.len()).map(Item::Expr).collect();
+        }
+        let mut needed = vec![false; self.c.axes.len()];
+        for it in &items {
+            if let Item::Expr(d) = it {
+                mark_dims(&map[*d], &mut needed);
+            }
+        }
+        let orig = self.orig_axes_needed(vals, &needed);
+        let mut idx = Vec::new();
+        for it in &items {
+            idx.push(match it {
+                Item::Fused(va) => vals[*va].clone().ok_or("axis without a value")?,
+                Item::Expr(d) => self.affine(&map[*d], &orig)?,
+            });
+        }
+        let cshape: Vec<i64> = groups
+            .iter()
+            .map(|g| g.iter().map(|&d| shape[d]).product())
+            .collect();
+        let (m, t) = self.collapsed(mem, shape, elem, &groups);
+        Ok((m, t, idx, cshape))
     }
 
     fn affine(&mut self, e: &AffineExpr, vals: &[Option<String>]) -> Result<String, String> {
@@ -741,6 +903,8 @@ fn lower_kernel(
             .iter()
             .map(|v| v.iter().map(|&x| x as i64).collect())
             .collect(),
+        collapses: Vec::new(),
+        collapse_text: String::new(),
     };
     let sp = cx.spatial();
     let rd = cx.reduction();
@@ -925,7 +1089,6 @@ fn lower_kernel(
             && padded[last] % 4 == 0
             && vshape[last] % 4 == 0
             && origin_aligned
-            && dgroups[last].len() == 1
         {
             4
         } else {
@@ -945,18 +1108,15 @@ fn lower_kernel(
             .map(|d| cx.em.add(&origin[d], &coord[d]))
             .collect();
         let cond = cx.in_bounds(&g, &vshape, &checks);
-        // View indices back to the tensor's own dims.
-        let mut gi = Vec::new();
-        for (d, grp) in dgroups.iter().enumerate() {
-            if grp.len() == 1 {
-                gi.push(g[d].clone());
-            } else {
-                let exts: Vec<i64> = grp.iter().map(|&x| cx.accs[i].shape[x]).collect();
-                gi.extend(cx.decompose(&g[d], &exts));
-            }
-        }
-        let gm = format!("%in{}", cx.accs[i].input);
-        let gt = memref(&cx.accs[i].shape, elem, "");
+        // The view's dims are consecutive groups of the tensor's dims: address the tensor
+        // collapsed to the view's shape, so the view indices need no delinearization.
+        let gi = g.clone();
+        let (gm, gt) = cx.collapsed(
+            &format!("%in{}", cx.accs[i].input),
+            &cx.accs[i].shape.clone(),
+            elem,
+            &dgroups,
+        );
         let padv = cx.pad_value(&cx.accs[i]);
         let mut sargs: Vec<Typed> = vec![(sh.clone(), sh_ty.clone())];
         sargs.extend(coord.iter().map(|x| (x.clone(), "index".to_string())));
@@ -1305,7 +1465,7 @@ fn lower_kernel(
                 "",
                 &rt,
             );
-            store_out(&mut cx, &vals, &v, &out_t, &rt);
+            store_out(&mut cx, &vals, &v, &rt)?;
             close_points(&mut cx, opened, guarded);
             cx.em.end_then();
         } else {
@@ -1331,7 +1491,7 @@ fn lower_kernel(
                             cx.em.begin_then(c);
                             open = cond.clone();
                         }
-                        store_out(&mut cx, &pt.vals, v, &out_t, &rt);
+                        store_out(&mut cx, &pt.vals, v, &rt)?;
                     }
                     if open.is_some() {
                         cx.em.end_then();
@@ -1345,16 +1505,18 @@ fn lower_kernel(
                         "",
                         &rt,
                     );
-                    store_out(&mut cx, &vals, &v, &out_t, &rt);
+                    store_out(&mut cx, &vals, &v, &rt)?;
                     close_points(&mut cx, opened, guarded);
                 }
             }
         }
+    } else if !sp.is_empty() {
+        elementwise(&mut cx, &sp)?;
     } else {
         // No reduction: each point's value goes straight to the output.
         let (vals, _, opened, guarded) = open_points(&mut cx);
         let v = point_value(&mut cx, &vals, &[])?;
-        store_out(&mut cx, &vals, &v, &out_t, &rt);
+        store_out(&mut cx, &vals, &v, &rt)?;
         close_points(&mut cx, opened, guarded);
     }
     // Assemble the gpu.func.
@@ -1387,6 +1549,7 @@ fn lower_kernel(
     } else {
         (shared_decls.clone(), String::new(), 0)
     };
+    let prologue = format!("{}{prologue}", cx.collapse_text);
     let params: Vec<String> = arg_decls
         .iter()
         .map(|(n, t)| format!("{n}: {t}"))
@@ -1455,8 +1618,230 @@ fn point_value(
     vals: &[Option<String>],
     locals: &[Option<String>],
 ) -> Result<String, String> {
+    let avals = point_loads(cx, vals, locals)?;
+    let body = cx.c.body.clone();
+    Ok(cx.body(&body, &avals)?.0)
+}
+
+/// The most points of a thread tile an elementwise kernel loads before it uses them.
+pub const ELEMENTWISE_UNROLL: i64 = 8;
+
+/// Whether every access and the output of an elementwise kernel can move 16 bytes at a time
+/// along the last spatial view axis `s`: 32-bit elements, unpadded direct reads, and in every
+/// tensor `s` indexes the last (collapsed) dim alone, whose size is a multiple of 4, while
+/// no other index depends on it. With `thread[s]` and the extent multiples of 4, a thread's
+/// 4-element chunks start 16-byte aligned and lie wholly inside or outside the tensor.
+fn vector_ok(cx: &Ctx, s: usize) -> bool {
+    if cx.thr[s] % 4 != 0 || cx.ext[s] % 4 != 0 || cx.c.result.elem.width() != 32 {
+        return false;
+    }
+    let nv = cx.c.axes.len();
+    let g = cx.groups[s].clone();
+    let contiguous = |map: &[AffineExpr], shape: &[i64]| -> bool {
+        let (groups, items) = cx.plan_access(map, shape);
+        let (Some(last), Some(lg)) = (items.last(), groups.last()) else {
+            return false;
+        };
+        let last_ok = match last {
+            Item::Fused(va) => *va == s,
+            Item::Expr(d) => {
+                g.len() == 1 && matches!(&map[*d], AffineExpr::Dim(a) if *a as usize == g[0])
+            }
+        };
+        let row: i64 = lg.iter().map(|&d| shape[d]).product();
+        let others_free = items[..items.len() - 1].iter().all(|it| match it {
+            Item::Fused(va) => *va != s,
+            Item::Expr(d) => {
+                let mut used = vec![false; nv];
+                mark_dims(&map[*d], &mut used);
+                g.iter().all(|&a| !used[a])
+            }
+        });
+        last_ok && others_free && row % 4 == 0
+    };
+    let np = cx.c.num_parallel();
+    let out_map: Vec<AffineExpr> = (0..np as u32).map(AffineExpr::Dim).collect();
+    cx.accs.iter().all(|a| {
+        a.view.is_none() && a.pad.is_none() && a.elem.width() == 32 && contiguous(&a.map, &a.shape)
+    }) && contiguous(&out_map, &cx.c.result.shape)
+}
+
+/// An elementwise kernel (no reduction axis), written for memory-level parallelism: the
+/// loop over the thread's points along the innermost spatial axis is unrolled by up to
+/// [`ELEMENTWISE_UNROLL`], all the unrolled points' loads are written before any use (so
+/// that many are in flight per thread: a store waiting on a load would stall the next load
+/// behind it), and when [`vector_ok`] the thread moves 4 consecutive elements with one
+/// 16-byte `vector.load`/`vector.store`: point `base + (j·nthr + tc)·4 + l`, so neighbouring
+/// threads still touch neighbouring 16-byte chunks (coalesced warps).
+fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
+    let n = cx.ext.len();
+    let s_last = *sp
+        .last()
+        .ok_or("an elementwise kernel needs a spatial axis")?;
+    let v = if vector_ok(cx, s_last) { 4 } else { 1 };
+    let cnt: Vec<i64> = sp
+        .iter()
+        .map(|&s| {
+            if s == s_last {
+                cx.thr[s] / v
+            } else {
+                cx.thr[s]
+            }
+        })
+        .collect();
+    let ui = (0..sp.len()).rev().find(|&i| cnt[i] > 1);
+    let unroll = ui.map_or(1, |i| {
+        (1..=ELEMENTWISE_UNROLL)
+            .rev()
+            .find(|d| cnt[i] % d == 0)
+            .unwrap_or(1)
+    });
+    let mut js = vec![String::new(); sp.len()];
+    let mut opened = 0;
+    for i in 0..sp.len() {
+        let step = if Some(i) == ui { unroll } else { 1 };
+        js[i] = if cnt[i] == step {
+            cx.em.idx(0)
+        } else {
+            let (z, ub, st) = (cx.em.idx(0), cx.em.idx(cnt[i]), cx.em.idx(step));
+            opened += 1;
+            cx.em.begin_for(&z, &ub, &st, &[]).0
+        };
+    }
+    let mut pts = Vec::new();
+    for k in 0..unroll {
+        let mut vals = vec![None; n];
+        for (i, &s) in sp.iter().enumerate() {
+            let j = if Some(i) == ui {
+                let kc = cx.em.idx(k);
+                cx.em.add(&js[i], &kc)
+            } else {
+                js[i].clone()
+            };
+            let jn = cx.em.mul_const(&j, cx.nthr[s]);
+            let tc = cx.tc[s].clone();
+            let mut local = cx.em.add(&jn, &tc);
+            if s == s_last {
+                local = cx.em.mul_const(&local, v);
+            }
+            let base = cx.base[s].clone();
+            vals[s] = Some(cx.em.add(&base, &local));
+        }
+        pts.push(vals);
+    }
+    let conds: Vec<Option<String>> = pts.iter().map(|p| point_guard(cx, sp, p)).collect();
+    let lane_ty = |e: ElemType| {
+        if v > 1 {
+            format!("vector<{v}x{}>", ty(e))
+        } else {
+            ty(e)
+        }
+    };
+    let tys: Vec<String> = cx.accs.iter().map(|a| lane_ty(a.elem)).collect();
+    // Every unrolled point's loads first.
+    let mut loaded = Vec::new();
+    for (p, cond) in pts.iter().zip(&conds) {
+        let load = |cx: &mut Ctx| -> Result<Vec<String>, String> {
+            if v == 1 {
+                return point_loads(cx, p, &[]);
+            }
+            let mut out = Vec::new();
+            for i in 0..cx.accs.len() {
+                let (map, shape) = (cx.accs[i].map.clone(), cx.accs[i].shape.clone());
+                let elem = cx.accs[i].elem;
+                let gm = format!("%in{}", cx.accs[i].input);
+                let (m, mt, idx, _) = cx.direct_access(&gm, &map, &shape, elem, p)?;
+                let mut args: Vec<Typed> = vec![(m, mt)];
+                args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
+                out.push(cx.em.op("vector.load", &args, "", &lane_ty(elem)));
+            }
+            Ok(out)
+        };
+        let av = match cond {
+            None => load(cx)?,
+            Some(c) => {
+                let trs: Vec<&str> = tys.iter().map(String::as_str).collect();
+                let r = cx.em.begin_if(c, &trs);
+                let av = load(cx)?;
+                let typed: Vec<Typed> = av.into_iter().zip(tys.iter().cloned()).collect();
+                cx.em.else_(&typed);
+                let mut pads = Vec::new();
+                for (i, t) in tys.iter().enumerate() {
+                    let e = cx.accs[i].elem;
+                    let pv = cx.pad_value(&cx.accs[i]);
+                    let mut k = cx.constant(pv, e);
+                    if v > 1 {
+                        k = cx.em.op("vector.broadcast", &[(k, ty(e))], "", t);
+                    }
+                    pads.push((k, t.clone()));
+                }
+                cx.em.end_if(Some(&pads));
+                r
+            }
+        };
+        loaded.push(av);
+    }
+    // Then the bodies and stores, each under its point's guard.
+    let rt = ty(cx.c.result.elem);
+    let body = cx.c.body.clone();
+    for ((p, cond), av) in pts.iter().zip(&conds).zip(&loaded) {
+        if let Some(c) = cond {
+            cx.em.begin_then(c);
+        }
+        if v == 1 {
+            let r = cx.body(&body, av)?.0;
+            store_out(cx, p, &r, &rt)?;
+        } else {
+            let mut vec_val = String::new();
+            for l in 0..v {
+                let pos = format!("static_position = array<i64: {l}>");
+                let lanes: Vec<String> = av
+                    .iter()
+                    .zip(&cx.accs.iter().map(|a| ty(a.elem)).collect::<Vec<_>>())
+                    .zip(&tys)
+                    .map(|((x, et), vt)| {
+                        cx.em
+                            .op("vector.extract", &[(x.clone(), vt.clone())], &pos, et)
+                    })
+                    .collect();
+                let r = cx.body(&body, &lanes)?.0;
+                let vt = lane_ty(cx.c.result.elem);
+                vec_val = if l == 0 {
+                    cx.em.op("vector.broadcast", &[(r, rt.clone())], "", &vt)
+                } else {
+                    cx.em.op(
+                        "vector.insert",
+                        &[(r, rt.clone()), (vec_val, vt.clone())],
+                        &pos,
+                        &vt,
+                    )
+                };
+            }
+            let np = cx.c.num_parallel();
+            let map: Vec<AffineExpr> = (0..np as u32).map(AffineExpr::Dim).collect();
+            let shape = cx.c.result.shape.clone();
+            let (m, mt, idx, _) = cx.direct_access("%out", &map, &shape, cx.c.result.elem, p)?;
+            let mut args: Vec<Typed> = vec![(vec_val, lane_ty(cx.c.result.elem)), (m, mt)];
+            args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
+            cx.em.op0("vector.store", &args, "");
+        }
+        if cond.is_some() {
+            cx.em.end_then();
+        }
+    }
+    for _ in 0..opened {
+        cx.em.end_for(&[]);
+    }
+    Ok(())
+}
+
+/// The values of every access at one point (see [`point_value`]).
+fn point_loads(
+    cx: &mut Ctx,
+    vals: &[Option<String>],
+    locals: &[Option<String>],
+) -> Result<Vec<String>, String> {
     let mut avals = Vec::new();
-    let mut orig: Option<Vec<Option<String>>> = None;
     for i in 0..cx.accs.len() {
         let elem = cx.accs[i].elem;
         let et = ty(elem);
@@ -1491,30 +1876,21 @@ fn point_value(
             args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
             avals.push(cx.em.op("memref.load", &args, "", &et));
         } else {
-            if orig.is_none() {
-                orig = Some(cx.orig_axes(vals));
-            }
-            let ov = orig.clone().unwrap_or_default();
             let map = cx.accs[i].map.clone();
-            let mut idx = Vec::new();
-            for e in &map {
-                idx.push(cx.affine(e, &ov)?);
-            }
             let shape = cx.accs[i].shape.clone();
-            let checks: Vec<(bool, bool)> = vec![(true, true); shape.len()];
+            let gm = format!("%in{}", cx.accs[i].input);
+            let (m, mt, idx, cshape) = cx.direct_access(&gm, &map, &shape, elem, vals)?;
+            let checks: Vec<(bool, bool)> = vec![(true, true); idx.len()];
             let cond = if cx.accs[i].pad.is_some() {
-                cx.in_bounds(&idx, &shape, &checks)
+                cx.in_bounds(&idx, &cshape, &checks)
             } else {
                 None
             };
-            let gm = format!("%in{}", cx.accs[i].input);
-            let gt = memref(&shape, elem, "");
             let padv = cx.pad_value(&cx.accs[i]);
-            avals.push(cx.guarded_load(&gm, &gt, &idx, cond, elem, padv));
+            avals.push(cx.guarded_load(&m, &mt, &idx, cond, elem, padv));
         }
     }
-    let body = cx.c.body.clone();
-    Ok(cx.body(&body, &avals)?.0)
+    Ok(avals)
 }
 
 fn shared_type(cx: &Ctx, i: usize) -> String {
@@ -1534,14 +1910,14 @@ fn cx_pad(cx: &Ctx, i: usize, d: usize) -> i64 {
     cx.pads.get(i).and_then(|p| p.get(d)).copied().unwrap_or(0)
 }
 
-fn store_out(cx: &mut Ctx, vals: &[Option<String>], v: &str, out_t: &str, rt: &str) {
-    let orig = cx.orig_axes(vals);
+fn store_out(cx: &mut Ctx, vals: &[Option<String>], v: &str, rt: &str) -> Result<(), String> {
     let np = cx.c.num_parallel();
-    let mut args: Vec<Typed> = vec![(v.into(), rt.into()), ("%out".into(), out_t.into())];
-    args.extend(
-        orig[..np]
-            .iter()
-            .map(|x| (x.clone().unwrap_or_default(), "index".to_string())),
-    );
+    let map: Vec<AffineExpr> = (0..np as u32).map(AffineExpr::Dim).collect();
+    let shape = cx.c.result.shape.clone();
+    let elem = cx.c.result.elem;
+    let (m, mt, idx, _) = cx.direct_access("%out", &map, &shape, elem, vals)?;
+    let mut args: Vec<Typed> = vec![(v.into(), rt.into()), (m, mt)];
+    args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
     cx.em.op0("memref.store", &args, "");
+    Ok(())
 }

@@ -398,6 +398,21 @@ impl<'c> Compiler<'c> {
                     at,
                 });
             }
+            "memref.collapse_shape" => {
+                // The same buffer under a new shape (identity layouts are contiguous, so
+                // the row-major offset of an element is unchanged).
+                let src = self.mem(operands[0], op)?;
+                let id = self.memref(results[0], Space::DynShared, 0, op)?;
+                let (s, d) = (&self.k.mems[src as usize], &self.k.mems[id as usize]);
+                if s.len() != d.len() {
+                    return Err(err(ctx, op, "collapse_shape changes the element count"));
+                }
+                let s = s.clone();
+                let d = &mut self.k.mems[id as usize];
+                d.space = s.space;
+                d.buf = s.buf;
+                d.view = s.view;
+            }
             "memref.alloca" => {
                 let n = self.k.private.len();
                 self.memref(results[0], Space::Private, n, op)?;
@@ -419,6 +434,59 @@ impl<'c> Compiler<'c> {
                     lanes: n,
                     at,
                 });
+            }
+            // Rank-1 vectors live in consecutive registers: lanes move one by one.
+            "vector.extract" | "vector.insert" | "vector.broadcast" => {
+                let [r] = results[..] else {
+                    return Err(err(ctx, op, "expects one result"));
+                };
+                let (n, _) = lanes(ctx.value_type(r)).ok_or_else(|| err(ctx, op, "bad result"))?;
+                let fixed = if name == "vector.broadcast" {
+                    None
+                } else {
+                    let pos = match ctx
+                        .inherent_attr(op, "static_position")
+                        .and_then(Attribute::as_dense_ints)
+                    {
+                        Some([k]) if *k >= 0 => *k as u32,
+                        _ => {
+                            return Err(err(
+                                ctx,
+                                op,
+                                "simulator: only a static position into a rank-1 vector is supported",
+                            ));
+                        }
+                    };
+                    let vec = operands[usize::from(name == "vector.insert")];
+                    let (m, _) =
+                        lanes(ctx.value_type(vec)).ok_or_else(|| err(ctx, op, "bad vector"))?;
+                    if pos >= m {
+                        return Err(err(ctx, op, "position out of range"));
+                    }
+                    Some(pos)
+                };
+                let src = self.reg(operands[0], op)?;
+                let dst = self.def(r, op)?;
+                match (name, fixed) {
+                    ("vector.extract", Some(k)) => {
+                        self.emit(Inst::Move { dst, src: src + k });
+                    }
+                    ("vector.insert", Some(k)) => {
+                        let v = self.reg(operands[1], op)?;
+                        for l in 0..n {
+                            let from = if l == k { src } else { v + l };
+                            self.emit(Inst::Move {
+                                dst: dst + l,
+                                src: from,
+                            });
+                        }
+                    }
+                    _ => {
+                        for l in 0..n {
+                            self.emit(Inst::Move { dst: dst + l, src });
+                        }
+                    }
+                }
             }
             "memref.store" | "vector.store" => {
                 let src = self.reg(operands[0], op)?;
