@@ -114,7 +114,8 @@ demo: deps build
 	@echo "== 10. Roller: rtile-opt --construct-rtile=device=h100 --rtile-select --lower-to-gpu (te -> rProgram -> gpu.func)"
 	$(BIN)/rtile-opt --construct-rtile="device=h100" --rtile-select --lower-to-gpu $(DEMO_TE) -o $(DEMO_OUT)/7-kernels.mlir
 	@echo "-- $$(grep -c 'gpu.func @' $(DEMO_OUT)/7-kernels.mlir) kernels; the matmul's:"
-	@sed -n '/gpu.func @m0_small_0/,/gpu.return/p' $(DEMO_OUT)/7-kernels.mlir | head -40
+	@# (sed, not head: head would close the pipe early, and pipefail makes that an error)
+	@sed -n '/gpu.func @m0_small_0/,/gpu.return/p' $(DEMO_OUT)/7-kernels.mlir | sed -n '1,40p'
 	@echo "== 11. rtile-run --sim --check: every kernel in the CPU GPU-simulator against the te interpreter's f64 oracle"
 	$(BIN)/rtile-run --sim --check --seed 7 $(DEMO_OUT)/7-kernels.mlir | tail -6
 	@echo "== 12. rtile-translate --to-ptx=sm_90 (LLVM NVPTX, O3), assembled by NVIDIA's ptxas"
