@@ -1053,18 +1053,14 @@ fn lower_kernel(
         .filter(|&(_, k)| k > 1)
         .collect();
     let ksteps: i64 = stepping.iter().map(|&(_, k)| k).product();
-    // Register-prefetch double buffering (see [`prefetch_registers`]): one stepping axis,
-    // staged tiles, and the prefetched values within the thread's register headroom.
-    let prefetch_axis = match stepping.as_slice() {
-        [(r, _)] if prefetch && staged_any => {
-            let regs = prefetch_registers(&tiles, all_threads);
-            let budget = prefetch_budget(&view, p, all_threads);
-            (regs <= budget).then_some(*r)
-        }
-        _ => None,
+    // Register-prefetch double buffering: staged tiles, more than one k-step, and one
+    // step's share of the tiles within the thread's register headroom ([`prefetch_budget`]).
+    let prefetched = prefetch && staged_any && !stepping.is_empty() && {
+        let regs = prefetch_registers(&tiles, all_threads);
+        regs <= prefetch_budget(&view, p, all_threads)
     };
     let tid_c = tid.clone();
-    if prefetch_axis.is_some() {
+    if prefetched {
         // Prologue: k-step 0 global → registers → shared, then a barrier (every reduction
         // axis at its first step).
         for &r in &rd {
@@ -1083,67 +1079,106 @@ fn lower_kernel(
     // carrying an unrolled register tile; `kresults` holds each loop's results.
     let mut kloops = 0;
     let mut kresults: Vec<Vec<String>> = Vec::new();
-    // With prefetch: the next-step condition and the next step's values, in registers.
-    let mut pending: Option<(String, Vec<Vec<String>>)> = None;
-    for &r in &rd {
-        let k = (cx.ext[r] + cx.blk[r] - 1) / cx.blk[r];
-        if k == 1 {
+    let inits_of = |tile: &Option<RegTile>| -> Vec<Typed> {
+        match tile {
+            Some(RegTile::Values(v)) => v.iter().map(|x| (x.clone(), rt.clone())).collect(),
+            _ => Vec::new(),
+        }
+    };
+    // With prefetch: the next step's base per stepping axis and the condition that it exists.
+    let mut next_step: Option<(String, Vec<(usize, String)>)> = None;
+    if prefetched && stepping.len() > 1 {
+        // Several stepping axes: one loop over the linearized k-steps (row-major, the first
+        // axis outermost: the nested loops' order), so "the next step" is `s + 1`.
+        for &r in &rd {
             cx.base[r] = cx.em.idx(0);
-        } else {
+        }
+        let ks: Vec<i64> = stepping.iter().map(|&(_, k)| k).collect();
+        let (z, ub, one) = (cx.em.idx(0), cx.em.idx(ksteps), cx.em.idx(1));
+        let (s, args, res) = cx.em.begin_for(&z, &ub, &one, &inits_of(&tile));
+        if let Some(RegTile::Values(v)) = &mut tile {
+            *v = args;
+        }
+        kresults.push(res);
+        kloops = 1;
+        let cur = cx.decompose(&s, &ks);
+        let next = cx.em.add(&s, &one);
+        let has_next = cx.em.cmp(2, &next, &ub);
+        let nxt = cx.decompose(&next, &ks);
+        let mut bases = Vec::new();
+        for (j, &(r, _)) in stepping.iter().enumerate() {
+            cx.base[r] = cx.em.mul_const(&cur[j], cx.blk[r]);
+            bases.push((r, cx.em.mul_const(&nxt[j], cx.blk[r])));
+        }
+        next_step = Some((has_next, bases));
+    } else {
+        for &r in &rd {
+            let k = (cx.ext[r] + cx.blk[r] - 1) / cx.blk[r];
+            if k == 1 {
+                cx.base[r] = cx.em.idx(0);
+                continue;
+            }
             let (z, ub, st) = (cx.em.idx(0), cx.em.idx(k * cx.blk[r]), cx.em.idx(cx.blk[r]));
-            let inits: Vec<Typed> = match &tile {
-                Some(RegTile::Values(v)) => v.iter().map(|x| (x.clone(), rt.clone())).collect(),
-                _ => Vec::new(),
-            };
-            let (iv, args, res) = cx.em.begin_for(&z, &ub, &st, &inits);
+            let (iv, args, res) = cx.em.begin_for(&z, &ub, &st, &inits_of(&tile));
             if let Some(RegTile::Values(v)) = &mut tile {
                 *v = args;
             }
             kresults.push(res);
             cx.base[r] = iv.clone();
             kloops += 1;
-            if prefetch_axis == Some(r) {
-                // The next k-step's loads are issued before this step's compute, so their
-                // latency overlaps it; the last step loads nothing (its values are pads).
+            if prefetched {
+                // The only stepping axis: the next step starts at `iv + B`.
                 let next = cx.em.add(&iv, &st);
                 let has_next = cx.em.cmp(2, &next, &ub);
-                let tys: Vec<String> = tiles
-                    .iter()
-                    .flat_map(|t| vec![t.lane_type(); t.per_thread(all_threads) as usize])
-                    .collect();
-                let trs: Vec<&str> = tys.iter().map(String::as_str).collect();
-                let res = cx.em.begin_if(&has_next, &trs);
-                cx.base[r] = next;
-                let mut loaded = Vec::new();
-                for t in &tiles {
-                    loaded.extend(prefetch_load(&mut cx, t, &tid_c, all_threads)?);
-                }
-                cx.base[r] = iv;
-                let typed: Vec<Typed> = loaded.into_iter().zip(tys.iter().cloned()).collect();
-                cx.em.else_(&typed);
-                let mut pads = Vec::new();
-                for t in &tiles {
-                    let pv = t.pad_lane(&mut cx);
-                    for _ in 0..t.per_thread(all_threads) {
-                        pads.push((pv.clone(), t.lane_type()));
-                    }
-                }
-                cx.em.end_if(Some(&pads));
-                // The results, split per tile.
-                let mut it = res.into_iter();
-                let per_tile = tiles
-                    .iter()
-                    .map(|t| {
-                        it.by_ref()
-                            .take(t.per_thread(all_threads) as usize)
-                            .collect()
-                    })
-                    .collect();
-                pending = Some((has_next, per_tile));
+                next_step = Some((has_next, vec![(r, next)]));
             }
         }
     }
-    if prefetch_axis.is_none() {
+    // With prefetch: the next-step condition and the next step's values, in registers.
+    let mut pending: Option<(String, Vec<Vec<String>>)> = None;
+    if let Some((has_next, bases)) = next_step {
+        // The next k-step's loads are issued before this step's compute, so their latency
+        // overlaps it; the last step loads nothing (its values are pads, never stored).
+        let tys: Vec<String> = tiles
+            .iter()
+            .flat_map(|t| vec![t.lane_type(); t.per_thread(all_threads) as usize])
+            .collect();
+        let trs: Vec<&str> = tys.iter().map(String::as_str).collect();
+        let res = cx.em.begin_if(&has_next, &trs);
+        let saved: Vec<String> = bases.iter().map(|(r, _)| cx.base[*r].clone()).collect();
+        for (r, b) in &bases {
+            cx.base[*r] = b.clone();
+        }
+        let mut loaded = Vec::new();
+        for t in &tiles {
+            loaded.extend(prefetch_load(&mut cx, t, &tid_c, all_threads)?);
+        }
+        for ((r, _), b) in bases.iter().zip(saved) {
+            cx.base[*r] = b;
+        }
+        let typed: Vec<Typed> = loaded.into_iter().zip(tys.iter().cloned()).collect();
+        cx.em.else_(&typed);
+        let mut pads = Vec::new();
+        for t in &tiles {
+            let pv = t.pad_lane(&mut cx);
+            for _ in 0..t.per_thread(all_threads) {
+                pads.push((pv.clone(), t.lane_type()));
+            }
+        }
+        cx.em.end_if(Some(&pads));
+        // The results, split per tile.
+        let mut it = res.into_iter();
+        let per_tile = tiles
+            .iter()
+            .map(|t| {
+                it.by_ref()
+                    .take(t.per_thread(all_threads) as usize)
+                    .collect()
+            })
+            .collect();
+        pending = Some((has_next, per_tile));
+    }
+    if !prefetched {
         // Cooperative loads of the staged data tiles into shared memory.
         for t in &tiles {
             loop_load(&mut cx, t, &tid_c, all_threads)?;
@@ -1580,7 +1615,7 @@ fn lower_kernel(
         staged,
         vectorized,
         rsplit,
-        prefetched: prefetch_axis.is_some(),
+        prefetched,
     })
 }
 
