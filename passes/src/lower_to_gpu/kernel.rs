@@ -2210,11 +2210,16 @@ fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) -> Result<()
 /// thread) also caps the unrolled load code; the Table-1 programs need at most 16.
 pub const PREFETCH_MAX_REGISTERS: i64 = 32;
 
-/// 32-bit registers a thread of `threads` needs to hold one k-step's share of every tile.
+/// 32-bit registers a thread of `threads` needs to prefetch one k-step's share of every
+/// tile: per load unit its value (4 registers for a `vector<4xf32>`) and one more for the
+/// unit's tile coordinates, which do not change from step to step, so the compiler hoists
+/// them out of the k-loop and keeps them live across it. Counting values alone let the
+/// big-block convolutions (Table-1 c1/c2 on H100, 22 scalar units in a 24-register
+/// headroom; c1 on A100 and V100) spill.
 fn prefetch_registers(tiles: &[StagedTile], threads: i64) -> i64 {
     tiles
         .iter()
-        .map(|t| t.per_thread(threads) * t.v * (t.elem.width() as u64).div_ceil(32) as i64)
+        .map(|t| t.per_thread(threads) * (t.v * (t.elem.width() as u64).div_ceil(32) as i64 + 1))
         .sum()
 }
 
