@@ -77,12 +77,8 @@ fn small_twins_all_top_k_programs_match_the_interpreter() {
         "{kernels} kernels: {staged} staged, {vectorized} vectorised, {fused} over fused axes, {multi_k} with several barriers, {split} with a cross-thread reduction, {prefetched} register-prefetched"
     );
     assert!(staged > 0 && vectorized > 0 && fused > 0 && multi_k > 0 && split > 0);
-    // Most multi-step staged kernels take the prefetch form (the rest: several stepping
-    // reduction axes, or no register headroom).
-    assert!(
-        prefetched * 2 > multi_k,
-        "{prefetched} of {multi_k} prefetched"
-    );
+    // (At these sizes every program holds the whole reduction in one block, so none takes
+    // the register-prefetch form: lower_to_gpu_prefetch.rs covers it.)
     assert!(
         failures.is_empty(),
         "{} of {kernels} kernels failed:\n{}",
