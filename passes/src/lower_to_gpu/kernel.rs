@@ -1069,7 +1069,7 @@ fn lower_kernel(
         let vals: Vec<Vec<String>> = tiles
             .iter()
             .map(|t| prefetch_load(&mut cx, t, &tid_c, all_threads))
-            .collect::<Result<_, _>>()?;
+            .collect();
         for (t, v) in tiles.iter().zip(&vals) {
             prefetch_store(&mut cx, t, v, &tid_c, all_threads);
         }
@@ -1151,7 +1151,7 @@ fn lower_kernel(
         }
         let mut loaded = Vec::new();
         for t in &tiles {
-            loaded.extend(prefetch_load(&mut cx, t, &tid_c, all_threads)?);
+            loaded.extend(prefetch_load(&mut cx, t, &tid_c, all_threads));
         }
         for ((r, _), b) in bases.iter().zip(saved) {
             cx.base[*r] = b;
@@ -1181,7 +1181,7 @@ fn lower_kernel(
     if !prefetched {
         // Cooperative loads of the staged data tiles into shared memory.
         for t in &tiles {
-            loop_load(&mut cx, t, &tid_c, all_threads)?;
+            loop_load(&mut cx, t, &tid_c, all_threads);
         }
         if staged_any {
             cx.em.op0("gpu.barrier", &[], "");
@@ -2160,7 +2160,7 @@ fn store_unit(cx: &mut Ctx, t: &StagedTile, val: &str, coord: &[String]) {
 
 /// Today's cooperative load of one staged tile (no prefetch): `scf.for e = tid to total step
 /// threads { v = load global; store shared }`, out-of-range elements written with the pad.
-fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) -> Result<(), String> {
+fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) {
     let thr_c = cx.em.idx(threads);
     let origin = tile_origin(cx, t);
     let et = ty(t.elem);
@@ -2198,7 +2198,6 @@ fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) -> Result<()
         store_unit(cx, t, &val, &coord);
     }
     cx.em.end_for(&[]);
-    Ok(())
 }
 
 /// The most 32-bit registers a thread may hold prefetched values in. The prefetched values
@@ -2243,12 +2242,7 @@ fn prefetch_budget(view: &TensorExprInfo, p: &RProgram, threads: i64) -> i64 {
 /// `tid + j·threads` for `j < ⌈total/threads⌉`, unrolled (every load written before any use,
 /// so they are all in flight at once); the tail unit is guarded by `e < total` when
 /// `threads ∤ total`, and out-of-range units (tail or tensor bounds) are the pad value.
-fn prefetch_load(
-    cx: &mut Ctx,
-    t: &StagedTile,
-    tid: &str,
-    threads: i64,
-) -> Result<Vec<String>, String> {
+fn prefetch_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) -> Vec<String> {
     let origin = tile_origin(cx, t);
     let lt = t.lane_type();
     let mut out = Vec::new();
@@ -2285,7 +2279,7 @@ fn prefetch_load(
             }
         });
     }
-    Ok(out)
+    out
 }
 
 /// Stores one thread's prefetched share `vals` of tile `t` to shared memory (the tail unit
