@@ -21,7 +21,7 @@ pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(tensor_padding::TensorPadding::default()));
     reg.register(|| Box::new(construct_rtile::pass::ConstructRtile::default()));
     reg.register(|| Box::new(rtile_select::RtileSelect::default()));
-    reg.register(|| Box::new(lower_to_gpu::LowerToGpu));
+    reg.register(|| Box::new(lower_to_gpu::LowerToGpu::default()));
 }
 
 #[cfg(test)]

@@ -8,7 +8,9 @@ use proptest::prelude::*;
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
 use rtile_passes::device::Device;
-use rtile_passes::lower_to_gpu::{CrossThread, expr_info, lower_compute_with, module_text};
+use rtile_passes::lower_to_gpu::{
+    CrossThread, LowerOptions, expr_info, lower_compute_opts, module_text,
+};
 use rtile_runtime::sim::run_check_text;
 
 /// Extents the shapes draw from: 1, primes, and non-multiples of the usual tiles.
@@ -183,10 +185,15 @@ proptest! {
             } else {
                 CrossThread::Auto
             };
-            let k = lower_compute_with(c, &p, "k", cross).map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
-            let m = module_text("kernels", &[k]);
-            let r = run_check_text("k.mlir", &m, seed).map_err(|e| TestCaseError::fail(format!("{op:?} {p:?}: {e}")))?;
-            prop_assert!(r.max_rel_err() < 1e-5, "{:?} {:?}: max relative error {:e}", op, p, r.max_rel_err());
+            // Both k-step forms: register-prefetch double buffering (where it applies) and
+            // load-barrier-compute-barrier.
+            for prefetch in [true, false] {
+                let opts = LowerOptions { cross: Some(cross), prefetch };
+                let k = lower_compute_opts(c, &p, "k", opts).map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
+                let m = module_text("kernels", &[k]);
+                let r = run_check_text("k.mlir", &m, seed).map_err(|e| TestCaseError::fail(format!("{op:?} {p:?} prefetch={prefetch}: {e}\n{m}")))?;
+                prop_assert!(r.max_rel_err() < 1e-5, "{:?} {:?} prefetch={}: max relative error {:e}", op, p, prefetch, r.max_rel_err());
+            }
         }
     }
 }

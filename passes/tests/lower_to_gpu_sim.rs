@@ -28,6 +28,7 @@ fn small_twins_all_top_k_programs_match_the_interpreter() {
     let mut failures = Vec::new();
     let mut kernels = 0;
     let (mut staged, mut vectorized, mut fused, mut multi_k, mut split) = (0, 0, 0, 0, 0);
+    let mut prefetched = 0;
     for dev_name in ["v100", "h100"] {
         let dev = Device::builtin(dev_name).expect("device");
         for sc in suite() {
@@ -52,6 +53,7 @@ fn small_twins_all_top_k_programs_match_the_interpreter() {
                 fused += usize::from(p.axes.iter().any(|a| a.contains('*')));
                 multi_k += usize::from(k.text.matches("gpu.barrier").count() > 1);
                 split += usize::from(k.text.contains("%shr"));
+                prefetched += usize::from(k.prefetched);
                 if std::env::var("PEEK").is_ok_and(|v| tag.contains(&v)) {
                     eprintln!("{tag}\n{}", k.text);
                 }
@@ -72,9 +74,11 @@ fn small_twins_all_top_k_programs_match_the_interpreter() {
         }
     }
     eprintln!(
-        "{kernels} kernels: {staged} staged, {vectorized} vectorised, {fused} over fused axes, {multi_k} with several barriers, {split} with a cross-thread reduction"
+        "{kernels} kernels: {staged} staged, {vectorized} vectorised, {fused} over fused axes, {multi_k} with several barriers, {split} with a cross-thread reduction, {prefetched} register-prefetched"
     );
     assert!(staged > 0 && vectorized > 0 && fused > 0 && multi_k > 0 && split > 0);
+    // (At these sizes every program holds the whole reduction in one block, so none takes
+    // the register-prefetch form: lower_to_gpu_prefetch.rs covers it.)
     assert!(
         failures.is_empty(),
         "{} of {kernels} kernels failed:\n{}",

@@ -39,6 +39,8 @@ pub struct LoweredKernel {
     pub vectorized: Vec<bool>,
     /// Threads per output point of the cross-thread reduction (1: none).
     pub rsplit: i64,
+    /// Whether the staged k-step tiles are register-prefetched (double buffered).
+    pub prefetched: bool,
 }
 
 /// A staged access in the (possibly fused) view: indices linear over view axes, the view
@@ -757,17 +759,54 @@ fn resident_threads(dev: &Device, threads: u64, shared: u64) -> u64 {
 /// that keeps the most threads resident per core (thread, block and shared-memory limits of
 /// the device) is kept, the larger split on ties. A kernel over the device's limit is refused.
 pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredKernel, String> {
+    lower_compute_opts(c, p, name, LowerOptions::default())
+}
+
+/// Options of the lowering (the library form of `--lower-to-gpu`'s pass options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// The cross-thread reduction: `None` searches the automatic split and its halvings as
+    /// [`lower_compute`] does; `Some(c)` lowers with `c` as [`lower_compute_with`] does.
+    pub cross: Option<CrossThread>,
+    /// Register-prefetch double buffering of the staged k-step tiles where it applies (see
+    /// `docs/passes/lower-to-gpu.md`); `false` keeps the load-barrier-compute-barrier form.
+    pub prefetch: bool,
+}
+
+impl Default for LowerOptions {
+    fn default() -> Self {
+        LowerOptions {
+            cross: None,
+            prefetch: true,
+        }
+    }
+}
+
+/// Lowers `c` under program `p` into kernel `name` with `opts`.
+pub fn lower_compute_opts(
+    c: &TeCompute,
+    p: &RProgram,
+    name: &str,
+    opts: LowerOptions,
+) -> Result<LoweredKernel, String> {
+    let pf = opts.prefetch;
+    if let Some(cross) = opts.cross {
+        let limit = device_shared_limit(p)?;
+        let k = lower_kernel(c, p, name, cross, pf)?;
+        check_shared_limit(&k, p, limit)?;
+        return Ok(k);
+    }
     let limit = device_shared_limit(p)?;
     let dev = program_device(p)?;
-    let first = lower_kernel(c, p, name, CrossThread::Auto)?;
+    let first = lower_kernel(c, p, name, CrossThread::Auto, pf)?;
     let mut split = first.rsplit;
     let mut best: Option<(u64, LoweredKernel)> = None;
     let mut candidate = Some(first);
     loop {
         let k = match candidate.take() {
             Some(k) => k,
-            None if split > 1 => lower_kernel(c, p, name, CrossThread::Split(split as u32))?,
-            None => lower_kernel(c, p, name, CrossThread::Off)?,
+            None if split > 1 => lower_kernel(c, p, name, CrossThread::Split(split as u32), pf)?,
+            None => lower_kernel(c, p, name, CrossThread::Off, pf)?,
         };
         if k.shared_bytes <= limit {
             let r = resident_threads(&dev, k.launch.block[0], k.shared_bytes);
@@ -794,10 +833,15 @@ pub fn lower_compute_with(
     name: &str,
     cross: CrossThread,
 ) -> Result<LoweredKernel, String> {
-    let limit = device_shared_limit(p)?;
-    let k = lower_kernel(c, p, name, cross)?;
-    check_shared_limit(&k, p, limit)?;
-    Ok(k)
+    lower_compute_opts(
+        c,
+        p,
+        name,
+        LowerOptions {
+            cross: Some(cross),
+            prefetch: true,
+        },
+    )
 }
 
 /// The lowering proper (no device limit).
@@ -806,6 +850,7 @@ fn lower_kernel(
     p: &RProgram,
     name: &str,
     cross: CrossThread,
+    prefetch: bool,
 ) -> Result<LoweredKernel, String> {
     if p.tensor_core {
         return Err("tensor-core programs are not lowered yet (SIMT kernels only)".into());
@@ -998,168 +1043,167 @@ fn lower_kernel(
         }
         None => None,
     };
+    // The staged data tiles (one shared buffer per distinct staged read, in access order).
+    let (tiles, mut shared_decls, mut shared_bytes, vectorized) = plan_staged(&cx, p);
+    let staged_any = !shared_decls.is_empty();
+    // The reduction axes with more than one k-step.
+    let stepping: Vec<(usize, i64)> = rd
+        .iter()
+        .map(|&r| (r, (cx.ext[r] + cx.blk[r] - 1) / cx.blk[r]))
+        .filter(|&(_, k)| k > 1)
+        .collect();
+    let ksteps: i64 = stepping.iter().map(|&(_, k)| k).product();
+    // Register-prefetch double buffering: staged tiles, more than one k-step, and one
+    // step's share of the tiles within the thread's register headroom ([`prefetch_budget`]).
+    let prefetched = prefetch && staged_any && !stepping.is_empty() && {
+        let regs = prefetch_registers(&tiles, all_threads);
+        regs <= prefetch_budget(&view, p, all_threads)
+    };
+    let tid_c = tid.clone();
+    if prefetched {
+        // Prologue: k-step 0 global → registers → shared, then a barrier (every reduction
+        // axis at its first step).
+        for &r in &rd {
+            cx.base[r] = cx.em.idx(0);
+        }
+        let vals: Vec<Vec<String>> = tiles
+            .iter()
+            .map(|t| prefetch_load(&mut cx, t, &tid_c, all_threads))
+            .collect();
+        for (t, v) in tiles.iter().zip(&vals) {
+            prefetch_store(&mut cx, t, v, &tid_c, all_threads);
+        }
+        cx.em.op0("gpu.barrier", &[], "");
+    }
     // The reduction loop over k-steps (one scf.for per reduction axis with more than one),
     // carrying an unrolled register tile; `kresults` holds each loop's results.
     let mut kloops = 0;
-    let mut ksteps = 1;
     let mut kresults: Vec<Vec<String>> = Vec::new();
-    for &r in &rd {
-        let k = (cx.ext[r] + cx.blk[r] - 1) / cx.blk[r];
-        ksteps *= k;
-        if k == 1 {
+    let inits_of = |tile: &Option<RegTile>| -> Vec<Typed> {
+        match tile {
+            Some(RegTile::Values(v)) => v.iter().map(|x| (x.clone(), rt.clone())).collect(),
+            _ => Vec::new(),
+        }
+    };
+    // With prefetch: the next step's base per stepping axis and the condition that it exists.
+    let mut next_step: Option<(String, Vec<(usize, String)>)> = None;
+    if prefetched && stepping.len() > 1 {
+        // Several stepping axes: one loop over the linearized k-steps (row-major, the first
+        // axis outermost: the nested loops' order), so "the next step" is `s + 1`.
+        for &r in &rd {
             cx.base[r] = cx.em.idx(0);
-        } else {
+        }
+        let ks: Vec<i64> = stepping.iter().map(|&(_, k)| k).collect();
+        let (z, ub, one) = (cx.em.idx(0), cx.em.idx(ksteps), cx.em.idx(1));
+        let (s, args, res) = cx.em.begin_for(&z, &ub, &one, &inits_of(&tile));
+        if let Some(RegTile::Values(v)) = &mut tile {
+            *v = args;
+        }
+        kresults.push(res);
+        kloops = 1;
+        let cur = cx.decompose(&s, &ks);
+        let next = cx.em.add(&s, &one);
+        let has_next = cx.em.cmp(2, &next, &ub);
+        let nxt = cx.decompose(&next, &ks);
+        let mut bases = Vec::new();
+        for (j, &(r, _)) in stepping.iter().enumerate() {
+            cx.base[r] = cx.em.mul_const(&cur[j], cx.blk[r]);
+            bases.push((r, cx.em.mul_const(&nxt[j], cx.blk[r])));
+        }
+        next_step = Some((has_next, bases));
+    } else {
+        for &r in &rd {
+            let k = (cx.ext[r] + cx.blk[r] - 1) / cx.blk[r];
+            if k == 1 {
+                cx.base[r] = cx.em.idx(0);
+                continue;
+            }
             let (z, ub, st) = (cx.em.idx(0), cx.em.idx(k * cx.blk[r]), cx.em.idx(cx.blk[r]));
-            let inits: Vec<Typed> = match &tile {
-                Some(RegTile::Values(v)) => v.iter().map(|x| (x.clone(), rt.clone())).collect(),
-                _ => Vec::new(),
-            };
-            let (iv, args, res) = cx.em.begin_for(&z, &ub, &st, &inits);
+            let (iv, args, res) = cx.em.begin_for(&z, &ub, &st, &inits_of(&tile));
             if let Some(RegTile::Values(v)) = &mut tile {
                 *v = args;
             }
             kresults.push(res);
-            cx.base[r] = iv;
+            cx.base[r] = iv.clone();
             kloops += 1;
+            if prefetched {
+                // The only stepping axis: the next step starts at `iv + B`.
+                let next = cx.em.add(&iv, &st);
+                let has_next = cx.em.cmp(2, &next, &ub);
+                next_step = Some((has_next, vec![(r, next)]));
+            }
         }
     }
-    // Cooperative loads of the staged data tiles into shared memory.
-    let mut shared_decls = Vec::new();
-    let mut shared_bytes = 0u64;
-    let mut vectorized = vec![false; cx.accs.len()];
-    let thr_c = cx.em.idx(all_threads);
-    for (i, vec_flag) in vectorized.iter_mut().enumerate() {
-        let Some((vidx, vshape, dgroups)) = cx.accs[i].view.clone() else {
-            continue;
-        };
-        // One shared tile per distinct read: a repeated read reuses the first one's.
-        let read = cx.accs[i].read;
-        if cx.accs[..i].iter().any(|a| a.read == read) {
-            continue;
-        }
-        let elem = cx.accs[i].elem;
-        let et = ty(elem);
-        let rank = vidx.len();
-        let tile: Vec<i64> = vidx.iter().map(|ix| ix.span(&p.block) as i64).collect();
-        let pad: Vec<i64> = (0..rank)
-            .map(|d| p.pad.get(read).and_then(|v| v.get(d)).copied().unwrap_or(0) as i64)
+    // With prefetch: the next-step condition and the next step's values, in registers.
+    let mut pending: Option<(String, Vec<Vec<String>>)> = None;
+    if let Some((has_next, bases)) = next_step {
+        // The next k-step's loads are issued before this step's compute, so their latency
+        // overlaps it; the last step loads nothing (its values are pads, never stored).
+        let tys: Vec<String> = tiles
+            .iter()
+            .flat_map(|t| vec![t.lane_type(); t.per_thread(all_threads) as usize])
             .collect();
-        let padded: Vec<i64> = tile.iter().zip(&pad).map(|(a, b)| a + b).collect();
-        let sh_ty = memref(&padded, elem, "workgroup");
-        let sh = format!("%sh{read}");
-        let bytes = padded.iter().product::<i64>() as u64 * (elem.width() as u64).div_ceil(8);
-        shared_bytes += bytes;
-        shared_decls.push((sh.clone(), sh_ty.clone(), bytes));
-        // Tile origin per dim, and its static range over all blocks and k-steps.
-        let mut origin = Vec::new();
-        let mut checks = Vec::new();
-        for (d, ix) in vidx.iter().enumerate() {
-            let mut o = cx.em.idx(ix.constant);
-            let (mut lo, mut hi) = (ix.constant, ix.constant);
-            for &(a, cf) in &ix.terms {
-                let top = ((cx.ext[a] + cx.blk[a] - 1) / cx.blk[a] - 1) * cx.blk[a];
-                let b = if cf < 0 {
-                    let off = cx.em.idx(cx.blk[a] - 1);
-                    let base = cx.base[a].clone();
-                    cx.em.add(&base, &off)
-                } else {
-                    cx.base[a].clone()
-                };
-                let term = cx.em.mul_const(&b, cf);
-                o = cx.em.add(&o, &term);
-                let (x, y) = if cf < 0 {
-                    (cf * (top + cx.blk[a] - 1), cf * (cx.blk[a] - 1))
-                } else {
-                    (0, cf * top)
-                };
-                lo += x;
-                hi += y;
+        let trs: Vec<&str> = tys.iter().map(String::as_str).collect();
+        let res = cx.em.begin_if(&has_next, &trs);
+        let saved: Vec<String> = bases.iter().map(|(r, _)| cx.base[*r].clone()).collect();
+        for (r, b) in &bases {
+            cx.base[*r] = b.clone();
+        }
+        let mut loaded = Vec::new();
+        for t in &tiles {
+            loaded.extend(prefetch_load(&mut cx, t, &tid_c, all_threads));
+        }
+        for ((r, _), b) in bases.iter().zip(saved) {
+            cx.base[*r] = b;
+        }
+        let typed: Vec<Typed> = loaded.into_iter().zip(tys.iter().cloned()).collect();
+        cx.em.else_(&typed);
+        let mut pads = Vec::new();
+        for t in &tiles {
+            let pv = t.pad_lane(&mut cx);
+            for _ in 0..t.per_thread(all_threads) {
+                pads.push((pv.clone(), t.lane_type()));
             }
-            origin.push(o);
-            checks.push((lo < 0, hi + tile[d] > vshape[d]));
         }
-        let last = rank - 1;
-        let origin_aligned = vidx[last].constant % 4 == 0
-            && vidx[last]
-                .terms
-                .iter()
-                .all(|&(a, cf)| cf > 0 && (cf * cx.blk[a]) % 4 == 0);
-        let v = if elem.width() == 32
-            && tile[last] % 4 == 0
-            && padded[last] % 4 == 0
-            && vshape[last] % 4 == 0
-            && origin_aligned
-        {
-            4
-        } else {
-            1
-        };
-        *vec_flag = v == 4;
-        let mut dims = tile.clone();
-        dims[last] /= v;
-        let total: i64 = dims.iter().product();
-        let ub = cx.em.idx(total);
-        let (e, _, _) = cx.em.begin_for(&tid, &ub, &thr_c, &[]);
-        let mut coord = cx.decompose(&e, &dims);
-        if v > 1 {
-            coord[last] = cx.em.mul_const(&coord[last], v);
-        }
-        let g: Vec<String> = (0..rank)
-            .map(|d| cx.em.add(&origin[d], &coord[d]))
+        cx.em.end_if(Some(&pads));
+        // The results, split per tile.
+        let mut it = res.into_iter();
+        let per_tile = tiles
+            .iter()
+            .map(|t| {
+                it.by_ref()
+                    .take(t.per_thread(all_threads) as usize)
+                    .collect()
+            })
             .collect();
-        let cond = cx.in_bounds(&g, &vshape, &checks);
-        // The view's dims are consecutive groups of the tensor's dims: address the tensor
-        // collapsed to the view's shape, so the view indices need no delinearization.
-        let gi = g.clone();
-        let (gm, gt) = cx.collapsed(
-            &format!("%in{}", cx.accs[i].input),
-            &cx.accs[i].shape.clone(),
-            elem,
-            &dgroups,
-        );
-        let padv = cx.pad_value(&cx.accs[i]);
-        let mut sargs: Vec<Typed> = vec![(sh.clone(), sh_ty.clone())];
-        sargs.extend(coord.iter().map(|x| (x.clone(), "index".to_string())));
-        if v == 4 {
-            let vt = format!("vector<4x{et}>");
-            if let Some(cnd) = &cond {
-                cx.em.begin_if(cnd, &[]);
-            }
-            let mut la: Vec<Typed> = vec![(gm.clone(), gt.clone())];
-            la.extend(gi.iter().map(|x| (x.clone(), "index".to_string())));
-            let val = cx.em.op("vector.load", &la, "", &vt);
-            let mut st = vec![(val, vt.clone())];
-            st.extend(sargs.clone());
-            cx.em.op0("vector.store", &st, "");
-            if cond.is_some() {
-                cx.em.else_(&[]);
-                let pv = cx.constant(padv, elem);
-                for l in 0..4 {
-                    let off = cx.em.idx(l);
-                    let cl = cx.em.add(&coord[last], &off);
-                    let mut st = vec![(pv.clone(), et.clone()), (sh.clone(), sh_ty.clone())];
-                    st.extend(
-                        coord[..last]
-                            .iter()
-                            .map(|x| (x.clone(), "index".to_string())),
-                    );
-                    st.push((cl, "index".into()));
-                    cx.em.op0("memref.store", &st, "");
-                }
-                cx.em.end_if(Some(&[]));
-            }
-        } else {
-            let val = cx.guarded_load(&gm, &gt, &gi, cond, elem, padv);
-            let mut st = vec![(val, et.clone())];
-            st.extend(sargs);
-            cx.em.op0("memref.store", &st, "");
-        }
-        cx.em.end_for(&[]);
+        pending = Some((has_next, per_tile));
     }
-    let staged_any = !shared_decls.is_empty();
-    if staged_any {
+    if !prefetched {
+        // Cooperative loads of the staged data tiles into shared memory.
+        for t in &tiles {
+            loop_load(&mut cx, t, &tid_c, all_threads);
+        }
+        if staged_any {
+            cx.em.op0("gpu.barrier", &[], "");
+        }
+    }
+    // The end of a k-step: the next step overwrites the shared tiles every thread just read,
+    // so a barrier first; with prefetch the registers are stored, and a barrier makes them
+    // visible to the next step's compute.
+    let end_kstep = |cx: &mut Ctx| {
+        if !staged_any || ksteps <= 1 {
+            return;
+        }
         cx.em.op0("gpu.barrier", &[], "");
-    }
+        if let Some((has_next, vals)) = &pending {
+            cx.em.begin_then(has_next);
+            for (t, v) in tiles.iter().zip(vals) {
+                prefetch_store(cx, t, v, &tid_c, all_threads);
+            }
+            cx.em.end_then();
+            cx.em.op0("gpu.barrier", &[], "");
+        }
+    };
     // The thread's points: spatial axis s takes values base + j·nthr + tc, j < thread[s]
     // (threads interleave, so neighbouring threads touch neighbouring elements).
     let open_points = |cx: &mut Ctx| -> (Vec<Option<String>>, String, usize, usize) {
@@ -1306,10 +1350,7 @@ fn lower_kernel(
                     cx.em.end_for(&typed(&cur));
                     cur = res;
                 }
-                if staged_any && ksteps > 1 {
-                    // The next k-step overwrites the shared tiles every thread just read.
-                    cx.em.op0("gpu.barrier", &[], "");
-                }
+                end_kstep(&mut cx);
                 for res in kresults.into_iter().rev() {
                     cx.em.end_for(&typed(&cur));
                     cur = res;
@@ -1359,10 +1400,7 @@ fn lower_kernel(
                     "",
                 );
                 close_points(&mut cx, opened, guarded);
-                if staged_any && ksteps > 1 {
-                    // The next k-step overwrites the shared tiles every thread just read.
-                    cx.em.op0("gpu.barrier", &[], "");
-                }
+                end_kstep(&mut cx);
                 for _ in 0..kloops {
                     cx.em.end_for(&[]);
                 }
@@ -1577,6 +1615,7 @@ fn lower_kernel(
         staged,
         vectorized,
         rsplit,
+        prefetched,
     })
 }
 
@@ -1920,4 +1959,350 @@ fn store_out(cx: &mut Ctx, vals: &[Option<String>], v: &str, rt: &str) -> Result
     args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
     cx.em.op0("memref.store", &args, "");
     Ok(())
+}
+
+/// One staged data tile: the shared buffer of a distinct staged read and how the block's
+/// threads fill it (Roller §4: the shared-memory layer's data tile, loaded cooperatively).
+struct StagedTile {
+    /// The (first) te access of the read.
+    acc: usize,
+    sh: String,
+    sh_ty: String,
+    elem: ElemType,
+    /// The tile's dims in load units (the last divided by `v`).
+    dims: Vec<i64>,
+    /// Elements per load: 4 (`vector<4xf32>`) or 1.
+    v: i64,
+    vidx: Vec<AffineIndex>,
+    vshape: Vec<i64>,
+    dgroups: Vec<Vec<usize>>,
+    /// Per view dim: whether an index below 0 / at or past the extent can occur.
+    checks: Vec<(bool, bool)>,
+    padv: f64,
+}
+
+impl StagedTile {
+    /// Load units of the tile.
+    fn total(&self) -> i64 {
+        self.dims.iter().product()
+    }
+    /// Load units one thread of `threads` moves: `⌈total / threads⌉`.
+    fn per_thread(&self, threads: i64) -> i64 {
+        (self.total() + threads - 1) / threads
+    }
+    /// The type of one load unit.
+    fn lane_type(&self) -> String {
+        if self.v > 1 {
+            format!("vector<{}x{}>", self.v, ty(self.elem))
+        } else {
+            ty(self.elem)
+        }
+    }
+    /// The pad value as one load unit (written where it is used).
+    fn pad_lane(&self, cx: &mut Ctx) -> String {
+        let p = cx.constant(self.padv, self.elem);
+        if self.v > 1 {
+            cx.em.op(
+                "vector.broadcast",
+                &[(p, ty(self.elem))],
+                "",
+                &self.lane_type(),
+            )
+        } else {
+            p
+        }
+    }
+}
+
+/// The staged tiles of the kernel (one per distinct staged read, in access order), their
+/// shared buffers `(name, type, bytes)`, the bytes, and which accesses load 16 bytes at a
+/// time. Writes nothing: origins and loads are emitted where the k-step base is known.
+#[allow(clippy::type_complexity)]
+fn plan_staged(
+    cx: &Ctx,
+    p: &RProgram,
+) -> (Vec<StagedTile>, Vec<(String, String, u64)>, u64, Vec<bool>) {
+    let mut tiles = Vec::new();
+    let mut decls = Vec::new();
+    let mut bytes_all = 0u64;
+    let mut vectorized = vec![false; cx.accs.len()];
+    for (i, vec_flag) in vectorized.iter_mut().enumerate() {
+        let Some((vidx, vshape, dgroups)) = cx.accs[i].view.clone() else {
+            continue;
+        };
+        // One shared tile per distinct read: a repeated read reuses the first one's.
+        let read = cx.accs[i].read;
+        if cx.accs[..i].iter().any(|a| a.read == read) {
+            continue;
+        }
+        let elem = cx.accs[i].elem;
+        let rank = vidx.len();
+        let tile: Vec<i64> = vidx.iter().map(|ix| ix.span(&p.block) as i64).collect();
+        let pad: Vec<i64> = (0..rank)
+            .map(|d| p.pad.get(read).and_then(|v| v.get(d)).copied().unwrap_or(0) as i64)
+            .collect();
+        let padded: Vec<i64> = tile.iter().zip(&pad).map(|(a, b)| a + b).collect();
+        let sh_ty = memref(&padded, elem, "workgroup");
+        let sh = format!("%sh{read}");
+        let bytes = padded.iter().product::<i64>() as u64 * (elem.width() as u64).div_ceil(8);
+        bytes_all += bytes;
+        decls.push((sh.clone(), sh_ty.clone(), bytes));
+        // The static range of the tile origin over all blocks and k-steps, per dim.
+        let mut checks = Vec::new();
+        for (d, ix) in vidx.iter().enumerate() {
+            let (mut lo, mut hi) = (ix.constant, ix.constant);
+            for &(a, cf) in &ix.terms {
+                let top = ((cx.ext[a] + cx.blk[a] - 1) / cx.blk[a] - 1) * cx.blk[a];
+                let (x, y) = if cf < 0 {
+                    (cf * (top + cx.blk[a] - 1), cf * (cx.blk[a] - 1))
+                } else {
+                    (0, cf * top)
+                };
+                lo += x;
+                hi += y;
+            }
+            checks.push((lo < 0, hi + tile[d] > vshape[d]));
+        }
+        let last = rank - 1;
+        let origin_aligned = vidx[last].constant % 4 == 0
+            && vidx[last]
+                .terms
+                .iter()
+                .all(|&(a, cf)| cf > 0 && (cf * cx.blk[a]) % 4 == 0);
+        let v = if elem.width() == 32
+            && tile[last] % 4 == 0
+            && padded[last] % 4 == 0
+            && vshape[last] % 4 == 0
+            && origin_aligned
+        {
+            4
+        } else {
+            1
+        };
+        *vec_flag = v == 4;
+        let mut dims = tile.clone();
+        dims[last] /= v;
+        tiles.push(StagedTile {
+            acc: i,
+            sh,
+            sh_ty,
+            elem,
+            dims,
+            v,
+            vidx,
+            vshape,
+            dgroups,
+            checks,
+            padv: cx.pad_value(&cx.accs[i]),
+        });
+    }
+    (tiles, decls, bytes_all, vectorized)
+}
+
+/// The tile origin per view dim at the current tile bases (`cx.base`: block origins and
+/// the k-step's base); negative coefficients start from the block's last index.
+fn tile_origin(cx: &mut Ctx, t: &StagedTile) -> Vec<String> {
+    let mut origin = Vec::new();
+    for ix in &t.vidx {
+        let mut o = cx.em.idx(ix.constant);
+        for &(a, cf) in &ix.terms {
+            let b = if cf < 0 {
+                let off = cx.em.idx(cx.blk[a] - 1);
+                let base = cx.base[a].clone();
+                cx.em.add(&base, &off)
+            } else {
+                cx.base[a].clone()
+            };
+            let term = cx.em.mul_const(&b, cf);
+            o = cx.em.add(&o, &term);
+        }
+        origin.push(o);
+    }
+    origin
+}
+
+/// Load unit `e` of tile `t`: its coordinates in the shared tile (elements), and the global
+/// memref (collapsed to the view's shape, so view indices need no delinearization), its
+/// type, the global indices and the bounds condition (`None`: statically in bounds).
+#[allow(clippy::type_complexity)]
+fn unit_access(
+    cx: &mut Ctx,
+    t: &StagedTile,
+    origin: &[String],
+    e: &str,
+) -> (Vec<String>, String, String, Vec<String>, Option<String>) {
+    let last = t.dims.len() - 1;
+    let mut coord = cx.decompose(e, &t.dims);
+    if t.v > 1 {
+        coord[last] = cx.em.mul_const(&coord[last], t.v);
+    }
+    let g: Vec<String> = (0..coord.len())
+        .map(|d| cx.em.add(&origin[d], &coord[d]))
+        .collect();
+    let cond = cx.in_bounds(&g, &t.vshape, &t.checks);
+    let a = &cx.accs[t.acc];
+    let (mem, shape) = (format!("%in{}", a.input), a.shape.clone());
+    let (gm, gt) = cx.collapsed(&mem, &shape, t.elem, &t.dgroups);
+    (coord, gm, gt, g, cond)
+}
+
+/// The shared store of one load unit `val` at tile coordinates `coord`.
+fn store_unit(cx: &mut Ctx, t: &StagedTile, val: &str, coord: &[String]) {
+    let name = if t.v > 1 {
+        "vector.store"
+    } else {
+        "memref.store"
+    };
+    let mut st: Vec<Typed> = vec![(val.into(), t.lane_type()), (t.sh.clone(), t.sh_ty.clone())];
+    st.extend(coord.iter().map(|x| (x.clone(), "index".to_string())));
+    cx.em.op0(name, &st, "");
+}
+
+/// Today's cooperative load of one staged tile (no prefetch): `scf.for e = tid to total step
+/// threads { v = load global; store shared }`, out-of-range elements written with the pad.
+fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) {
+    let thr_c = cx.em.idx(threads);
+    let origin = tile_origin(cx, t);
+    let et = ty(t.elem);
+    let last = t.dims.len() - 1;
+    let ub = cx.em.idx(t.total());
+    let (e, _, _) = cx.em.begin_for(tid, &ub, &thr_c, &[]);
+    let (coord, gm, gt, gi, cond) = unit_access(cx, t, &origin, &e);
+    if t.v > 1 {
+        if let Some(cnd) = &cond {
+            cx.em.begin_if(cnd, &[]);
+        }
+        let mut la: Vec<Typed> = vec![(gm, gt)];
+        la.extend(gi.iter().map(|x| (x.clone(), "index".to_string())));
+        let val = cx.em.op("vector.load", &la, "", &t.lane_type());
+        store_unit(cx, t, &val, &coord);
+        if cond.is_some() {
+            cx.em.else_(&[]);
+            let pv = cx.constant(t.padv, t.elem);
+            for l in 0..t.v {
+                let off = cx.em.idx(l);
+                let cl = cx.em.add(&coord[last], &off);
+                let mut st = vec![(pv.clone(), et.clone()), (t.sh.clone(), t.sh_ty.clone())];
+                st.extend(
+                    coord[..last]
+                        .iter()
+                        .map(|x| (x.clone(), "index".to_string())),
+                );
+                st.push((cl, "index".into()));
+                cx.em.op0("memref.store", &st, "");
+            }
+            cx.em.end_if(Some(&[]));
+        }
+    } else {
+        let val = cx.guarded_load(&gm, &gt, &gi, cond, t.elem, t.padv);
+        store_unit(cx, t, &val, &coord);
+    }
+    cx.em.end_for(&[]);
+}
+
+/// The most 32-bit registers a thread may hold prefetched values in. The prefetched values
+/// are live across the whole compute of a k-step, next to the register tile the
+/// construction charged (data and accumulators, plus `THREAD_REGISTER_OVERHEAD` = 24 for
+/// addresses, indices and counters, which the prefetch's address arithmetic shares since
+/// it ends at the load), so they must fit the headroom between that charge and the
+/// block's `.maxnreg` share ([`prefetch_budget`]). 32 (8 16-byte loads in flight per
+/// thread) also caps the unrolled load code; the Table-1 programs need at most 16.
+pub const PREFETCH_MAX_REGISTERS: i64 = 32;
+
+/// 32-bit registers a thread of `threads` needs to prefetch one k-step's share of every
+/// tile: per load unit its value (4 registers for a `vector<4xf32>`) and one more for the
+/// unit's tile coordinates, which do not change from step to step, so the compiler hoists
+/// them out of the k-loop and keeps them live across it. Counting values alone let the
+/// big-block convolutions (Table-1 c1/c2 on H100, 22 scalar units in a 24-register
+/// headroom; c1 on A100 and V100) spill.
+fn prefetch_registers(tiles: &[StagedTile], threads: i64) -> i64 {
+    tiles
+        .iter()
+        .map(|t| t.per_thread(threads) * (t.v * (t.elem.width() as u64).div_ceil(32) as i64 + 1))
+        .sum()
+}
+
+/// Registers a thread may spend on prefetched values: [`PREFETCH_MAX_REGISTERS`], at most
+/// the block's register share (`regs_per_core / threads`, rounded down to the allocation
+/// granularity of 8, at most 255: the `.maxnreg` the back end sets) less what the
+/// construction charges the thread tile (`thread_registers`); 0 on a device the lowering
+/// cannot describe.
+fn prefetch_budget(view: &TensorExprInfo, p: &RProgram, threads: i64) -> i64 {
+    use crate::construct_rtile::rtile::{register_bytes, thread_registers};
+    let Ok(dev) = program_device(p) else {
+        return 0;
+    };
+    let warps_threads = (threads.max(1) as u64).next_multiple_of(32);
+    let share = ((dev.regs_per_core / warps_threads) / 8 * 8).min(255);
+    let charged = thread_registers(register_bytes(view, &p.thread, 1));
+    (share.saturating_sub(charged) as i64).min(PREFETCH_MAX_REGISTERS)
+}
+
+/// One thread's share of tile `t` at the current bases, global → registers: load unit
+/// `tid + j·threads` for `j < ⌈total/threads⌉`, unrolled (every load written before any use,
+/// so they are all in flight at once); the tail unit is guarded by `e < total` when
+/// `threads ∤ total`, and out-of-range units (tail or tensor bounds) are the pad value.
+fn prefetch_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) -> Vec<String> {
+    let origin = tile_origin(cx, t);
+    let lt = t.lane_type();
+    let mut out = Vec::new();
+    for j in 0..t.per_thread(threads) {
+        let off = cx.em.idx(j * threads);
+        let e = cx.em.add(tid, &off);
+        let (_, gm, gt, gi, bounds) = unit_access(cx, t, &origin, &e);
+        let tail = if (j + 1) * threads > t.total() {
+            let tot = cx.em.idx(t.total());
+            Some(cx.em.cmp(2, &e, &tot))
+        } else {
+            None
+        };
+        let cond = match (tail, bounds) {
+            (Some(a), b) => b.map(|b| cx.em.and(Some(a.clone()), b)).unwrap_or(Some(a)),
+            (None, b) => b,
+        };
+        let mut la: Vec<Typed> = vec![(gm, gt)];
+        la.extend(gi.iter().map(|x| (x.clone(), "index".to_string())));
+        let name = if t.v > 1 {
+            "vector.load"
+        } else {
+            "memref.load"
+        };
+        out.push(match cond {
+            None => cx.em.op(name, &la, "", &lt),
+            Some(c) => {
+                let r = cx.em.begin_if(&c, &[&lt]);
+                let v = cx.em.op(name, &la, "", &lt);
+                cx.em.else_(&[(v, lt.clone())]);
+                let p = t.pad_lane(cx);
+                cx.em.end_if(Some(&[(p, lt.clone())]));
+                r[0].clone()
+            }
+        });
+    }
+    out
+}
+
+/// Stores one thread's prefetched share `vals` of tile `t` to shared memory (the tail unit
+/// only when `e < total`).
+fn prefetch_store(cx: &mut Ctx, t: &StagedTile, vals: &[String], tid: &str, threads: i64) {
+    for (j, val) in vals.iter().enumerate() {
+        let j = j as i64;
+        let off = cx.em.idx(j * threads);
+        let e = cx.em.add(tid, &off);
+        let last = t.dims.len() - 1;
+        let mut coord = cx.decompose(&e, &t.dims);
+        if t.v > 1 {
+            coord[last] = cx.em.mul_const(&coord[last], t.v);
+        }
+        let tail = (j + 1) * threads > t.total();
+        if tail {
+            let tot = cx.em.idx(t.total());
+            let c = cx.em.cmp(2, &e, &tot);
+            cx.em.begin_then(&c);
+        }
+        store_unit(cx, t, val, &coord);
+        if tail {
+            cx.em.end_then();
+        }
+    }
 }

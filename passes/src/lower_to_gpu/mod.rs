@@ -10,10 +10,10 @@ pub mod pass;
 
 pub use adapter::expr_info;
 pub use kernel::{
-    CrossThread, LaunchDesc, LoweredKernel, auto_split, lower_compute, lower_compute_with,
-    reference_text,
+    CrossThread, LaunchDesc, LowerOptions, LoweredKernel, auto_split, lower_compute,
+    lower_compute_opts, lower_compute_with, reference_text,
 };
-pub use pass::{LowerToGpu, lower_module, selected_program};
+pub use pass::{LowerToGpu, lower_module, lower_module_with, selected_program};
 
 /// A `builtin.module` (generic form) holding one `gpu.module @name` with `kernels`.
 pub fn module_text(name: &str, kernels: &[LoweredKernel]) -> String {

@@ -9,14 +9,31 @@ use std::collections::HashMap;
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::{Context, OpId, Value};
-use rtile::pass::{Pass, PassStatistics};
+use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::TensorType;
 
-use super::kernel::{LoweredKernel, lower_compute};
+use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts};
 
-/// The `lower-to-gpu` pass.
-pub struct LowerToGpu;
+static OPTIONS: &[PassOptionSpec] = &[PassOptionSpec {
+    name: "prefetch",
+    kind: OptionKind::Bool,
+    default: "true",
+    description: "register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier)",
+}];
+
+/// The `lower-to-gpu` pass (option `prefetch`, see [`LowerOptions::prefetch`]).
+pub struct LowerToGpu {
+    opts: PassOptions,
+}
+
+impl Default for LowerToGpu {
+    fn default() -> Self {
+        LowerToGpu {
+            opts: PassOptions::new(OPTIONS),
+        }
+    }
+}
 
 fn memref_of(t: &TensorType) -> String {
     let mut s = String::from("memref<");
@@ -61,6 +78,7 @@ fn lower_func(
     ctx: &Context,
     f: OpId,
     kernels: &mut Vec<LoweredKernel>,
+    opts: LowerOptions,
 ) -> Result<String, Diagnostic> {
     let name = func_name(ctx, f);
     let body = ctx
@@ -109,7 +127,7 @@ fn lower_func(
                     compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
                 let p = selected_program(ctx, op)?;
                 let kname = format!("{name}_{}", kernels.len());
-                let k = lower_compute(&c, &p, &kname)
+                let k = lower_compute_opts(&c, &p, &kname, opts)
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
                 let mut args = Vec::new();
                 for i in 0..c.inputs.len() {
@@ -226,11 +244,21 @@ fn te_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
         .collect()
 }
 
-/// Lowers `module` in place.
+/// Lowers `module` in place (default options).
 pub fn lower_module(
     ctx: &mut Context,
     module: OpId,
     stats: &mut PassStatistics,
+) -> Result<(), Diagnostic> {
+    lower_module_with(ctx, module, stats, LowerOptions::default())
+}
+
+/// Lowers `module` in place with `opts`.
+pub fn lower_module_with(
+    ctx: &mut Context,
+    module: OpId,
+    stats: &mut PassStatistics,
+    opts: LowerOptions,
 ) -> Result<(), Diagnostic> {
     let funcs = te_funcs(ctx, module);
     if funcs.is_empty() {
@@ -239,7 +267,7 @@ pub fn lower_module(
     let mut kernels = Vec::new();
     let mut host = String::new();
     for &f in &funcs {
-        host.push_str(&lower_func(ctx, f, &mut kernels)?);
+        host.push_str(&lower_func(ctx, f, &mut kernels, opts)?);
     }
     let mut text =
         String::from("\"builtin.module\"() ({\n  \"gpu.module\"() <{sym_name = \"kernels\"}> ({\n");
@@ -310,12 +338,22 @@ impl Pass for LowerToGpu {
     fn anchor(&self) -> Option<&'static str> {
         Some("builtin.module")
     }
+    fn options(&self) -> &[PassOptionSpec] {
+        self.opts.specs()
+    }
+    fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
+        self.opts.set(key, value)
+    }
     fn run(
         &mut self,
         ctx: &mut Context,
         op: OpId,
         stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
-        lower_module(ctx, op, stats)
+        let opts = LowerOptions {
+            prefetch: self.opts.get_bool("prefetch"),
+            ..LowerOptions::default()
+        };
+        lower_module_with(ctx, op, stats, opts)
     }
 }

@@ -7,6 +7,9 @@
 // printout of it (upstream custom syntax for every op, whichever dialects rtile registers).
 // RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu --mlir-print-op-generic %s > %t.generic
 // RUN: mlir-opt --verify-each %t.generic | FileCheck %s --implicit-check-not=arith.cmpi --implicit-check-not=memref.alloca
+// Without register prefetch the k-step keeps the cooperative-load loops (verified too).
+// RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu=prefetch=false --mlir-print-op-generic %s > %t.off
+// RUN: mlir-opt --verify-each %t.off | FileCheck %s --check-prefix=OFF --implicit-check-not=arith.cmpi --implicit-check-not=memref.alloca
 // rtile's own custom form of the gpu-level ops, and its round trip.
 // RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu %s > %t.custom
 // RUN: FileCheck %s --check-prefix=RTILE --input-file=%t.custom
@@ -26,18 +29,45 @@
 // CHECK: gpu.func @mm_0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>) workgroup(%[[SHA:arg[0-9]+]] : memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]] : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
 // CHECK: %block_id_x = gpu.block_id  x
 // CHECK: %thread_id_x = gpu.thread_id  x
+// Prologue (register prefetch): k-step 0's share of each tile into registers, unrolled:
+// A's 512 elements over 128 threads are 4 scalar loads per thread, guarded on m only (rows
+// 60..63 read the pad value); B's 256 16-byte units are 2 vector loads, unguarded. Then
+// the stores to shared memory and a barrier.
+// CHECK: %[[G0:[0-9]+]] = arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK-NEXT: %[[PA0:[0-9]+]] = scf.if %[[G0]] -> (f32) {
+// CHECK-NEXT: memref.load %[[A]][
+// CHECK: %[[G1:[0-9]+]] = arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK: %[[G2:[0-9]+]] = arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK: %[[G3:[0-9]+]] = arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK: %[[PB0:[0-9]+]] = vector.load %[[B]][%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
+// CHECK: %[[PB1:[0-9]+]] = vector.load %[[B]][%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
+// CHECK-NEXT: memref.store %[[PA0]], %[[SHA]][
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: vector.store %[[PB0]], %[[SHB]][
+// CHECK-NEXT: vector.store %[[PB1]], %[[SHB]][
+// CHECK-NEXT: gpu.barrier
 // The k-step loop carries the register tile (4x4 accumulators per thread, starting at
 // 0.0) as iter_args: no private array.
-// CHECK: %[[TILE:[0-9]+]]:16 = scf.for %[[K0:arg[0-9]+]] = %c0 to %c48 step %c16 iter_args(%{{arg[0-9]+}} = %cst, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
-// A's tile: cooperative loads by all threads, guarded on m only (rows 60..63 read the pad value).
-// CHECK: scf.for %{{arg[0-9]+}} = %thread_id_x to %c512 step %c128 {
-// CHECK: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
-// CHECK: memref.load %[[A]][
-// CHECK: memref.store %{{[0-9]+}}, %[[SHA]][
-// B's tile: 16-byte vector loads, no guard.
-// CHECK: %[[V:[0-9]+]] = vector.load %[[B]][%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
-// CHECK: vector.store %[[V]], %[[SHB]][
-// CHECK: gpu.barrier
+// CHECK-NEXT: %[[TILE:[0-9]+]]:16 = scf.for %[[K0:arg[0-9]+]] = %c0 to %c48 step %c16 iter_args(%{{arg[0-9]+}} = %cst, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// First the next k-step's global loads into registers (the m guards are the prologue's),
+// so their latency overlaps this step's compute; past the last step, the pad value.
+// CHECK-NEXT: %[[NEXT:[0-9]+]] = arith.addi %[[K0]], %c16 : index
+// CHECK-NEXT: %[[HAS:[0-9]+]] = arith.cmpi slt, %[[NEXT]], %c48 : index
+// CHECK-NEXT: %[[PF:[0-9]+]]:6 = scf.if %[[HAS]] -> (f32, f32, f32, f32, vector<4xf32>, vector<4xf32>) {
+// CHECK: scf.if %[[G0]] -> (f32) {
+// CHECK-NEXT: memref.load %[[A]][
+// CHECK: scf.if %[[G1]] -> (f32) {
+// CHECK: scf.if %[[G2]] -> (f32) {
+// CHECK: scf.if %[[G3]] -> (f32) {
+// CHECK: vector.load %[[B]][
+// CHECK: vector.load %[[B]][
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[PADV:[0-9]+]] = vector.broadcast %cst : f32 to vector<4xf32>
+// CHECK-NEXT: scf.yield %cst, %cst, %cst, %cst, %[[PADV]], %[[PADV]] :
+// CHECK-NEXT: }
 // Compute: the reduction loop outside, the 16 points unrolled inside; no guard (points
 // past m read the pad-filled tile, only their store is skipped). Point (0, 0) loads A's
 // row and B's column; point (0, 1) reuses A's value and loads only B's next column. The
@@ -51,14 +81,25 @@
 // CHECK-NEXT: %[[P1:[0-9]+]] = arith.mulf %[[A0]], %[[B1]] fastmath<contract> : f32
 // CHECK-NEXT: %[[S1:[0-9]+]] = arith.addf %[[ACC1]], %[[P1]] fastmath<contract> : f32
 // CHECK: scf.yield %[[S0]], %[[S1]], {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
-// The barrier before the next k-step overwrites the tiles; none after the loop.
-// CHECK: gpu.barrier
+// A barrier (every thread has read the tiles), the prefetched registers to shared memory
+// when there is a next step, a barrier (the stores are visible); none after the loop.
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if %[[HAS]] {
+// CHECK-NEXT: memref.store %[[PF]]#0, %[[SHA]][
+// CHECK-NEXT: memref.store %[[PF]]#1, %[[SHA]][
+// CHECK-NEXT: memref.store %[[PF]]#2, %[[SHA]][
+// CHECK-NEXT: memref.store %[[PF]]#3, %[[SHA]][
+// CHECK-NEXT: vector.store %[[PF]]#4, %[[SHB]][
+// CHECK-NEXT: vector.store %[[PF]]#5, %[[SHB]][
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.yield %[[R]]#0, %[[R]]#1,
 // CHECK-NOT: gpu.barrier
 // Epilogue: the register tile to the output; the 4 rows of points guarded on m, one
-// scf.if per row.
-// CHECK-COUNT-4: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
-// CHECK: scf.if
+// scf.if per row (the first row's guard is the prologue's first one).
+// CHECK-COUNT-3: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// CHECK: scf.if %[[G0]]
 // CHECK-NEXT: memref.store %[[TILE]]#0, %[[OUT]][
 // CHECK-NEXT: memref.store %[[TILE]]#1, %[[OUT]][
 // CHECK-COUNT-3: scf.if
@@ -68,14 +109,65 @@
 // CHECK: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) {
 // CHECK: gpu.launch_func  @kernels::@mm_0 blocks in (%c2, %c1, %c1) threads in (%c128, %c1, %c1)  args(%{{.*}} : memref<60x48xf32>, %{{.*}} : memref<48x64xf32>, %{{.*}} : memref<60x64xf32>)
 
+// prefetch=false: the load, barrier, compute, barrier form.
+// OFF: module attributes {gpu.container_module}
+// OFF: gpu.module @kernels {
+// Shared tiles with storage padding: A's 32x16 tile as 32x17, B's 16x64 tile as 16x68.
+// OFF: gpu.func @mm_0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>) workgroup(%[[SHA:arg[0-9]+]] : memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]] : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
+// OFF: %block_id_x = gpu.block_id  x
+// OFF: %thread_id_x = gpu.thread_id  x
+// The k-step loop carries the register tile (4x4 accumulators per thread, starting at
+// 0.0) as iter_args: no private array.
+// OFF: %[[TILE:[0-9]+]]:16 = scf.for %[[K0:arg[0-9]+]] = %c0 to %c48 step %c16 iter_args(%{{arg[0-9]+}} = %cst, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// A's tile: cooperative loads by all threads, guarded on m only (rows 60..63 read the pad value).
+// OFF: scf.for %{{arg[0-9]+}} = %thread_id_x to %c512 step %c128 {
+// OFF: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// OFF: memref.load %[[A]][
+// OFF: memref.store %{{[0-9]+}}, %[[SHA]][
+// B's tile: 16-byte vector loads, no guard.
+// OFF: %[[V:[0-9]+]] = vector.load %[[B]][%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
+// OFF: vector.store %[[V]], %[[SHB]][
+// OFF: gpu.barrier
+// Compute: the reduction loop outside, the 16 points unrolled inside; no guard (points
+// past m read the pad-filled tile, only their store is skipped). Point (0, 0) loads A's
+// row and B's column; point (0, 1) reuses A's value and loads only B's next column. The
+// multiply and add may contract into one fma (fastmath<contract>).
+// OFF: %[[R:[0-9]+]]:16 = scf.for %[[K:arg[0-9]+]] = %c0 to %c16 step %c1 iter_args(%[[ACC0:arg[0-9]+]] = %{{arg[0-9]+}}, %[[ACC1:arg[0-9]+]] = %{{arg[0-9]+}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// OFF-NEXT: %[[A0:[0-9]+]] = memref.load %[[SHA]][%{{[0-9]+}}, %[[K]]]
+// OFF-NEXT: %[[B0:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// OFF-NEXT: %[[P0:[0-9]+]] = arith.mulf %[[A0]], %[[B0]] fastmath<contract> : f32
+// OFF-NEXT: %[[S0:[0-9]+]] = arith.addf %[[ACC0]], %[[P0]] fastmath<contract> : f32
+// OFF-NEXT: %[[B1:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// OFF-NEXT: %[[P1:[0-9]+]] = arith.mulf %[[A0]], %[[B1]] fastmath<contract> : f32
+// OFF-NEXT: %[[S1:[0-9]+]] = arith.addf %[[ACC1]], %[[P1]] fastmath<contract> : f32
+// OFF: scf.yield %[[S0]], %[[S1]], {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
+// The barrier before the next k-step overwrites the tiles; none after the loop.
+// OFF: gpu.barrier
+// OFF-NEXT: scf.yield %[[R]]#0, %[[R]]#1,
+// OFF-NOT: gpu.barrier
+// Epilogue: the register tile to the output; the 4 rows of points guarded on m, one
+// scf.if per row.
+// OFF-COUNT-4: arith.cmpi slt, %{{[0-9]+}}, %c60 : index
+// OFF: scf.if
+// OFF-NEXT: memref.store %[[TILE]]#0, %[[OUT]][
+// OFF-NEXT: memref.store %[[TILE]]#1, %[[OUT]][
+// OFF-COUNT-3: scf.if
+// OFF: memref.store %[[TILE]]#15, %[[OUT]][
+// OFF: gpu.return
+// Host side: destination-passing function launching the kernel.
+// OFF: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) {
+// OFF: gpu.launch_func  @kernels::@mm_0 blocks in (%c2, %c1, %c1) threads in (%c128, %c1, %c1)  args(%{{.*}} : memref<60x48xf32>, %{{.*}} : memref<48x64xf32>, %{{.*}} : memref<60x64xf32>)
+
 // RTILE: gpu.module @kernels {
 // RTILE: gpu.func @mm_0(%arg0: memref<60x48xf32>, %arg1: memref<48x64xf32>, %arg2: memref<60x64xf32>) workgroup(%arg3 : memref<32x17xf32, #gpu.address_space<workgroup>>, %arg4 : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>
 // RTILE: = gpu.block_id  x
 // RTILE: = gpu.thread_id  x
-// RTILE: = scf.for %arg5 = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} iter_args(
 // RTILE: vector.load %arg1[%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
 // RTILE: gpu.barrier
+// RTILE: = scf.for %arg5 = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} iter_args(
+// RTILE: vector.load %arg1[%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
 // RTILE: iter_args(
+// RTILE: gpu.barrier
 // RTILE: gpu.barrier
 // RTILE-NOT: gpu.barrier
 // RTILE: gpu.return
