@@ -1706,8 +1706,8 @@ fn vector_ok(cx: &Ctx, s: usize) -> bool {
 }
 
 /// An elementwise kernel (no reduction axis), written for memory-level parallelism: the
-/// loop over the thread's points along the innermost spatial axis is unrolled by up to
-/// [`ELEMENTWISE_UNROLL`], all the unrolled points' loads are written before any use (so
+/// loops over the thread's points are unrolled from the innermost spatial axis outwards, up
+/// to [`ELEMENTWISE_UNROLL`] points, all the unrolled points' loads are written before any use (so
 /// that many are in flight per thread: a store waiting on a load would stall the next load
 /// behind it), and when [`vector_ok`] the thread moves 4 consecutive elements with one
 /// 16-byte `vector.load`/`vector.store`: point `base + (j·nthr + tc)·4 + l`, so neighbouring
@@ -1728,31 +1728,44 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
             }
         })
         .collect();
-    let ui = (0..sp.len()).rev().find(|&i| cnt[i] > 1);
-    let unroll = ui.map_or(1, |i| {
-        (1..=ELEMENTWISE_UNROLL)
-            .rev()
-            .find(|d| cnt[i] % d == 0)
-            .unwrap_or(1)
-    });
+    // Unroll factors from the innermost axis outwards, up to ELEMENTWISE_UNROLL points in
+    // all; an outer axis is unrolled only once every inner one is whole (a transpose's
+    // [.., 4, 2] thread tile gives 8 loads in flight, not the innermost axis's 2).
+    let mut unroll = vec![1i64; sp.len()];
+    let mut room = ELEMENTWISE_UNROLL;
+    for i in (0..sp.len()).rev() {
+        let u = (1..=room).rev().find(|d| cnt[i] % d == 0).unwrap_or(1);
+        unroll[i] = u;
+        room /= u;
+        if u < cnt[i] || room <= 1 {
+            break;
+        }
+    }
     let mut js = vec![String::new(); sp.len()];
     let mut opened = 0;
     for i in 0..sp.len() {
-        let step = if Some(i) == ui { unroll } else { 1 };
-        js[i] = if cnt[i] == step {
+        js[i] = if cnt[i] == unroll[i] {
             cx.em.idx(0)
         } else {
-            let (z, ub, st) = (cx.em.idx(0), cx.em.idx(cnt[i]), cx.em.idx(step));
+            let (z, ub, st) = (cx.em.idx(0), cx.em.idx(cnt[i]), cx.em.idx(unroll[i]));
             opened += 1;
             cx.em.begin_for(&z, &ub, &st, &[]).0
         };
     }
+    // The unrolled points, row-major over the unrolled offsets (the innermost fastest).
+    let total: i64 = unroll.iter().product();
     let mut pts = Vec::new();
-    for k in 0..unroll {
+    for flat in 0..total {
+        let mut rem = flat;
+        let mut offs = vec![0i64; sp.len()];
+        for i in (0..sp.len()).rev() {
+            offs[i] = rem % unroll[i];
+            rem /= unroll[i];
+        }
         let mut vals = vec![None; n];
         for (i, &s) in sp.iter().enumerate() {
-            let j = if Some(i) == ui {
-                let kc = cx.em.idx(k);
+            let j = if unroll[i] > 1 {
+                let kc = cx.em.idx(offs[i]);
                 cx.em.add(&js[i], &kc)
             } else {
                 js[i].clone()
