@@ -44,6 +44,7 @@ fn lower(c: &TeCompute, p: &RProgram, prefetch: bool) -> LoweredKernel {
     let opts = LowerOptions {
         cross: Some(CrossThread::Off),
         prefetch,
+        ..LowerOptions::default()
     };
     lower_compute_opts(c, p, "k", opts).unwrap_or_else(|e| panic!("lowers: {e}"))
 }
@@ -288,6 +289,7 @@ fn small_twins_with_several_k_steps_match_the_interpreter() {
                 let opts = LowerOptions {
                     cross: None,
                     prefetch: pf,
+                    ..LowerOptions::default()
                 };
                 let k = match lower_compute_opts(&f.compute, p, "k", opts) {
                     Ok(k) => k,

@@ -188,7 +188,7 @@ proptest! {
             // Both k-step forms: register-prefetch double buffering (where it applies) and
             // load-barrier-compute-barrier.
             for prefetch in [true, false] {
-                let opts = LowerOptions { cross: Some(cross), prefetch };
+                let opts = LowerOptions { cross: Some(cross), prefetch, ..LowerOptions::default() };
                 let k = lower_compute_opts(c, &p, "k", opts).map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
                 let m = module_text("kernels", &[k]);
                 let r = run_check_text("k.mlir", &m, seed).map_err(|e| TestCaseError::fail(format!("{op:?} {p:?} prefetch={prefetch}: {e}\n{m}")))?;

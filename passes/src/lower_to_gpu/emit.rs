@@ -3,7 +3,7 @@
 //! `scf.if` regions opened and closed in order.
 //!
 //! The writer value-numbers what it emits: a pure op (`arith`, `math`, `gpu.thread_id`,
-//! `gpu.block_id`) with the same name, operands, properties and result type as one already
+//! `gpu.block_id`, `vector.extract`/`broadcast`/`insert`) with the same name, operands, properties and result type as one already
 //! written in an enclosing region is not written again, and neither is a load
 //! (`memref.load`, `vector.load`) repeated within one straight-line stretch of a region with
 //! no store, barrier or region boundary in between. The unrolled register tile relies on it
@@ -134,7 +134,14 @@ impl Emitter {
     fn is_pure(name: &str) -> bool {
         name.starts_with("arith.")
             || name.starts_with("math.")
-            || matches!(name, "gpu.thread_id" | "gpu.block_id")
+            || matches!(
+                name,
+                "gpu.thread_id"
+                    | "gpu.block_id"
+                    | "vector.extract"
+                    | "vector.broadcast"
+                    | "vector.insert"
+            )
     }
 
     /// A zero-result op (a store or barrier: loads written before it are not reused).

@@ -157,6 +157,9 @@ struct Ctx<'a> {
     /// Per spatial view axis: the thread's coordinate and count along it.
     tc: Vec<String>,
     nthr: Vec<i64>,
+    /// Per view axis: whether the thread's points along it are blocked (runs of 4
+    /// consecutive points, see [`Ctx::local_of`]) rather than interleaved.
+    blocked: Vec<bool>,
     /// Storage padding per access and view dim.
     pads: Vec<Vec<i64>>,
     /// `memref.collapse_shape` views of the kernel's arguments, written at the kernel's
@@ -668,32 +671,97 @@ enum RegTile {
 struct Point {
     vals: Vec<Option<String>>,
     locals: Vec<Option<String>>,
+    /// Per blocked axis: the block-local start of the point's run of 4 and its lane in it.
+    runs: Vec<Option<(String, i64)>>,
+}
+
+impl Ctx<'_> {
+    /// The block-local coordinate of the thread's point `j` (a constant) along spatial axis
+    /// `s`, and on a blocked axis the start of its run of 4 and its lane.
+    ///
+    /// Interleaved: `j·nthr + tc`, so neighbouring threads take neighbouring points.
+    /// Blocked (`thread[s]` a multiple of 4): `(j / 4)·(4·nthr) + 4·tc + j mod 4`: each
+    /// thread owns runs of 4 consecutive points, the runs of neighbouring threads are
+    /// neighbours (a warp still covers one contiguous span per run index), so the 4 values a
+    /// thread needs from a staged tile whose last dim is `s` are one 16-byte-aligned
+    /// `vector<4xf32>` in shared memory.
+    fn local_of(&mut self, s: usize, j: i64) -> (String, Option<(String, i64)>) {
+        let tc = self.tc[s].clone();
+        if !self.blocked[s] {
+            let off = self.em.idx(j * self.nthr[s]);
+            return (self.em.add(&off, &tc), None);
+        }
+        let tc4 = self.em.mul_const(&tc, 4);
+        let off = self.em.idx((j / 4) * 4 * self.nthr[s]);
+        let run = self.em.add(&off, &tc4);
+        let lane = self.em.idx(j % 4);
+        (self.em.add(&run, &lane), Some((run, j % 4)))
+    }
+
+    /// [`Ctx::local_of`] for a point index `j` held in an SSA value (the loop forms).
+    fn local_of_value(&mut self, s: usize, j: &str) -> String {
+        let tc = self.tc[s].clone();
+        if !self.blocked[s] {
+            let jn = self.em.mul_const(j, self.nthr[s]);
+            return self.em.add(&jn, &tc);
+        }
+        let four = self.em.idx(4);
+        let run = self.em.ibin("arith.divui", j, &four);
+        let lane = self.em.ibin("arith.remui", j, &four);
+        let off = self.em.mul_const(&run, 4 * self.nthr[s]);
+        let tc4 = self.em.mul_const(&tc, 4);
+        let start = self.em.add(&off, &tc4);
+        self.em.add(&start, &lane)
+    }
+}
+
+/// The spatial axis along which access `i`'s staged tile can be read 4 values at a time
+/// by a blocked thread: 32-bit elements, the tile's last dim indexed by that axis alone
+/// with coefficient 1 (its tile-local index is then the point's block-local coordinate, a
+/// multiple of 4 at a run's start), no other dim depending on it, the padded row a
+/// multiple of 4 (so every row starts 16-byte aligned; the buffer itself is 16-byte
+/// aligned, see [`shared_layout`]), and a thread tile of a multiple of 4 along it.
+fn shared_vector_axis(cx: &Ctx, i: usize) -> Option<usize> {
+    let (vidx, _, _) = cx.accs[i].view.as_ref()?;
+    if cx.accs[i].elem.width() != 32 {
+        return None;
+    }
+    let last = vidx.len().checked_sub(1)?;
+    let s = vidx[last].single_axis()?;
+    let others_free = vidx[..last]
+        .iter()
+        .all(|ix| ix.terms.iter().all(|&(a, _)| a != s));
+    let blk: Vec<u64> = cx.blk.iter().map(|&b| b as u64).collect();
+    let row = vidx[last].span(&blk) as i64 + cx_pad(cx, cx.accs[i].read, last);
+    (!cx.red[s] && cx.thr[s] % 4 == 0 && others_free && row % 4 == 0).then_some(s)
 }
 
 /// The thread's points, row-major over the thread tile (the order of the accumulators):
-/// spatial axis `s` takes `base + j·nthr + tc` for the constant `j < thread[s]`. The
-/// absolute values (`vals`) are written only when `absolute` (guards, global addresses).
+/// spatial axis `s` takes `base + local` for the constant `j < thread[s]` (see
+/// [`Ctx::local_of`]). The absolute values (`vals`) are written only when `absolute`
+/// (guards, global addresses).
 fn unrolled_points(cx: &mut Ctx, sp: &[usize], absolute: bool) -> Vec<Point> {
     let n = cx.ext.len();
     let mut pts = vec![Point {
         vals: vec![None; n],
         locals: vec![None; n],
+        runs: vec![None; n],
     }];
     for &s in sp {
         let mut next = Vec::new();
         for pt in &pts {
             for j in 0..cx.thr[s] {
-                let off = cx.em.idx(j * cx.nthr[s]);
-                let tc = cx.tc[s].clone();
-                let local = cx.em.add(&off, &tc);
+                let (local, run) = cx.local_of(s, j);
                 let base = cx.base[s].clone();
                 let mut vals = pt.vals.clone();
                 let mut locals = pt.locals.clone();
+                let mut runs = pt.runs.clone();
                 if absolute {
                     vals[s] = Some(cx.em.add(&base, &local));
                 }
                 locals[s] = Some(local);
-                next.push(Point { vals, locals });
+                runs[s] = run;
+                next.push(Point { vals, locals, runs });
             }
         }
         pts = next;
@@ -771,6 +839,30 @@ pub struct LowerOptions {
     /// Register-prefetch double buffering of the staged k-step tiles where it applies (see
     /// `docs/passes/lower-to-gpu.md`); `false` keeps the load-barrier-compute-barrier form.
     pub prefetch: bool,
+    /// How a thread's points are spread along each spatial axis (see [`ThreadMapping`]).
+    pub thread_mapping: ThreadMapping,
+}
+
+/// The thread-to-point mapping along the spatial axes of a reduction kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ThreadMapping {
+    /// Blocked (runs of 4 consecutive points per thread) on the axes where that lets the
+    /// compute read a staged tile with 16-byte `vector.load`s, interleaved elsewhere.
+    #[default]
+    Auto,
+    /// Every axis interleaved: point `base + j·nthr + tc`.
+    Interleaved,
+}
+
+impl ThreadMapping {
+    /// Parses the `thread-mapping` pass option's value.
+    pub fn parse(s: &str) -> Option<ThreadMapping> {
+        match s {
+            "auto" => Some(ThreadMapping::Auto),
+            "interleaved" => Some(ThreadMapping::Interleaved),
+            _ => None,
+        }
+    }
 }
 
 impl Default for LowerOptions {
@@ -778,6 +870,7 @@ impl Default for LowerOptions {
         LowerOptions {
             cross: None,
             prefetch: true,
+            thread_mapping: ThreadMapping::Auto,
         }
     }
 }
@@ -789,7 +882,7 @@ pub fn lower_compute_opts(
     name: &str,
     opts: LowerOptions,
 ) -> Result<LoweredKernel, String> {
-    let pf = opts.prefetch;
+    let pf = (opts.prefetch, opts.thread_mapping);
     if let Some(cross) = opts.cross {
         let limit = device_shared_limit(p)?;
         let k = lower_kernel(c, p, name, cross, pf)?;
@@ -839,7 +932,7 @@ pub fn lower_compute_with(
         name,
         LowerOptions {
             cross: Some(cross),
-            prefetch: true,
+            ..LowerOptions::default()
         },
     )
 }
@@ -850,7 +943,7 @@ fn lower_kernel(
     p: &RProgram,
     name: &str,
     cross: CrossThread,
-    prefetch: bool,
+    (prefetch, mapping): (bool, ThreadMapping),
 ) -> Result<LoweredKernel, String> {
     if p.tensor_core {
         return Err("tensor-core programs are not lowered yet (SIMT kernels only)".into());
@@ -943,6 +1036,7 @@ fn lower_kernel(
         base: vec![String::new(); n],
         tc: vec![String::new(); n],
         nthr,
+        blocked: vec![false; n],
         pads: p
             .pad
             .iter()
@@ -953,6 +1047,19 @@ fn lower_kernel(
     };
     let sp = cx.spatial();
     let rd = cx.reduction();
+    // Blocked thread mapping on the spatial axes where it turns a staged tile's reads into
+    // 16-byte vector loads (unrolled register tiles of reduction kernels only: elsewhere
+    // the points are not unrolled, so nothing would be merged).
+    let unrolled = c.combiner.is_some()
+        && !rd.is_empty()
+        && sp.iter().map(|&s| cx.thr[s]).product::<i64>() <= MAX_UNROLLED_POINTS;
+    if mapping == ThreadMapping::Auto && unrolled {
+        for i in 0..cx.accs.len() {
+            if let Some(s) = shared_vector_axis(&cx, i) {
+                cx.blocked[s] = true;
+            }
+        }
+    }
     // The reduction axis split across threads: the one with the largest block tile.
     let split_axis = rd
         .iter()
@@ -1220,9 +1327,7 @@ fn lower_kernel(
             };
             let qs = cx.em.mul_const(&q, cx.thr[s]);
             q = cx.em.add(&qs, &j);
-            let jn = cx.em.mul_const(&j, cx.nthr[s]);
-            let tc = cx.tc[s].clone();
-            let local = cx.em.add(&jn, &tc);
+            let local = cx.local_of_value(s, &j);
             let base = cx.base[s].clone();
             vals[s] = Some(cx.em.add(&base, &local));
         }
@@ -1327,13 +1432,13 @@ fn lower_kernel(
                     let a = accs[q].clone();
                     if let Some(c) = &conds[q] {
                         let r = cx.em.begin_if(c, &[&rt]);
-                        let v = point_value(&mut cx, &pv, &pl)?;
+                        let v = point_value(&mut cx, &pv, &pl, &pt.runs)?;
                         let na = cx.combine(comb, &a, &v, res_elem);
                         cx.em.else_(&[(na, rt.clone())]);
                         cx.em.end_if(Some(&[(a, rt.clone())]));
                         next.push(r[0].clone());
                     } else {
-                        let v = point_value(&mut cx, &pv, &pl)?;
+                        let v = point_value(&mut cx, &pv, &pl, &pt.runs)?;
                         next.push(cx.combine(comb, &a, &v, res_elem));
                     }
                 }
@@ -1378,7 +1483,7 @@ fn lower_kernel(
                 }
                 let cond = red_guard(&mut cx, &vals);
                 let if_res = cond.as_ref().map(|c| cx.em.begin_if(c, &[&rt]));
-                let v = point_value(&mut cx, &vals, &[])?;
+                let v = point_value(&mut cx, &vals, &[], &[])?;
                 let na = cx.combine(comb, &a, &v, res_elem);
                 let mut cur = na;
                 if let Some(r) = if_res {
@@ -1553,7 +1658,7 @@ fn lower_kernel(
     } else {
         // No reduction: each point's value goes straight to the output.
         let (vals, _, opened, guarded) = open_points(&mut cx);
-        let v = point_value(&mut cx, &vals, &[])?;
+        let v = point_value(&mut cx, &vals, &[], &[])?;
         store_out(&mut cx, &vals, &v, &rt)?;
         close_points(&mut cx, opened, guarded);
     }
@@ -1651,13 +1756,15 @@ fn dynamic_shared_views(decls: &[(String, String, u64)], offsets: &[u64]) -> Str
 }
 
 /// The body's value at one point (`vals`: view axis values; `locals`, where given, the
-/// same minus the tile base, so staged reads need no subtraction).
+/// same minus the tile base, so staged reads need no subtraction; `runs`, where given, the
+/// blocked axes' runs, see [`Point`]).
 fn point_value(
     cx: &mut Ctx,
     vals: &[Option<String>],
     locals: &[Option<String>],
+    runs: &[Option<(String, i64)>],
 ) -> Result<String, String> {
-    let avals = point_loads(cx, vals, locals)?;
+    let avals = point_loads(cx, vals, locals, runs)?;
     let body = cx.c.body.clone();
     Ok(cx.body(&body, &avals)?.0)
 }
@@ -1795,7 +1902,7 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
     for (p, cond) in pts.iter().zip(&conds) {
         let load = |cx: &mut Ctx| -> Result<Vec<String>, String> {
             if v == 1 {
-                return point_loads(cx, p, &[]);
+                return point_loads(cx, p, &[], &[]);
             }
             let mut out = Vec::new();
             for i in 0..cx.accs.len() {
@@ -1892,18 +1999,32 @@ fn point_loads(
     cx: &mut Ctx,
     vals: &[Option<String>],
     locals: &[Option<String>],
+    runs: &[Option<(String, i64)>],
 ) -> Result<Vec<String>, String> {
     let mut avals = Vec::new();
     for i in 0..cx.accs.len() {
         let elem = cx.accs[i].elem;
         let et = ty(elem);
         if let Some((vidx, _, _)) = cx.accs[i].view.clone() {
+            // A blocked point reads its run's 4 values along the tile's last dim with one
+            // 16-byte load and takes its lane; the run's other points reuse the load (the
+            // emitter's value numbering), so a run costs one `ld.shared.v4` instead of 4.
+            // Bank conflicts: 128-bit shared loads are served per 8-thread phase; threads
+            // neighbouring along this axis read neighbouring 16-byte chunks of one row (8
+            // of them cover the 32 banks once), and threads differing along the other axes
+            // read the same row and chunk (a broadcast) — conflict-free either way.
+            let vec_run = shared_vector_axis(cx, i)
+                .and_then(|s| runs.get(s).cloned().flatten().map(|r| (s, r)));
             // Tile-local coordinates: Σ c·(value − base), shifted for negative coefficients.
             let mut idx = Vec::new();
             for ix in &vidx {
                 let mut o = cx.em.idx(0);
                 for &(a, cf) in &ix.terms {
-                    let l = match locals.get(a).cloned().flatten() {
+                    let run_start = vec_run
+                        .as_ref()
+                        .filter(|(s, _)| *s == a)
+                        .map(|(_, (start, _))| start.clone());
+                    let l = match run_start.or_else(|| locals.get(a).cloned().flatten()) {
                         Some(l) => l,
                         None => {
                             let v = vals[a].clone().ok_or("axis without a value")?;
@@ -1926,7 +2047,14 @@ fn point_loads(
             let sh_ty = shared_type(cx, i);
             let mut args: Vec<Typed> = vec![(sh, sh_ty)];
             args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
-            avals.push(cx.em.op("memref.load", &args, "", &et));
+            if let Some((_, (_, lane))) = vec_run {
+                let vt = format!("vector<4x{et}>");
+                let v = cx.em.op("vector.load", &args, "", &vt);
+                let pos = format!("static_position = array<i64: {lane}>");
+                avals.push(cx.em.op("vector.extract", &[(v, vt)], &pos, &et));
+            } else {
+                avals.push(cx.em.op("memref.load", &args, "", &et));
+            }
         } else {
             let map = cx.accs[i].map.clone();
             let shape = cx.accs[i].shape.clone();

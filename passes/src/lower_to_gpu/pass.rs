@@ -13,16 +13,25 @@ use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics}
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::TensorType;
 
-use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts};
+use super::kernel::{LowerOptions, LoweredKernel, ThreadMapping, lower_compute_opts};
 
-static OPTIONS: &[PassOptionSpec] = &[PassOptionSpec {
-    name: "prefetch",
-    kind: OptionKind::Bool,
-    default: "true",
-    description: "register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier)",
-}];
+static OPTIONS: &[PassOptionSpec] = &[
+    PassOptionSpec {
+        name: "prefetch",
+        kind: OptionKind::Bool,
+        default: "true",
+        description: "register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier)",
+    },
+    PassOptionSpec {
+        name: "thread-mapping",
+        kind: OptionKind::String,
+        default: "auto",
+        description: "thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads) or interleaved",
+    },
+];
 
-/// The `lower-to-gpu` pass (option `prefetch`, see [`LowerOptions::prefetch`]).
+/// The `lower-to-gpu` pass (options `prefetch`, see [`LowerOptions::prefetch`], and
+/// `thread-mapping`, see [`ThreadMapping`]).
 pub struct LowerToGpu {
     opts: PassOptions,
 }
@@ -342,6 +351,11 @@ impl Pass for LowerToGpu {
         self.opts.specs()
     }
     fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if key == "thread-mapping" && ThreadMapping::parse(value).is_none() {
+            return Err(format!(
+                "invalid value '{value}' for option 'thread-mapping' (expected auto or interleaved)"
+            ));
+        }
         self.opts.set(key, value)
     }
     fn run(
@@ -352,6 +366,8 @@ impl Pass for LowerToGpu {
     ) -> Result<(), Diagnostic> {
         let opts = LowerOptions {
             prefetch: self.opts.get_bool("prefetch"),
+            thread_mapping: ThreadMapping::parse(self.opts.get_str("thread-mapping"))
+                .unwrap_or_default(),
             ..LowerOptions::default()
         };
         lower_module_with(ctx, op, stats, opts)
