@@ -16,12 +16,24 @@
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.custom > %t.back
 // RUN: diff %t.generic %t.back
 // The register tile's outer product: per reduction index, one load per row of A's tile
-// (4), one per column of B's (4) and 16 multiply-adds, all in the one k loop body.
+// (4), B's 4 columns as one 16-byte vector load (the blocked thread mapping along n: the
+// thread's 4 columns are consecutive) and 16 multiply-adds, all in the one k loop body.
 // RUN: grep -c 'memref.load %arg3\[' %t.custom | FileCheck %s --check-prefix=FOUR
-// RUN: grep -c 'memref.load %arg4\[' %t.custom | FileCheck %s --check-prefix=FOUR
+// RUN: grep -c 'vector.load %arg4\[' %t.custom | FileCheck %s --check-prefix=ONE
+// RUN: not grep 'memref.load %arg4\[' %t.custom
 // RUN: grep -c 'arith.mulf' %t.custom | FileCheck %s --check-prefix=SIXTEEN
 // FOUR: {{^}}4{{$}}
+// ONE: {{^}}1{{$}}
 // SIXTEEN: {{^}}16{{$}}
+// thread-mapping=interleaved: the thread's columns are 16 apart (j·nthr + tc), one scalar
+// load per column of B's tile (verified too).
+// RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu=thread-mapping=interleaved --mlir-print-op-generic %s > %t.inter
+// RUN: mlir-opt --verify-each %t.inter | FileCheck %s --check-prefix=INTER --implicit-check-not=memref.alloca
+// RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu=thread-mapping=interleaved %s > %t.inter.custom
+// RUN: grep -c 'memref.load %arg4\[' %t.inter.custom | FileCheck %s --check-prefix=FOUR
+// RUN: not grep 'vector.load %arg4\[' %t.inter.custom
+// RUN: not rtile-opt --allow-unregistered-dialect --lower-to-gpu=thread-mapping=bogus %s 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: invalid value 'bogus' for option 'thread-mapping' (expected auto or interleaved)
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @kernels {
@@ -70,14 +82,16 @@
 // CHECK-NEXT: }
 // Compute: the reduction loop outside, the 16 points unrolled inside; no guard (points
 // past m read the pad-filled tile, only their store is skipped). Point (0, 0) loads A's
-// row and B's column; point (0, 1) reuses A's value and loads only B's next column. The
-// multiply and add may contract into one fma (fastmath<contract>).
+// row and B's run of 4 columns (one vector<4xf32> at 4·tc: the blocked mapping) and takes
+// lane 0; point (0, 1) reuses A's value and the vector, taking lane 1. The multiply and
+// add may contract into one fma (fastmath<contract>).
 // CHECK: %[[R:[0-9]+]]:16 = scf.for %[[K:arg[0-9]+]] = %c0 to %c16 step %c1 iter_args(%[[ACC0:arg[0-9]+]] = %{{arg[0-9]+}}, %[[ACC1:arg[0-9]+]] = %{{arg[0-9]+}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-NEXT: %[[A0:[0-9]+]] = memref.load %[[SHA]][%{{[0-9]+}}, %[[K]]]
-// CHECK-NEXT: %[[B0:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// CHECK-NEXT: %[[BV:[0-9]+]] = vector.load %[[SHB]][%[[K]], %{{[0-9]+}}] : memref<16x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NEXT: %[[B0:[0-9]+]] = vector.extract %[[BV]][0] : f32 from vector<4xf32>
 // CHECK-NEXT: %[[P0:[0-9]+]] = arith.mulf %[[A0]], %[[B0]] fastmath<contract> : f32
 // CHECK-NEXT: %[[S0:[0-9]+]] = arith.addf %[[ACC0]], %[[P0]] fastmath<contract> : f32
-// CHECK-NEXT: %[[B1:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// CHECK-NEXT: %[[B1:[0-9]+]] = vector.extract %[[BV]][1] : f32 from vector<4xf32>
 // CHECK-NEXT: %[[P1:[0-9]+]] = arith.mulf %[[A0]], %[[B1]] fastmath<contract> : f32
 // CHECK-NEXT: %[[S1:[0-9]+]] = arith.addf %[[ACC1]], %[[P1]] fastmath<contract> : f32
 // CHECK: scf.yield %[[S0]], %[[S1]], {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
@@ -130,14 +144,15 @@
 // OFF: gpu.barrier
 // Compute: the reduction loop outside, the 16 points unrolled inside; no guard (points
 // past m read the pad-filled tile, only their store is skipped). Point (0, 0) loads A's
-// row and B's column; point (0, 1) reuses A's value and loads only B's next column. The
+// row and B's run of 4 columns as one vector (lane 0); point (0, 1) reuses both (lane 1). The
 // multiply and add may contract into one fma (fastmath<contract>).
 // OFF: %[[R:[0-9]+]]:16 = scf.for %[[K:arg[0-9]+]] = %c0 to %c16 step %c1 iter_args(%[[ACC0:arg[0-9]+]] = %{{arg[0-9]+}}, %[[ACC1:arg[0-9]+]] = %{{arg[0-9]+}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // OFF-NEXT: %[[A0:[0-9]+]] = memref.load %[[SHA]][%{{[0-9]+}}, %[[K]]]
-// OFF-NEXT: %[[B0:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// OFF-NEXT: %[[BV:[0-9]+]] = vector.load %[[SHB]][%[[K]], %{{[0-9]+}}] : memref<16x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// OFF-NEXT: %[[B0:[0-9]+]] = vector.extract %[[BV]][0] : f32 from vector<4xf32>
 // OFF-NEXT: %[[P0:[0-9]+]] = arith.mulf %[[A0]], %[[B0]] fastmath<contract> : f32
 // OFF-NEXT: %[[S0:[0-9]+]] = arith.addf %[[ACC0]], %[[P0]] fastmath<contract> : f32
-// OFF-NEXT: %[[B1:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// OFF-NEXT: %[[B1:[0-9]+]] = vector.extract %[[BV]][1] : f32 from vector<4xf32>
 // OFF-NEXT: %[[P1:[0-9]+]] = arith.mulf %[[A0]], %[[B1]] fastmath<contract> : f32
 // OFF-NEXT: %[[S1:[0-9]+]] = arith.addf %[[ACC1]], %[[P1]] fastmath<contract> : f32
 // OFF: scf.yield %[[S0]], %[[S1]], {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
@@ -157,6 +172,18 @@
 // Host side: destination-passing function launching the kernel.
 // OFF: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) {
 // OFF: gpu.launch_func  @kernels::@mm_0 blocks in (%c2, %c1, %c1) threads in (%c128, %c1, %c1)  args(%{{.*}} : memref<60x48xf32>, %{{.*}} : memref<48x64xf32>, %{{.*}} : memref<60x64xf32>)
+
+// thread-mapping=interleaved: the compute's B loads are scalar, one per column.
+// INTER: %[[R:[0-9]+]]:16 = scf.for %[[K:arg[0-9]+]] = %c0 to %c16 step %c1 iter_args(%[[ACC0:arg[0-9]+]] = %{{arg[0-9]+}}, %[[ACC1:arg[0-9]+]] = %{{arg[0-9]+}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// INTER-NEXT: %[[A0:[0-9]+]] = memref.load %[[SHA:arg[0-9]+]][%{{[0-9]+}}, %[[K]]]
+// INTER-NEXT: %[[B0:[0-9]+]] = memref.load %[[SHB:arg[0-9]+]][%[[K]], %{{[0-9]+}}]
+// INTER-NEXT: %[[P0:[0-9]+]] = arith.mulf %[[A0]], %[[B0]] fastmath<contract> : f32
+// INTER-NEXT: %[[S0:[0-9]+]] = arith.addf %[[ACC0]], %[[P0]] fastmath<contract> : f32
+// INTER-NEXT: %[[B1:[0-9]+]] = memref.load %[[SHB]][%[[K]], %{{[0-9]+}}]
+// INTER-NEXT: %[[P1:[0-9]+]] = arith.mulf %[[A0]], %[[B1]] fastmath<contract> : f32
+// INTER-NEXT: %[[S1:[0-9]+]] = arith.addf %[[ACC1]], %[[P1]] fastmath<contract> : f32
+// INTER: scf.yield %[[S0]], %[[S1]], {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
+// INTER: gpu.return
 
 // RTILE: gpu.module @kernels {
 // RTILE: gpu.func @mm_0(%arg0: memref<60x48xf32>, %arg1: memref<48x64xf32>, %arg2: memref<60x64xf32>) workgroup(%arg3 : memref<32x17xf32, #gpu.address_space<workgroup>>, %arg4 : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>
