@@ -54,8 +54,18 @@ fn program(pad_b: u64) -> RProgram {
 }
 
 fn lower(c: &TeCompute, p: &RProgram, mapping: ThreadMapping, prefetch: bool) -> LoweredKernel {
+    lower_split(c, p, mapping, prefetch, CrossThread::Off)
+}
+
+fn lower_split(
+    c: &TeCompute,
+    p: &RProgram,
+    mapping: ThreadMapping,
+    prefetch: bool,
+    cross: CrossThread,
+) -> LoweredKernel {
     let opts = LowerOptions {
-        cross: Some(CrossThread::Off),
+        cross: Some(cross),
         prefetch,
         thread_mapping: mapping,
     };
@@ -106,6 +116,21 @@ fn blocked_mapping_reads_b_with_vector_loads() {
                 assert!(bt.contains("\"arith.cmpi\""), "{bt}");
             }
         }
+    }
+}
+
+/// With a cross-thread split the lane-0 epilogue walks the points in a loop: the blocked
+/// coordinates there (`j / 4`, `j mod 4` of the loop index) must match the compute's.
+#[test]
+fn blocked_mapping_with_cross_thread_split() {
+    let c = matmul(60, 72, 40);
+    let p = program(4);
+    for split in [2, 4] {
+        let k = lower_split(&c, &p, ThreadMapping::Auto, true, CrossThread::Split(split));
+        assert_eq!(k.rsplit, i64::from(split));
+        check(&k, 11);
+        let t = module_text("kernels", std::slice::from_ref(&k));
+        assert!(t.contains("\"vector.load\"(%sh1"), "{t}");
     }
 }
 

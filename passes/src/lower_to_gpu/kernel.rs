@@ -1617,10 +1617,24 @@ fn lower_kernel(
                 RegTile::Values(accs) => {
                     let pts = unrolled_points(&mut cx, &sp, true);
                     // Consecutive points under the same guard (the same padded coordinates)
-                    // share one scf.if.
+                    // share one scf.if. On a blocked axis whose extent is a multiple of 4 a
+                    // run (4-aligned) is wholly inside or outside the tensor, so its 4 points
+                    // share the run start's guard, and their stores stay adjacent for the
+                    // back end to merge into one 16-byte store.
                     let conds: Vec<Option<String>> = pts
                         .iter()
-                        .map(|pt| point_guard(&mut cx, &sp, &pt.vals))
+                        .map(|pt| {
+                            let mut gv = pt.vals.clone();
+                            for &s in &sp {
+                                if let Some((run, _)) = &pt.runs[s]
+                                    && cx.ext[s] % 4 == 0
+                                {
+                                    let base = cx.base[s].clone();
+                                    gv[s] = Some(cx.em.add(&base, run));
+                                }
+                            }
+                            point_guard(&mut cx, &sp, &gv)
+                        })
                         .collect();
                     let mut open: Option<String> = None;
                     for ((pt, v), cond) in pts.iter().zip(accs).zip(conds) {
