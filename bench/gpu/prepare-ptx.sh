@@ -6,6 +6,7 @@
 #   <out>/<op>.naive.ptx + .naive.json    the naive one-thread-per-output reference kernel
 #   <out>/ptxas.txt                       ptxas -v of every kernel, when ptxas is here
 # Usage: [TOPK=10] [BIN=target/release] [TRANSLATE_FLAGS="--max-registers=none"]
+#        [LOWER_OPTIONS="prefetch=false thread-mapping=interleaved"]
 #        bench/gpu/prepare-ptx.sh [suite.mlir] [out-dir] [sm] [device]
 set -uo pipefail
 suite=${1:-bench/ops/roller-table1.mlir}
@@ -37,7 +38,7 @@ for src in "$out"/*.mlir; do
   ranks=0; failed=""
   for ((r = 0; r < topk; r++)); do
     "$bin/rtile-opt" --rtile-select="rank=$r" "$out/$op.cands.mlir" -o /dev/null 2>/dev/null || break
-    if "$bin/rtile-opt" --rtile-select="rank=$r" --lower-to-gpu --mlir-print-op-generic \
+    if "$bin/rtile-opt" --rtile-select="rank=$r" --lower-to-gpu${LOWER_OPTIONS:+="$LOWER_OPTIONS"} --mlir-print-op-generic \
          "$out/$op.cands.mlir" -o "$out/$op.r$r.gpu.mlir" 2>> "$err" &&
        "$bin/rtile-translate" --to-ptx="$sm" ${TRANSLATE_FLAGS:-} "$out/$op.r$r.gpu.mlir" -o "$out/$op.r$r.ptx" \
          --manifest="$out/$op.r$r.json" 2>> "$err"; then

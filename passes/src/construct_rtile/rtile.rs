@@ -127,7 +127,7 @@ pub fn data_reuse_score(q: (f64, f64), f: (f64, f64)) -> f64 {
 /// layer by the tile data alone; without this headroom a block whose data registers fill
 /// the register file exactly (H100: 768 threads × 80) makes ptxas spill (Table-1 m2 and bmm
 /// spilled 92 and 4 bytes at 80 registers). 24 is the least that leaves every top-10
-/// program of the full-size Table-1 suite on H100 and A100 spill-free (16 left m2's 8x8 tile
+/// program of the full-size Table-1 suite on H100 spill-free (16 left m2's 8x8 tile
 /// at 640 threads and d2's 110-register tile at 512 spilling 4–12 bytes).
 pub const THREAD_REGISTER_OVERHEAD: u64 = 24;
 
