@@ -83,10 +83,11 @@ fn count(text: &str, pat: &str) -> usize {
 }
 
 /// Per reduction index (the compute is unrolled once per k), the loads of A's tile (`%sh0`)
-/// and B's (`%sh1`): (scalar A, scalar B, vector B).
-fn compute_loads(text: &str) -> (usize, usize, usize) {
+/// and B's (`%sh1`): (scalar A, vector A, scalar B, vector B).
+fn compute_loads(text: &str) -> (usize, usize, usize, usize) {
     (
         count(text, "\"memref.load\"(%sh0"),
+        count(text, "\"vector.load\"(%sh0"),
         count(text, "\"memref.load\"(%sh1"),
         count(text, "\"vector.load\"(%sh1"),
     )
@@ -95,6 +96,8 @@ fn compute_loads(text: &str) -> (usize, usize, usize) {
 /// 64x64x32 (nothing padded) and 60x72x40 (m, n and k padded: the grid's last column of
 /// blocks has guarded stores, k's last step a padding guard): blocked B reads are
 /// `TN / 4 = 2` vector loads per reduction index and no scalar ones; interleaved, 8 scalar.
+/// (A's tile is stored transposed under `auto`, so its 4 values are one vector load too:
+/// see `transposed_a_tile_reads_runs_with_vector_loads`.)
 #[test]
 fn blocked_mapping_reads_b_with_vector_loads() {
     for (m, n, k) in [(64, 64, 32), (60, 72, 40)] {
@@ -107,10 +110,14 @@ fn blocked_mapping_reads_b_with_vector_loads() {
             check(&inter, 7);
             let bt = module_text("kernels", std::slice::from_ref(&blocked));
             let it = module_text("kernels", std::slice::from_ref(&inter));
-            assert_eq!(compute_loads(&bt), (4, 0, 2), "{m}x{n}x{k}\n{bt}");
-            assert_eq!(compute_loads(&it), (4, 8, 0), "{m}x{n}x{k}\n{it}");
-            // Every B value a point uses is one lane of a vector: 8 extracts.
-            assert_eq!(count(&bt, "\"vector.extract\""), 8, "{bt}");
+            assert_eq!(compute_loads(&bt), (0, 1, 0, 2), "{m}x{n}x{k}\n{bt}");
+            assert_eq!(compute_loads(&it), (4, 0, 8, 0), "{m}x{n}x{k}\n{it}");
+            // Every A and B value a point uses is one lane of a vector in the compute
+            // (4 + 8 extracts); the cooperative load takes A's vector<4xf32> units apart
+            // for the transposed tile's scalar stores (4 more per unit it stores).
+            let units_a = count(&bt, "\"vector.load\"(%in0");
+            assert!(units_a > 0, "{bt}");
+            assert_eq!(count(&bt, "\"vector.extract\""), 12 + 4 * units_a, "{bt}");
             if n % 64 != 0 {
                 // The padded n axis: the epilogue's stores are guarded.
                 assert!(bt.contains("\"arith.cmpi\""), "{bt}");
@@ -135,7 +142,8 @@ fn blocked_mapping_with_cross_thread_split() {
 }
 
 /// A B tile whose padded row is not a multiple of 4 floats (64 + 1) would misalign the
-/// runs: auto keeps the interleaved mapping and scalar loads (and the same kernel).
+/// runs: auto keeps B's axis `n` interleaved with scalar loads (A's transposed tile, with
+/// its own padding, still takes vector loads along `m`).
 #[test]
 fn misaligned_row_keeps_interleaved() {
     let c = matmul(64, 64, 32);
@@ -143,9 +151,15 @@ fn misaligned_row_keeps_interleaved() {
     let auto = lower(&c, &p, ThreadMapping::Auto, true);
     let inter = lower(&c, &p, ThreadMapping::Interleaved, true);
     check(&auto, 3);
-    assert_eq!(auto.text, inter.text);
+    check(&inter, 3);
     let t = module_text("kernels", std::slice::from_ref(&auto));
-    assert_eq!(compute_loads(&t), (4, 8, 0), "{t}");
+    assert_eq!(compute_loads(&t), (0, 1, 8, 0), "{t}");
+    assert!(
+        t.contains("memref<16x65xf32, #gpu.address_space<workgroup>>"),
+        "{t}"
+    );
+    let it = module_text("kernels", std::slice::from_ref(&inter));
+    assert_eq!(compute_loads(&it), (4, 0, 8, 0), "{it}");
 }
 
 /// The pass option takes `auto` and `interleaved` and refuses anything else.
@@ -158,4 +172,135 @@ fn thread_mapping_option_values() {
         .set_option("thread-mapping", "blocked4")
         .expect_err("an unknown mapping is refused");
     assert!(e.contains("thread-mapping"), "{e}");
+}
+
+/// Block [32, 64, 16], thread tile [`tm`, 8, 1]; A padded by 1 (the program's padding, for
+/// its untransposed rows), B by 4.
+fn program_tm(tm: u64) -> RProgram {
+    RProgram {
+        block: vec![32, 64, 16],
+        thread: vec![tm, 8, 1],
+        threads: (32 / tm) * 8,
+        ..program(4)
+    }
+}
+
+/// A's tile `[m, k]` is read along `m` (rows apart) while `k`, the reduction, is its last
+/// dim: under `auto` it is stored transposed (`As[k][m]`, 16 rows of 32 + 4 floats: see
+/// the pitch below), so a thread's runs of 4 along `m` are one 16-byte vector load each:
+/// `TM / 4` vector loads and no scalar ones per reduction index; the cooperative load
+/// still reads A with `vector<4xf32>` along `k` (coalesced) and stores the 4 lanes as
+/// scalars. Unpadded (64x64x32) and padded on m, n and k (60x72x44: a partial last k-step
+/// whose tensor row, 44, keeps 16-byte global loads; 61x70x42: scalar global loads), thread
+/// tiles 4 and 8 along `m`, with and without prefetch: every kernel matches the interpreter
+/// with no race reported.
+#[test]
+fn transposed_a_tile_reads_runs_with_vector_loads() {
+    for (m, n, k) in [(64, 64, 32), (60, 72, 44), (61, 70, 42)] {
+        let c = matmul(m, n, k);
+        for tm in [4, 8] {
+            let p = program_tm(tm);
+            for prefetch in [true, false] {
+                let kr = lower(&c, &p, ThreadMapping::Auto, prefetch);
+                check(&kr, 5);
+                let t = module_text("kernels", std::slice::from_ref(&kr));
+                let tm = tm as usize;
+                assert_eq!(
+                    compute_loads(&t),
+                    (0, tm / 4, 0, 2),
+                    "{m}x{n}x{k} TM {tm} prefetch {prefetch}\n{t}"
+                );
+                // The transposed tile: 16 rows (k) of 32 + 4 floats (m).
+                assert!(
+                    t.contains("memref<16x36xf32, #gpu.address_space<workgroup>>"),
+                    "{t}"
+                );
+                assert!(!t.contains("memref<32x17xf32"), "{t}");
+                // Its bytes are the kernel's shared total (with B's 16x68).
+                assert_eq!(kr.shared_bytes, (16 * 36 + 16 * 68) * 4);
+                // A's shared stores are scalar: no vector store into %sh0.
+                assert_eq!(count(&t, "\"vector.store\"(%sh0"), 0, "{t}");
+                assert!(count(&t, "\"memref.store\"") > 0, "{t}");
+                // Global reads of A stay 16-byte vectors along k where k's row allows it.
+                if k % 4 == 0 {
+                    assert!(count(&t, "\"vector.load\"(%in0") > 0, "{t}");
+                } else {
+                    assert_eq!(count(&t, "\"vector.load\"(%in0"), 0, "{t}");
+                }
+                // Interleaved: neither blocked nor transposed (the program's 32x17 A tile).
+                let it = lower(&c, &p, ThreadMapping::Interleaved, prefetch);
+                check(&it, 5);
+                let itt = module_text("kernels", std::slice::from_ref(&it));
+                assert!(itt.contains("memref<32x17xf32"), "{itt}");
+                assert_eq!(compute_loads(&itt), (tm, 0, 8, 0), "{itt}");
+            }
+        }
+    }
+}
+
+/// Where it does not apply A keeps the program's layout and scalar reads: a thread tile
+/// of 2 along `m` (no run of 4), and `m` read with a stride (`A[2m, k]`: not a plain tile).
+#[test]
+fn transposed_a_tile_only_where_it_applies() {
+    let c = matmul(64, 64, 32);
+    let p = program_tm(2);
+    let kr = lower(&c, &p, ThreadMapping::Auto, true);
+    check(&kr, 9);
+    let t = module_text("kernels", std::slice::from_ref(&kr));
+    assert!(t.contains("memref<32x17xf32"), "{t}");
+    assert_eq!(compute_loads(&t), (2, 0, 0, 2), "{t}");
+    assert_eq!(kr.shared_bytes, (32 * 17 + 16 * 68) * 4);
+
+    let text = "func.func @mm(%A: tensor<128x32xf32>, %B: tensor<32x64xf32>) -> tensor<64x64xf32> {
+  %C = te.compute (%m, %n) reduce (%k) in [64, 64, 32] may_pad 0.0
+         : (tensor<128x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32> {
+    te.sum(%A[2 * %m, %k] * %B[%k, %n])
+  }
+  func.return %C : tensor<64x64xf32>
+}";
+    let c = parse_computes("t.mlir", text)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .remove(0)
+        .compute;
+    let p = RProgram {
+        pad: vec![vec![0, 0], vec![0, 4]],
+        ..program_tm(4)
+    };
+    let kr = lower(&c, &p, ThreadMapping::Auto, true);
+    check(&kr, 9);
+    let t = module_text("kernels", std::slice::from_ref(&kr));
+    assert_eq!(count(&t, "\"vector.load\"(%sh0"), 0, "{t}");
+    assert!(count(&t, "\"memref.load\"(%sh0") > 0, "{t}");
+}
+
+/// The transposed tile's row pitch is chosen against bank conflicts of the cooperative
+/// load's scalar stores: a k-tile of 16 (4 vector units per row of A, a warp covering 8
+/// rows m) with a 64-float m tile gets 68 (≡ 4 mod 8: the 4 units of a row fall 2 to a
+/// bank group, where 64 would put all 4 on the same banks), a k-tile of 8 gets 68 too; and
+/// a k-tile of 2 (scalar units, a warp covering 16 rows m and both k) gets 80 (2 rows 80
+/// words apart: banks m and m + 16).
+#[test]
+fn transposed_tile_pitch() {
+    let cases = [
+        (vec![64, 64, 16], vec![4, 8, 1], 32u64, 68),
+        (vec![64, 64, 8], vec![4, 8, 1], 32, 68),
+        (vec![64, 64, 2], vec![4, 8, 1], 32, 80),
+    ];
+    for (block, thread, k, pitch) in cases {
+        let c = matmul(64, 64, k);
+        let p = RProgram {
+            threads: (block[0] / thread[0]) * (block[1] / thread[1]),
+            block: block.clone(),
+            thread,
+            ..program(4)
+        };
+        let kr = lower(&c, &p, ThreadMapping::Auto, true);
+        check(&kr, 13);
+        let t = module_text("kernels", std::slice::from_ref(&kr));
+        let ty = format!(
+            "memref<{}x{pitch}xf32, #gpu.address_space<workgroup>>",
+            block[2]
+        );
+        assert!(t.contains(&ty), "{ty}\n{t}");
+    }
 }

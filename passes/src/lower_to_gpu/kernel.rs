@@ -160,6 +160,9 @@ struct Ctx<'a> {
     /// Per view axis: whether the thread's points along it are blocked (runs of 4
     /// consecutive points, see [`Ctx::local_of`]) rather than interleaved.
     blocked: Vec<bool>,
+    /// Per access: its staged tile's transposed shared layout, where it has one (see
+    /// [`transposable`]).
+    transposed: Vec<Option<Transpose>>,
     /// Storage padding per access and view dim.
     pads: Vec<Vec<i64>>,
     /// `memref.collapse_shape` views of the kernel's arguments, written at the kernel's
@@ -736,6 +739,137 @@ fn shared_vector_axis(cx: &Ctx, i: usize) -> Option<usize> {
     (!cx.red[s] && cx.thr[s] % 4 == 0 && others_free && row % 4 == 0).then_some(s)
 }
 
+/// A staged tile stored transposed in shared memory: its dim `dim`, indexed by the blocked
+/// spatial axis `axis`, becomes the last dim (swapped with the tile's last dim, which a
+/// reduction axis indexes), `pitch` elements long with the padding (see [`transposable`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Transpose {
+    dim: usize,
+    axis: usize,
+    pitch: i64,
+}
+
+impl Transpose {
+    /// Per-dim values in the tensor's dim order → the shared layout's order.
+    fn permute<T: Clone>(&self, coord: &[T]) -> Vec<T> {
+        let mut c = coord.to_vec();
+        let last = c.len() - 1;
+        c.swap(self.dim, last);
+        c
+    }
+}
+
+/// Whether access `i`'s staged tile is read by the compute along a spatial axis `s` that
+/// indexes one of its dims `d` other than the last, while the last dim is a reduction axis
+/// (a matmul's `A[m, k]` tile): returns `(d, s)`. Stored transposed (`As[k][m]`), a
+/// blocked thread's run of 4 along `s` is then one 16-byte `vector<4xf32>` of a row, as
+/// [`shared_vector_axis`] gives B's. Plain tiles only: 32-bit elements, every dim one axis
+/// with coefficient 1 (or a constant), so no halo, stride, negative coefficient or
+/// division; `s` and the reduction axis each index one dim alone; `thread[s] % 4 == 0`.
+/// Of several such dims the innermost is taken.
+fn transposable(cx: &Ctx, i: usize) -> Option<(usize, usize)> {
+    let (vidx, _, _) = cx.accs[i].view.as_ref()?;
+    if cx.accs[i].elem.width() != 32 || vidx.len() < 2 {
+        return None;
+    }
+    let plain = vidx
+        .iter()
+        .all(|ix| ix.div <= 1 && (ix.terms.is_empty() || ix.single_axis().is_some()));
+    if !plain {
+        return None;
+    }
+    let last = vidx.len() - 1;
+    let r = vidx[last].single_axis()?;
+    let uses = |a: usize| {
+        vidx.iter()
+            .filter(|ix| ix.terms.iter().any(|&(b, _)| b == a))
+            .count()
+    };
+    if !cx.red[r] || uses(r) != 1 {
+        return None;
+    }
+    (0..last).rev().find_map(|d| {
+        let s = vidx[d].single_axis()?;
+        (!cx.red[s] && cx.thr[s] % 4 == 0 && uses(s) == 1).then_some((d, s))
+    })
+}
+
+/// The row pitch (elements, padding included) of a tile of `tile` elements per dim stored
+/// with its dims `dim` and last swapped, filled by a cooperative load of `v`-element units
+/// along the original last dim (unit `e` at `decompose(e)`, its `v` values stored as `v`
+/// scalar stores, lane `l` by all threads at once).
+///
+/// A multiple of 4 (every row of the transposed tile 16-byte aligned for the compute's
+/// vector reads), and, of the 8 such pitches from the span up, the one whose scalar stores
+/// conflict least (then the smallest). Bank of an element: its word address mod 32. A warp
+/// stores 32 consecutive units (thread `tid` takes units `tid + j·threads`); for a matmul's
+/// `A[m, k]` tile with `k`-tile 8 and 16-byte units, a warp covers 16 rows `m` and both
+/// units `q ∈ {0, 1}` of each: lane `l` writes `As[4q + l][m]`, word `(4q + l)·P + m`. The
+/// two `q` groups lie `4P` words apart, so with `P ≡ 4 (mod 8)` (`4P ≡ 16 mod 32`) the 16
+/// rows of `q = 0` take 16 banks and those of `q = 1` the other 16: conflict-free, where the
+/// unpadded `P = 192` (`4P ≡ 0`) would be 2-way. Counting it, rather than a formula, covers
+/// the other tile shapes (scalar units, `k`-tiles of 16 or 4, several rows per warp).
+fn transposed_pitch(tile: &[i64], v: i64, dim: usize) -> i64 {
+    let rank = tile.len();
+    let last = rank - 1;
+    let mut units = tile.to_vec();
+    units[last] /= v;
+    let total: i64 = units.iter().product();
+    let start = (tile[dim] + 3) / 4 * 4;
+    let cost = |pitch: i64| -> (usize, usize) {
+        let mut shape = tile.to_vec();
+        shape.swap(dim, last);
+        shape[last] = pitch;
+        let (mut worst, mut sum) = (0usize, 0usize);
+        let mut e0 = 0;
+        while e0 < total {
+            for l in 0..v {
+                let mut banks = [0usize; 32];
+                for e in e0..(e0 + 32).min(total) {
+                    let mut c = vec![0i64; rank];
+                    let mut rem = e;
+                    for d in (0..rank).rev() {
+                        c[d] = rem % units[d];
+                        rem /= units[d];
+                    }
+                    c[last] = c[last] * v + l;
+                    c.swap(dim, last);
+                    let addr = c.iter().zip(&shape).fold(0i64, |a, (x, n)| a * n + x);
+                    banks[(addr % 32) as usize] += 1;
+                }
+                let w = banks.iter().copied().max().unwrap_or(0);
+                worst = worst.max(w);
+                sum += w;
+            }
+            e0 += 32;
+        }
+        (worst, sum)
+    };
+    (0..8)
+        .map(|j| start + 4 * j)
+        .min_by_key(|&p| (cost(p), p))
+        .unwrap_or(start)
+}
+
+/// Elements per cooperative-load unit of a staged tile read through `vidx` from a view of
+/// `vshape`: 4 (one 16-byte `vector<4xf32>` along the tensor's last dim) when the element is
+/// 32 bits, the tile row and the tensor row are multiples of 4 and the tile origin is
+/// 4-aligned for every block and k-step; else 1. (A tile stored untransposed also needs its
+/// padded shared row to be a multiple of 4 for the vector store.)
+fn load_unit(cx: &Ctx, vidx: &[AffineIndex], vshape: &[i64], elem: ElemType, tile: &[i64]) -> i64 {
+    let last = vidx.len() - 1;
+    let origin_aligned = vidx[last].constant % 4 == 0
+        && vidx[last]
+            .terms
+            .iter()
+            .all(|&(a, cf)| cf > 0 && (cf * cx.blk[a]) % 4 == 0);
+    if elem.width() == 32 && tile[last] % 4 == 0 && vshape[last] % 4 == 0 && origin_aligned {
+        4
+    } else {
+        1
+    }
+}
+
 /// The thread's points, row-major over the thread tile (the order of the accumulators):
 /// spatial axis `s` takes `base + local` for the constant `j < thread[s]` (see
 /// [`Ctx::local_of`]). The absolute values (`vals`) are written only when `absolute`
@@ -1037,6 +1171,7 @@ fn lower_kernel(
         tc: vec![String::new(); n],
         nthr,
         blocked: vec![false; n],
+        transposed: Vec::new(),
         pads: p
             .pad
             .iter()
@@ -1053,11 +1188,34 @@ fn lower_kernel(
     let unrolled = c.combiner.is_some()
         && !rd.is_empty()
         && sp.iter().map(|&s| cx.thr[s]).product::<i64>() <= MAX_UNROLLED_POINTS;
+    cx.transposed = vec![None; cx.accs.len()];
     if mapping == ThreadMapping::Auto && unrolled {
         for i in 0..cx.accs.len() {
             if let Some(s) = shared_vector_axis(&cx, i) {
                 cx.blocked[s] = true;
             }
+        }
+        // Tiles read along a spatial axis that is not their last dim (A[m, k]) are stored
+        // transposed so that axis can be blocked and read 16 bytes at a time too, unless
+        // their own padding pushes the staged tiles past what a block of the device may use.
+        let blk: Vec<u64> = cx.blk.iter().map(|&b| b as u64).collect();
+        for i in 0..cx.accs.len() {
+            let (Some((dim, axis)), Some((vidx, vshape, _))) =
+                (transposable(&cx, i), cx.accs[i].view.clone())
+            else {
+                continue;
+            };
+            let tile: Vec<i64> = vidx.iter().map(|ix| ix.span(&blk) as i64).collect();
+            let v = load_unit(&cx, &vidx, &vshape, cx.accs[i].elem, &tile);
+            let pitch = transposed_pitch(&tile, v, dim);
+            cx.transposed[i] = Some(Transpose { dim, axis, pitch });
+        }
+        let over = device_shared_limit(p).is_ok_and(|limit| plan_staged(&cx, p).2 > limit);
+        if over {
+            cx.transposed = vec![None; cx.accs.len()];
+        }
+        for t in cx.transposed.iter().flatten() {
+            cx.blocked[t.axis] = true;
         }
     }
     // The reduction axis split across threads: the one with the largest block tile.
@@ -2027,7 +2185,9 @@ fn point_loads(
             // neighbouring along this axis read neighbouring 16-byte chunks of one row (8
             // of them cover the 32 banks once), and threads differing along the other axes
             // read the same row and chunk (a broadcast) — conflict-free either way.
+            let transpose = cx.transposed.get(i).copied().flatten();
             let vec_run = shared_vector_axis(cx, i)
+                .or(transpose.map(|t| t.axis))
                 .and_then(|s| runs.get(s).cloned().flatten().map(|r| (s, r)));
             // Tile-local coordinates: Σ c·(value − base), shifted for negative coefficients.
             let mut idx = Vec::new();
@@ -2057,6 +2217,8 @@ fn point_loads(
                 }
                 idx.push(o);
             }
+            // A transposed tile (`As[k][m]`): the blocked axis's run is along its last dim.
+            let idx = transpose.map_or(idx.clone(), |t| t.permute(&idx));
             let sh = format!("%sh{}", cx.accs[i].read);
             let sh_ty = shared_type(cx, i);
             let mut args: Vec<Typed> = vec![(sh, sh_ty)];
@@ -2092,6 +2254,14 @@ fn shared_type(cx: &Ctx, i: usize) -> String {
         return String::new();
     };
     let blk: Vec<u64> = cx.blk.iter().map(|&b| b as u64).collect();
+    if let Some(t) = cx.transposed.get(i).copied().flatten() {
+        let spans: Vec<i64> = vidx.iter().map(|ix| ix.span(&blk) as i64).collect();
+        let mut dims = t.permute(&spans);
+        if let Some(l) = dims.last_mut() {
+            *l = t.pitch;
+        }
+        return memref(&dims, cx.accs[i].elem, "workgroup");
+    }
     let dims: Vec<i64> = vidx
         .iter()
         .enumerate()
@@ -2134,6 +2304,9 @@ struct StagedTile {
     /// Per view dim: whether an index below 0 / at or past the extent can occur.
     checks: Vec<(bool, bool)>,
     padv: f64,
+    /// The transposed shared layout, if the tile has one: its units are then stored as
+    /// scalars, lane by lane.
+    transpose: Option<Transpose>,
 }
 
 impl StagedTile {
@@ -2196,7 +2369,18 @@ fn plan_staged(
         let pad: Vec<i64> = (0..rank)
             .map(|d| p.pad.get(read).and_then(|v| v.get(d)).copied().unwrap_or(0) as i64)
             .collect();
-        let padded: Vec<i64> = tile.iter().zip(&pad).map(|(a, b)| a + b).collect();
+        let transpose = cx.transposed.get(i).copied().flatten();
+        // A transposed tile takes its own padding (only its new last dim's, see
+        // [`transposed_pitch`]) instead of the program's, which was chosen for the
+        // untransposed rows.
+        let padded: Vec<i64> = match transpose {
+            Some(t) => {
+                let mut d = t.permute(&tile);
+                *d.last_mut().expect("a transposed tile has 2 or more dims") = t.pitch;
+                d
+            }
+            None => tile.iter().zip(&pad).map(|(a, b)| a + b).collect(),
+        };
         let sh_ty = memref(&padded, elem, "workgroup");
         let sh = format!("%sh{read}");
         let bytes = padded.iter().product::<i64>() as u64 * (elem.width() as u64).div_ceil(8);
@@ -2219,20 +2403,9 @@ fn plan_staged(
             checks.push((lo < 0, hi + tile[d] > vshape[d]));
         }
         let last = rank - 1;
-        let origin_aligned = vidx[last].constant % 4 == 0
-            && vidx[last]
-                .terms
-                .iter()
-                .all(|&(a, cf)| cf > 0 && (cf * cx.blk[a]) % 4 == 0);
-        let v = if elem.width() == 32
-            && tile[last] % 4 == 0
-            && padded[last] % 4 == 0
-            && vshape[last] % 4 == 0
-            && origin_aligned
-        {
-            4
-        } else {
-            1
+        let v = match load_unit(cx, &vidx, &vshape, elem, &tile) {
+            4 if transpose.is_some() || padded[last] % 4 == 0 => 4,
+            _ => 1,
         };
         *vec_flag = v == 4;
         let mut dims = tile.clone();
@@ -2249,6 +2422,7 @@ fn plan_staged(
             dgroups,
             checks,
             padv: cx.pad_value(&cx.accs[i]),
+            transpose,
         });
     }
     (tiles, decls, bytes_all, vectorized)
@@ -2303,6 +2477,26 @@ fn unit_access(
 
 /// The shared store of one load unit `val` at tile coordinates `coord`.
 fn store_unit(cx: &mut Ctx, t: &StagedTile, val: &str, coord: &[String]) {
+    if let Some(tr) = t.transpose {
+        // The unit's lanes run along the tensor's last dim, which is not the shared tile's
+        // last: one scalar store per lane (bank conflicts: see [`transposed_pitch`]).
+        let last = coord.len() - 1;
+        let et = ty(t.elem);
+        for l in 0..t.v {
+            let x = if t.v > 1 {
+                let pos = format!("static_position = array<i64: {l}>");
+                cx.em
+                    .op("vector.extract", &[(val.into(), t.lane_type())], &pos, &et)
+            } else {
+                val.to_string()
+            };
+            let mut c = coord.to_vec();
+            let off = cx.em.idx(l);
+            c[last] = cx.em.add(&coord[last], &off);
+            store_scalar(cx, t, &x, &tr.permute(&c));
+        }
+        return;
+    }
     let name = if t.v > 1 {
         "vector.store"
     } else {
@@ -2313,12 +2507,18 @@ fn store_unit(cx: &mut Ctx, t: &StagedTile, val: &str, coord: &[String]) {
     cx.em.op0(name, &st, "");
 }
 
+/// A scalar `memref.store` of `val` into tile `t` at shared-layout coordinates `coord`.
+fn store_scalar(cx: &mut Ctx, t: &StagedTile, val: &str, coord: &[String]) {
+    let mut st: Vec<Typed> = vec![(val.into(), ty(t.elem)), (t.sh.clone(), t.sh_ty.clone())];
+    st.extend(coord.iter().map(|x| (x.clone(), "index".to_string())));
+    cx.em.op0("memref.store", &st, "");
+}
+
 /// Today's cooperative load of one staged tile (no prefetch): `scf.for e = tid to total step
 /// threads { v = load global; store shared }`, out-of-range elements written with the pad.
 fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) {
     let thr_c = cx.em.idx(threads);
     let origin = tile_origin(cx, t);
-    let et = ty(t.elem);
     let last = t.dims.len() - 1;
     let ub = cx.em.idx(t.total());
     let (e, _, _) = cx.em.begin_for(tid, &ub, &thr_c, &[]);
@@ -2336,15 +2536,10 @@ fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) {
             let pv = cx.constant(t.padv, t.elem);
             for l in 0..t.v {
                 let off = cx.em.idx(l);
-                let cl = cx.em.add(&coord[last], &off);
-                let mut st = vec![(pv.clone(), et.clone()), (t.sh.clone(), t.sh_ty.clone())];
-                st.extend(
-                    coord[..last]
-                        .iter()
-                        .map(|x| (x.clone(), "index".to_string())),
-                );
-                st.push((cl, "index".into()));
-                cx.em.op0("memref.store", &st, "");
+                let mut c = coord.clone();
+                c[last] = cx.em.add(&coord[last], &off);
+                let c = t.transpose.map_or(c.clone(), |tr| tr.permute(&c));
+                store_scalar(cx, t, &pv, &c);
             }
             cx.em.end_if(Some(&[]));
         }
