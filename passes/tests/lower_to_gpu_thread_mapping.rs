@@ -96,20 +96,25 @@ fn compute_loads(text: &str) -> (usize, usize, usize, usize) {
 /// 64x64x32 (nothing padded) and 60x72x40 (m, n and k padded: the grid's last column of
 /// blocks has guarded stores, k's last step a padding guard): blocked B reads are
 /// `TN / 4 = 2` vector loads per reduction index and no scalar ones; interleaved, 8 scalar.
-/// (A's tile is stored transposed under `auto`, so its 4 values are one vector load too:
-/// see `transposed_a_tile_reads_runs_with_vector_loads`.)
+/// A's 4 values stay scalar under `auto`; under `transposed` its tile is stored transposed
+/// and they are one vector load too (see `transposed_a_tile_reads_runs_with_vector_loads`).
 #[test]
 fn blocked_mapping_reads_b_with_vector_loads() {
     for (m, n, k) in [(64, 64, 32), (60, 72, 40)] {
         let c = matmul(m, n, k);
         let p = program(4);
         for prefetch in [true, false] {
-            let blocked = lower(&c, &p, ThreadMapping::Auto, prefetch);
+            let auto = lower(&c, &p, ThreadMapping::Auto, prefetch);
+            let blocked = lower(&c, &p, ThreadMapping::Transposed, prefetch);
             let inter = lower(&c, &p, ThreadMapping::Interleaved, prefetch);
+            check(&auto, 7);
             check(&blocked, 7);
             check(&inter, 7);
+            let at = module_text("kernels", std::slice::from_ref(&auto));
             let bt = module_text("kernels", std::slice::from_ref(&blocked));
             let it = module_text("kernels", std::slice::from_ref(&inter));
+            assert_eq!(compute_loads(&at), (4, 0, 0, 2), "{m}x{n}x{k}\n{at}");
+            assert_eq!(count(&at, "\"vector.extract\""), 8, "{at}");
             assert_eq!(compute_loads(&bt), (0, 1, 0, 2), "{m}x{n}x{k}\n{bt}");
             assert_eq!(compute_loads(&it), (4, 0, 8, 0), "{m}x{n}x{k}\n{it}");
             // Every A and B value a point uses is one lane of a vector in the compute
@@ -132,27 +137,33 @@ fn blocked_mapping_reads_b_with_vector_loads() {
 fn blocked_mapping_with_cross_thread_split() {
     let c = matmul(60, 72, 40);
     let p = program(4);
-    for split in [2, 4] {
-        let k = lower_split(&c, &p, ThreadMapping::Auto, true, CrossThread::Split(split));
-        assert_eq!(k.rsplit, i64::from(split));
-        check(&k, 11);
-        let t = module_text("kernels", std::slice::from_ref(&k));
-        assert!(t.contains("\"vector.load\"(%sh1"), "{t}");
+    for mapping in [ThreadMapping::Auto, ThreadMapping::Transposed] {
+        for split in [2, 4] {
+            let k = lower_split(&c, &p, mapping, true, CrossThread::Split(split));
+            assert_eq!(k.rsplit, i64::from(split));
+            check(&k, 11);
+            let t = module_text("kernels", std::slice::from_ref(&k));
+            assert!(t.contains("\"vector.load\"(%sh1"), "{t}");
+        }
     }
 }
 
 /// A B tile whose padded row is not a multiple of 4 floats (64 + 1) would misalign the
-/// runs: auto keeps B's axis `n` interleaved with scalar loads (A's transposed tile, with
-/// its own padding, still takes vector loads along `m`).
+/// runs: auto keeps B's axis `n` interleaved with scalar loads (under `transposed`, A's
+/// transposed tile, with its own padding, still takes vector loads along `m`).
 #[test]
 fn misaligned_row_keeps_interleaved() {
     let c = matmul(64, 64, 32);
     let p = program(1);
     let auto = lower(&c, &p, ThreadMapping::Auto, true);
+    let trans = lower(&c, &p, ThreadMapping::Transposed, true);
     let inter = lower(&c, &p, ThreadMapping::Interleaved, true);
     check(&auto, 3);
+    check(&trans, 3);
     check(&inter, 3);
-    let t = module_text("kernels", std::slice::from_ref(&auto));
+    let at = module_text("kernels", std::slice::from_ref(&auto));
+    assert_eq!(compute_loads(&at), (4, 0, 8, 0), "{at}");
+    let t = module_text("kernels", std::slice::from_ref(&trans));
     assert_eq!(compute_loads(&t), (0, 1, 8, 0), "{t}");
     assert!(
         t.contains("memref<16x65xf32, #gpu.address_space<workgroup>>"),
@@ -162,12 +173,13 @@ fn misaligned_row_keeps_interleaved() {
     assert_eq!(compute_loads(&it), (4, 0, 8, 0), "{it}");
 }
 
-/// The pass option takes `auto` and `interleaved` and refuses anything else.
+/// The pass option takes `auto`, `transposed` and `interleaved` and refuses anything else.
 #[test]
 fn thread_mapping_option_values() {
     let mut pass = LowerToGpu::default();
     assert!(pass.set_option("thread-mapping", "interleaved").is_ok());
     assert!(pass.set_option("thread-mapping", "auto").is_ok());
+    assert!(pass.set_option("thread-mapping", "transposed").is_ok());
     let e = pass
         .set_option("thread-mapping", "blocked4")
         .expect_err("an unknown mapping is refused");
@@ -201,7 +213,7 @@ fn transposed_a_tile_reads_runs_with_vector_loads() {
         for tm in [4, 8] {
             let p = program_tm(tm);
             for prefetch in [true, false] {
-                let kr = lower(&c, &p, ThreadMapping::Auto, prefetch);
+                let kr = lower(&c, &p, ThreadMapping::Transposed, prefetch);
                 check(&kr, 5);
                 let t = module_text("kernels", std::slice::from_ref(&kr));
                 let tm = tm as usize;
@@ -244,7 +256,7 @@ fn transposed_a_tile_reads_runs_with_vector_loads() {
 fn transposed_a_tile_only_where_it_applies() {
     let c = matmul(64, 64, 32);
     let p = program_tm(2);
-    let kr = lower(&c, &p, ThreadMapping::Auto, true);
+    let kr = lower(&c, &p, ThreadMapping::Transposed, true);
     check(&kr, 9);
     let t = module_text("kernels", std::slice::from_ref(&kr));
     assert!(t.contains("memref<32x17xf32"), "{t}");
@@ -266,7 +278,7 @@ fn transposed_a_tile_only_where_it_applies() {
         pad: vec![vec![0, 0], vec![0, 4]],
         ..program_tm(4)
     };
-    let kr = lower(&c, &p, ThreadMapping::Auto, true);
+    let kr = lower(&c, &p, ThreadMapping::Transposed, true);
     check(&kr, 9);
     let t = module_text("kernels", std::slice::from_ref(&kr));
     assert_eq!(count(&t, "\"vector.load\"(%sh0"), 0, "{t}");
@@ -294,7 +306,7 @@ fn transposed_tile_pitch() {
             thread,
             ..program(4)
         };
-        let kr = lower(&c, &p, ThreadMapping::Auto, true);
+        let kr = lower(&c, &p, ThreadMapping::Transposed, true);
         check(&kr, 13);
         let t = module_text("kernels", std::slice::from_ref(&kr));
         let ty = format!(

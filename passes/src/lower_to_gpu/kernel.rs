@@ -984,6 +984,12 @@ pub enum ThreadMapping {
     /// compute read a staged tile with 16-byte `vector.load`s, interleaved elsewhere.
     #[default]
     Auto,
+    /// As `Auto`, and a staged tile read along a spatial axis that is not its last dim (a
+    /// matmul's `A[m, k]`) is stored transposed (`As[k][m]`) so that axis is blocked and
+    /// read 16 bytes at a time too. Opt-in: ptxas gives such kernels many more registers
+    /// (Table-1 m2 on H100 108 → 155, bmm 128 → 165: fewer blocks per SM) and 2 of the 139
+    /// top-10 H100 candidates spill, so whether the vector reads pay is for a GPU to say.
+    Transposed,
     /// Every axis interleaved: point `base + j·nthr + tc`.
     Interleaved,
 }
@@ -993,6 +999,7 @@ impl ThreadMapping {
     pub fn parse(s: &str) -> Option<ThreadMapping> {
         match s {
             "auto" => Some(ThreadMapping::Auto),
+            "transposed" => Some(ThreadMapping::Transposed),
             "interleaved" => Some(ThreadMapping::Interleaved),
             _ => None,
         }
@@ -1189,12 +1196,14 @@ fn lower_kernel(
         && !rd.is_empty()
         && sp.iter().map(|&s| cx.thr[s]).product::<i64>() <= MAX_UNROLLED_POINTS;
     cx.transposed = vec![None; cx.accs.len()];
-    if mapping == ThreadMapping::Auto && unrolled {
+    if mapping != ThreadMapping::Interleaved && unrolled {
         for i in 0..cx.accs.len() {
             if let Some(s) = shared_vector_axis(&cx, i) {
                 cx.blocked[s] = true;
             }
         }
+    }
+    if mapping == ThreadMapping::Transposed && unrolled {
         // Tiles read along a spatial axis that is not their last dim (A[m, k]) are stored
         // transposed so that axis can be blocked and read 16 bytes at a time too, unless
         // their own padding pushes the staged tiles past what a block of the device may use.

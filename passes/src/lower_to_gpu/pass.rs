@@ -26,7 +26,7 @@ static OPTIONS: &[PassOptionSpec] = &[
         name: "thread-mapping",
         kind: OptionKind::String,
         default: "auto",
-        description: "thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads) or interleaved",
+        description: "thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads), transposed (auto, and A[m, k]-like tiles stored transposed for 16-byte reads too) or interleaved",
     },
 ];
 
@@ -353,7 +353,7 @@ impl Pass for LowerToGpu {
     fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
         if key == "thread-mapping" && ThreadMapping::parse(value).is_none() {
             return Err(format!(
-                "invalid value '{value}' for option 'thread-mapping' (expected auto or interleaved)"
+                "invalid value '{value}' for option 'thread-mapping' (expected auto, transposed or interleaved)"
             ));
         }
         self.opts.set(key, value)

@@ -1,10 +1,8 @@
 // --lower-to-gpu on a kernel whose shared tiles exceed the 48 KiB a kernel may declare
 // statically: a 64x64x128 matmul under one block tile [64, 64, 128] (256 threads) on H100.
-// A's 64x128 tile is stored transposed (k rows of 64 + 4 floats along m: 128x68, 34816
-// bytes; the program's own storage pad of 4 would have made it 64x132, 33792 bytes), B's is
-// 128x68 (34816 bytes): 69632 bytes, so both are memref.views of gpu.dynamic_shared_memory,
-// B's at the 16-byte aligned offset right after A's, and the launch carries the 69632
-// bytes. No workgroup attributions.
+// A's tile is 64x132 f32 (storage pad 4: 33792 bytes), B's 128x68 (34816 bytes): 68608
+// bytes, so both are memref.views of gpu.dynamic_shared_memory, B's at the 16-byte aligned
+// offset right after A's, and the launch carries the 68608 bytes. No workgroup attributions.
 //
 // RUN: rtile-opt --allow-unregistered-dialect --lower-to-gpu --mlir-print-op-generic %s > %t.generic
 // RUN: mlir-opt --verify-each %t.generic | FileCheck %s --implicit-check-not=workgroup(
@@ -21,17 +19,16 @@
 // The same tiles on V100 (48 KiB per block) are refused before lowering.
 // RUN: sed 's/device = "h100"/device = "v100"/' %s | not rtile-opt --allow-unregistered-dialect --lower-to-gpu 2>&1 | FileCheck %s --check-prefix=V100
 
-// CHECK: gpu.func @mm_0(%{{.*}}: memref<64x128xf32>, %{{.*}}: memref<128x64xf32>, %{{.*}}: memref<64x64xf32>) kernel attributes {{{.*}}rtile.launch = {block = array<i32: 256, 1, 1>, dynamic_shared_memory = 69632 : i64, grid = array<i32: 1, 1, 1>}
+// CHECK: gpu.func @mm_0(%{{.*}}: memref<64x128xf32>, %{{.*}}: memref<128x64xf32>, %{{.*}}: memref<64x64xf32>) kernel attributes {{{.*}}rtile.launch = {block = array<i32: 256, 1, 1>, dynamic_shared_memory = 68608 : i64, grid = array<i32: 1, 1, 1>}
 // CHECK: %[[BASE:[0-9]+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: %[[SHA:[a-z_0-9]+]] = memref.view %[[BASE]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x68xf32, #gpu.address_space<workgroup>>
-// CHECK: %[[SHB:[a-z_0-9]+]] = memref.view %[[BASE]][%c34816][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x68xf32, #gpu.address_space<workgroup>>
-// A's 16-byte global units go to its transposed tile as 4 scalar stores, B's as one vector.
-// CHECK: memref.store %{{.*}}, %[[SHA]][
+// CHECK: %[[SHA:[a-z_0-9]+]] = memref.view %[[BASE]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x132xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[SHB:[a-z_0-9]+]] = memref.view %[[BASE]][%c33792][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x68xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.store %{{.*}}, %[[SHA]][
 // CHECK: vector.store %{{.*}}, %[[SHB]][
 // CHECK: gpu.barrier
-// The compute reads both tiles by 16-byte vector loads from the views (the blocked thread
-// mapping along m and n: rows of 68 floats keep the runs aligned).
-// CHECK: vector.load %[[SHA]][{{.*}}] : memref<128x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// The compute reads A's tile by scalar loads and B's by 16-byte vector loads from the view
+// (the blocked thread mapping along n: its row of 68 floats keeps the runs aligned).
+// CHECK: memref.load %[[SHA]][
 // CHECK: vector.load %[[SHB]][{{.*}}] : memref<128x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: gpu.return
 
@@ -44,9 +41,9 @@
 // PTX: bar.sync
 
 // HIP: extern __shared__ __attribute__((aligned(16))) char rt_dynamic_shmem[];
-// HIP: dynamic shared memory = 69632 bytes
+// HIP: dynamic shared memory = 68608 bytes
 // HIP: reinterpret_cast<float*>(rt_dynamic_shmem + (int64_t)0)
-// HIP: reinterpret_cast<float*>(rt_dynamic_shmem + (int64_t)34816)
+// HIP: reinterpret_cast<float*>(rt_dynamic_shmem + (int64_t)33792)
 
 // AMDGPU: .amdhsa_group_segment_fixed_size 0
 // AMDGPU: .group_segment_fixed_size: 0
