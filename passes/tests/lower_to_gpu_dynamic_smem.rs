@@ -24,22 +24,7 @@ fn program(
     pad: Vec<Vec<u64>>,
     threads: u64,
 ) -> RProgram {
-    RProgram {
-        device: device.into(),
-        device_file: None,
-        axes: vec![],
-        block: block.to_vec(),
-        thread: thread.to_vec(),
-        pad,
-        grid: vec![],
-        threads,
-        tensor_core: false,
-        staged: true,
-        epsilon: 0.0,
-        est_us: 1.0,
-        footprint: [0; 3],
-        traffic: [0; 3],
-    }
+    RProgram::manual(device, block, thread, pad, threads)
 }
 
 /// A 32x32x256 matmul under one block tile [32, 32, 256]: A's tile 32x260 (pad 4, 33280

@@ -22,22 +22,7 @@ fn compute(text: &str) -> TeCompute {
 }
 
 fn program(block: &[u64], thread: &[u64], pad: Vec<Vec<u64>>, threads: u64) -> RProgram {
-    RProgram {
-        device: "v100".into(),
-        device_file: None,
-        axes: vec![],
-        block: block.to_vec(),
-        thread: thread.to_vec(),
-        pad,
-        grid: vec![],
-        threads,
-        tensor_core: false,
-        staged: true,
-        epsilon: 0.0,
-        est_us: 1.0,
-        footprint: [0; 3],
-        traffic: [0; 3],
-    }
+    RProgram::manual("v100", block, thread, pad, threads)
 }
 
 fn lower(c: &TeCompute, p: &RProgram, prefetch: bool) -> LoweredKernel {

@@ -130,24 +130,13 @@ fn program(extents: &[i64], red: &[bool], picks: &[(u32, u32)], staged: bool) ->
         thread.push(t);
     }
     RProgram {
-        device: "random".into(),
-        axes: vec![],
-        block,
-        thread,
-        // Set per access by the caller.
-        pad: vec![],
-        grid: vec![],
-        threads,
-        tensor_core: false,
         staged,
-        epsilon: 0.0,
-        est_us: 1.0,
-        footprint: [0; 3],
-        traffic: [0; 3],
         // A test device whose blocks may hold any tile the generator draws.
         device_file: Some(
             concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/random-device.toml").into(),
         ),
+        // Pads are set per access by the caller.
+        ..RProgram::manual("random", &block, &thread, vec![], threads)
     }
 }
 

@@ -108,21 +108,9 @@ fn repeated_read_shares_one_shared_tile() {
         rtile_passes::lower_to_gpu::adapter::distinct_reads(c),
         vec![0]
     );
-    let p = rtile_passes::construct_rtile::RProgram {
-        device: "v100".into(),
-        axes: vec![],
-        block: vec![3, 8],
-        thread: vec![1, 1],
-        pad: vec![vec![0, 1]],
+    let p = RProgram {
         grid: vec![3],
-        threads: 3,
-        tensor_core: false,
-        staged: true,
-        epsilon: 0.0,
-        est_us: 1.0,
-        footprint: [0; 3],
-        traffic: [0; 3],
-        device_file: None,
+        ..RProgram::manual("v100", &[3, 8], &[1, 1], vec![vec![0, 1]], 3)
     };
     let k = lower_compute(c, &p, "k").expect("lowers");
     assert!(
@@ -174,20 +162,14 @@ fn v100_table1_kernels_fit_static_shared_memory() {
 fn matmul_program(block: [u64; 3], thread: [u64; 3], staged: bool) -> RProgram {
     let threads = (block[0] / thread[0]) * (block[1] / thread[1]);
     RProgram {
-        device: "v100".into(),
-        axes: vec![],
-        block: block.to_vec(),
-        thread: thread.to_vec(),
-        pad: vec![vec![0, 1], vec![0, 4]],
-        grid: vec![],
-        threads,
-        tensor_core: false,
         staged,
-        epsilon: 0.0,
-        est_us: 1.0,
-        footprint: [0; 3],
-        traffic: [0; 3],
-        device_file: None,
+        ..RProgram::manual(
+            "v100",
+            &block,
+            &thread,
+            vec![vec![0, 1], vec![0, 4]],
+            threads,
+        )
     }
 }
 

@@ -35,22 +35,13 @@ fn matmul(m: u64, n: u64, k: u64) -> TeCompute {
 /// Block [32, 64, 16], thread tile [4, 8, 1] (8·8 = 64 threads); A's tile padded by 1
 /// (its rows stay scalar), B's by 4 (a 68-float row keeps every run 16-byte aligned).
 fn program(pad_b: u64) -> RProgram {
-    RProgram {
-        device: "v100".into(),
-        device_file: None,
-        axes: vec![],
-        block: vec![32, 64, 16],
-        thread: vec![4, 8, 1],
-        pad: vec![vec![0, 1], vec![0, pad_b]],
-        grid: vec![],
-        threads: 64,
-        tensor_core: false,
-        staged: true,
-        epsilon: 0.0,
-        est_us: 1.0,
-        footprint: [0; 3],
-        traffic: [0; 3],
-    }
+    RProgram::manual(
+        "v100",
+        &[32, 64, 16],
+        &[4, 8, 1],
+        vec![vec![0, 1], vec![0, pad_b]],
+        64,
+    )
 }
 
 fn lower(c: &TeCompute, p: &RProgram, mapping: ThreadMapping, prefetch: bool) -> LoweredKernel {

@@ -43,6 +43,35 @@ pub struct RProgram {
 }
 
 impl RProgram {
+    /// A program written by hand rather than constructed (tests, experiments): staged,
+    /// over the compute's own axes, with no grid, ε or traffic recorded, a placeholder
+    /// estimate of 1 µs and zero footprints (which the legality check accepts as "not
+    /// recorded").
+    pub fn manual(
+        device: &str,
+        block: &[u64],
+        thread: &[u64],
+        pad: Vec<Vec<u64>>,
+        threads: u64,
+    ) -> RProgram {
+        RProgram {
+            device: device.into(),
+            device_file: None,
+            axes: vec![],
+            block: block.to_vec(),
+            thread: thread.to_vec(),
+            pad,
+            grid: vec![],
+            threads,
+            tensor_core: false,
+            staged: true,
+            epsilon: 0.0,
+            est_us: 1.0,
+            footprint: [0; 3],
+            traffic: [0; 3],
+        }
+    }
+
     /// The tiles outermost first, as printed: `[block, thread]`.
     pub fn tiles(&self) -> [&[u64]; 2] {
         [&self.block, &self.thread]
