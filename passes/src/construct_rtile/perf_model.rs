@@ -127,17 +127,7 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
     let shared_block = (thread_tiles * input_bytes(e, p.thread)) as f64;
 
     let regs = thread_registers(p.register_bytes);
-    let mut bpc = dev
-        .max_blocks_per_core
-        .min(dev.max_threads_per_core / p.threads.max(1))
-        .min(dev.regs_per_core / (p.threads.max(1) * regs));
-    if let Some(by_smem) = dev.layers[Device::SHARED]
-        .core_capacity()
-        .checked_div(p.shared_bytes)
-    {
-        bpc = bpc.min(by_smem);
-    }
-    let bpc = bpc.max(1);
+    let bpc = dev.resident_blocks(p.threads, p.shared_bytes, Some(regs));
     let cores = dev.cores;
     let resident = bpc.min(ceil_div(grid, cores)).max(1);
     let waves = ceil_div(grid, cores * bpc);

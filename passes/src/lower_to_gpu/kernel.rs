@@ -940,15 +940,7 @@ fn may_trap(e: &Expr, c: &TeCompute) -> bool {
 /// the same register tile, so registers bound every split alike (up to block granularity,
 /// which the construction's conservative register count would distort).
 fn resident_threads(dev: &Device, threads: u64, shared: u64) -> u64 {
-    let threads = threads.max(1);
-    let by_smem = dev.layers[Device::SHARED]
-        .core_capacity()
-        .checked_div(shared)
-        .unwrap_or(u64::MAX);
-    let blocks = (dev.max_threads_per_core / threads)
-        .min(dev.max_blocks_per_core)
-        .min(by_smem);
-    threads * blocks
+    threads * dev.resident_blocks(threads, shared, None)
 }
 
 /// Lowers `c` under program `p` into kernel `name` (cross-thread reductions automatic).
@@ -2385,7 +2377,9 @@ fn plan_staged(
         let padded: Vec<i64> = match transpose {
             Some(t) => {
                 let mut d = t.permute(&tile);
-                *d.last_mut().expect("a transposed tile has 2 or more dims") = t.pitch;
+                if let Some(last) = d.last_mut() {
+                    *last = t.pitch;
+                }
                 d
             }
             None => tile.iter().zip(&pad).map(|(a, b)| a + b).collect(),
