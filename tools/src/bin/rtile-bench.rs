@@ -1,15 +1,14 @@
 //! `rtile-bench`: benchmarks (not tests).
 //!
-//! `rtile-bench parse` generates a deterministic generic-form MLIR file (~20 MB by
-//! default: functions of nested unregistered ops with regions, block arguments,
-//! multi-result ops, attributes and types), checks that upstream `mlir-opt-22` accepts
-//! it, then times parse+print of it, in the same run, by rtile in-process, by the
-//! `rtile-opt` binary, and by `mlir-opt-22 --allow-unregistered-dialect
-//! --mlir-print-op-generic`. Reports the median of N runs as a table and as JSON.
+//! `rtile-bench parse` generates deterministic generic-form MLIR files (~20 MB by default)
+//! of one or more shapes (`--shape mixed,nested,op-dense`: see `rtile_tools::parse_bench`),
+//! checks that upstream `mlir-opt-22` accepts each, then times parse+print of it, in the
+//! same run, by rtile in-process, by the `rtile-opt` binary, and by `mlir-opt-22
+//! --allow-unregistered-dialect --mlir-print-op-generic`, and takes each process's peak
+//! resident set. Reports medians of N paired runs as a table and as JSON.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command as Process, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,6 +16,7 @@ use clap::{Parser, Subcommand};
 use rtile::ir::Context;
 use rtile::parser::parse_str;
 use rtile::printer::{PrintOptions, print_op};
+use rtile_tools::parse_bench::{self, Shape};
 use serde::Serialize;
 
 #[derive(Parser)]
@@ -66,15 +66,18 @@ fn bench_construct(a: ConstructArgs) -> Result<(), String> {
 
 #[derive(clap::Args)]
 struct ParseArgs {
-    /// Approximate size of the generated file, in MB (10^6 bytes).
+    /// Approximate size of each generated file, in MB (10^6 bytes).
     #[arg(long, default_value_t = 20.0)]
     size_mb: f64,
+    /// The shapes of file to generate and time (repeat or comma-separate).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Shape::Mixed])]
+    shape: Vec<Shape>,
     /// Runs per tool; the median is reported.
     #[arg(long, short = 'n', default_value_t = 5)]
     runs: usize,
-    /// Where to write the generated file (default: a file in the temp directory).
+    /// Directory for the generated files, `<shape>.mlir` (default: the temp directory).
     #[arg(long)]
-    file: Option<PathBuf>,
+    dir: Option<PathBuf>,
     /// The upstream mlir-opt to compare with.
     #[arg(long, default_value = "mlir-opt-22")]
     mlir_opt: String,
@@ -84,96 +87,9 @@ struct ParseArgs {
     /// Also write the JSON report to this file.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Only generate the file (and check it with mlir-opt), do not time anything.
+    /// Only generate the files (and check them with mlir-opt), do not time anything.
     #[arg(long)]
     generate_only: bool,
-}
-
-/// Generates the benchmark input: deterministic, about `target` bytes.
-pub fn generate(target: usize) -> String {
-    let mut s = String::with_capacity(target + 4096);
-    s.push_str("\"builtin.module\"() ({\n");
-    let mut k = 0usize;
-    while s.len() < target {
-        gen_func(&mut s, k);
-        k += 1;
-    }
-    s.push_str("}) : () -> ()\n");
-    s
-}
-
-/// One function: ~2 KB of generic ops, with a loop nest three deep.
-fn gen_func(s: &mut String, k: usize) {
-    let t = "tensor<4x?xf32>";
-    let m = "memref<8x16xf16>";
-    // Writing to a String cannot fail; the results are ignored on purpose.
-    let _ = writeln!(s, "  \"bench.func\"() ({{");
-    let _ = writeln!(s, "  ^bb0(%arg0: {t}, %arg1: i32, %arg2: index):");
-    let _ = writeln!(
-        s,
-        "    %c{k} = \"bench.const\"() {{value = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, {}.0]> : tensor<4xf32>}} : () -> tensor<4xf32>",
-        k % 97
-    );
-    let _ = writeln!(
-        s,
-        "    %s0 = \"bench.add\"(%arg1, %arg1) {{flags = [1, 2, {}], name = \"add_{k}\"}} : (i32, i32) -> i32",
-        k % 13
-    );
-    let _ = writeln!(
-        s,
-        "    %p:2 = \"bench.split\"(%arg0) {{map = affine_map<(d0, d1) -> (d1, d0 + {})>}} : ({t}) -> ({t}, {m})",
-        k % 7
-    );
-    let depth = 3;
-    for d in 0..depth {
-        let ind = "  ".repeat(d + 2);
-        let acc_in = if d == 0 {
-            "%s0".to_string()
-        } else {
-            format!("%acc{}", d - 1)
-        };
-        let _ = writeln!(s, "{ind}%l{d} = \"bench.loop\"(%arg2, {acc_in}) ({{");
-        let _ = writeln!(s, "{ind}^bb0(%i{d}: index, %acc{d}: i32):");
-        for j in 0..3 {
-            let _ = writeln!(
-                s,
-                "{ind}  %v{d}_{j} = \"bench.mul\"(%acc{d}, %s0) {{overflow = #bench.flags<nsw>, step = {j} : i64}} : (i32, i32) -> i32"
-            );
-        }
-        let _ = writeln!(
-            s,
-            "{ind}  %f{d} = \"bench.cast\"(%p#1, %i{d}) : ({m}, index) -> !bench.buf<{d}>"
-        );
-        if d + 1 < depth {
-            continue;
-        }
-        // Innermost: yield, then close every loop from the inside out.
-        for e in (0..depth).rev() {
-            let ind = "  ".repeat(e + 2);
-            let _ = writeln!(s, "{ind}  \"bench.yield\"(%v{e}_2) : (i32) -> ()");
-            let _ = writeln!(
-                s,
-                "{ind}}}) {{dims = array<i64: 1, 2, {e}>, scale = 1.500000e+00 : f32}} : (index, i32) -> i32"
-            );
-            if e > 0 {
-                // The loop result feeds the enclosing loop's ops.
-                let outer = "  ".repeat(e + 1);
-                let _ = writeln!(
-                    s,
-                    "{outer}  %r{e} = \"bench.add\"(%l{e}, %v{}_0) : (i32, i32) -> i32",
-                    e - 1
-                );
-            }
-        }
-    }
-    let _ = writeln!(
-        s,
-        "    \"bench.return\"(%l0, %p#1, %c{k}) : (i32, {m}, tensor<4xf32>) -> ()"
-    );
-    let _ = writeln!(
-        s,
-        "  }}) {{cfg = {{a = 1 : i64, b = \"s\"}}, sym_name = \"f{k}\"}} : () -> ()"
-    );
 }
 
 #[derive(Serialize)]
@@ -181,13 +97,18 @@ struct Row {
     tool: String,
     median_ms: f64,
     runs_ms: Vec<f64>,
-    /// This tool's median over mlir-opt's median (lower is faster).
+    /// This tool's median time over mlir-opt's (lower is faster).
     ratio_vs_mlir_opt: Option<f64>,
+    /// Median peak resident set of the process, in MiB (none for the in-process row).
+    median_max_rss_mib: Option<f64>,
+    /// Median over runs of this run's peak RSS over mlir-opt's in the same pair.
+    rss_ratio_vs_mlir_opt: Option<f64>,
 }
 
 #[derive(Serialize)]
 struct Report {
     benchmark: &'static str,
+    shape: Shape,
     file: String,
     bytes: usize,
     ops: usize,
@@ -209,29 +130,8 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Runs `cmd args file -o /dev/null`; `Err` with its stderr when it fails.
-fn run_tool(cmd: &Path, args: &[&str], file: &Path) -> Result<Duration, String> {
-    let start = Instant::now();
-    let out = Process::new(cmd)
-        .args(args)
-        .arg(file)
-        .args(["-o", "/dev/null"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|e| format!("could not run {}: {e}", cmd.display()))?;
-    let t = start.elapsed();
-    if out.status.success() {
-        Ok(t)
-    } else {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let head: String = err.lines().take(10).collect::<Vec<_>>().join("\n");
-        Err(format!(
-            "{} failed ({}):\n{head}",
-            cmd.display(),
-            out.status
-        ))
-    }
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
 }
 
 /// Parse + generic print in-process; returns (time, op count).
@@ -282,95 +182,136 @@ fn resolve_in_path(cmd: &str) -> PathBuf {
 }
 
 fn bench_parse(a: ParseArgs) -> Result<(), String> {
-    let runs = a.runs.max(1);
     let target = (a.size_mb.max(0.0) * 1e6) as usize;
-    let text = generate(target);
-    let file = a
-        .file
-        .unwrap_or_else(|| std::env::temp_dir().join("rtile-bench-parse.mlir"));
-    std::fs::write(&file, &text).map_err(|e| format!("could not write {}: {e}", file.display()))?;
+    let dir = a.dir.clone().unwrap_or_else(std::env::temp_dir);
     let mlir_opt = resolve_in_path(&a.mlir_opt);
-    let flags = ["--allow-unregistered-dialect", "--mlir-print-op-generic"];
-    eprintln!(
-        "generated {} ({:.1} MB); checking it with {} ...",
-        file.display(),
-        text.len() as f64 / 1e6,
-        mlir_opt.display()
-    );
-    let check = run_tool(&mlir_opt, &flags, &file)?;
-    if a.generate_only {
-        println!(
-            "{}: {} bytes, accepted by {} in {:.1} ms",
+    let rtile_opt = find_rtile_opt(a.rtile_opt.clone());
+    let mut reports = Vec::new();
+    for &shape in &a.shape {
+        let text = parse_bench::generate(shape, target);
+        let file = dir.join(format!("rtile-bench-parse-{}.mlir", shape.name()));
+        std::fs::write(&file, &text)
+            .map_err(|e| format!("could not write {}: {e}", file.display()))?;
+        eprintln!(
+            "generated {} ({:.1} MB); checking it with {} ...",
             file.display(),
-            text.len(),
-            mlir_opt.display(),
-            ms(check)
+            text.len() as f64 / 1e6,
+            mlir_opt.display()
         );
+        let check = parse_bench::run_measured(&mlir_opt, &FLAGS, &file)?;
+        if a.generate_only {
+            println!(
+                "{}: {} bytes, accepted by {} in {:.1} ms",
+                file.display(),
+                text.len(),
+                mlir_opt.display(),
+                ms(check.wall)
+            );
+            continue;
+        }
+        let report = time_one(shape, &file, &text, &mlir_opt, rtile_opt.as_deref(), a.runs)?;
+        print_report(&report);
+        reports.push(report);
+    }
+    if reports.is_empty() {
         return Ok(());
     }
-
-    let name = file.display().to_string();
-    let mut in_proc = Vec::new();
-    let mut ops = 0;
-    let mut bin = Vec::new();
-    let mut upstream = Vec::new();
-    let rtile_opt = find_rtile_opt(a.rtile_opt);
-    // Interleave the tools run by run so that machine noise hits all of them alike.
-    for i in 0..runs {
-        let (t, n) = rtile_in_process(&name, &text)?;
-        in_proc.push(ms(t));
-        ops = n;
-        if let Some(p) = &rtile_opt {
-            bin.push(ms(run_tool(p, &flags, &file)?));
-        }
-        upstream.push(ms(run_tool(&mlir_opt, &flags, &file)?));
-        eprintln!("run {}/{runs} done", i + 1);
-    }
-    let base = median(&upstream);
-    let row = |tool: &str, v: Vec<f64>| {
-        let m = median(&v);
-        Row {
-            tool: tool.to_string(),
-            median_ms: m,
-            ratio_vs_mlir_opt: (base > 0.0).then_some(m / base),
-            runs_ms: v,
-        }
-    };
-    let mut rows = vec![row("rtile (in-process parse+print)", in_proc)];
-    if !bin.is_empty() {
-        rows.push(row("rtile-opt (process)", bin));
-    }
-    rows.push(row("mlir-opt-22 (process)", upstream));
-    let report = Report {
-        benchmark: "parse+print generic",
-        file: name,
-        bytes: text.len(),
-        ops,
-        runs,
-        rows,
-    };
-
-    println!(
-        "parse+print of {} ({:.1} MB, {} ops), median of {} runs",
-        report.file,
-        report.bytes as f64 / 1e6,
-        report.ops,
-        runs
-    );
-    println!("{:<34} {:>12} {:>14}", "tool", "median ms", "vs mlir-opt");
-    for r in &report.rows {
-        let ratio = r
-            .ratio_vs_mlir_opt
-            .map(|x| format!("{x:.2}x"))
-            .unwrap_or_else(|| "-".into());
-        println!("{:<34} {:>12.1} {:>14}", r.tool, r.median_ms, ratio);
-    }
-    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?;
     println!("{json}");
     if let Some(p) = a.json {
         std::fs::write(&p, &json).map_err(|e| format!("could not write {}: {e}", p.display()))?;
     }
     Ok(())
+}
+
+const FLAGS: [&str; 2] = ["--allow-unregistered-dialect", "--mlir-print-op-generic"];
+
+/// Times one generated file: the tools interleaved run by run so that machine noise hits
+/// all of them alike, each process's time and memory paired with mlir-opt's of the same run.
+fn time_one(
+    shape: Shape,
+    file: &Path,
+    text: &str,
+    mlir_opt: &Path,
+    rtile_opt: Option<&Path>,
+    runs: usize,
+) -> Result<Report, String> {
+    let runs = runs.max(1);
+    let name = file.display().to_string();
+    let (mut in_proc, mut bin, mut upstream) = (Vec::new(), Vec::new(), Vec::new());
+    let mut ops = 0;
+    for i in 0..runs {
+        let (t, n) = rtile_in_process(&name, text)?;
+        in_proc.push(ms(t));
+        ops = n;
+        if let Some(p) = rtile_opt {
+            bin.push(parse_bench::run_measured(p, &FLAGS, file)?);
+        }
+        upstream.push(parse_bench::run_measured(mlir_opt, &FLAGS, file)?);
+        eprintln!("{}: run {}/{runs} done", shape.name(), i + 1);
+    }
+    let up_ms: Vec<f64> = upstream.iter().map(|c| ms(c.wall)).collect();
+    let base = median(&up_ms);
+    let time_row = |tool: &str, v: Vec<f64>| Row {
+        tool: tool.to_string(),
+        median_ms: median(&v),
+        ratio_vs_mlir_opt: (base > 0.0).then_some(median(&v) / base),
+        runs_ms: v,
+        median_max_rss_mib: None,
+        rss_ratio_vs_mlir_opt: None,
+    };
+    let process_row = |tool: &str, costs: &[parse_bench::ProcessCost]| {
+        let mut r = time_row(tool, costs.iter().map(|c| ms(c.wall)).collect());
+        let rss: Vec<f64> = costs.iter().map(|c| mib(c.max_rss_kib)).collect();
+        r.median_max_rss_mib = Some(median(&rss));
+        let pairs: Vec<f64> = costs
+            .iter()
+            .zip(&upstream)
+            .map(|(c, u)| c.max_rss_kib as f64 / u.max_rss_kib.max(1) as f64)
+            .collect();
+        r.rss_ratio_vs_mlir_opt = Some(median(&pairs));
+        r
+    };
+    let mut rows = vec![time_row("rtile (in-process parse+print)", in_proc)];
+    if !bin.is_empty() {
+        rows.push(process_row("rtile-opt (process)", &bin));
+    }
+    rows.push(process_row("mlir-opt-22 (process)", &upstream));
+    Ok(Report {
+        benchmark: "parse+print generic",
+        shape,
+        file: name,
+        bytes: text.len(),
+        ops,
+        runs,
+        rows,
+    })
+}
+
+fn print_report(report: &Report) {
+    println!(
+        "parse+print of {} ({}, {:.1} MB, {} ops), median of {} runs",
+        report.file,
+        report.shape.name(),
+        report.bytes as f64 / 1e6,
+        report.ops,
+        report.runs
+    );
+    println!(
+        "{:<34} {:>10} {:>12} {:>13} {:>12}",
+        "tool", "median ms", "vs mlir-opt", "peak RSS MiB", "vs mlir-opt"
+    );
+    let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map(f).unwrap_or_else(|| "-".into());
+    for r in &report.rows {
+        println!(
+            "{:<34} {:>10.1} {:>12} {:>13} {:>12}",
+            r.tool,
+            r.median_ms,
+            opt(r.ratio_vs_mlir_opt, &|x| format!("{x:.2}x")),
+            opt(r.median_max_rss_mib, &|x| format!("{x:.1}")),
+            opt(r.rss_ratio_vs_mlir_opt, &|x| format!("{x:.2}x")),
+        );
+    }
 }
 
 fn main() -> ExitCode {
