@@ -80,6 +80,28 @@ pub struct PeakCompute {
     pub tensor_shape: Option<[u64; 3]>,
 }
 
+/// The instruction set a device runs and the limits its ISA and driver set on one kernel,
+/// whatever the schedule (the `[target]` table). The lowering takes every such limit from
+/// here, and writes `backend`/`chip` on the `gpu.module` as upstream's target attribute.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IsaTarget {
+    /// `nvvm` (PTX) or `rocdl` (AMDGPU): the upstream target attribute's dialect.
+    pub backend: String,
+    /// Architecture: `sm_90`, `gfx90a` (empty: unknown, see [`Device::target`]).
+    pub chip: String,
+    /// Most registers one thread may address (255 on NVIDIA since sm_35; 512 VGPRs +
+    /// AGPRs on CDNA2 is not usable by SIMT code: 256).
+    pub max_registers_per_thread: u64,
+    /// Static shared memory one block may declare; more must be dynamic (48 KiB on NVIDIA,
+    /// the whole LDS on AMD).
+    pub max_static_shared_bytes: u64,
+    /// Most blocks along x, y, z of a grid.
+    pub max_grid: [u64; 3],
+    /// Most threads along x, y, z of a block (their product is `max_threads_per_block`).
+    pub max_block: [u64; 3],
+}
+
 /// A device description (Roller's HAL, Figure 9 `GetDeviceSpec`).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -115,6 +137,10 @@ pub struct Device {
     pub layers: Vec<MemLayer>,
     /// Peak compute per data type.
     pub compute: Vec<PeakCompute>,
+    /// The ISA and its per-kernel limits (every built-in device has one; a user file may
+    /// leave it out, and then [`Device::target`] falls back to NVIDIA's limits and no chip).
+    #[serde(default)]
+    pub target: Option<IsaTarget>,
 }
 
 /// Why a device description was rejected.
@@ -207,6 +233,58 @@ impl Device {
         Ok(dev)
     }
 
+    /// The `[target]` table, or when the file has none, NVIDIA's per-kernel limits (255
+    /// registers, 48 KiB static shared memory, the CUDA grid and block bounds) with no chip.
+    pub fn target(&self) -> IsaTarget {
+        self.target.clone().unwrap_or_else(|| IsaTarget {
+            backend: "nvvm".into(),
+            chip: String::new(),
+            max_registers_per_thread: 255,
+            max_static_shared_bytes: 48 * 1024,
+            max_grid: [2_147_483_647, 65_535, 65_535],
+            max_block: [1024, 1024, 64],
+        })
+    }
+
+    /// Checks the `[target]` table.
+    fn validate_target(&self) -> Result<(), String> {
+        let Some(t) = &self.target else {
+            return Ok(());
+        };
+        if t.backend != "nvvm" && t.backend != "rocdl" {
+            return Err(format!(
+                "target: 'backend' must be \"nvvm\" or \"rocdl\", not \"{}\"",
+                t.backend
+            ));
+        }
+        let chip_ok = match t.backend.as_str() {
+            "nvvm" => t.chip.strip_prefix("sm_").is_some_and(|v| {
+                let digits = v.strip_suffix('a').unwrap_or(v);
+                !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+            }),
+            _ => t.chip.strip_prefix("gfx").is_some_and(|v| {
+                !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric())
+            }),
+        };
+        if !chip_ok {
+            return Err(format!(
+                "target: 'chip' \"{}\" is not an {} architecture",
+                t.chip,
+                if t.backend == "nvvm" { "sm_NN" } else { "gfxNNN" }
+            ));
+        }
+        if t.max_registers_per_thread < self.regs_per_thread {
+            return Err("target: 'max_registers_per_thread' is below 'regs_per_thread'".into());
+        }
+        if t.max_grid.contains(&0) || t.max_block.contains(&0) || t.max_static_shared_bytes == 0 {
+            return Err("target: the grid, block and shared-memory limits must be positive".into());
+        }
+        if self.max_threads_per_block > t.max_block.iter().product::<u64>() {
+            return Err("'max_threads_per_block' exceeds the product of target 'max_block'".into());
+        }
+        Ok(())
+    }
+
     /// Checks the invariants the construction relies on.
     fn validate(&self) -> Result<(), String> {
         let positive = [
@@ -276,6 +354,7 @@ impl Device {
                 }
             }
         }
+        self.validate_target()?;
         if self.compute.is_empty() {
             return Err("no [[compute]] entry".into());
         }
@@ -385,5 +464,51 @@ mod tests {
         let bad = include_str!("../devices/v100.toml").replace("cores = 80", "cores = 0");
         let e = Device::from_toml_str(&bad, "y.toml").unwrap_err();
         assert!(e.message.contains("'cores' must be positive"), "{e}");
+    }
+
+    #[test]
+    fn builtin_devices_name_their_isa() {
+        let chips = [
+            ("a100", "nvvm", "sm_80"),
+            ("h100", "nvvm", "sm_90"),
+            ("h200", "nvvm", "sm_90"),
+            ("k80", "nvvm", "sm_37"),
+            ("mi250x", "rocdl", "gfx90a"),
+            ("mi50", "rocdl", "gfx906"),
+            ("v100", "nvvm", "sm_70"),
+        ];
+        for (name, backend, chip) in chips {
+            let t = Device::builtin(name).unwrap().target.expect("builtin [target]");
+            assert_eq!((t.backend.as_str(), t.chip.as_str()), (backend, chip), "{name}");
+            let d = Device::builtin(name).unwrap();
+            assert!(
+                t.max_block.iter().product::<u64>() >= d.max_threads_per_block,
+                "{name}"
+            );
+        }
+        // A user file without [target] gets NVIDIA's limits and no chip.
+        let mut text = include_str!("../devices/v100.toml").to_string();
+        text.truncate(text.find("[target]").unwrap());
+        let d = Device::from_toml_str(&text, "user.toml").unwrap();
+        assert!(d.target.is_none());
+        assert_eq!(d.target().max_static_shared_bytes, 48 * 1024);
+        assert_eq!(d.target().chip, "");
+    }
+
+    #[test]
+    fn bad_targets_are_refused() {
+        let v100 = include_str!("../devices/v100.toml");
+        for (from, to, msg) in [
+            ("chip = \"sm_70\"", "chip = \"gfx90a\"", "not an sm_NN architecture"),
+            ("backend = \"nvvm\"", "backend = \"spirv\"", "'backend' must be"),
+            ("max_registers_per_thread = 255", "max_registers_per_thread = 64", "below"),
+            ("max_block = [1024, 1024, 64]", "max_block = [16, 16, 1]", "max_block"),
+            ("max_static_shared_bytes = 49152", "max_static_shared_bytes = 0", "must be positive"),
+        ] {
+            let bad = v100.replace(from, to);
+            assert_ne!(bad, v100, "{from}");
+            let e = Device::from_toml_str(&bad, "t.toml").unwrap_err();
+            assert!(e.message.contains(msg), "{from}: {e}");
+        }
     }
 }

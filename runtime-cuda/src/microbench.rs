@@ -86,7 +86,9 @@ pub fn device_toml(name: &str, info: &DeviceInfo, p: &Profile) -> String {
          [[layers]]\nname = \"register\"\nscope = \"thread\"\ncapacity_bytes = 512\n\n\
          [[layers]]\nname = \"shared\"\nscope = \"core\"\ncapacity_bytes = {smem_blk}\ncapacity_per_core_bytes = {smem_sm}\nbanks = 32\nbank_bytes = {smem_bank_bytes}\nbandwidth_gbps = {smem_bw:.0}\n\n\
          [[layers]]\nname = \"global\"\nscope = \"device\"\ncapacity_bytes = {mem}\ntransaction_bytes = 32\nbandwidth_gbps = {dram:.0}\n\n\
-         [[compute]]\ndtype = \"f32\"\nsimt_gflops = {fma:.0}\n",
+         [[compute]]\ndtype = \"f32\"\nsimt_gflops = {fma:.0}\n\n\
+         [target]\nbackend = \"nvvm\"\nchip = \"sm_{maj}{min}\"\nmax_registers_per_thread = 255\n\
+         max_static_shared_bytes = 49152\nmax_grid = [2147483647, 65535, 65535]\nmax_block = [1024, 1024, 64]\n",
         gpu = info.name,
         maj = info.cc.0,
         min = info.cc.1,
@@ -140,6 +142,7 @@ mod tests {
             "bandwidth_gbps = 3000",
             "simt_gflops = 60000",
             "clock_ghz = 1.980",
+            "chip = \"sm_90\"",
         ] {
             assert!(t.contains(k), "{k} in\n{t}");
         }

@@ -3,6 +3,7 @@
 //! `gpu.barrier`, `gpu.return`, `gpu.launch_func`).
 
 pub mod common;
+pub mod target;
 
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::attributes::Attribute;
@@ -36,16 +37,26 @@ fn parse_id(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result<(
     Ok(())
 }
 
-/// `gpu.module @name attributes {...} { ... }`.
+/// `gpu.module @name [#target, ...] attributes {...} { ... }`: the optional target list is
+/// the `targets` property (`#nvvm.target<chip = "sm_90">`, `#rocdl.target<chip = "gfx90a">`),
+/// as upstream's `GPUModuleOp` declares it.
 fn parse_module(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result<(), Diagnostic> {
     let name = p.parse_symbol_name()?;
-    state.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+    let mut props = vec![NamedAttribute {
         name: "sym_name".into(),
         value: Attribute::String {
             value: name,
             ty: None,
         },
-    }]));
+    }];
+    if p.peek_punct("[") {
+        let targets = p.parse_attribute()?;
+        props.push(NamedAttribute {
+            name: "targets".into(),
+            value: targets,
+        });
+    }
+    state.properties = Some(Attribute::dictionary(props));
     let mut attrs = Vec::new();
     p.parse_optional_attr_dict_with_keyword(&mut attrs)?;
     state.attributes.extend(attrs);
@@ -60,6 +71,10 @@ fn print_module(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         .and_then(|a| a.as_str())
         .unwrap_or("");
     p.print_symbol_name(name);
+    if let Some(t) = ctx.inherent_attr(op, "targets") {
+        p.write(" ");
+        p.print_attribute(t);
+    }
     p.print_optional_attr_dict_with_keyword(&ctx.op(op).attributes, &[]);
     if let Some(&r) = ctx.regions(op).first() {
         p.write(" ");
@@ -377,6 +392,13 @@ fn verify_id(ctx: &Context, o: OpId) -> Result<(), String> {
 
 fn verify_module(ctx: &Context, o: OpId) -> Result<(), String> {
     counts(ctx, o, 0, 0)?;
+    match ctx.inherent_attr(o, "targets") {
+        None => {}
+        Some(Attribute::Array(v)) if !v.is_empty() => {}
+        Some(_) => {
+            return Err("attribute 'targets' failed to satisfy constraint: array of GPU target attributes with at least 1 elements".into());
+        }
+    }
     match ctx.inherent_attr(o, "sym_name") {
         Some(Attribute::String { .. }) => Ok(()),
         _ => Err("requires attribute 'sym_name'".into()),

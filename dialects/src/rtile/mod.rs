@@ -36,6 +36,9 @@ pub const LAUNCH: &str = "rtile.launch";
 pub const TE_REFERENCE: &str = "rtile.te";
 /// An unroll request on an `scf.for` (unit: fully; an integer: by that factor).
 pub const UNROLL: &str = "rtile.unroll";
+/// On a `gpu.module`: the name of the device description (`passes/devices/*.toml`) its
+/// kernels were lowered for, beside the upstream `targets` (which name only the chip).
+pub const DEVICE: &str = "rtile.device";
 
 /// `rtile`: attributes only.
 pub struct RtileDialect;

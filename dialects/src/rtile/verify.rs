@@ -15,7 +15,8 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{Context, OpId};
 
 use super::{
-    LAUNCH, PROGRAM, PROGRAMS, RProgram, TE_REFERENCE, TILE, TileAttr, UNROLL, programs_from_attr,
+    DEVICE, LAUNCH, PROGRAM, PROGRAMS, RProgram, TE_REFERENCE, TILE, TileAttr, UNROLL,
+    programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
 use crate::te::model::{AxisKind, TeCompute};
@@ -80,9 +81,18 @@ impl AttributeVerifier for RtileAttrVerifier {
                 )),
             };
         }
+        if name == DEVICE {
+            if ctx.op_name(op) != "gpu.module" {
+                return Err(err("only valid on 'gpu.module'".into()));
+            }
+            return match attr {
+                Attribute::String { .. } => Ok(()),
+                _ => Err(err("expected a string naming a device".into())),
+            };
+        }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE} or {UNROLL})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL} or {DEVICE})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {
