@@ -262,15 +262,20 @@ impl Device {
                 let digits = v.strip_suffix('a').unwrap_or(v);
                 !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
             }),
-            _ => t.chip.strip_prefix("gfx").is_some_and(|v| {
-                !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric())
-            }),
+            _ => t
+                .chip
+                .strip_prefix("gfx")
+                .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric())),
         };
         if !chip_ok {
             return Err(format!(
                 "target: 'chip' \"{}\" is not an {} architecture",
                 t.chip,
-                if t.backend == "nvvm" { "sm_NN" } else { "gfxNNN" }
+                if t.backend == "nvvm" {
+                    "sm_NN"
+                } else {
+                    "gfxNNN"
+                }
             ));
         }
         if t.max_registers_per_thread < self.regs_per_thread {
@@ -478,8 +483,15 @@ mod tests {
             ("v100", "nvvm", "sm_70"),
         ];
         for (name, backend, chip) in chips {
-            let t = Device::builtin(name).unwrap().target.expect("builtin [target]");
-            assert_eq!((t.backend.as_str(), t.chip.as_str()), (backend, chip), "{name}");
+            let t = Device::builtin(name)
+                .unwrap()
+                .target
+                .expect("builtin [target]");
+            assert_eq!(
+                (t.backend.as_str(), t.chip.as_str()),
+                (backend, chip),
+                "{name}"
+            );
             let d = Device::builtin(name).unwrap();
             assert!(
                 t.max_block.iter().product::<u64>() >= d.max_threads_per_block,
@@ -499,11 +511,31 @@ mod tests {
     fn bad_targets_are_refused() {
         let v100 = include_str!("../devices/v100.toml");
         for (from, to, msg) in [
-            ("chip = \"sm_70\"", "chip = \"gfx90a\"", "not an sm_NN architecture"),
-            ("backend = \"nvvm\"", "backend = \"spirv\"", "'backend' must be"),
-            ("max_registers_per_thread = 255", "max_registers_per_thread = 64", "below"),
-            ("max_block = [1024, 1024, 64]", "max_block = [16, 16, 1]", "max_block"),
-            ("max_static_shared_bytes = 49152", "max_static_shared_bytes = 0", "must be positive"),
+            (
+                "chip = \"sm_70\"",
+                "chip = \"gfx90a\"",
+                "not an sm_NN architecture",
+            ),
+            (
+                "backend = \"nvvm\"",
+                "backend = \"spirv\"",
+                "'backend' must be",
+            ),
+            (
+                "max_registers_per_thread = 255",
+                "max_registers_per_thread = 64",
+                "below",
+            ),
+            (
+                "max_block = [1024, 1024, 64]",
+                "max_block = [16, 16, 1]",
+                "max_block",
+            ),
+            (
+                "max_static_shared_bytes = 49152",
+                "max_static_shared_bytes = 0",
+                "must be positive",
+            ),
         ] {
             let bad = v100.replace(from, to);
             assert_ne!(bad, v100, "{from}");

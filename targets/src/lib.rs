@@ -67,6 +67,78 @@ impl Default for TranslateOptions {
     }
 }
 
+/// The architecture to compile `module` for with a `kind` back end (`--to-ptx[=sm]`,
+/// `--to-amdgpu[=gfx]`), from its `targets` (the device it was lowered for) and the
+/// architecture asked for on the command line, if any:
+/// - asked and the module names a target of this kind: they must match (the `a`-suffixed
+///   architecture of the same number, `sm_90a` for `sm_90`, also matches: it runs its code);
+/// - asked and the module names targets of the other kind only: refused;
+/// - asked and the module names no target (hand-written gpu-level IR): as asked;
+/// - not asked: the module's target of this kind, else an error asking for one.
+pub fn resolve_arch(
+    ctx: &Context,
+    module: OpId,
+    kind: rtile_dialects::gpu::target::TargetKind,
+    asked: Option<&str>,
+) -> Result<String, Diagnostic> {
+    use rtile_dialects::gpu::target::{TargetKind, module_targets};
+    let all = module_targets(ctx, module);
+    let mine: Vec<&str> = all
+        .iter()
+        .filter(|t| t.kind == kind)
+        .map(|t| t.chip.as_str())
+        .collect();
+    let flag = match kind {
+        TargetKind::Nvvm => "--to-ptx",
+        TargetKind::Rocdl => "--to-amdgpu",
+    };
+    let name = ctx
+        .inherent_attr(module, "sym_name")
+        .and_then(|a| a.as_str())
+        .unwrap_or("");
+    let lowered_for = || {
+        let chips: Vec<String> = all
+            .iter()
+            .map(|t| format!("{} ({})", t.chip, t.kind.dialect()))
+            .collect();
+        let device = rtile_dialects::gpu::target::module_device(ctx, module)
+            .map(|d| format!(", lowered for device '{d}'"))
+            .unwrap_or_default();
+        format!("gpu.module @{name} targets {}{device}", chips.join(", "))
+    };
+    match asked {
+        _ if mine.is_empty() && !all.is_empty() => Err(Diagnostic::op_error(
+            ctx,
+            module,
+            format!("{}: it cannot be translated with {flag}", lowered_for()),
+        )),
+        Some(a) if mine.is_empty() => Ok(a.to_string()),
+        Some(a) => {
+            let matches = |c: &str| a == c || a.strip_suffix('a') == Some(c);
+            if mine.iter().any(|c| matches(c)) {
+                Ok(a.to_string())
+            } else {
+                Err(Diagnostic::op_error(
+                    ctx,
+                    module,
+                    format!(
+                        "{}, not {a}: translate it with {flag}={}, or lower it again for a device of {a}",
+                        lowered_for(),
+                        mine[0]
+                    ),
+                ))
+            }
+        }
+        None => mine.first().map(|c| c.to_string()).ok_or_else(|| {
+            Diagnostic::op_error(
+                ctx,
+                module,
+                format!("gpu.module @{name} names no target: give the architecture ({flag}=ARCH)"),
+            )
+        }),
+    }
+}
+
 /// Picks the `gpu.module` to translate: the one named `name`, or the only one.
 pub fn select_gpu_module(
     ctx: &Context,

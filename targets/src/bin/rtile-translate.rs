@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! rtile-translate --to-ptx=sm_90 kernels.mlir -o k.ptx --manifest=k.json
+//! rtile-translate --to-ptx kernels.mlir       # the architecture of the gpu.module's target
 //! rtile-translate --to-amdgpu=gfx90a kernels.mlir --code-object=k.hsaco
 //! rtile-translate --to-hip kernels.mlir
 //! rtile-translate --emit-naive-gpu te-op.mlir | rtile-translate --to-ptx=sm_90 --manifest=ref.json -o ref.ptx
@@ -19,8 +20,11 @@ use rtile::diagnostics::render;
 use rtile::dialect::DialectRegistry;
 use rtile::ir::Context;
 use rtile::parser::parse_source;
+use rtile_dialects::gpu::target::{TargetKind, module_targets};
 use rtile_targets::llvmir::{Flavor, RegisterLimit};
-use rtile_targets::{Output, TranslateOptions, manifest_for, select_gpu_module, translate};
+use rtile_targets::{
+    Output, TranslateOptions, manifest_for, resolve_arch, select_gpu_module, translate,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -37,11 +41,13 @@ struct Cli {
     /// LLVM IR, for NVPTX (default) or AMDGPU.
     #[arg(long = "to-llvmir", num_args = 0..=1, require_equals = true, default_missing_value = "nvptx", value_name = "nvptx|amdgpu")]
     to_llvmir: Option<String>,
-    /// PTX for an NVIDIA architecture (sm_70, sm_80, sm_90, sm_90a, ...).
-    #[arg(long = "to-ptx", value_name = "sm_XX")]
+    /// PTX for an NVIDIA architecture (sm_70, sm_80, sm_90, sm_90a, ...); without a value,
+    /// the gpu.module's `#nvvm.target` chip. A value that contradicts the target is refused.
+    #[arg(long = "to-ptx", value_name = "sm_XX", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     to_ptx: Option<String>,
-    /// AMDGPU assembly for a processor (gfx90a, ...).
-    #[arg(long = "to-amdgpu", value_name = "gfxNNN")]
+    /// AMDGPU assembly for a processor (gfx90a, ...); without a value, the gpu.module's
+    /// `#rocdl.target` chip. A value that contradicts the target is refused.
+    #[arg(long = "to-amdgpu", value_name = "gfxNNN", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     to_amdgpu: Option<String>,
     /// HIP C++ source.
     #[arg(long = "to-hip")]
@@ -167,22 +173,42 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        let cpu = if flavor == Flavor::Nvptx {
-            "sm_90"
+        // The module's own target when it names one of this flavor, else the newest of each.
+        let kind = if flavor == Flavor::Nvptx {
+            TargetKind::Nvvm
         } else {
-            "gfx90a"
+            TargetKind::Rocdl
         };
-        (
-            Output::LlvmIr {
-                flavor,
-                cpu: cpu.into(),
-            },
-            "llvmir".to_string(),
-        )
-    } else if let Some(sm) = &cli.to_ptx {
-        (Output::Ptx { sm: sm.clone() }, sm.clone())
-    } else if let Some(gfx) = &cli.to_amdgpu {
-        (Output::Amdgpu { gfx: gfx.clone() }, gfx.clone())
+        let cpu = module_targets(&ctx, module)
+            .into_iter()
+            .find(|t| t.kind == kind)
+            .map(|t| t.chip)
+            .unwrap_or_else(|| {
+                if flavor == Flavor::Nvptx {
+                    "sm_90".into()
+                } else {
+                    "gfx90a".into()
+                }
+            });
+        (Output::LlvmIr { flavor, cpu }, "llvmir".to_string())
+    } else if let Some(asked) = &cli.to_ptx {
+        let asked = (!asked.is_empty()).then_some(asked.as_str());
+        match resolve_arch(&ctx, module, TargetKind::Nvvm, asked) {
+            Ok(sm) => (Output::Ptx { sm: sm.clone() }, sm),
+            Err(d) => {
+                eprint!("{}", render(&ctx, &d));
+                return ExitCode::FAILURE;
+            }
+        }
+    } else if let Some(asked) = &cli.to_amdgpu {
+        let asked = (!asked.is_empty()).then_some(asked.as_str());
+        match resolve_arch(&ctx, module, TargetKind::Rocdl, asked) {
+            Ok(gfx) => (Output::Amdgpu { gfx: gfx.clone() }, gfx),
+            Err(d) => {
+                eprint!("{}", render(&ctx, &d));
+                return ExitCode::FAILURE;
+            }
+        }
     } else {
         (Output::Hip, "hip".to_string())
     };

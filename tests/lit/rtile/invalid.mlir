@@ -261,7 +261,7 @@
 // Only rtile.programs, rtile.program and rtile.tile belong to the dialect.
 "func.func"() ({
 ^bb0(%A: tensor<256x64xf32>, %B: tensor<64x128xf32>):
-  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te or rtile.unroll)}}
+  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll or rtile.device)}}
   %C = "te.compute"(%A, %B) ({
   ^bb0(%a: f32, %b: f32):
     %p = "arith.mulf"(%a, %b) : (f32, f32) -> f32
@@ -282,3 +282,23 @@
 // An #rtile.tile needs a shape.
 // expected-error @below {{attribute 'rtile.tile': expected '['}}
 "test.op"() {rtile.tile = #rtile.tile<pad = [[0]]>} : () -> ()
+
+// -----
+
+// rtile.device names the device description of a gpu.module, and only there.
+func.func @device_elsewhere() attributes {rtile.device = "h100"} {
+  // expected-error @-1 {{'func.func' op attribute 'rtile.device': only valid on 'gpu.module'}}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gpu.module' op attribute 'rtile.device': expected a string naming a device}}
+gpu.module @k attributes {rtile.device = 3 : i64} {
+}
+
+// -----
+
+// expected-error @+1 {{'gpu.module' op attribute 'targets' failed to satisfy constraint: array of GPU target attributes with at least 1 elements}}
+"gpu.module"() <{sym_name = "k", targets = []}> ({
+}) : () -> ()
