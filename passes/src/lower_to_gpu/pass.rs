@@ -54,25 +54,27 @@ fn memref_of(t: &TensorType) -> String {
     s
 }
 
-/// The selected program of a compute (`rtile.program = #rtile.program<...>`), read with the
-/// rtile dialect's typed accessor.
+/// The program a compute is lowered with: the selected one (`rtile.program`, set by
+/// `--rtile-select`), else the best-ranked candidate of `rtile.programs` (as
+/// `--construct-rtile` leaves them, best first), so that `--construct-rtile --lower-to-gpu`
+/// works without a selection step. Read with the rtile dialect's typed accessors.
 pub fn selected_program(
     ctx: &Context,
     op: OpId,
 ) -> Result<crate::construct_rtile::RProgram, Diagnostic> {
-    match rtile_dialects::rtile::program(ctx, op) {
-        Ok(Some(p)) => Ok(p),
-        Ok(None) => Err(Diagnostic::op_error(
-            ctx,
-            op,
-            "has no selected 'rtile.program' (run --construct-rtile and --rtile-select first)",
-        )),
-        Err(e) => Err(Diagnostic::op_error(
-            ctx,
-            op,
-            format!("bad 'rtile.program': {e}"),
-        )),
+    let bad = |e: String| Diagnostic::op_error(ctx, op, format!("bad 'rtile.program': {e}"));
+    if let Some(p) = rtile_dialects::rtile::program(ctx, op).map_err(bad)? {
+        return Ok(p);
     }
+    let candidates = rtile_dialects::rtile::programs(ctx, op)
+        .map_err(|e| Diagnostic::op_error(ctx, op, format!("bad 'rtile.programs': {e}")))?;
+    candidates.into_iter().next().ok_or_else(|| {
+        Diagnostic::op_error(
+            ctx,
+            op,
+            "has neither an 'rtile.program' nor 'rtile.programs' candidates (run --construct-rtile first)",
+        )
+    })
 }
 
 fn func_name(ctx: &Context, f: OpId) -> String {
