@@ -612,6 +612,30 @@ impl Context {
         self.blocks[block].parent = Some(region);
         self.regions[region].blocks.push(block);
     }
+    /// Inserts a detached `block` right before `anchor` in `anchor`'s region.
+    pub fn insert_block_before(&mut self, anchor: BlockId, block: BlockId) {
+        let region = self.blocks[anchor]
+            .parent
+            .expect("anchor block is not in a region");
+        let blocks = &mut self.regions[region].blocks;
+        let i = blocks.iter().position(|b| *b == anchor).unwrap_or(0);
+        blocks.insert(i, block);
+        self.blocks[block].parent = Some(region);
+    }
+    /// Unlinks `block` from its region (it stays alive, detached, with its ops).
+    pub fn detach_block(&mut self, block: BlockId) {
+        if let Some(r) = self.blocks[block].parent.take() {
+            self.regions[r].blocks.retain(|b| *b != block);
+        }
+    }
+    /// True while `block` has not been erased.
+    pub fn block_exists(&self, block: BlockId) -> bool {
+        self.blocks.contains_key(block)
+    }
+    /// True while `region` has not been erased.
+    pub fn region_exists(&self, region: RegionId) -> bool {
+        self.regions.contains_key(region)
+    }
     /// Removes `block` from its region and erases it with everything in it.
     pub fn erase_block(&mut self, block: BlockId) {
         if let Some(r) = self.blocks[block].parent {

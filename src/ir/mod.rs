@@ -3,15 +3,19 @@
 
 pub mod affine;
 pub mod attributes;
+pub mod builder;
 pub mod context;
 pub mod location;
+pub mod rewriter;
 pub mod types;
 
 pub use affine::{AffineExpr, AffineMap, IntegerSet};
 pub use attributes::{Attribute, DenseArray, DenseLiteral, FloatBits, NamedAttribute};
+pub use builder::{Builder, InsertionPoint, OpDraft};
 pub use context::{
     BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, Use, Value,
     ValueDef, WalkOrder,
 };
 pub use location::{Location, Span};
+pub use rewriter::{RewriteError, Rewriter};
 pub use types::{DYNAMIC, FloatKind, Signedness, Type};
