@@ -18,7 +18,9 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::affine::{AffineExpr, AffineMap};
-use rtile::ir::{Context, NamedAttribute, OpId, OperationState, WalkOrder};
+use rtile::ir::{
+    Builder, Context, NamedAttribute, OpId, OperationState, Rewriter, Value, WalkOrder,
+};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::te::dialect::HEADER_ATTRS;
 use rtile_dialects::te::ir::{COMPUTE, build_compute_op, compute_from_op};
@@ -91,13 +93,21 @@ pub fn extra_attrs(ctx: &Context, op: OpId, drop: &[&str]) -> Vec<NamedAttribute
         .collect()
 }
 
-/// Creates `st` before `anchor`, at `anchor`'s location.
+/// Creates `st` before `anchor`, at `anchor`'s location (and source span, so
+/// diagnostics on the new op point where the old one was written).
 pub fn create_before(ctx: &mut Context, anchor: OpId, mut st: OperationState) -> OpId {
     st.location = ctx.op(anchor).location.clone();
     st.span = ctx.op(anchor).span;
-    let id = ctx.create_op(st);
-    ctx.insert_op_before(anchor, id);
-    id
+    let mut b = Builder::new(ctx);
+    b.set_insertion_point(anchor);
+    b.create(st)
+}
+
+/// Replaces `op`'s results with `values` and erases it; a refusal (a result still used
+/// elsewhere) is an error on the op.
+pub fn replace_op(ctx: &mut Context, op: OpId, values: &[Value]) -> Result<(), Diagnostic> {
+    let r = Rewriter::new(ctx).replace_op(op, values);
+    r.map_err(|e| Diagnostic::op_error(ctx, op, format!("internal error: {e}")))
 }
 
 /// Fuses the axes of one `te.compute` op in place; returns how many axes went away.
@@ -132,9 +142,7 @@ pub fn fuse_op(ctx: &mut Context, op: OpId) -> Result<usize, Diagnostic> {
         let r = create_before(ctx, op, st);
         out = ctx.result(r, 0);
     }
-    let old = ctx.result(op, 0);
-    ctx.replace_all_uses_with(old, out);
-    ctx.erase_op(op);
+    replace_op(ctx, op, &[out])?;
     Ok(removed)
 }
 

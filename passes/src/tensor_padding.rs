@@ -15,7 +15,7 @@ use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics}
 use rtile_dialects::te::ir::{build_compute_op, compute_from_op};
 use rtile_dialects::te::model::{BinOp, CmpOp, Combiner, Expr, TeCompute, UnOp};
 
-use crate::axis_fusion::{computes, create_before, extra_attrs};
+use crate::axis_fusion::{computes, create_before, extra_attrs, replace_op};
 
 /// The attribute giving a compute's rTile shape, one size per axis.
 pub const TILE_ATTR: &str = "rtile.tile";
@@ -125,9 +125,8 @@ pub fn pad_op(ctx: &mut Context, op: OpId, tile: &[i64], epsilon: f64) -> Result
         st.add_attribute(a.name, a.value);
     }
     let new = create_before(ctx, op, st);
-    let (old, out) = (ctx.result(op, 0), ctx.result(new, 0));
-    ctx.replace_all_uses_with(old, out);
-    ctx.erase_op(op);
+    let out = ctx.result(new, 0);
+    replace_op(ctx, op, &[out])?;
     Ok(true)
 }
 

@@ -4,11 +4,11 @@
 //! kernel per compute with `gpu.launch_func`; the kernels go into `gpu.module @kernels`, and
 //! the module gets `gpu.container_module`, as upstream requires for launches.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{Context, OpId, Value};
+use rtile::ir::{BlockId, Builder, Context, DenseArray, OpId, Rewriter, Type, Value};
 use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::TensorType;
@@ -44,14 +44,17 @@ impl Default for LowerToGpu {
     }
 }
 
-fn memref_of(t: &TensorType) -> String {
-    let mut s = String::from("memref<");
-    for d in &t.shape {
-        s.push_str(&format!("{d}x"));
-    }
-    s.push_str(t.elem.keyword());
-    s.push('>');
-    s
+/// The memref a static tensor is passed as (identity layout, default memory space).
+fn memref_of(t: &TensorType) -> Type {
+    Type::memref(t.shape.clone(), t.elem.to_type())
+}
+
+/// `array<i32: ...>`, the form of `operandSegmentSizes`.
+fn segment_sizes(sizes: &[i64]) -> Attribute {
+    Attribute::DenseArray(DenseArray::Int {
+        elem: Type::i32(),
+        values: sizes.to_vec(),
+    })
 }
 
 /// The program a compute is lowered with: the selected one (`rtile.program`, set by
@@ -84,53 +87,64 @@ fn func_name(ctx: &Context, f: OpId) -> String {
         .to_string()
 }
 
-/// Lowers one function: its host text, and its kernels appended to `kernels`.
-fn lower_func(
+/// One `te.compute` of a function: its kernel (an index into the kernels), the te values
+/// it reads in kernel-argument order, and its result.
+struct ComputeLaunch {
+    kernel: usize,
+    inputs: Vec<Value>,
+    result: Value,
+    result_type: Type,
+}
+
+/// The host signature of `f` (inputs, then one output memref per result) and the te
+/// values behind it, checking that `f` is lowerable.
+fn host_signature(
     ctx: &Context,
     f: OpId,
-    kernels: &mut Vec<LoweredKernel>,
-    opts: LowerOptions,
-) -> Result<String, Diagnostic> {
-    let name = func_name(ctx, f);
-    let body = ctx
-        .regions(f)
-        .first()
-        .and_then(|r| ctx.region_blocks(*r).first().copied())
-        .ok_or_else(|| Diagnostic::op_error(ctx, f, "has no body"))?;
-    let mut names: HashMap<Value, (String, String)> = HashMap::new();
+    body: BlockId,
+) -> Result<(Vec<Type>, Vec<Value>), Diagnostic> {
     let mut params = Vec::new();
-    for (i, &a) in ctx.block_args(body).iter().enumerate() {
+    let mut values = Vec::new();
+    for &a in ctx.block_args(body) {
         let t = TensorType::from_type(ctx.value_type(a))
             .ok_or_else(|| Diagnostic::op_error(ctx, f, "arguments must be static tensors"))?;
-        let n = format!("%arg{i}");
-        params.push(format!("{n}: {}", memref_of(&t)));
-        names.insert(a, (n, memref_of(&t)));
+        params.push(memref_of(&t));
+        values.push(a);
     }
     // Results are written to trailing output memrefs.
-    let ret = ctx
+    if let Some(r) = ctx
         .last_op(body)
-        .filter(|&r| ctx.op_name(r) == "func.return");
-    let mut outs: HashMap<Value, String> = HashMap::new();
-    if let Some(r) = ret {
-        for (j, &v) in ctx.operands(r).iter().enumerate() {
+        .filter(|&r| ctx.op_name(r) == "func.return")
+    {
+        for &v in ctx.operands(r) {
             let t = TensorType::from_type(ctx.value_type(v))
                 .ok_or_else(|| Diagnostic::op_error(ctx, r, "results must be static tensors"))?;
-            if outs.contains_key(&v) || names.contains_key(&v) {
+            if values.contains(&v) {
                 return Err(Diagnostic::op_error(
                     ctx,
                     r,
                     "each result must be a distinct te.compute result",
                 ));
             }
-            let n = format!("%res{j}");
-            params.push(format!("{n}: {}", memref_of(&t)));
-            outs.insert(v, n);
+            params.push(memref_of(&t));
+            values.push(v);
         }
     }
-    let mut lines = Vec::new();
-    let mut consts: HashMap<u64, String> = HashMap::new();
-    let mut next = 0;
-    let mut allocs = Vec::new();
+    Ok((params, values))
+}
+
+/// Lowers the computes of `f` to kernels (appended to `kernels`) and describes their
+/// launches, in order.
+fn plan_launches(
+    ctx: &Context,
+    f: OpId,
+    body: BlockId,
+    kernels: &mut Vec<LoweredKernel>,
+    opts: LowerOptions,
+) -> Result<Vec<ComputeLaunch>, Diagnostic> {
+    let name = func_name(ctx, f);
+    let mut known: HashSet<Value> = ctx.block_args(body).iter().copied().collect();
+    let mut launches = Vec::new();
     for op in ctx.block_ops(body) {
         match ctx.op_name(op) {
             COMPUTE => {
@@ -140,14 +154,14 @@ fn lower_func(
                 let kname = format!("{name}_{}", kernels.len());
                 let k = lower_compute_opts(&c, &p, &kname, opts)
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
-                let mut args = Vec::new();
+                let mut inputs = Vec::new();
                 for i in 0..c.inputs.len() {
-                    let a = c
+                    let v = c
                         .accesses
                         .iter()
                         .position(|a| a.input == i)
                         .and_then(|ai| vals.get(ai))
-                        .and_then(|v| names.get(v))
+                        .filter(|v| known.contains(v))
                         .ok_or_else(|| {
                             Diagnostic::op_error(
                                 ctx,
@@ -155,53 +169,16 @@ fn lower_func(
                                 "an input is not an argument or an earlier compute",
                             )
                         })?;
-                    args.push(a.clone());
+                    inputs.push(*v);
                 }
-                let res = ctx.result(op, 0);
-                let rt = memref_of(&c.result);
-                let out = match outs.get(&res) {
-                    Some(n) => n.clone(),
-                    None => {
-                        next += 1;
-                        let n = format!("%t{next}");
-                        lines.push(format!(
-                            "{n} = \"memref.alloc\"() <{{operandSegmentSizes = array<i32: 0, 0>}}> : () -> {rt}"
-                        ));
-                        allocs.push((n.clone(), rt.clone()));
-                        n
-                    }
-                };
-                names.insert(res, (out.clone(), rt.clone()));
-                args.push((out, rt));
-                let mut konst = |v: u64, lines: &mut Vec<String>| {
-                    consts
-                        .entry(v)
-                        .or_insert_with(|| {
-                            let n = format!("%c{v}");
-                            lines.push(format!(
-                                "{n} = \"arith.constant\"() <{{value = {v} : index}}> : () -> index"
-                            ));
-                            n
-                        })
-                        .clone()
-                };
-                let dims: Vec<String> = k
-                    .launch
-                    .grid
-                    .iter()
-                    .chain(&k.launch.block)
-                    .map(|&v| konst(v, &mut lines))
-                    .collect();
-                let mut ops = dims.clone();
-                ops.extend(args.iter().map(|a| a.0.clone()));
-                let mut tys = vec!["index".to_string(); 6];
-                tys.extend(args.iter().map(|a| a.1.clone()));
-                lines.push(format!(
-                    "\"gpu.launch_func\"({}) <{{kernel = @kernels::@{kname}, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, {}, 0>}}> : ({}) -> ()",
-                    ops.join(", "),
-                    args.len(),
-                    tys.join(", ")
-                ));
+                let result = ctx.result(op, 0);
+                known.insert(result);
+                launches.push(ComputeLaunch {
+                    kernel: kernels.len(),
+                    inputs,
+                    result,
+                    result_type: memref_of(&c.result),
+                });
                 kernels.push(k);
             }
             "func.return" => {}
@@ -214,26 +191,99 @@ fn lower_func(
             }
         }
     }
-    for (n, t) in allocs {
-        lines.push(format!("\"memref.dealloc\"({n}) : ({t}) -> ()"));
+    Ok(launches)
+}
+
+/// Lowers one function: its kernels are appended to `kernels`, and its host function
+/// (allocations of intermediates, one `gpu.launch_func` per compute, deallocations) is
+/// built in front of `f`, which is left for the caller to erase.
+fn lower_func(
+    ctx: &mut Context,
+    f: OpId,
+    kernels: &mut Vec<LoweredKernel>,
+    opts: LowerOptions,
+) -> Result<OpId, Diagnostic> {
+    let name = func_name(ctx, f);
+    let body = ctx
+        .regions(f)
+        .first()
+        .and_then(|r| ctx.region_blocks(*r).first().copied())
+        .ok_or_else(|| Diagnostic::op_error(ctx, f, "has no body"))?;
+    let (params, te_values) = host_signature(ctx, f, body)?;
+    let launches = plan_launches(ctx, f, body, kernels, opts)?;
+    let mut b = Builder::new(ctx);
+    b.set_insertion_point(f);
+    b.set_location(b.ctx().op(f).location.clone());
+    let host = b
+        .op("func.func")
+        .property(
+            "function_type",
+            Attribute::Type(Type::function(params.clone(), vec![])),
+        )
+        .property("sym_name", Attribute::string(name))
+        .regions(1)
+        .build();
+    let entry = b.create_block_in(b.ctx().regions(host)[0], &params);
+    // The arguments stand for the te function's: they get its location too.
+    let loc = b.location().clone();
+    for i in 0..params.len() {
+        b.ctx_mut().set_block_arg_location(entry, i, loc.clone());
     }
-    lines.push("\"func.return\"() : () -> ()".into());
-    let tys: Vec<&str> = params
-        .iter()
-        .filter_map(|p| p.split_once(": ").map(|x| x.1))
+    // te value -> the memref that holds it on the host.
+    let mut held: HashMap<Value, Value> = te_values
+        .into_iter()
+        .zip(b.ctx().block_args(entry).to_vec())
         .collect();
-    let mut s = format!(
-        "  \"func.func\"() <{{function_type = ({}) -> (), sym_name = \"{name}\"}}> ({{\n  ^bb0({}):\n",
-        tys.join(", "),
-        params.join(", ")
-    );
-    for l in lines {
-        s.push_str("    ");
-        s.push_str(&l);
-        s.push('\n');
+    let mut consts: HashMap<u64, Value> = HashMap::new();
+    let mut allocs = Vec::new();
+    for l in launches {
+        let out = match held.get(&l.result) {
+            Some(&v) => v,
+            None => {
+                let v = b
+                    .op("memref.alloc")
+                    .property("operandSegmentSizes", segment_sizes(&[0, 0]))
+                    .result(l.result_type)
+                    .value();
+                allocs.push(v);
+                held.insert(l.result, v);
+                v
+            }
+        };
+        let k = &kernels[l.kernel];
+        let mut operands = Vec::new();
+        for &d in k.launch.grid.iter().chain(&k.launch.block) {
+            let c = *consts.entry(d).or_insert_with(|| {
+                b.op("arith.constant")
+                    .property("value", Attribute::int(d as i64, Type::Index))
+                    .result(Type::Index)
+                    .value()
+            });
+            operands.push(c);
+        }
+        operands.extend(l.inputs.iter().map(|v| held[v]));
+        operands.push(out);
+        let nargs = l.inputs.len() as i64 + 1;
+        b.op("gpu.launch_func")
+            .operands(&operands)
+            .property(
+                "kernel",
+                Attribute::SymbolRef {
+                    root: "kernels".into(),
+                    nested: vec![k.name.clone()],
+                },
+            )
+            .property(
+                "operandSegmentSizes",
+                segment_sizes(&[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, nargs, 0]),
+            )
+            .build();
     }
-    s.push_str("  }) : () -> ()\n");
-    Ok(s)
+    for a in allocs {
+        b.op("memref.dealloc").operand(a).build();
+    }
+    b.op("func.return").build();
+    Ok(host)
 }
 
 /// The `func.func`s directly in `module` that hold a `te.compute`.
@@ -276,14 +326,20 @@ pub fn lower_module_with(
         return Ok(());
     }
     let mut kernels = Vec::new();
-    let mut host = String::new();
+    let mut hosts = Vec::new();
     for &f in &funcs {
-        host.push_str(&lower_func(ctx, f, &mut kernels, opts)?);
+        match lower_func(ctx, f, &mut kernels, opts) {
+            Ok(h) => hosts.push(h),
+            Err(d) => {
+                // Leave the module as it was: the host functions built so far go away.
+                for h in hosts {
+                    ctx.erase_op(h);
+                }
+                return Err(d);
+            }
+        }
     }
-    let mut text =
-        String::from("\"builtin.module\"() ({\n  \"gpu.module\"() <{sym_name = \"kernels\"}> ({\n");
     for k in &kernels {
-        text.push_str(&k.text);
         stats.add("kernels", "Number of kernels generated", 1);
         stats.add(
             "shared-bytes",
@@ -296,42 +352,51 @@ pub fn lower_module_with(
             k.vectorized.iter().filter(|&&v| v).count() as u64,
         );
     }
-    text.push_str("  }) : () -> ()\n");
-    text.push_str(&host);
-    text.push_str("}) : () -> ()\n");
-    let parsed = rtile::parser::parse_str(ctx, "<lower-to-gpu>", &text).map_err(|d| {
-        Diagnostic::op_error(
-            ctx,
-            module,
-            format!("internal error: generated IR does not parse: {}", d.message),
-        )
-    })?;
-    let new_body = ctx
-        .regions(parsed.module)
+    // The kernels' bodies are still written as text by the emitter (see emit.rs); they
+    // are parsed into a `gpu.module` that then moves to the front of `module`.
+    let text = super::module_text("kernels", &kernels);
+    let parsed = match rtile::parser::parse_str(ctx, "<lower-to-gpu>", &text) {
+        Ok(p) => p.module,
+        Err(d) => {
+            for h in hosts {
+                ctx.erase_op(h);
+            }
+            return Err(Diagnostic::op_error(
+                ctx,
+                module,
+                format!("internal error: generated IR does not parse: {}", d.message),
+            ));
+        }
+    };
+    let gpu_module = ctx
+        .regions(parsed)
         .first()
-        .and_then(|r| ctx.region_blocks(*r).first().copied())
-        .ok_or_else(|| {
-            Diagnostic::op_error(ctx, module, "internal error: empty generated module")
-        })?;
+        .and_then(|r| ctx.region_blocks(*r).first())
+        .and_then(|b| ctx.first_op(*b))
+        .ok_or_else(|| Diagnostic::op_error(ctx, module, "internal error: no gpu.module"))?;
     let body = ctx
         .regions(module)
         .first()
         .and_then(|r| ctx.region_blocks(*r).first().copied())
         .ok_or_else(|| Diagnostic::op_error(ctx, module, "module has no body"))?;
-    let new_ops: Vec<OpId> = ctx.block_ops(new_body).collect();
-    // The kernels' module first, then each host function where its te function was.
-    let first = new_ops[0];
-    ctx.detach_op(first);
-    match ctx.first_op(body) {
-        Some(anchor) => ctx.insert_op_before(anchor, first),
-        None => ctx.append_op(body, first),
+    let mut rw = Rewriter::new(ctx);
+    let moved = match rw.ctx().first_op(body) {
+        Some(anchor) => rw.move_op_before(gpu_module, anchor),
+        None => {
+            rw.move_op_to_end(gpu_module, body);
+            Ok(())
+        }
+    };
+    let erased = moved
+        .and_then(|()| rw.erase_op(parsed))
+        .and_then(|()| funcs.iter().try_for_each(|&f| rw.erase_op(f)));
+    if let Err(e) = erased {
+        return Err(Diagnostic::op_error(
+            ctx,
+            module,
+            format!("internal error: {e}"),
+        ));
     }
-    for (&old, &new) in funcs.iter().zip(&new_ops[1..]) {
-        ctx.detach_op(new);
-        ctx.insert_op_before(old, new);
-        ctx.erase_op(old);
-    }
-    ctx.erase_op(parsed.module);
     ctx.set_attr(module, "gpu.container_module", Attribute::Unit);
     Ok(())
 }
