@@ -21,6 +21,33 @@ pub const CMPI_PREDICATES: &[&str] = &[
     "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
 ];
 
+/// `arith.cmpi`'s predicate as upstream's `arith::CmpIPredicate`: the discriminant is the
+/// number stored in the `predicate` property, the keyword its [`CMPI_PREDICATES`] entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpIPredicate {
+    Eq = 0,
+    Ne = 1,
+    Slt = 2,
+    Sle = 3,
+    Sgt = 4,
+    Sge = 5,
+    Ult = 6,
+    Ule = 7,
+    Ugt = 8,
+    Uge = 9,
+}
+
+impl CmpIPredicate {
+    /// The number stored in the `predicate` property.
+    pub fn value(self) -> i64 {
+        self as i64
+    }
+    /// The keyword (`slt`, `uge`, ...).
+    pub fn keyword(self) -> &'static str {
+        CMPI_PREDICATES[self as usize]
+    }
+}
+
 /// Ops with an `overflowFlags` property (default `#arith.overflow<none>`).
 const OVERFLOW_OPS: &[&str] = &[
     "arith.addi",

@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
+use rtile_dialects::arith::CmpIPredicate;
+
 /// The text of an f64 constant as an MLIR float literal of type `ty` (non-finite values as
 /// the hex bit pattern MLIR prints).
 pub fn float_literal(v: f64, ty: &str) -> String {
@@ -232,12 +234,12 @@ impl Emitter {
         }
     }
 
-    /// `arith.cmpi` with `predicate` (2 = slt, 5 = sge, 6 = ult).
-    pub fn cmp(&mut self, pred: i64, a: &str, b: &str) -> String {
+    /// `arith.cmpi` of two index values.
+    pub fn cmp(&mut self, pred: CmpIPredicate, a: &str, b: &str) -> String {
         self.op(
             "arith.cmpi",
             &[(a.into(), "index".into()), (b.into(), "index".into())],
-            &format!("predicate = {pred} : i64"),
+            &format!("predicate = {} : i64", pred.value()),
             "i1",
         )
     }

@@ -3,6 +3,7 @@
 //! generation rules (§4): see `docs/passes/lower-to-gpu.md` for the kernel's shape.
 
 use rtile::ir::affine::AffineExpr;
+use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::te::generic::{
     binary_op_name, cmpf_predicate, cmpi_predicate, float_unary_op_name,
 };
@@ -423,12 +424,12 @@ impl Ctx<'_> {
             let (lo, hi) = check[d];
             if lo {
                 let z = self.em.idx(0);
-                let c = self.em.cmp(5, &idx[d], &z);
+                let c = self.em.cmp(CmpIPredicate::Sge, &idx[d], &z);
                 cond = self.em.and(cond, c);
             }
             if hi {
                 let s = self.em.idx(shape[d]);
-                let c = self.em.cmp(2, &idx[d], &s);
+                let c = self.em.cmp(CmpIPredicate::Slt, &idx[d], &s);
                 cond = self.em.and(cond, c);
             }
         }
@@ -910,7 +911,7 @@ fn point_guard(cx: &mut Ctx, sp: &[usize], vals: &[Option<String>]) -> Option<St
         if cx.ext[s] % cx.blk[s] != 0 {
             let e = cx.em.idx(cx.ext[s]);
             let v = vals[s].clone().unwrap_or_default();
-            let c = cx.em.cmp(2, &v, &e);
+            let c = cx.em.cmp(CmpIPredicate::Slt, &v, &e);
             cond = cx.em.and(cond, c);
         }
     }
@@ -1369,7 +1370,7 @@ fn lower_kernel(
         kloops = 1;
         let cur = cx.decompose(&s, &ks);
         let next = cx.em.add(&s, &one);
-        let has_next = cx.em.cmp(2, &next, &ub);
+        let has_next = cx.em.cmp(CmpIPredicate::Slt, &next, &ub);
         let nxt = cx.decompose(&next, &ks);
         let mut bases = Vec::new();
         for (j, &(r, _)) in stepping.iter().enumerate() {
@@ -1395,7 +1396,7 @@ fn lower_kernel(
             if prefetched {
                 // The only stepping axis: the next step starts at `iv + B`.
                 let next = cx.em.add(&iv, &st);
-                let has_next = cx.em.cmp(2, &next, &ub);
+                let has_next = cx.em.cmp(CmpIPredicate::Slt, &next, &ub);
                 next_step = Some((has_next, vec![(r, next)]));
             }
         }
@@ -1496,7 +1497,7 @@ fn lower_kernel(
             if grid_pad(cx, s) {
                 let e = cx.em.idx(cx.ext[s]);
                 let v = vals[s].clone().unwrap_or_default();
-                let c = cx.em.cmp(2, &v, &e);
+                let c = cx.em.cmp(CmpIPredicate::Slt, &v, &e);
                 cond = cx.em.and(cond, c);
             }
         }
@@ -1534,7 +1535,7 @@ fn lower_kernel(
                 if cx.ext[r] % cx.blk[r] != 0 {
                     let e = cx.em.idx(cx.ext[r]);
                     let v = vals[r].clone().unwrap_or_default();
-                    let c = cx.em.cmp(2, &v, &e);
+                    let c = cx.em.cmp(CmpIPredicate::Slt, &v, &e);
                     cond = cx.em.and(cond, c);
                 }
             }
@@ -1723,7 +1724,7 @@ fn lower_kernel(
             let mut half = rsplit / 2;
             while half >= 1 {
                 let h = cx.em.idx(half);
-                let cnd = cx.em.cmp(6, &tr, &h);
+                let cnd = cx.em.cmp(CmpIPredicate::Ult, &tr, &h);
                 cx.em.begin_then(&cnd);
                 let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
                 let other = cx.em.add(&tr, &h);
@@ -1758,7 +1759,7 @@ fn lower_kernel(
             }
             // Lane 0 stores the result.
             let z0 = cx.em.idx(0);
-            let lead = cx.em.cmp(0, &tr, &z0);
+            let lead = cx.em.cmp(CmpIPredicate::Eq, &tr, &z0);
             cx.em.begin_then(&lead);
             let (vals, q, opened, guarded) = open_points(&mut cx);
             let v = cx.em.op(
@@ -2608,7 +2609,7 @@ fn prefetch_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) -> Vec<S
         let (_, gm, gt, gi, bounds) = unit_access(cx, t, &origin, &e);
         let tail = if (j + 1) * threads > t.total() {
             let tot = cx.em.idx(t.total());
-            Some(cx.em.cmp(2, &e, &tot))
+            Some(cx.em.cmp(CmpIPredicate::Slt, &e, &tot))
         } else {
             None
         };
@@ -2653,7 +2654,7 @@ fn prefetch_store(cx: &mut Ctx, t: &StagedTile, vals: &[String], tid: &str, thre
         let tail = (j + 1) * threads > t.total();
         if tail {
             let tot = cx.em.idx(t.total());
-            let c = cx.em.cmp(2, &e, &tot);
+            let c = cx.em.cmp(CmpIPredicate::Slt, &e, &tot);
             cx.em.begin_then(&c);
         }
         store_unit(cx, t, val, &coord);
