@@ -113,7 +113,8 @@ fn a_function_that_cannot_lower_leaves_the_module_unchanged() {
     let mut stats = PassStatistics::default();
     let e = lower_module(&mut ctx, m, &mut stats).expect_err("no program");
     assert!(
-        e.message.contains("has no selected 'rtile.program'"),
+        e.message
+            .contains("has neither an 'rtile.program' nor 'rtile.programs' candidates"),
         "{}",
         e.message
     );
