@@ -111,21 +111,23 @@ demo: deps build
 	@cat $(DEMO_OUT)/checksums-after.txt
 	diff -u $(DEMO_OUT)/checksums-before.txt $(DEMO_OUT)/checksums-after.txt
 	@echo "demo: fused te suite verified by mlir-opt-22; checksums before and after fusion identical"
-	@echo "== 10. Roller: rtile-opt --construct-rtile=device=h100 --rtile-select --lower-to-gpu (te -> rProgram -> gpu.func)"
-	$(BIN)/rtile-opt --construct-rtile="device=h100" --rtile-select --lower-to-gpu $(DEMO_TE) -o $(DEMO_OUT)/7-kernels.mlir
+	@echo "== 10. Roller: rtile-opt --construct-rtile=device=h100 --lower-to-gpu (te -> rPrograms -> the best one's gpu.func; the gpu.module targets sm_90)"
+	$(BIN)/rtile-opt --construct-rtile="device=h100" --lower-to-gpu $(DEMO_TE) -o $(DEMO_OUT)/7-kernels.mlir
+	@grep -m1 'gpu.module' $(DEMO_OUT)/7-kernels.mlir
 	@echo "-- $$(grep -c 'gpu.func @' $(DEMO_OUT)/7-kernels.mlir) kernels; the matmul's:"
 	@# (sed, not head: head would close the pipe early, and pipefail makes that an error)
 	@sed -n '/gpu.func @m0_small_0/,/gpu.return/p' $(DEMO_OUT)/7-kernels.mlir | sed -n '1,40p'
 	@echo "== 11. rtile-run --sim --check: every kernel in the CPU GPU-simulator against the te interpreter's f64 oracle"
 	$(BIN)/rtile-run --sim --check --seed 7 $(DEMO_OUT)/7-kernels.mlir | tail -6
-	@echo "== 12. rtile-translate --to-ptx=sm_90 (LLVM NVPTX, O3), assembled by NVIDIA's ptxas"
-	$(BIN)/rtile-translate --to-ptx=sm_90 $(DEMO_OUT)/7-kernels.mlir -o $(DEMO_OUT)/8-kernels.ptx --manifest=$(DEMO_OUT)/8-kernels.json
+	@echo "== 12. rtile-translate --to-ptx (the module's target, sm_90; LLVM NVPTX, O3), assembled by NVIDIA's ptxas"
+	$(BIN)/rtile-translate --to-ptx $(DEMO_OUT)/7-kernels.mlir -o $(DEMO_OUT)/8-kernels.ptx --manifest=$(DEMO_OUT)/8-kernels.json
 	@if [ -x "$(PTXAS)" ]; then $(PTXAS) -arch=sm_90 $(DEMO_OUT)/8-kernels.ptx -o $(DEMO_OUT)/8-kernels.cubin && echo "ptxas sm_90: OK"; \
 	  else echo "ptxas not installed: skipped"; fi
-	@echo "== 13. rtile-translate --to-hip, and the AMDGPU code object for gfx90a (llvm-mc + ld.lld)"
-	$(BIN)/rtile-translate --to-hip $(DEMO_OUT)/7-kernels.mlir -o $(DEMO_OUT)/9-kernels.hip
+	@echo "== 13. the suite lowered for MI250X (target gfx90a): rtile-translate --to-hip, and --to-amdgpu with its code object (llvm-mc + ld.lld)"
+	$(BIN)/rtile-opt --construct-rtile="device=mi250x" --lower-to-gpu $(DEMO_TE) -o $(DEMO_OUT)/9-kernels-mi250x.mlir
+	$(BIN)/rtile-translate --to-hip $(DEMO_OUT)/9-kernels-mi250x.mlir -o $(DEMO_OUT)/9-kernels.hip
 	@sed -n '1,25p' $(DEMO_OUT)/9-kernels.hip
-	$(BIN)/rtile-translate --to-amdgpu=gfx90a $(DEMO_OUT)/7-kernels.mlir -o $(DEMO_OUT)/9-kernels.s --code-object=$(DEMO_OUT)/9-kernels.hsaco
+	$(BIN)/rtile-translate --to-amdgpu $(DEMO_OUT)/9-kernels-mi250x.mlir -o $(DEMO_OUT)/9-kernels.s --code-object=$(DEMO_OUT)/9-kernels.hsaco
 	@file $(DEMO_OUT)/9-kernels.hsaco 2>/dev/null || ls -l $(DEMO_OUT)/9-kernels.hsaco
 	@echo "demo: OK (te -> construct -> lower -> simulated and checked; PTX assembles; HIP and AMDGPU code object emitted)"
 

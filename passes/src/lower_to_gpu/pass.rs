@@ -7,11 +7,15 @@
 use std::collections::{HashMap, HashSet};
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::attributes::Attribute;
+use rtile::ir::attributes::{Attribute, NamedAttribute};
 use rtile::ir::{BlockId, Builder, Context, DenseArray, OpId, Rewriter, Type, Value};
 use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
+use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::TensorType;
+
+use crate::construct_rtile::device_check::program_device;
+use crate::device::Device;
 
 use super::kernel::{LowerOptions, LoweredKernel, ThreadMapping, lower_compute_opts};
 
@@ -325,6 +329,7 @@ pub fn lower_module_with(
     if funcs.is_empty() {
         return Ok(());
     }
+    let device = module_device(ctx, &funcs)?;
     let mut kernels = Vec::new();
     let mut hosts = Vec::new();
     for &f in &funcs {
@@ -397,8 +402,72 @@ pub fn lower_module_with(
             format!("internal error: {e}"),
         ));
     }
+    mark_target(ctx, gpu_module, &device);
     ctx.set_attr(module, "gpu.container_module", Attribute::Unit);
     Ok(())
+}
+
+/// The device every compute of `funcs` is lowered for (its program's device): one per
+/// `gpu.module`, since the module's target names one architecture.
+fn module_device(ctx: &Context, funcs: &[OpId]) -> Result<Device, Diagnostic> {
+    let mut found: Option<Device> = None;
+    for &f in funcs {
+        for op in ctx.collect_ops(f) {
+            if ctx.op_name(op) != COMPUTE {
+                continue;
+            }
+            let p = selected_program(ctx, op)?;
+            let dev = program_device(&p).map_err(|e| Diagnostic::op_error(ctx, op, e))?;
+            match &found {
+                Some(d) if d.name != dev.name => {
+                    return Err(Diagnostic::op_error(
+                        ctx,
+                        op,
+                        format!(
+                            "is lowered for device '{}' but an earlier compute of the module for '{}': the kernels of one module share one gpu.module and its target",
+                            dev.name, d.name
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => found = Some(dev),
+            }
+        }
+    }
+    found.ok_or_else(|| Diagnostic::error(None, "internal error: no te.compute to lower"))
+}
+
+/// Puts the device on the kernels' `gpu.module`: upstream's target attribute for its chip
+/// (`targets = [#nvvm.target<chip = "sm_90">]`), which `rtile-translate` compiles for, and
+/// `rtile.device` naming the description (cores, memories) the chip alone does not give.
+fn mark_target(ctx: &mut Context, gpu_module: OpId, device: &Device) {
+    let isa = device.target();
+    let kind = match isa.backend.as_str() {
+        "rocdl" => TargetKind::Rocdl,
+        _ => TargetKind::Nvvm,
+    };
+    if !isa.chip.is_empty() {
+        let target = GpuTarget::new(kind, isa.chip).to_attribute();
+        let data = ctx.op_mut(gpu_module);
+        let mut props = match data.properties.take() {
+            Some(Attribute::Dictionary(v)) => v,
+            _ => Vec::new(),
+        };
+        props.retain(|n| n.name != "targets");
+        props.push(NamedAttribute {
+            name: "targets".into(),
+            value: Attribute::Array(vec![target]),
+        });
+        data.properties = Some(Attribute::dictionary(props));
+    }
+    ctx.set_attr(
+        gpu_module,
+        rtile_dialects::rtile::DEVICE,
+        Attribute::String {
+            value: device.name.clone(),
+            ty: None,
+        },
+    );
 }
 
 impl Pass for LowerToGpu {

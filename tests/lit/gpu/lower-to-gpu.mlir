@@ -44,7 +44,7 @@
 // BAD: invalid value 'bogus' for option 'thread-mapping' (expected auto, transposed or interleaved)
 
 // CHECK: module attributes {gpu.container_module}
-// CHECK: gpu.module @kernels {
+// CHECK: gpu.module @kernels [#nvvm.target<chip = "sm_70">] attributes {rtile.device = "v100"} {
 // Shared tiles with storage padding: A's 32x16 tile as 32x17, B's 16x64 tile as 16x68.
 // CHECK: gpu.func @mm_0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>) workgroup(%[[SHA:arg[0-9]+]] : memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]] : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
 // CHECK: %block_id_x = gpu.block_id  x
@@ -133,7 +133,7 @@
 
 // prefetch=false: the load, barrier, compute, barrier form.
 // OFF: module attributes {gpu.container_module}
-// OFF: gpu.module @kernels {
+// OFF: gpu.module @kernels [#nvvm.target<chip = "sm_70">] attributes {rtile.device = "v100"} {
 // Shared tiles with storage padding: A's 32x16 tile as 32x17, B's 16x64 tile as 16x68.
 // OFF: gpu.func @mm_0(%[[A:arg[0-9]+]]: memref<60x48xf32>, %[[B:arg[0-9]+]]: memref<48x64xf32>, %[[OUT:arg[0-9]+]]: memref<60x64xf32>) workgroup(%[[SHA:arg[0-9]+]] : memref<32x17xf32, #gpu.address_space<workgroup>>, %[[SHB:arg[0-9]+]] : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, rtile.launch = {block = array<i32: 128, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 2, 1, 1>}, rtile.te = "func.func @ref
 // OFF: %block_id_x = gpu.block_id  x
@@ -193,7 +193,7 @@
 // INTER: scf.yield %[[S0]], %[[S1]], {{.*}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
 // INTER: gpu.return
 
-// RTILE: gpu.module @kernels {
+// RTILE: gpu.module @kernels [#nvvm.target<chip = "sm_70">] attributes {rtile.device = "v100"} {
 // RTILE: gpu.func @mm_0(%arg0: memref<60x48xf32>, %arg1: memref<48x64xf32>, %arg2: memref<60x64xf32>) workgroup(%arg3 : memref<32x17xf32, #gpu.address_space<workgroup>>, %arg4 : memref<16x68xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>
 // RTILE: = gpu.block_id  x
 // RTILE: = gpu.thread_id  x
