@@ -5,6 +5,7 @@ pub mod affine;
 pub mod attributes;
 pub mod builder;
 pub mod context;
+pub mod float;
 pub mod location;
 pub mod rewriter;
 pub mod types;
@@ -16,6 +17,7 @@ pub use context::{
     BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, Use, Value,
     ValueDef, WalkOrder,
 };
+pub use float::FloatFormat;
 pub use location::{Location, Span};
 pub use rewriter::{RewriteError, Rewriter};
 pub use types::{DYNAMIC, FloatKind, Signedness, Type};
