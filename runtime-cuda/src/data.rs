@@ -1,7 +1,7 @@
 //! Host-side data: seeded random inputs, element conversion, output comparison, medians.
 //! Pure Rust, testable without a GPU.
 
-use rtile_manifest::half::{bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits};
+use rtile::ir::float::{bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits};
 use rtile_manifest::{ArgManifest, dtype_size};
 
 /// A dense host buffer of one argument.

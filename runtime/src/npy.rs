@@ -4,7 +4,10 @@
 
 use rtile_dialects::te::model::ElemType;
 
+use rtile::ir::float::{f16_bits_to_f64, f64_to_f16_bits};
+
 use crate::round::round_to;
+
 use crate::tensor::Tensor;
 
 fn descr(t: ElemType) -> &'static str {
@@ -15,46 +18,6 @@ fn descr(t: ElemType) -> &'static str {
         ElemType::I32 => "<i4",
         ElemType::I8 => "|i1",
         ElemType::I1 => "|b1",
-    }
-}
-
-/// f64 (already an f16 value) to IEEE half bits.
-fn f16_bits(x: f64) -> u16 {
-    let x = round_to(x, ElemType::F16);
-    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
-    let a = x.abs();
-    if a.is_nan() {
-        return 0x7e00;
-    }
-    if a.is_infinite() {
-        return sign | 0x7c00;
-    }
-    if a == 0.0 {
-        return sign;
-    }
-    let e = a.log2().floor() as i32;
-    if e < -14 {
-        // Subnormal: multiples of 2^-24.
-        return sign | (a / 2f64.powi(-24)) as u16;
-    }
-    let m = ((a / 2f64.powi(e) - 1.0) * 1024.0).round() as u16;
-    sign | (((e + 15) as u16) << 10) | m
-}
-
-fn f16_from_bits(b: u16) -> f64 {
-    let sign = if b & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let e = ((b >> 10) & 0x1f) as i32;
-    let m = (b & 0x3ff) as f64;
-    sign * match e {
-        0 => m * 2f64.powi(-24),
-        31 => {
-            if m == 0.0 {
-                f64::INFINITY
-            } else {
-                f64::NAN
-            }
-        }
-        _ => (1.0 + m / 1024.0) * 2f64.powi(e - 15),
     }
 }
 
@@ -89,7 +52,7 @@ pub fn to_npy(t: &Tensor) -> Vec<u8> {
         match t.dtype {
             ElemType::F64 => out.extend_from_slice(&v.to_le_bytes()),
             ElemType::F32 | ElemType::BF16 => out.extend_from_slice(&(v as f32).to_le_bytes()),
-            ElemType::F16 => out.extend_from_slice(&f16_bits(v).to_le_bytes()),
+            ElemType::F16 => out.extend_from_slice(&f64_to_f16_bits(v).to_le_bytes()),
             ElemType::I32 => out.extend_from_slice(&(v as i32).to_le_bytes()),
             ElemType::I8 => out.push(v as i8 as u8),
             ElemType::I1 => out.push(u8::from(v != 0.0)),
@@ -146,7 +109,7 @@ pub fn from_npy(bytes: &[u8], want: ElemType) -> Result<Tensor, String> {
         "<f4" => (4, |b| {
             f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
         }),
-        "<f2" => (2, |b| f16_from_bits(u16::from_le_bytes([b[0], b[1]]))),
+        "<f2" => (2, |b| f16_bits_to_f64(u16::from_le_bytes([b[0], b[1]]))),
         "<i4" => (4, |b| {
             i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
         }),
@@ -226,7 +189,7 @@ mod tests {
     #[test]
     fn f16_bits_exact() {
         for b in [0u16, 1, 0x3c00, 0x7bff, 0x8001, 0xfc00, 0x0400, 0x3555] {
-            assert_eq!(f16_bits(f16_from_bits(b)), b);
+            assert_eq!(f64_to_f16_bits(f16_bits_to_f64(b)), b);
         }
     }
 }

@@ -7,8 +7,8 @@ use super::affine_expr::{self, AffTok};
 use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
-    Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatKind, Location, NamedAttribute,
-    Signedness, Span, Type,
+    Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatFormat, FloatKind, Location,
+    NamedAttribute, Signedness, Span, Type,
 };
 
 /// Bound on the tokens of one affine map/set (its syntax tree is walked recursively).
@@ -46,43 +46,22 @@ fn parse_int_literal(text: &str) -> Option<u128> {
     }
 }
 
-fn f16_to_f64(bits: u16) -> f64 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = ((bits >> 10) & 0x1f) as i32;
-    let frac = (bits & 0x3ff) as f64;
-    match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        31 if frac == 0.0 => sign * f64::INFINITY,
-        31 => f64::NAN,
-        _ => sign * (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
-    }
-}
-
-/// The float a hex bit pattern denotes in format `k`, as f64 (MLIR's `0x... : f32`).
+/// The float a hex bit pattern denotes in format `k`, as f64 (MLIR's `0x... : f32`); NaN
+/// payloads are kept bit for bit. `None` when the pattern is wider than the format (or the
+/// format is wider than f64).
 fn float_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
-    Some(match k {
-        FloatKind::F32 => f32::from_bits(u32::try_from(bits).ok()?) as f64,
-        FloatKind::F64 => f64::from_bits(u64::try_from(bits).ok()?),
-        FloatKind::BF16 => f32::from_bits((u16::try_from(bits).ok()? as u32) << 16) as f64,
-        FloatKind::F16 => f16_to_f64(u16::try_from(bits).ok()?),
-        _ => return None,
-    })
+    let f = FloatFormat::of(k)?;
+    let bits = u64::try_from(bits).ok()?;
+    if f.width() < 64 && bits >> f.width() != 0 {
+        return None;
+    }
+    Some(f.decode(bits))
 }
 
 /// Rounds a parsed value to the precision of `ty`, as MLIR's APFloat conversion does.
 fn round_to(v: f64, ty: &Type) -> f64 {
     match ty {
-        Type::Float(FloatKind::F32) | Type::Float(FloatKind::TF32) => v as f32 as f64,
-        Type::Float(FloatKind::BF16) => {
-            // Round-to-nearest-even from f32 to bfloat16's 8 significant bits.
-            let f = v as f32;
-            if f.is_nan() {
-                return v;
-            }
-            let bits = f.to_bits();
-            let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) & 0xFFFF_0000;
-            f32::from_bits(rounded) as f64
-        }
+        Type::Float(k) => FloatFormat::of(*k).map_or(v, |f| f.round(v)),
         _ => v,
     }
 }

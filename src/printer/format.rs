@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::ir::{
-    AffineExpr, AffineMap, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatKind, IntegerSet,
-    Location, NamedAttribute, Signedness, Type,
+    AffineExpr, AffineMap, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatFormat, FloatKind,
+    IntegerSet, Location, NamedAttribute, Signedness, Type,
 };
 
 /// Attribute aliases (`#map`, `#set1`), numbered in first-use order as MLIR's
@@ -1121,27 +1121,9 @@ fn affine_expr(out: &mut String, e: &AffineExpr, strong: bool) {
 
 // ----- floats ------------------------------------------------------------------------
 
-/// IEEE-style layout of a float kind: (exponent bits, stored mantissa bits).
-/// The small formats are treated as IEEE-like (their NaN/no-infinity encodings and
-/// FNUZ biases are not modelled); f80 and f128 are printed through f64.
-fn layout(kind: FloatKind) -> (u32, u32) {
-    match kind {
-        FloatKind::F16 => (5, 10),
-        FloatKind::BF16 => (8, 7),
-        FloatKind::F32 => (8, 23),
-        FloatKind::TF32 => (8, 10),
-        FloatKind::F64 | FloatKind::F80 | FloatKind::F128 => (11, 52),
-        FloatKind::F8E5M2 | FloatKind::F8E5M2FNUZ => (5, 2),
-        FloatKind::F8E4M3
-        | FloatKind::F8E4M3FN
-        | FloatKind::F8E4M3FNUZ
-        | FloatKind::F8E4M3B11FNUZ => (4, 3),
-        FloatKind::F8E3M4 => (3, 4),
-        FloatKind::F8E8M0FNU => (8, 1),
-        FloatKind::F6E2M3FN => (2, 3),
-        FloatKind::F6E3M2FN => (3, 2),
-        FloatKind::F4E2M1FN => (2, 1),
-    }
+/// The format a kind's values are printed through; f80 and f128 are carried as f64.
+fn format_of(kind: FloatKind) -> FloatFormat {
+    FloatFormat::of(kind).unwrap_or(FloatFormat::F64)
 }
 
 /// Significand precision in bits (for APFloat's default digit count).
@@ -1149,106 +1131,27 @@ fn precision_bits(kind: FloatKind) -> usize {
     match kind {
         FloatKind::F80 => 64,
         FloatKind::F128 => 113,
-        FloatKind::F8E8M0FNU => 1,
-        k => layout(k).1 as usize + 1,
+        k => format_of(k).precision() as usize,
     }
 }
 
 /// Rounds `x` to the format (round to nearest even) and returns its bit pattern.
 fn to_bits(x: f64, kind: FloatKind) -> u64 {
-    match layout(kind) {
-        (11, 52) => return x.to_bits(),
-        (8, 23) => return (x as f32).to_bits() as u64,
-        _ => {}
-    }
-    let (eb, mb) = layout(kind);
-    let bits = x.to_bits();
-    let sign = (bits >> 63) << (eb + mb);
-    let exp_all = ((1u64 << eb) - 1) << mb;
-    if x.is_nan() {
-        let payload = (bits & ((1u64 << 52) - 1)) >> (52 - mb);
-        return sign | exp_all | payload | (1u64 << (mb - 1));
-    }
-    if x.is_infinite() {
-        return sign | exp_all;
-    }
-    if x == 0.0 {
-        return sign;
-    }
-    let e = ((bits >> 52) & 0x7ff) as i64;
-    let mut mant = (bits & ((1u64 << 52) - 1)) as u128;
-    let exp2 = if e == 0 {
-        -1074
-    } else {
-        mant |= 1 << 52;
-        e - 1075
-    };
-    let msb = 127 - mant.leading_zeros() as i64;
-    let top = exp2 + msb;
-    let bias = (1i64 << (eb - 1)) - 1;
-    let mut target = top.max(1 - bias);
-    let q = target - mb as i64;
-    let shift = q - exp2;
-    let mut r: u128 = if shift <= 0 {
-        mant << (-shift) as u32
-    } else if shift >= 120 {
-        0
-    } else {
-        let kept = mant >> shift;
-        let rem = mant & ((1u128 << shift) - 1);
-        let half = 1u128 << (shift - 1);
-        if rem > half || (rem == half && kept & 1 == 1) {
-            kept + 1
-        } else {
-            kept
-        }
-    };
-    if r >> (mb + 1) != 0 {
-        r >>= 1;
-        target += 1;
-    }
-    if target > bias {
-        return sign | exp_all;
-    }
-    if r >> mb == 0 {
-        sign | r as u64
-    } else {
-        let field = (target + bias) as u64;
-        sign | (field << mb) | (r as u64 & ((1u64 << mb) - 1))
-    }
+    format_of(kind).encode(x)
 }
 
 /// Bits of the format back to an f64 (exact: every supported format fits in f64).
 fn from_bits(b: u64, kind: FloatKind) -> f64 {
-    let (eb, mb) = layout(kind);
-    match (eb, mb) {
-        (11, 52) => return f64::from_bits(b),
-        (8, 23) => return f32::from_bits(b as u32) as f64,
-        _ => {}
-    }
-    let sign = if (b >> (eb + mb)) & 1 == 1 { -1.0 } else { 1.0 };
-    let field = ((b >> mb) & ((1u64 << eb) - 1)) as i32;
-    let frac = (b & ((1u64 << mb) - 1)) as f64;
-    let bias = (1i32 << (eb - 1)) - 1;
-    if field == (1i32 << eb) - 1 {
-        return if frac == 0.0 {
-            sign * f64::INFINITY
-        } else {
-            f64::NAN
-        };
-    }
-    if field == 0 {
-        sign * frac * 2f64.powi(1 - bias - mb as i32)
-    } else {
-        sign * (frac + 2f64.powi(mb as i32)) * 2f64.powi(field - bias - mb as i32)
-    }
+    format_of(kind).decode(b)
 }
 
 /// Parses a decimal into the format, as APFloat's string constructor would.
 fn parse_as(s: &str, kind: FloatKind) -> Option<u64> {
-    match layout(kind) {
-        (11, 52) => s.parse::<f64>().ok().map(f64::to_bits),
-        (8, 23) => s.parse::<f32>().ok().map(|f| f.to_bits() as u64),
+    match kind {
+        FloatKind::F64 | FloatKind::F80 | FloatKind::F128 => {
+            s.parse::<f64>().ok().map(f64::to_bits)
+        }
+        FloatKind::F32 => s.parse::<f32>().ok().map(|f| f.to_bits() as u64),
         _ => s.parse::<f64>().ok().map(|f| to_bits(f, kind)),
     }
 }

@@ -38,7 +38,9 @@ pub fn block_register_share(threads: u64) -> u64 {
 use std::fmt::Write as _;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::{Attribute, BlockId, Context, DenseLiteral, FloatKind, OpId, Type, Value};
+use rtile::ir::{
+    Attribute, BlockId, Context, DenseLiteral, FloatFormat, FloatKind, OpId, Type, Value,
+};
 
 use crate::gpuir::{
     KernelInfo, Launch, MemRefInfo, MemSpace, attr_words, dimension, gpu_funcs, kernel_info,
@@ -200,13 +202,11 @@ fn float_lit(v: f64, kind: FloatKind) -> Option<String> {
     Some(match kind {
         FloatKind::F32 => format!("0x{:016X}", ((v as f32) as f64).to_bits()),
         FloatKind::F64 => format!("0x{:016X}", v.to_bits()),
-        FloatKind::F16 => format!("0xH{:04X}", f32_to_f16_bits(v as f32)),
-        FloatKind::BF16 => format!("0xR{:04X}", f32_to_bf16_bits(v as f32)),
+        FloatKind::F16 => format!("0xH{:04X}", FloatFormat::F16.encode(v)),
+        FloatKind::BF16 => format!("0xR{:04X}", FloatFormat::BF16.encode(v)),
         _ => return None,
     })
 }
-
-use rtile_manifest::half::{f32_to_bf16_bits, f32_to_f16_bits};
 
 fn float_kind_ty(k: FloatKind) -> Option<&'static str> {
     Some(match k {

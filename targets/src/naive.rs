@@ -49,12 +49,12 @@ fn memref(t: &TensorType) -> String {
 }
 
 fn float_bits(v: f64, t: ElemType) -> String {
-    use rtile_manifest::half::{f32_to_bf16_bits, f32_to_f16_bits};
+    use rtile::ir::FloatFormat;
     match t {
         ElemType::F64 => format!("0x{:016X}", v.to_bits()),
         ElemType::F32 => format!("0x{:08X}", (v as f32).to_bits()),
-        ElemType::F16 => format!("0x{:04X}", f32_to_f16_bits(v as f32)),
-        _ => format!("0x{:04X}", f32_to_bf16_bits(v as f32)),
+        ElemType::F16 => format!("0x{:04X}", FloatFormat::F16.encode(v)),
+        _ => format!("0x{:04X}", FloatFormat::BF16.encode(v)),
     }
 }
 

@@ -1,33 +1,12 @@
 //! Rounding an f64 to each element type, as the hardware stores it.
 //!
 //! Floats round to nearest, ties to even, directly from f64 (no double rounding through
-//! f32), with gradual underflow and overflow to infinity. Integers wrap (two's
-//! complement), as `arith` integer ops do.
+//! f32), with gradual underflow and overflow to infinity ([`rtile::ir::FloatFormat`]).
+//! Integers wrap (two's complement), as `arith` integer ops do.
+
+use rtile::ir::FloatFormat;
 
 use super::model::ElemType;
-
-/// Rounds to a binary float format with `mant` explicit mantissa bits and exponent range
-/// `[emin, emax]` of normal numbers.
-fn round_float(x: f64, mant: i32, emin: i32, emax: i32) -> f64 {
-    if x == 0.0 || !x.is_finite() {
-        return x;
-    }
-    // Exponent of x, clamped to emin so subnormals share one quantum.
-    let e = ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    let e = if e < -1022 { -1023 } else { e }.max(emin);
-    let quantum = (2.0f64).powi(e - mant);
-    let r = (x / quantum).round_ties_even() * quantum;
-    // The largest finite value is (2 - 2^-mant) * 2^emax; halfway above it overflows.
-    let max = (2.0 - (2.0f64).powi(-mant)) * (2.0f64).powi(emax);
-    if r.abs() > max {
-        return if x > 0.0 {
-            f64::INFINITY
-        } else {
-            f64::NEG_INFINITY
-        };
-    }
-    r
-}
 
 /// Wraps an integer value (already truncated) into `bits` two's complement.
 fn wrap(v: i64, bits: u32) -> i64 {
@@ -41,8 +20,8 @@ pub fn round_to(x: f64, t: ElemType) -> f64 {
     match t {
         ElemType::F64 => x,
         ElemType::F32 => x as f32 as f64,
-        ElemType::F16 => round_float(x, 10, -14, 15),
-        ElemType::BF16 => round_float(x, 7, -126, 127),
+        ElemType::F16 => FloatFormat::F16.round(x),
+        ElemType::BF16 => FloatFormat::BF16.round(x),
         ElemType::I32 | ElemType::I8 | ElemType::I1 => {
             if x.is_nan() {
                 return 0.0;

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use rtile::ir::FloatFormat;
 use rtile::ir::types::{FloatKind, Type};
 use rtile_dialects::te::model::ElemType;
 
@@ -54,8 +55,8 @@ impl Num {
         match self {
             Num::F64 => x.to_bits().to_le_bytes(),
             Num::F32 => u64::from((x as f32).to_bits()).to_le_bytes(),
-            Num::F16 => u64::from(f16_bits(x)).to_le_bytes(),
-            Num::BF16 => u64::from((x as f32).to_bits() >> 16).to_le_bytes(),
+            Num::F16 => FloatFormat::F16.encode(x).to_le_bytes(),
+            Num::BF16 => FloatFormat::BF16.encode(x).to_le_bytes(),
             Num::Int(_) => (x as i64).to_le_bytes(),
         }
     }
@@ -68,8 +69,8 @@ impl Num {
         match self {
             Num::F64 => f64::from_bits(raw),
             Num::F32 => f64::from(f32::from_bits(raw as u32)),
-            Num::F16 => f16_value(raw as u16),
-            Num::BF16 => f64::from(f32::from_bits((raw as u32) << 16)),
+            Num::F16 => FloatFormat::F16.decode(raw & 0xffff),
+            Num::BF16 => FloatFormat::BF16.decode(raw & 0xffff),
             // Sign-extend from the stored bytes, then wrap to the width as registers hold it.
             Num::Int(_) => {
                 let s = 64 - 8 * n as u32;
@@ -104,38 +105,6 @@ impl Num {
             Num::Int(w) if w < 64 => v & ((1u64 << w) - 1),
             _ => v,
         }
-    }
-}
-
-/// IEEE binary16 bits of `x`, a value already rounded to f16 (exact as an f32).
-fn f16_bits(x: f64) -> u16 {
-    let sign: u16 = if x.is_sign_negative() { 0x8000 } else { 0 };
-    let a = x.abs();
-    if a.is_nan() {
-        return 0x7e00;
-    }
-    if a.is_infinite() || a >= 65520.0 {
-        return sign | 0x7c00;
-    }
-    if a < 6.103515625e-05 {
-        // Subnormal (or zero): a multiple of 2^-24.
-        return sign | (a * 16777216.0).round() as u16;
-    }
-    let b = (a as f32).to_bits();
-    let e = ((b >> 23) & 0xff) as i32 - 127;
-    sign | (((e + 15) as u16) << 10) | ((b >> 13) & 0x3ff) as u16
-}
-
-/// The value of IEEE binary16 bits.
-fn f16_value(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let e = i32::from((h >> 10) & 0x1f);
-    let m = f64::from(h & 0x3ff);
-    sign * match e {
-        0 => m * 2f64.powi(-24),
-        31 if m == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        _ => (1024.0 + m) * 2f64.powi(e - 25),
     }
 }
 
