@@ -232,29 +232,6 @@ struct CompiledAccess {
     dims: Vec<usize>,
 }
 
-fn linearize(e: &rtile::ir::AffineExpr, n: usize) -> Option<(Vec<i64>, i64)> {
-    use rtile::ir::AffineExpr as A;
-    match e {
-        A::Dim(d) => {
-            let mut c = vec![0; n];
-            *c.get_mut(*d as usize)? = 1;
-            Some((c, 0))
-        }
-        A::Constant(k) => Some((vec![0; n], *k)),
-        A::Add(a, b) => {
-            let (ca, ka) = linearize(a, n)?;
-            let (cb, kb) = linearize(b, n)?;
-            Some((ca.iter().zip(&cb).map(|(x, y)| x + y).collect(), ka + kb))
-        }
-        A::Mul(a, b) => {
-            let (ca, ka) = linearize(a, n)?;
-            let k = b.as_constant()?;
-            Some((ca.iter().map(|x| x * k).collect(), ka * k))
-        }
-        _ => None,
-    }
-}
-
 /// Runs one compute on host tensors.
 pub fn eval_compute(c: &TeCompute, inputs: &[Tensor], mode: Accumulate) -> Result<Tensor, String> {
     if inputs.len() != c.inputs.len() {
@@ -283,10 +260,10 @@ pub fn eval_compute(c: &TeCompute, inputs: &[Tensor], mode: Accumulate) -> Resul
         .iter()
         .map(|a| CompiledAccess {
             input: a.input,
-            linear: a.map.results.iter().map(|e| linearize(e, n)).collect(),
+            linear: a.map.results.iter().map(|e| e.linear_form(n)).collect(),
             pad: a.pad,
             dims: (0..n)
-                .filter(|&d| a.map.results.iter().any(|e| uses_dim(e, d as u32)))
+                .filter(|&d| a.map.results.iter().any(|e| e.uses_dim(d as u32)))
                 .collect(),
         })
         .collect();
@@ -399,17 +376,6 @@ fn combine(k: Combiner, acc: f64, v: f64, t: ElemType, r: &Rounder) -> f64 {
             Combiner::Min => acc.min(v),
         };
         round_to(x, t)
-    }
-}
-
-fn uses_dim(e: &rtile::ir::AffineExpr, d: u32) -> bool {
-    use rtile::ir::AffineExpr as A;
-    match e {
-        A::Dim(x) => *x == d,
-        A::Symbol(_) | A::Constant(_) => false,
-        A::Add(a, b) | A::Mul(a, b) | A::FloorDiv(a, b) | A::CeilDiv(a, b) | A::Mod(a, b) => {
-            uses_dim(a, d) || uses_dim(b, d)
-        }
     }
 }
 

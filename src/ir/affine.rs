@@ -184,6 +184,87 @@ impl AffineExpr {
         })
     }
 
+    /// `Σ coeff·d_i + constant` of the expression over `num_dims` dims, as (one coefficient
+    /// per dim, constant), when it is linear in the dims: dims, constants, sums and
+    /// products by a constant. `None` for symbols, divisions, `mod`, a dim at or past
+    /// `num_dims`, or arithmetic that overflows i64.
+    pub fn linear_form(&self, num_dims: usize) -> Option<(Vec<i64>, i64)> {
+        Some(match self {
+            AffineExpr::Dim(d) => {
+                let mut v = vec![0; num_dims];
+                *v.get_mut(*d as usize)? = 1;
+                (v, 0)
+            }
+            AffineExpr::Constant(c) => (vec![0; num_dims], *c),
+            AffineExpr::Add(a, b) => {
+                let (va, ca) = a.linear_form(num_dims)?;
+                let (vb, cb) = b.linear_form(num_dims)?;
+                let v = va
+                    .iter()
+                    .zip(&vb)
+                    .map(|(x, y)| x.checked_add(*y))
+                    .collect::<Option<Vec<_>>>()?;
+                (v, ca.checked_add(cb)?)
+            }
+            AffineExpr::Mul(a, b) => {
+                let (va, ca) = a.linear_form(num_dims)?;
+                let (vb, cb) = b.linear_form(num_dims)?;
+                // Affine: one side is a constant (either side, canonical or not).
+                let (v, c, k) = if va.iter().all(|&x| x == 0) {
+                    (vb, cb, ca)
+                } else if vb.iter().all(|&x| x == 0) {
+                    (va, ca, cb)
+                } else {
+                    return None;
+                };
+                let v = v
+                    .iter()
+                    .map(|x| x.checked_mul(k))
+                    .collect::<Option<Vec<_>>>()?;
+                (v, c.checked_mul(k)?)
+            }
+            AffineExpr::Symbol(_)
+            | AffineExpr::FloorDiv(..)
+            | AffineExpr::CeilDiv(..)
+            | AffineExpr::Mod(..) => return None,
+        })
+    }
+
+    /// Every dim occurrence, left to right (a dim used twice is listed twice).
+    pub fn dim_occurrences(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.walk_dims(&mut |d| out.push(d));
+        out
+    }
+
+    /// Whether dim `d` occurs in the expression.
+    pub fn uses_dim(&self, d: u32) -> bool {
+        match self {
+            AffineExpr::Dim(x) => *x == d,
+            AffineExpr::Symbol(_) | AffineExpr::Constant(_) => false,
+            AffineExpr::Add(a, b)
+            | AffineExpr::Mul(a, b)
+            | AffineExpr::FloorDiv(a, b)
+            | AffineExpr::CeilDiv(a, b)
+            | AffineExpr::Mod(a, b) => a.uses_dim(d) || b.uses_dim(d),
+        }
+    }
+
+    fn walk_dims(&self, f: &mut impl FnMut(u32)) {
+        match self {
+            AffineExpr::Dim(d) => f(*d),
+            AffineExpr::Symbol(_) | AffineExpr::Constant(_) => {}
+            AffineExpr::Add(a, b)
+            | AffineExpr::Mul(a, b)
+            | AffineExpr::FloorDiv(a, b)
+            | AffineExpr::CeilDiv(a, b)
+            | AffineExpr::Mod(a, b) => {
+                a.walk_dims(f);
+                b.walk_dims(f);
+            }
+        }
+    }
+
     /// Largest dim position used plus one, and likewise for symbols.
     pub fn max_positions(&self) -> (u32, u32) {
         match self {
@@ -248,4 +329,45 @@ pub struct IntegerSet {
     pub num_symbols: u32,
     /// Each constraint with `true` for an equality (`== 0`), `false` for `>= 0`.
     pub constraints: Vec<(AffineExpr, bool)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AffineExpr as E;
+
+    fn raw_mul(a: E, b: E) -> E {
+        E::Mul(Box::new(a), Box::new(b))
+    }
+
+    #[test]
+    fn linear_forms() {
+        // d0 * 4 + d2 + 3 over 3 dims.
+        let e = E::add(
+            E::add(E::mul(E::dim(0), E::constant(4)), E::dim(2)),
+            E::constant(3),
+        );
+        assert_eq!(e.linear_form(3), Some((vec![4, 0, 1], 3)));
+        // A constant on the left of a product counts too.
+        assert_eq!(
+            raw_mul(E::constant(2), E::dim(1)).linear_form(2),
+            Some((vec![0, 2], 0))
+        );
+        assert_eq!(raw_mul(E::dim(0), E::dim(1)).linear_form(2), None);
+        assert_eq!(E::dim(3).linear_form(2), None);
+        assert_eq!(E::floordiv(E::dim(0), E::constant(2)).linear_form(1), None);
+        assert_eq!(E::symbol(0).linear_form(1), None);
+        let big = raw_mul(E::dim(0), E::constant(i64::MAX));
+        assert_eq!(raw_mul(big, E::constant(2)).linear_form(1), None);
+    }
+
+    #[test]
+    fn dims_used() {
+        let e = E::add(
+            E::floordiv(E::dim(2), E::constant(4)),
+            E::mul(E::dim(0), E::dim(2)),
+        );
+        assert_eq!(e.dim_occurrences(), vec![2, 0, 2]);
+        assert!(e.uses_dim(0) && e.uses_dim(2) && !e.uses_dim(1));
+        assert!(!E::symbol(0).uses_dim(0));
+    }
 }

@@ -25,49 +25,6 @@ const MAX_READS: usize = 16;
 const MAX_COEFF: i64 = 64;
 const MAX_CONST: i64 = 1 << 20;
 
-/// `e` as `(coefficient per dim, constant)`, when it is linear in the dims.
-fn linear(e: &AffineExpr, dims: usize) -> Option<(Vec<i64>, i64)> {
-    Some(match e {
-        AffineExpr::Dim(d) => {
-            let mut v = vec![0; dims];
-            *v.get_mut(*d as usize)? = 1;
-            (v, 0)
-        }
-        AffineExpr::Constant(c) => (vec![0; dims], *c),
-        AffineExpr::Add(a, b) => {
-            let (va, ca) = linear(a, dims)?;
-            let (vb, cb) = linear(b, dims)?;
-            let v = va
-                .iter()
-                .zip(&vb)
-                .map(|(x, y)| x.checked_add(*y))
-                .collect::<Option<Vec<_>>>()?;
-            (v, ca.checked_add(cb)?)
-        }
-        AffineExpr::Mul(a, b) => {
-            let (va, ca) = linear(a, dims)?;
-            let (vb, cb) = linear(b, dims)?;
-            // Affine: one side is a constant.
-            let (v, c, k) = if va.iter().all(|&x| x == 0) {
-                (vb, cb, ca)
-            } else if vb.iter().all(|&x| x == 0) {
-                (va, ca, cb)
-            } else {
-                return None;
-            };
-            let v = v
-                .iter()
-                .map(|x| x.checked_mul(k))
-                .collect::<Option<Vec<_>>>()?;
-            (v, c.checked_mul(k)?)
-        }
-        AffineExpr::Symbol(_)
-        | AffineExpr::FloorDiv(..)
-        | AffineExpr::CeilDiv(..)
-        | AffineExpr::Mod(..) => return None,
-    })
-}
-
 fn count_flops(e: &Expr) -> u64 {
     match e {
         Expr::Access(_) | Expr::Const(..) => 0,
@@ -137,7 +94,7 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
                 },
                 _ => (e, 1),
             };
-            let (coeffs, constant) = linear(inner, dims).ok_or_else(|| {
+            let (coeffs, constant) = inner.linear_form(dims).ok_or_else(|| {
                 format!(
                     "index {j} of input read #{r} is not of the form (sum(coeff * axis) + constant) [floordiv constant]"
                 )

@@ -11,42 +11,10 @@ use rtile_dialects::te::model::{AxisKind, TeCompute};
 
 use crate::construct_rtile::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
 
-/// `Σ c·dim + k` of an affine expression, or `None` when it is not linear.
+/// `Σ c·dim + k` of an affine expression, or `None` when it is not linear
+/// ([`AffineExpr::linear_form`]; this name is what the kernel emitter imports).
 pub fn linearize(e: &AffineExpr, n: usize) -> Option<(Vec<i64>, i64)> {
-    match e {
-        AffineExpr::Dim(d) => {
-            let mut c = vec![0; n];
-            *c.get_mut(*d as usize)? = 1;
-            Some((c, 0))
-        }
-        AffineExpr::Constant(k) => Some((vec![0; n], *k)),
-        AffineExpr::Add(a, b) => {
-            let (ca, ka) = linearize(a, n)?;
-            let (cb, kb) = linearize(b, n)?;
-            Some((ca.iter().zip(&cb).map(|(x, y)| x + y).collect(), ka + kb))
-        }
-        AffineExpr::Mul(a, b) => {
-            let (ca, ka) = linearize(a, n)?;
-            let k = b.as_constant()?;
-            Some((ca.iter().map(|x| x * k).collect(), ka * k))
-        }
-        _ => None,
-    }
-}
-
-fn dims_of(e: &AffineExpr, out: &mut Vec<usize>) {
-    match e {
-        AffineExpr::Dim(d) => out.push(*d as usize),
-        AffineExpr::Add(a, b)
-        | AffineExpr::Mul(a, b)
-        | AffineExpr::FloorDiv(a, b)
-        | AffineExpr::CeilDiv(a, b)
-        | AffineExpr::Mod(a, b) => {
-            dims_of(a, out);
-            dims_of(b, out);
-        }
-        _ => {}
-    }
+    e.linear_form(n)
 }
 
 /// The reads a program stages: the first access of each distinct (input, index map) pair,
@@ -94,10 +62,11 @@ pub fn expr_info(c: &TeCompute) -> TensorExprInfo {
                         k,
                     ),
                     None => {
-                        let mut ds = Vec::new();
-                        dims_of(e, &mut ds);
-                        let terms: Vec<(usize, i64)> =
-                            ds.iter().flat_map(|&d| [(d, 1), (d, 1)]).collect();
+                        let terms: Vec<(usize, i64)> = e
+                            .dim_occurrences()
+                            .into_iter()
+                            .flat_map(|d| [(d as usize, 1), (d as usize, 1)])
+                            .collect();
                         AffineIndex::affine(&terms, 0)
                     }
                 })
