@@ -10,11 +10,12 @@
 //! with a remark.
 
 use rtile::ir::affine::AffineMap;
-use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Value, WalkOrder};
+use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Value};
 use rtile_dialects::rtile::attr::RProgram;
 use rtile_dialects::rtile::{program, programs};
-use rtile_dialects::te::ir::{COMPUTE, YIELD, build_body_region, compute_from_op, scalar_attr};
+use rtile_dialects::te::ir::{YIELD, build_body_region, compute_from_op, scalar_attr};
 use rtile_dialects::te::model::{AxisKind, Combiner, TeCompute};
+use rtile_dialects::te::walk::compute_ops;
 
 use crate::import::Remark;
 
@@ -32,12 +33,7 @@ pub const LOWERING_CONFIG: &str = "lowering_config";
 
 /// Rewrites every `te.compute` with a program under `root` into `linalg.generic`.
 pub fn export_linalg(ctx: &mut Context, root: OpId) -> ExportReport {
-    let mut computes = Vec::new();
-    ctx.walk(root, WalkOrder::PreOrder, &mut |_, op| {
-        if ctx.op_name(op) == COMPUTE {
-            computes.push(op);
-        }
-    });
+    let computes = compute_ops(ctx, root);
     let mut report = ExportReport::default();
     for (i, op) in computes.into_iter().enumerate() {
         match export_one(ctx, op) {

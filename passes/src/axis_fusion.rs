@@ -18,13 +18,12 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::affine::{AffineExpr, AffineMap};
-use rtile::ir::{
-    Builder, Context, NamedAttribute, OpId, OperationState, Rewriter, Value, WalkOrder,
-};
+use rtile::ir::{Builder, Context, NamedAttribute, OpId, OperationState, Rewriter, Value};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::te::dialect::HEADER_ATTRS;
-use rtile_dialects::te::ir::{COMPUTE, build_compute_op, compute_from_op};
+use rtile_dialects::te::ir::{build_compute_op, compute_from_op};
 use rtile_dialects::te::model::TeCompute;
+use rtile_dialects::te::walk::compute_ops;
 use rtile_dialects::tensor::reshape_state;
 
 /// The `axis-fusion` pass: [`fuse_axes`] on every `te.compute`, with
@@ -52,7 +51,7 @@ impl Pass for AxisFusion {
             "Number of te.compute ops whose axes were fused",
         );
         stats.declare("num-fused-axes", "Number of axes removed by fusion");
-        for c in computes(ctx, op) {
+        for c in compute_ops(ctx, op) {
             let removed = fuse_op(ctx, c)?;
             if removed > 0 {
                 stats.add(
@@ -69,17 +68,6 @@ impl Pass for AxisFusion {
         }
         Ok(())
     }
-}
-
-/// Every `te.compute` nested in `root`, in program order.
-pub fn computes(ctx: &Context, root: OpId) -> Vec<OpId> {
-    let mut v = Vec::new();
-    ctx.walk(root, WalkOrder::PreOrder, &mut |_, o| {
-        if ctx.op_name(o) == COMPUTE {
-            v.push(o);
-        }
-    });
-    v
 }
 
 /// The attributes of `op` a rewritten compute keeps: everything but the te header's,

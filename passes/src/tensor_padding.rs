@@ -15,7 +15,9 @@ use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics}
 use rtile_dialects::te::ir::{build_compute_op, compute_from_op};
 use rtile_dialects::te::model::{BinOp, CmpOp, Combiner, Expr, TeCompute, UnOp};
 
-use crate::axis_fusion::{computes, create_before, extra_attrs, replace_op};
+use rtile_dialects::te::walk::compute_ops;
+
+use crate::axis_fusion::{create_before, extra_attrs, replace_op};
 
 /// The attribute giving a compute's rTile shape, one size per axis.
 pub const TILE_ATTR: &str = "rtile.tile";
@@ -83,7 +85,7 @@ impl Pass for TensorPadding {
         stats.declare(PADDED, PADDED_D);
         let epsilon = self.opts.get_float("epsilon");
         let default_tile = self.opts.get_int_list("tile").to_vec();
-        for c in computes(ctx, op) {
+        for c in compute_ops(ctx, op) {
             let tile = match ctx.attr(c, TILE_ATTR) {
                 // The rTile is the `#rtile.tile<[...]>` of the rtile dialect: its shape has
                 // one size per axis of the compute.

@@ -8,35 +8,16 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use rtile::ir::affine::AffineExpr;
-use rtile::ir::{Context, OpId, WalkOrder};
+use rtile::ir::{Context, OpId};
 use rtile_dialects::te::generic::{
     binary_op_name, cmpf_predicate, cmpi_predicate, float_unary_op_name,
 };
 use rtile_dialects::te::ir::compute_from_op;
 use rtile_dialects::te::model::{AxisKind, Combiner, ElemType, Expr, TeCompute, TensorType, UnOp};
+use rtile_dialects::te::walk::{compute_ops, enclosing_func};
 
 /// Threads per block of the naive kernels.
 pub const BLOCK: i64 = 256;
-
-/// Every `te.compute` under `root`, with the name of its enclosing function.
-pub fn te_computes(ctx: &Context, root: OpId) -> Vec<(OpId, String)> {
-    let mut out = Vec::new();
-    ctx.walk(root, WalkOrder::PreOrder, &mut |_, op| {
-        if ctx.op_name(op) == "te.compute" {
-            let mut f = ctx.parent_op(op);
-            let mut name = "kernel".to_string();
-            while let Some(p) = f {
-                if let Some(n) = ctx.inherent_attr(p, "sym_name").and_then(|a| a.as_str()) {
-                    name = n.to_string();
-                    break;
-                }
-                f = ctx.parent_op(p);
-            }
-            out.push((op, name));
-        }
-    });
-    out
-}
 
 fn memref(t: &TensorType) -> String {
     let mut s = String::from("memref<");
@@ -141,7 +122,8 @@ fn op1(
 /// `rtile.launch` set (block 256, grid ⌈outputs/256⌉).
 pub fn naive_module(ctx: &Context, root: OpId) -> Result<String, String> {
     let mut comps = Vec::new();
-    for (op, fname) in te_computes(ctx, root) {
+    for op in compute_ops(ctx, root) {
+        let fname = enclosing_func(ctx, op).unwrap_or("kernel").to_string();
         comps.push((compute_from_op(ctx, op)?.0, fname));
     }
     naive_module_from(&comps)

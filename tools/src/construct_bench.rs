@@ -6,9 +6,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use rtile::ir::{Context, OpId, WalkOrder};
+use rtile::ir::Context;
 use rtile::parser::parse_str;
-use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
+use rtile_dialects::te::ir::compute_from_op;
+use rtile_dialects::te::walk::{compute_ops, enclosing_func};
 use rtile_passes::construct_rtile::te_adapter::expr_from_compute;
 use rtile_passes::construct_rtile::{ConstructOptions, TensorExprInfo, construct};
 use rtile_passes::device::Device;
@@ -32,22 +33,13 @@ pub fn load_suite(name: &str, text: &str) -> Result<(Vec<SuiteOp>, Vec<Refused>)
     let module = parse_str(&mut ctx, name, text)
         .map_err(|d| rtile::diagnostics::render::render_with(&ctx, &d, false))?
         .module;
-    let mut computes: Vec<OpId> = Vec::new();
-    ctx.walk(module, WalkOrder::PreOrder, &mut |_, o| {
-        if ctx.op_name(o) == COMPUTE {
-            computes.push(o);
-        }
-    });
+    let computes = compute_ops(&ctx, module);
     let mut ops = Vec::new();
     let mut refused = Vec::new();
-    let func_of = |o: OpId| {
-        ctx.parent_op(o)
-            .and_then(|f| ctx.inherent_attr(f, "sym_name"))
-            .and_then(|a| a.as_str())
-            .unwrap_or("?")
-            .to_string()
-    };
-    let names: Vec<String> = computes.iter().map(|&o| func_of(o)).collect();
+    let names: Vec<String> = computes
+        .iter()
+        .map(|&o| enclosing_func(&ctx, o).unwrap_or("?").to_string())
+        .collect();
     for (i, &o) in computes.iter().enumerate() {
         // Functions with several computes (softmax, layernorm): `softmax#0`, `softmax#1`, ...
         let same: Vec<usize> = (0..names.len()).filter(|&j| names[j] == names[i]).collect();

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rtile::dialect::DialectRegistry;
-use rtile::ir::{Context, OpId, WalkOrder};
+use rtile::ir::{Context, OpId};
 use rtile::parser::parse_str;
 use rtile::verifier::verify;
 
@@ -29,13 +29,8 @@ fn setup(attrs: &str) -> (Context, OpId, OpId) {
     ctx.allow_unregistered = true;
     let text = MM.replace("ATTRS", attrs);
     let m = parse_str(&mut ctx, "t.mlir", &text).unwrap().module;
-    let mut te = None;
-    ctx.walk(m, WalkOrder::PreOrder, &mut |_, o| {
-        if ctx.op_name(o) == "te.compute" {
-            te = Some(o);
-        }
-    });
-    (ctx, m, te.unwrap())
+    let te = *crate::te::walk::compute_ops(&ctx, m).last().unwrap();
+    (ctx, m, te)
 }
 
 fn errors(attrs: &str) -> Vec<String> {

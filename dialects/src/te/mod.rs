@@ -8,6 +8,7 @@
 //! - [`generic`]: the generic form's body as upstream arith/math ops, both directions.
 //! - [`ir`]: building a `te.compute` op from the model and reading one back.
 //! - [`module`]: the computes of a parsed `.mlir` file (tests, tools).
+//! - [`walk`]: every `te.compute` of a module, with its function.
 
 pub mod dialect;
 pub mod expr;
@@ -17,6 +18,7 @@ pub mod model;
 pub mod module;
 pub mod round;
 pub mod verify;
+pub mod walk;
 
 #[cfg(test)]
 mod tests;

@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use rtile::diagnostics::render::render_with;
 use rtile::dialect::DialectRegistry;
-use rtile::ir::{Context, OpId, WalkOrder};
+use rtile::ir::{Context, OpId};
 use rtile::parser::parse_str;
 use rtile::verifier::verify;
 
-use super::ir::{COMPUTE, compute_from_op};
+use super::ir::compute_from_op;
 use super::model::TeCompute;
+use super::walk::computes_with_func;
 
 /// One compute found in a module.
 #[derive(Clone, Debug)]
@@ -63,23 +64,9 @@ fn written_result_name(ctx: &Context, op: OpId) -> String {
 
 /// Every `te.compute` under `root`, in program order, with its function and model.
 pub fn computes_in(ctx: &Context, root: OpId) -> Result<Vec<FoundCompute>, String> {
-    let mut ops = Vec::new();
-    ctx.walk(root, WalkOrder::PreOrder, &mut |_, o| {
-        if ctx.op_name(o) == COMPUTE {
-            ops.push(o);
-        }
-    });
-    ops.into_iter()
-        .map(|op| {
-            let mut func = String::new();
-            let mut cur = ctx.parent_op(op);
-            while let Some(p) = cur {
-                if ctx.op_name(p) == crate::func::FUNC {
-                    func = crate::func::sym_name(ctx, p).unwrap_or("").to_string();
-                    break;
-                }
-                cur = ctx.parent_op(p);
-            }
+    computes_with_func(ctx, root)
+        .into_iter()
+        .map(|(op, func)| {
             let (compute, _) = compute_from_op(ctx, op)?;
             Ok(FoundCompute {
                 func,

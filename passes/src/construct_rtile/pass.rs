@@ -4,10 +4,11 @@
 use std::path::Path;
 
 use rtile::diagnostics::{Diagnostic, render};
-use rtile::ir::{Context, OpId, WalkOrder};
+use rtile::ir::{Context, OpId};
 use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
 use rtile_dialects::rtile::set_programs;
-use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
+use rtile_dialects::te::ir::compute_from_op;
+use rtile_dialects::te::walk::compute_ops;
 
 use super::construct::{ConstructOptions, construct};
 use super::te_adapter::expr_from_compute;
@@ -128,12 +129,7 @@ impl Pass for ConstructRtile {
             tensor_core: self.opts.get_bool("tensor-core"),
             ..ConstructOptions::default()
         };
-        let mut computes = Vec::new();
-        ctx.walk(op, WalkOrder::PreOrder, &mut |_, o| {
-            if ctx.op_name(o) == COMPUTE {
-                computes.push(o);
-            }
-        });
+        let computes = compute_ops(ctx, op);
         stats.declare("computes", "te.compute ops given rPrograms");
         stats.declare("skipped", "te.compute ops the construction cannot handle");
         stats.declare("programs", "rPrograms attached");

@@ -13,6 +13,7 @@ use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics}
 use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::TensorType;
+use rtile_dialects::te::walk::compute_ops;
 
 use crate::construct_rtile::device_check::program_device;
 use crate::device::Device;
@@ -301,11 +302,7 @@ fn te_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
     };
     ctx.block_ops(body)
         .filter(|&f| ctx.op_name(f) == "func.func")
-        .filter(|&f| {
-            ctx.collect_ops(f)
-                .iter()
-                .any(|&o| ctx.op_name(o) == COMPUTE)
-        })
+        .filter(|&f| !compute_ops(ctx, f).is_empty())
         .collect()
 }
 
