@@ -19,16 +19,6 @@ use rtile_dialects::te::walk::{compute_ops, enclosing_func};
 /// Threads per block of the naive kernels.
 pub const BLOCK: i64 = 256;
 
-fn memref(t: &TensorType) -> String {
-    let mut s = String::from("memref<");
-    for d in &t.shape {
-        let _ = write!(s, "{d}x");
-    }
-    s.push_str(t.elem.keyword());
-    s.push('>');
-    s
-}
-
 fn float_bits(v: f64, t: ElemType) -> String {
     use rtile::ir::FloatFormat;
     match t {
@@ -166,8 +156,8 @@ fn kernel(c: &TeCompute, name: &str) -> Result<String, String> {
             "{name}: {total} outputs need more than 2^31 blocks"
         ));
     }
-    let mut args: Vec<String> = c.inputs.iter().map(memref).collect();
-    args.push(memref(&c.result));
+    let mut args: Vec<String> = c.inputs.iter().map(TensorType::memref_text).collect();
+    args.push(c.result.memref_text());
     let arg_names: Vec<String> = (0..args.len()).map(|i| format!("%arg{i}")).collect();
     let out_name = arg_names[args.len() - 1].clone();
     let t = c.result.elem;
@@ -265,7 +255,7 @@ fn kernel(c: &TeCompute, name: &str) -> Result<String, String> {
     let pidx: Vec<&str> = dims[..np].iter().map(String::as_str).collect();
     let mut sargs = vec![value.as_str(), out_name.as_str()];
     sargs.extend(pidx.iter().copied());
-    let mut stys = vec![tk.to_string(), memref(&c.result)];
+    let mut stys = vec![tk.to_string(), c.result.memref_text()];
     stys.extend(pidx.iter().map(|_| "index".to_string()));
     let _ = writeln!(
         body,
@@ -434,7 +424,7 @@ fn eval_point(
     let mut vals = Vec::new();
     for (k, a) in c.accesses.iter().enumerate() {
         let input = c.inputs.get(a.input).ok_or("access to a missing input")?;
-        let mty = memref(input);
+        let mty = input.memref_text();
         let ek = input.elem.keyword();
         let mut idx = Vec::new();
         for e in &a.map.results {

@@ -157,6 +157,11 @@ impl TensorType {
         s.push('>');
         s
     }
+    /// The text of the memref of the same shape and element type (`memref<2x3xf32>`), as
+    /// the printer writes it.
+    pub fn memref_text(&self) -> String {
+        rtile::printer::type_to_string(&Type::memref(self.shape.clone(), self.elem.to_type()))
+    }
 }
 
 /// Parallel or reduction (linalg's `iterator_types`).
