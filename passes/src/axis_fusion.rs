@@ -156,22 +156,10 @@ enum Occ {
     Blocked,
 }
 
-fn uses(e: &AffineExpr, d: u32) -> bool {
-    match e {
-        AffineExpr::Dim(x) => *x == d,
-        AffineExpr::Symbol(_) | AffineExpr::Constant(_) => false,
-        AffineExpr::Add(a, b)
-        | AffineExpr::Mul(a, b)
-        | AffineExpr::FloorDiv(a, b)
-        | AffineExpr::CeilDiv(a, b)
-        | AffineExpr::Mod(a, b) => uses(a, d) || uses(b, d),
-    }
-}
-
 fn occurrence(m: &AffineMap, d: u32) -> Occ {
     let mut occ = Occ::Absent;
     for (j, e) in m.results.iter().enumerate() {
-        if !uses(e, d) {
+        if !e.uses_dim(d) {
             continue;
         }
         if *e != AffineExpr::Dim(d) || occ != Occ::Absent {

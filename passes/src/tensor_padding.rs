@@ -143,17 +143,6 @@ pub fn padded_extent(n: i64, s: i64, epsilon: f64) -> Option<i64> {
     (p as f64 / n as f64 <= epsilon).then_some(n + p)
 }
 
-fn uses(e: &rtile::ir::AffineExpr, d: u32) -> bool {
-    use rtile::ir::AffineExpr as A;
-    match e {
-        A::Dim(x) => *x == d,
-        A::Symbol(_) | A::Constant(_) => false,
-        A::Add(a, b) | A::Mul(a, b) | A::FloorDiv(a, b) | A::CeilDiv(a, b) | A::Mod(a, b) => {
-            uses(a, d) || uses(b, d)
-        }
-    }
-}
-
 /// Evaluates a body whose every access reads `pad` (f64, no rounding).
 fn eval_const(e: &Expr, pad: f64) -> f64 {
     match e {
@@ -267,7 +256,7 @@ pub fn pad_compute(c: &TeCompute, tile: &[i64], epsilon: f64) -> Result<TeComput
         if let Some(i) = c
             .accesses
             .iter()
-            .position(|acc| !acc.map.results.iter().any(|e| uses(e, d as u32)))
+            .position(|acc| !acc.map.results.iter().any(|e| e.uses_dim(d as u32)))
         {
             return Err(format!(
                 "cannot pad reduction axis %{}: access #{i} does not use it, so padded points would read real data",
