@@ -1,10 +1,8 @@
 //! The builtin dialect: `builtin.module`.
 
-use crate::diagnostics::Diagnostic;
+use crate::dialect::decl::{Assembly, Constraint, OpDecl, Verify};
 use crate::dialect::{Dialect, OpDefinition, OpTraits};
-use crate::ir::{Context, OpId, OperationState};
-use crate::parser::OpAsmParser;
-use crate::printer::OpAsmPrinter;
+use crate::ir::{Attribute, Context, OpId};
 
 /// The `builtin` dialect.
 pub struct BuiltinDialect;
@@ -17,119 +15,74 @@ impl Dialect for BuiltinDialect {
         "MLIR's builtin dialect: the top-level module"
     }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
-        vec![Box::new(ModuleOp)]
+        vec![MODULE_OP.boxed()]
     }
 }
 
 /// `builtin.module`: `module @name attributes {...} { ... }`.
-pub struct ModuleOp;
+pub const MODULE_OP: OpDecl = OpDecl {
+    name: "builtin.module",
+    summary: "A top-level container of operations (a symbol table)",
+    traits: OpTraits {
+        no_terminator: true,
+        single_block: true,
+        isolated_from_above: true,
+        symbol_table: true,
+        graph_regions: true,
+        ..OpTraits::NONE
+    },
+    inherent: MODULE_INHERENT,
+    // The ODS constraints of ModuleOp (an optional symbol): wording as mlir-opt's.
+    constraints: &[
+        Constraint::Operands(0, "expects no operands and no results"),
+        Constraint::Results(0, "expects no operands and no results"),
+        Constraint::Regions(1, "requires one region"),
+        Constraint::OptionalAttr("sym_name", is_string, "string attribute"),
+        Constraint::OptionalAttr("sym_visibility", is_string, "string attribute"),
+    ],
+    verify: Verify::Message(verify_module),
+    assembly: Some(Assembly {
+        parse: crate::parser::builtin::parse_module,
+        print: crate::printer::builtin::print_module,
+    }),
+};
 
 /// ModuleOp's inherent attributes, in name order.
 pub const MODULE_INHERENT: &[&str] = &["sym_name", "sym_visibility"];
 
-impl OpDefinition for ModuleOp {
-    fn name(&self) -> &'static str {
-        "builtin.module"
+fn is_string(a: &Attribute) -> bool {
+    a.as_str().is_some()
+}
+
+fn verify_module(ctx: &Context, op: OpId) -> Result<(), String> {
+    if let Some(v) = ctx
+        .inherent_attr(op, "sym_visibility")
+        .and_then(Attribute::as_str)
+        && !matches!(v, "public" | "private" | "nested")
+    {
+        return Err(format!(
+            "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"{v}\""
+        ));
     }
-    fn summary(&self) -> &'static str {
-        "A top-level container of operations (a symbol table)"
+    // Discardable attributes belong to a dialect (ModuleOp::verify).
+    if let Some(a) = ctx
+        .op(op)
+        .attributes
+        .iter()
+        .find(|a| !a.name.contains('.') && !MODULE_INHERENT.contains(&a.name.as_str()))
+    {
+        return Err(format!(
+            "can only contain attributes with dialect-prefixed names, found: '{}'",
+            a.name
+        ));
     }
-    fn traits(&self) -> OpTraits {
-        OpTraits {
-            no_terminator: true,
-            single_block: true,
-            isolated_from_above: true,
-            symbol_table: true,
-            graph_regions: true,
-            ..OpTraits::default()
-        }
+    let body = ctx.regions(op)[0];
+    if ctx
+        .region_blocks(body)
+        .first()
+        .is_some_and(|&b| !ctx.block_args(b).is_empty())
+    {
+        return Err("region should have no arguments".into());
     }
-    fn verify(&self, ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
-        if !ctx.operands(op).is_empty() || !ctx.results(op).is_empty() {
-            return Err(Diagnostic::op_error(
-                ctx,
-                op,
-                "expects no operands and no results",
-            ));
-        }
-        if ctx.regions(op).len() != 1 {
-            return Err(Diagnostic::op_error(ctx, op, "requires one region"));
-        }
-        // The ODS constraints of ModuleOp (an optional symbol): wording as mlir-opt's.
-        if let Some(a) = ctx.inherent_attr(op, "sym_name")
-            && a.as_str().is_none()
-        {
-            return Err(Diagnostic::op_error(
-                ctx,
-                op,
-                "attribute 'sym_name' failed to satisfy constraint: string attribute",
-            ));
-        }
-        if let Some(v) = ctx.inherent_attr(op, "sym_visibility") {
-            match v.as_str() {
-                Some("public" | "private" | "nested") => {}
-                Some(s) => {
-                    return Err(Diagnostic::op_error(
-                        ctx,
-                        op,
-                        format!(
-                            "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got \"{s}\""
-                        ),
-                    ));
-                }
-                None => {
-                    return Err(Diagnostic::op_error(
-                        ctx,
-                        op,
-                        "attribute 'sym_visibility' failed to satisfy constraint: string attribute",
-                    ));
-                }
-            }
-        }
-        // Discardable attributes belong to a dialect (ModuleOp::verify).
-        if let Some(a) = ctx
-            .op(op)
-            .attributes
-            .iter()
-            .find(|a| !a.name.contains('.') && !MODULE_INHERENT.contains(&a.name.as_str()))
-        {
-            return Err(Diagnostic::op_error(
-                ctx,
-                op,
-                format!(
-                    "can only contain attributes with dialect-prefixed names, found: '{}'",
-                    a.name
-                ),
-            ));
-        }
-        let body = ctx.regions(op)[0];
-        if ctx
-            .region_blocks(body)
-            .first()
-            .is_some_and(|&b| !ctx.block_args(b).is_empty())
-        {
-            return Err(Diagnostic::op_error(
-                ctx,
-                op,
-                "region should have no arguments",
-            ));
-        }
-        Ok(())
-    }
-    fn inherent_attributes(&self) -> &'static [&'static str] {
-        MODULE_INHERENT
-    }
-    fn has_custom_assembly(&self) -> bool {
-        true
-    }
-    fn parse(
-        &self,
-        p: &mut OpAsmParser<'_, '_>,
-        state: &mut OperationState,
-    ) -> Result<(), Diagnostic> {
-        crate::parser::builtin::parse_module(p, state)
-    }
-    fn print(&self, ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
-        crate::printer::builtin::print_module(ctx, op, p)
-    }
+    Ok(())
 }

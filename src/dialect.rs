@@ -3,7 +3,10 @@
 //!
 //! An op is registered once, as a value implementing [`OpDefinition`]: its traits, its
 //! verifier and, optionally, its custom assembly form. Passes ask the registry through
-//! these hooks instead of matching on op names.
+//! these hooks instead of matching on op names. Most ops are declared as a [`decl::OpDecl`]
+//! constant rather than a hand-written implementation.
+
+pub mod decl;
 
 use std::collections::HashMap;
 
@@ -32,6 +35,31 @@ pub struct OpTraits {
     pub graph_regions: bool,
     /// It has no side effects, so it may be removed when its results are unused (`Pure`).
     pub pure: bool,
+}
+
+impl OpTraits {
+    /// No traits (the `const` form of `Default`, for `..OpTraits::NONE` in constants).
+    pub const NONE: OpTraits = OpTraits {
+        is_terminator: false,
+        no_terminator: false,
+        single_block: false,
+        isolated_from_above: false,
+        symbol_table: false,
+        symbol: false,
+        graph_regions: false,
+        pure: false,
+    };
+    /// A side-effect-free op.
+    pub const PURE: OpTraits = OpTraits {
+        pure: true,
+        ..OpTraits::NONE
+    };
+    /// A side-effect-free terminator (`return`, `yield`).
+    pub const TERMINATOR: OpTraits = OpTraits {
+        is_terminator: true,
+        pure: true,
+        ..OpTraits::NONE
+    };
 }
 
 /// What the registry knows about one op.

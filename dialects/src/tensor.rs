@@ -8,6 +8,7 @@
 //! ```
 
 use rtile::diagnostics::Diagnostic;
+use rtile::dialect::decl::{Assembly, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Type};
 use rtile::parser::OpAsmParser;
@@ -29,10 +30,7 @@ impl Dialect for TensorDialect {
         "tensor reshapes (upstream MLIR's tensor dialect, collapse_shape and expand_shape)"
     }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
-        vec![
-            Box::new(Reshape { expand: false }),
-            Box::new(Reshape { expand: true }),
-        ]
+        vec![COLLAPSE_OP.boxed(), EXPAND_OP.boxed()]
     }
 }
 
@@ -155,30 +153,34 @@ impl Reshape {
     }
 }
 
-impl OpDefinition for Reshape {
-    fn name(&self) -> &'static str {
-        if self.expand { EXPAND } else { COLLAPSE }
-    }
-    fn summary(&self) -> &'static str {
-        if self.expand {
-            "splits dimensions of a tensor (row-major, no data movement)"
-        } else {
-            "merges groups of adjacent dimensions of a tensor (row-major, no data movement)"
-        }
-    }
-    fn traits(&self) -> OpTraits {
-        OpTraits {
-            pure: true,
-            ..OpTraits::default()
-        }
-    }
-    fn verify(&self, ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
-        self.check(ctx, op)
-            .map_err(|m| Diagnostic::op_error(ctx, op, m))
-    }
-    fn has_custom_assembly(&self) -> bool {
-        true
-    }
+/// `tensor.collapse_shape`.
+pub const COLLAPSE_OP: OpDecl = OpDecl {
+    name: COLLAPSE,
+    summary: "merges groups of adjacent dimensions of a tensor (row-major, no data movement)",
+    traits: OpTraits::PURE,
+    verify: Verify::Message(|ctx, op| Reshape { expand: false }.check(ctx, op)),
+    assembly: Some(Assembly {
+        parse: |p, state| Reshape { expand: false }.parse(p, state),
+        print: |ctx, op, p| Reshape { expand: false }.print(ctx, op, p),
+    }),
+    ..OpDecl::EMPTY
+};
+
+/// `tensor.expand_shape`.
+pub const EXPAND_OP: OpDecl = OpDecl {
+    name: EXPAND,
+    summary: "splits dimensions of a tensor (row-major, no data movement)",
+    traits: OpTraits::PURE,
+    verify: Verify::Message(|ctx, op| Reshape { expand: true }.check(ctx, op)),
+    assembly: Some(Assembly {
+        parse: |p, state| Reshape { expand: true }.parse(p, state),
+        print: |ctx, op, p| Reshape { expand: true }.print(ctx, op, p),
+    }),
+    ..OpDecl::EMPTY
+};
+
+/// The custom form of both reshapes.
+impl Reshape {
     fn parse(
         &self,
         p: &mut OpAsmParser<'_, '_>,

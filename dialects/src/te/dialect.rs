@@ -3,6 +3,7 @@
 //! with their traits and verifiers.
 
 use rtile::diagnostics::Diagnostic;
+use rtile::dialect::decl::{Assembly, Constraint, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::{Context, NamedAttribute, OpId, OperationState, Span, Type};
 use rtile::parser::{OpAsmParser, UnresolvedOperand};
@@ -37,45 +38,32 @@ impl Dialect for TeDialect {
         "tensor expressions: index-based computes with parallel and reduction axes (Roller §3.1)"
     }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
-        vec![Box::new(ComputeOp), Box::new(YieldOp)]
+        vec![COMPUTE_OP.boxed(), YIELD_OP.boxed()]
     }
 }
 
 /// `te.compute`.
-pub struct ComputeOp;
+pub const COMPUTE_OP: OpDecl = OpDecl {
+    name: COMPUTE,
+    summary: "a tensor expression over an iteration domain of parallel and reduction axes",
+    traits: OpTraits {
+        single_block: true,
+        isolated_from_above: true,
+        pure: true,
+        ..OpTraits::NONE
+    },
+    verify: Verify::Message(verify_compute),
+    assembly: Some(Assembly {
+        parse: parse_compute,
+        print: print_compute,
+    }),
+    ..OpDecl::EMPTY
+};
 
-impl OpDefinition for ComputeOp {
-    fn name(&self) -> &'static str {
-        COMPUTE
-    }
-    fn summary(&self) -> &'static str {
-        "a tensor expression over an iteration domain of parallel and reduction axes"
-    }
-    fn traits(&self) -> OpTraits {
-        OpTraits {
-            single_block: true,
-            isolated_from_above: true,
-            pure: true,
-            ..OpTraits::default()
-        }
-    }
-    fn verify(&self, ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
-        let (c, _) = compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
-        verify(&c).map_err(|e| Diagnostic::op_error(ctx, op, e.message))
-    }
-    fn has_custom_assembly(&self) -> bool {
-        true
-    }
-    fn parse(
-        &self,
-        p: &mut OpAsmParser<'_, '_>,
-        state: &mut OperationState,
-    ) -> Result<(), Diagnostic> {
-        parse_compute(p, state)
-    }
-    fn print(&self, ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
-        print_compute(ctx, op, p)
-    }
+/// Reads the op into the model, then checks the model.
+fn verify_compute(ctx: &Context, op: OpId) -> Result<(), String> {
+    let (c, _) = compute_from_op(ctx, op)?;
+    verify(&c).map_err(|e| e.message)
 }
 
 /// `(%a, ..)`: axis names without `%`.
@@ -316,34 +304,13 @@ fn print_compute(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
 }
 
 /// `te.yield`: the body's value.
-pub struct YieldOp;
-
-impl OpDefinition for YieldOp {
-    fn name(&self) -> &'static str {
-        YIELD
-    }
-    fn summary(&self) -> &'static str {
-        "yields the per-point value of a te.compute body"
-    }
-    fn traits(&self) -> OpTraits {
-        OpTraits {
-            is_terminator: true,
-            pure: true,
-            ..OpTraits::default()
-        }
-    }
-    fn verify(&self, ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
-        let parent = ctx.parent_op(op);
-        if parent.is_none_or(|p| ctx.op_name(p) != COMPUTE) {
-            return Err(Diagnostic::op_error(
-                ctx,
-                op,
-                "expects parent op 'te.compute'",
-            ));
-        }
-        if ctx.operands(op).len() != 1 {
-            return Err(Diagnostic::op_error(ctx, op, "takes exactly one value"));
-        }
-        Ok(())
-    }
-}
+pub const YIELD_OP: OpDecl = OpDecl {
+    name: YIELD,
+    summary: "yields the per-point value of a te.compute body",
+    traits: OpTraits::TERMINATOR,
+    constraints: &[
+        Constraint::Parent(COMPUTE),
+        Constraint::Operands(1, "takes exactly one value"),
+    ],
+    ..OpDecl::EMPTY
+};

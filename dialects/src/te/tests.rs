@@ -537,7 +537,7 @@ mod random_round_trip {
 
 #[test]
 fn op_definition_verifies_and_reports() {
-    use super::dialect::{ComputeOp, TeDialect, YieldOp};
+    use super::dialect::{COMPUTE_OP, TeDialect, YIELD_OP};
     use rtile::dialect::{Dialect, DialectRegistry, OpDefinition};
     use rtile::ir::Context;
     use std::sync::Arc;
@@ -553,13 +553,13 @@ fn op_definition_verifies_and_reports() {
     let args = ctx.block_args(block).to_vec();
     let st = super::ir::build_compute_op(&mut ctx, &c, &args);
     let op = ctx.create_op(st);
-    ComputeOp.verify(&ctx, op).expect("valid");
+    COMPUTE_OP.verify(&ctx, op).expect("valid");
     let body = ctx.region_blocks(ctx.regions(op)[0])[0];
     let y = ctx.last_op(body).expect("yield");
-    YieldOp.verify(&ctx, y).expect("yield valid");
+    YIELD_OP.verify(&ctx, y).expect("yield valid");
     // Break it: a domain that does not match the result.
     ctx.set_attr(op, "domain", rtile::ir::Attribute::dense_i64_array(vec![5]));
-    let e = ComputeOp.verify(&ctx, op).unwrap_err();
+    let e = COMPUTE_OP.verify(&ctx, op).unwrap_err();
     assert!(
         e.message.starts_with("'te.compute' op ") && e.message.contains("result dimension 0"),
         "{}",
