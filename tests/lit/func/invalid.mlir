@@ -147,3 +147,19 @@ func.func @f(%a: tensor<4x5xf32>) {
   %0 = tensor.collapse_shape %a [[0, 1]] : tensor<4x5xf32> into tensor<21xf32>
   return
 }
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'func.call' op attribute 'callee' failed to satisfy constraint: flat symbol reference attribute}}
+  "func.call"() {callee = 1} : () -> ()
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'func.call' op requires attribute 'callee'}}
+  "func.call"() : () -> ()
+  return
+}
