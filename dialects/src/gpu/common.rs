@@ -1,7 +1,8 @@
-//! Helpers shared by the upstream-subset dialects (gpu, scf, memref, vector): a table-driven
-//! op definition and the small type checks their verifiers repeat.
+//! Helpers shared by the upstream-subset dialects (gpu, scf, memref, vector): shorthands for
+//! declaring an op as an [`OpDecl`] and the small type checks their verifiers repeat.
 
 use rtile::diagnostics::Diagnostic;
+use rtile::dialect::decl::{Assembly, OpDecl, ParseFn, PrintFn, Verify};
 use rtile::dialect::{OpDefinition, OpTraits};
 use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
@@ -9,62 +10,34 @@ use rtile::ir::{Context, OpId, OperationState};
 use rtile::parser::{OpAsmParser, UnresolvedOperand};
 use rtile::printer::OpAsmPrinter;
 
-/// A verifier returning a message; the op prefix and span are added by [`SimpleOp`].
+/// A verifier returning a message; the op prefix and span are added by [`OpDecl`].
 pub type VerifyFn = fn(&Context, OpId) -> Result<(), String>;
 
 /// An op defined by its name, summary, traits and verifier (generic form only).
-pub struct SimpleOp {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub traits: OpTraits,
-    pub verify: VerifyFn,
-}
-
-impl OpDefinition for SimpleOp {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
-    }
-    fn traits(&self) -> OpTraits {
-        self.traits
-    }
-    fn verify(&self, ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
-        (self.verify)(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))
-    }
-}
-
-/// Boxes a [`SimpleOp`].
 pub fn op(
     name: &'static str,
     summary: &'static str,
     traits: OpTraits,
     verify: VerifyFn,
 ) -> Box<dyn OpDefinition> {
-    Box::new(SimpleOp {
+    OpDecl {
         name,
         summary,
         traits,
-        verify,
-    })
+        verify: Verify::Message(verify),
+        ..OpDecl::EMPTY
+    }
+    .boxed()
 }
 
 /// Traits of a side-effect-free op.
 pub fn pure() -> OpTraits {
-    OpTraits {
-        pure: true,
-        ..OpTraits::default()
-    }
+    OpTraits::PURE
 }
 
 /// Traits of a terminator.
 pub fn terminator() -> OpTraits {
-    OpTraits {
-        is_terminator: true,
-        pure: true,
-        ..OpTraits::default()
-    }
+    OpTraits::TERMINATOR
 }
 
 /// Checks operand and result counts.
@@ -108,47 +81,7 @@ pub fn all_index(ctx: &Context, vals: &[rtile::ir::Value], what: &str) -> Result
     }
 }
 
-/// Parses an op's custom form into the state.
-pub type ParseFn = fn(&mut OpAsmParser<'_, '_>, &mut OperationState) -> Result<(), Diagnostic>;
-/// Prints an op's custom form (after `%results = name`).
-pub type PrintFn = fn(&Context, OpId, &mut OpAsmPrinter<'_>);
-
-/// A [`SimpleOp`] with upstream's custom assembly form.
-pub struct CustomOp {
-    pub base: SimpleOp,
-    pub parse: ParseFn,
-    pub print: PrintFn,
-}
-
-impl OpDefinition for CustomOp {
-    fn name(&self) -> &'static str {
-        self.base.name
-    }
-    fn summary(&self) -> &'static str {
-        self.base.summary
-    }
-    fn traits(&self) -> OpTraits {
-        self.base.traits
-    }
-    fn verify(&self, ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
-        self.base.verify(ctx, op)
-    }
-    fn has_custom_assembly(&self) -> bool {
-        true
-    }
-    fn parse(
-        &self,
-        p: &mut OpAsmParser<'_, '_>,
-        state: &mut OperationState,
-    ) -> Result<(), Diagnostic> {
-        (self.parse)(p, state)
-    }
-    fn print(&self, ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
-        (self.print)(ctx, op, p)
-    }
-}
-
-/// Boxes a [`CustomOp`].
+/// An op like [`op`] with upstream's custom assembly form.
 pub fn custom(
     name: &'static str,
     summary: &'static str,
@@ -157,16 +90,15 @@ pub fn custom(
     parse: ParseFn,
     print: PrintFn,
 ) -> Box<dyn OpDefinition> {
-    Box::new(CustomOp {
-        base: SimpleOp {
-            name,
-            summary,
-            traits,
-            verify,
-        },
-        parse,
-        print,
-    })
+    OpDecl {
+        name,
+        summary,
+        traits,
+        verify: Verify::Message(verify),
+        assembly: Some(Assembly { parse, print }),
+        ..OpDecl::EMPTY
+    }
+    .boxed()
 }
 
 /// `attr-dict` at the end of a custom form (discardable attributes; inherent ones live in
