@@ -25,6 +25,9 @@ impl Dialect for FuncDialect {
     fn description(&self) -> &'static str {
         "functions, calls and returns (upstream MLIR's func dialect)"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![Box::new(FuncOp), Box::new(ReturnOp), Box::new(CallOp)]
     }

@@ -1126,7 +1126,18 @@ impl<'s> State<'s> {
         let def = registry.op(&name);
         if def.is_none() {
             let dialect = dialect_of(&name);
-            if registry.has_dialect(dialect) {
+            if registry.is_partial(dialect) {
+                // An upstream op rtile does not model: opaque (generic form, no
+                // verification) when unregistered ops are allowed, as mlir-opt would keep it.
+                if !self.ctx.allow_unregistered {
+                    return Err(self.error_at(
+                        name_tok.span,
+                        format!(
+                            "operation '{name}' of registered dialect '{dialect}' is not modelled by rtile; use --allow-unregistered-dialect to pass it through unverified"
+                        ),
+                    ));
+                }
+            } else if registry.has_dialect(dialect) {
                 return Err(self.error_at(
                     name_tok.span,
                     format!(
@@ -1268,6 +1279,14 @@ impl<'s> State<'s> {
                                         known.join(", ")
                                     ),
                                 )));
+                        }
+                        None if registry.is_partial(dialect) => {
+                            return Err(self.error_at(
+                                name_tok.span,
+                                format!(
+                                    "custom op '{written}' of registered dialect '{dialect}' is not modelled by rtile; write it in generic form with --allow-unregistered-dialect to pass it through unverified"
+                                ),
+                            ));
                         }
                         None => {
                             return Err(self.error_at(

@@ -26,6 +26,9 @@ impl Dialect for MemRefDialect {
     fn description(&self) -> &'static str {
         "upstream memref subset: allocation, element loads and stores, subviews"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![
             custom(
