@@ -46,27 +46,72 @@ fn parse_int_literal(text: &str) -> Option<u128> {
     }
 }
 
-fn f16_to_f64(bits: u16) -> f64 {
-    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = ((bits >> 10) & 0x1f) as i32;
-    let frac = (bits & 0x3ff) as f64;
-    match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        31 if frac == 0.0 => sign * f64::INFINITY,
-        31 => f64::NAN,
-        _ => sign * (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
+/// The float a hex bit pattern denotes in format `k`, as f64 (MLIR's `0x... : f32`).
+/// NaNs keep their sign, quiet bit and payload (the printer's `from_bits`), so that a
+/// signaling NaN prints back as written. f80 and f128 values are rounded to f64.
+fn float_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
+    match k {
+        FloatKind::F80 | FloatKind::F128 => wide_from_bits(bits, k),
+        _ => {
+            let width = k.width();
+            (width >= 128 || bits >> width == 0)
+                .then(|| crate::printer::format::from_bits(bits as u64, k))
+        }
     }
 }
 
-/// The float a hex bit pattern denotes in format `k`, as f64 (MLIR's `0x... : f32`).
-fn float_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
-    Some(match k {
-        FloatKind::F32 => f32::from_bits(u32::try_from(bits).ok()?) as f64,
-        FloatKind::F64 => f64::from_bits(u64::try_from(bits).ok()?),
-        FloatKind::BF16 => f32::from_bits((u16::try_from(bits).ok()? as u32) << 16) as f64,
-        FloatKind::F16 => f16_to_f64(u16::try_from(bits).ok()?),
-        _ => return None,
-    })
+/// x87 extended (explicit integer bit) or IEEE quad bits to the nearest f64.
+fn wide_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
+    let (width, frac_bits, explicit) = if k == FloatKind::F80 {
+        (80, 63, true)
+    } else {
+        (128, 112, false)
+    };
+    if width < 128 && bits >> width != 0 {
+        return None;
+    }
+    let sign = if (bits >> (width - 1)) & 1 == 1 {
+        -1.0
+    } else {
+        1.0
+    };
+    let exp = ((bits >> (width - 16)) & 0x7FFF) as i32;
+    let frac = bits & ((1u128 << frac_bits) - 1);
+    if exp == 0x7FFF {
+        return Some(if frac == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        });
+    }
+    let mut mant = if explicit {
+        bits & ((1u128 << 64) - 1)
+    } else if exp == 0 {
+        frac
+    } else {
+        frac | (1u128 << frac_bits)
+    };
+    let mut e = exp.max(1) - 16383 - frac_bits as i32;
+    // Scale in steps that stay finite; `mant as f64` rounds to nearest even.
+    let mut v = 0.0;
+    if mant != 0 {
+        while mant >> 53 != 0 && mant & 1 == 0 {
+            mant >>= 1;
+            e += 1;
+        }
+        v = mant as f64;
+        while e > 0 {
+            let s = e.min(1000);
+            v *= 2f64.powi(s);
+            e -= s;
+        }
+        while e < 0 {
+            let s = (-e).min(1000);
+            v *= 2f64.powi(-s);
+            e += s;
+        }
+    }
+    Some(sign * v)
 }
 
 /// Rounds a parsed value to the precision of `ty`, as MLIR's APFloat conversion does.

@@ -793,7 +793,8 @@ fn dense_elements(out: &mut String, literal: &DenseLiteral, ty: &Type) {
             (DenseLiteral::Int(v), None) => Elem::Int(*v),
             (DenseLiteral::Bool(b), None) => Elem::Int(*b as i128),
             (DenseLiteral::Float(f), Some(k)) => Elem::Float(to_bits(f.get(), k)),
-            (DenseLiteral::Int(v), Some(k)) => Elem::Float(to_bits(*v as f64, k)),
+            // The parser takes an integer among float elements only in hex: a bit pattern.
+            (DenseLiteral::Int(v), Some(k)) => Elem::Float(*v as u64 & width_mask(k.width())),
             _ => return None,
         })
     };
@@ -1154,21 +1155,53 @@ fn precision_bits(kind: FloatKind) -> usize {
     }
 }
 
+fn width_mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// The one NaN bit pattern of the formats that have no NaN payload: the FNUZ formats'
+/// negative zero and f8E8M0FNU's all-ones.
+fn single_nan(kind: FloatKind) -> Option<u64> {
+    match kind {
+        FloatKind::F8E5M2FNUZ | FloatKind::F8E4M3FNUZ | FloatKind::F8E4M3B11FNUZ => Some(0x80),
+        FloatKind::F8E8M0FNU => Some(0xFF),
+        _ => None,
+    }
+}
+
 /// Rounds `x` to the format (round to nearest even) and returns its bit pattern.
-fn to_bits(x: f64, kind: FloatKind) -> u64 {
-    match layout(kind) {
-        (11, 52) => return x.to_bits(),
+///
+/// A NaN keeps its sign and the top `mb` bits of its f64 significand, quiet bit and
+/// payload as they are: with [`from_bits`] this carries every NaN of a format (signaling
+/// ones included) through f64 and back bit for bit. Hardware conversions (`as f32`) would
+/// quiet a signaling NaN.
+pub(crate) fn to_bits(x: f64, kind: FloatKind) -> u64 {
+    let (eb, mb) = layout(kind);
+    let bits = x.to_bits();
+    if x.is_nan() {
+        if let Some(nan) = single_nan(kind) {
+            return nan;
+        }
+        let sign = (bits >> 63) << (eb + mb);
+        let exp_all = ((1u64 << eb) - 1) << mb;
+        let mut payload = (bits & ((1u64 << 52) - 1)) >> (52 - mb);
+        if payload == 0 {
+            // Payload bits below the format's precision only: keep it a NaN, quiet.
+            payload = 1u64 << (mb - 1);
+        }
+        return sign | exp_all | payload;
+    }
+    match (eb, mb) {
+        (11, 52) => return bits,
         (8, 23) => return (x as f32).to_bits() as u64,
         _ => {}
     }
-    let (eb, mb) = layout(kind);
-    let bits = x.to_bits();
     let sign = (bits >> 63) << (eb + mb);
     let exp_all = ((1u64 << eb) - 1) << mb;
-    if x.is_nan() {
-        let payload = (bits & ((1u64 << 52) - 1)) >> (52 - mb);
-        return sign | exp_all | payload | (1u64 << (mb - 1));
-    }
     if x.is_infinite() {
         return sign | exp_all;
     }
@@ -1218,24 +1251,30 @@ fn to_bits(x: f64, kind: FloatKind) -> u64 {
     }
 }
 
-/// Bits of the format back to an f64 (exact: every supported format fits in f64).
-fn from_bits(b: u64, kind: FloatKind) -> f64 {
+/// Bits of the format back to an f64 (exact: every supported format fits in f64). A NaN
+/// keeps its sign, quiet bit and payload in the top bits of the f64 significand (see
+/// [`to_bits`]).
+pub(crate) fn from_bits(b: u64, kind: FloatKind) -> f64 {
+    if single_nan(kind) == Some(b) {
+        return f64::NAN;
+    }
     let (eb, mb) = layout(kind);
+    let field = ((b >> mb) & ((1u64 << eb) - 1)) as i32;
+    let frac_bits = b & ((1u64 << mb) - 1);
+    if field == (1i32 << eb) - 1 && frac_bits != 0 {
+        let sign = ((b >> (eb + mb)) & 1) << 63;
+        return f64::from_bits(sign | (0x7FFu64 << 52) | (frac_bits << (52 - mb)));
+    }
     match (eb, mb) {
         (11, 52) => return f64::from_bits(b),
         (8, 23) => return f32::from_bits(b as u32) as f64,
         _ => {}
     }
     let sign = if (b >> (eb + mb)) & 1 == 1 { -1.0 } else { 1.0 };
-    let field = ((b >> mb) & ((1u64 << eb) - 1)) as i32;
-    let frac = (b & ((1u64 << mb) - 1)) as f64;
+    let frac = frac_bits as f64;
     let bias = (1i32 << (eb - 1)) - 1;
     if field == (1i32 << eb) - 1 {
-        return if frac == 0.0 {
-            sign * f64::INFINITY
-        } else {
-            f64::NAN
-        };
+        return sign * f64::INFINITY;
     }
     if field == 0 {
         sign * frac * 2f64.powi(1 - bias - mb as i32)

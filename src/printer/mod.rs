@@ -12,7 +12,9 @@
 //! (no allocation per op).
 
 pub mod builtin;
-mod format;
+#[cfg(test)]
+mod float_tests;
+pub(crate) mod format;
 #[cfg(test)]
 mod tests;
 
