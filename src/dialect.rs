@@ -145,7 +145,7 @@ impl DialectRegistry {
     /// True when dialect `namespace` is registered and models an upstream dialect only in
     /// part ([`Dialect::models_upstream_in_part`]).
     pub fn is_partial(&self, namespace: &str) -> bool {
-        self.partial.iter().any(|n| *n == namespace)
+        self.partial.contains(&namespace)
     }
     /// Replaces the attribute verifier of dialect `namespace`: how a crate that depends on
     /// the dialect extends its verification (MLIR's dialect extensions), e.g. the passes

@@ -91,7 +91,7 @@ fn wide_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
     } else {
         frac | (1u128 << frac_bits)
     };
-    let mut e = exp.max(1) - 16383 - frac_bits as i32;
+    let mut e = exp.max(1) - 16383 - frac_bits;
     // Scale in steps that stay finite; `mant as f64` rounds to nearest even.
     let mut v = 0.0;
     if mant != 0 {
