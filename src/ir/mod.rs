@@ -13,8 +13,8 @@ pub use affine::{AffineExpr, AffineMap, IntegerSet};
 pub use attributes::{Attribute, DenseArray, DenseLiteral, FloatBits, NamedAttribute};
 pub use builder::{Builder, InsertionPoint, OpDraft};
 pub use context::{
-    BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, Use, Value,
-    ValueDef, WalkOrder,
+    BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, TextAlias, Use,
+    Value, ValueDef, WalkOrder,
 };
 pub use location::{Location, Span};
 pub use rewriter::{RewriteError, Rewriter};

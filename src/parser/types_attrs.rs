@@ -8,7 +8,7 @@ use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
     Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatKind, Location, NamedAttribute,
-    Signedness, Span, Type,
+    Signedness, Span, TextAlias, Type,
 };
 
 /// Bound on the tokens of one affine map/set (its syntax tree is walked recursively).
@@ -443,12 +443,56 @@ impl<'s> State<'s> {
         }
         let end = self.scan_balanced(after)?;
         self.reset_to(end);
+        self.note_text_aliases(after, end);
         Ok(Ok(match ident.split_once('.') {
             Some((d, b)) => (d.to_string(), format!("{b}{}", &self.src[after..end])),
             // `#gpu<dim x>` / `#foo<"opaque">`: the body keeps its angle brackets verbatim, so
             // the printer can tell this form from `#d.name<...>` and reproduce it exactly.
             None => (ident.to_string(), self.src[after..end].to_string()),
         }))
+    }
+
+    /// Records the aliases that the dialect body `src[start..end]` names (`#a`, `!t`), so
+    /// that the printer can define them again (see [`crate::ir::Context::text_aliases`]).
+    fn note_text_aliases(&mut self, start: usize, end: usize) {
+        let bytes = self.src.as_bytes();
+        let mut i = start;
+        while i < end {
+            let sigil = bytes[i];
+            if sigil == b'"' {
+                // Skip string literals: `"#x"` is text, not a reference.
+                i += 1;
+                while i < end && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                continue;
+            }
+            i += 1;
+            if sigil != b'#' && sigil != b'!' {
+                continue;
+            }
+            let name_end = (i..end)
+                .find(|&j| !(bytes[j].is_ascii_alphanumeric() || b"_$.-".contains(&bytes[j])))
+                .unwrap_or(end);
+            let name = &self.src[i..name_end];
+            let alias = match sigil {
+                b'#' => self
+                    .attr_aliases
+                    .get(name)
+                    .map(|a| TextAlias::Attr(name.to_string(), a.clone())),
+                _ => self
+                    .type_aliases
+                    .get(name)
+                    .map(|t| TextAlias::Type(name.to_string(), t.clone())),
+            };
+            if let Some(a) = alias
+                && !self.ctx.text_aliases.contains(&a)
+            {
+                self.ctx.text_aliases.push(a);
+            }
+            i = name_end;
+        }
     }
 
     fn parse_extended_type(&mut self) -> Result<Type, Diagnostic> {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::ir::{
     AffineExpr, AffineMap, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatKind, IntegerSet,
-    Location, NamedAttribute, Signedness, Type,
+    Location, NamedAttribute, Signedness, TextAlias, Type,
 };
 
 /// Attribute aliases (`#map`, `#set1`), numbered in first-use order as MLIR's
@@ -30,6 +30,8 @@ pub(crate) struct Aliases {
     seq: usize,
     /// Indices into `loc_list` by alias number.
     loc_sorted: Vec<usize>,
+    /// Aliases named inside dialect attribute or type text, defined again as written.
+    pub text: Vec<TextAlias>,
 }
 
 /// An entry of the alias list printed before the op.
@@ -39,6 +41,8 @@ enum AliasRef {
     Attr(usize),
     /// Index into `Aliases::loc_list`.
     Loc(usize),
+    /// Index into `Aliases::text`.
+    Text(usize),
 }
 
 /// One aliased attribute.
@@ -131,6 +135,26 @@ impl Aliases {
             }
         }
     }
+    fn text_definition(&self, out: &mut String, t: &TextAlias) {
+        let f = Fmt {
+            aliases: Some(self),
+        };
+        match t {
+            TextAlias::Attr(name, a) => {
+                out.push('#');
+                out.push_str(name);
+                out.push_str(" = ");
+                f.attr(out, a, false);
+            }
+            TextAlias::Type(name, ty) => {
+                out.push('!');
+                out.push_str(name);
+                out.push_str(" = ");
+                f.ty(out, ty);
+            }
+        }
+        out.push('\n');
+    }
     /// Records `s` if it is not known yet.
     pub fn visit_set(&mut self, s: &IntegerSet) {
         if !self.sets.contains_key(s) {
@@ -191,31 +215,54 @@ impl Aliases {
             Attribute::Array(v) => v.iter().for_each(|a| self.visit_attr(a)),
             Attribute::Dictionary(v) => v.iter().for_each(|n| self.visit_attr(&n.value)),
             Attribute::String { ty: Some(t), .. } => self.visit_type(t),
+            // The builtin dialect aliases every location used as an attribute (`#loc`),
+            // defined before the op.
+            Attribute::Location(l) => {
+                self.visit_location(l, false);
+            }
             _ => {}
         }
     }
     /// The alias definitions printed before the op, one line each
     /// (`#map = affine_map<...>`), ordered by depth then first visit.
     pub fn definitions(&self, out: &mut String) {
-        // (depth, visit number, what): maps and sets have depth 0.
-        let mut top: Vec<(u32, usize, AliasRef)> = self
+        // MLIR's order: by depth, type aliases first, then by alias name, then by first
+        // visit. (depth, is attribute, name, visit number, what): maps and sets have
+        // depth 0; text aliases come before everything visited.
+        let mut top: Vec<(u32, bool, &str, usize, AliasRef)> = self
             .order_seq
             .iter()
             .enumerate()
-            .map(|(i, &seq)| (0, seq, AliasRef::Attr(i)))
+            .map(|(i, &seq)| {
+                let name = match self.order[i] {
+                    AliasDef::Map(_) => "map",
+                    AliasDef::Set(_) => "set",
+                };
+                (0, true, name, seq, AliasRef::Attr(i))
+            })
             .collect();
         for (i, e) in self.loc_list.iter().enumerate() {
             if !e.3 {
-                top.push((e.1, e.2, AliasRef::Loc(i)));
+                top.push((e.1, true, "loc", e.2, AliasRef::Loc(i)));
             }
         }
-        top.sort_by_key(|&(d, seq, _)| (d, seq));
+        for (i, t) in self.text.iter().enumerate() {
+            match t {
+                TextAlias::Attr(name, _) => top.push((0, true, name, i, AliasRef::Text(i))),
+                TextAlias::Type(name, _) => top.push((0, false, name, i, AliasRef::Text(i))),
+            }
+        }
+        top.sort_by(|a, b| (a.0, a.1, a.2, a.3).cmp(&(b.0, b.1, b.2, b.3)));
         let (mut map_names, mut set_names) = (0, 0);
-        for (_, _, what) in top {
+        for (_, _, _, _, what) in top {
             let i = match what {
                 AliasRef::Attr(i) => i,
                 AliasRef::Loc(i) => {
                     self.loc_definition(out, &self.loc_list[i].0);
+                    continue;
+                }
+                AliasRef::Text(i) => {
+                    self.text_definition(out, &self.text[i]);
                     continue;
                 }
             };
@@ -483,9 +530,13 @@ impl Fmt<'_> {
                 out.push('>');
             }
             Attribute::Location(l) => {
-                out.push_str("loc(");
-                self.location(out, l);
-                out.push(')');
+                if let Some(n) = self.aliases.and_then(|a| a.locs.get(l)) {
+                    alias_name(out, "loc", *n);
+                } else {
+                    out.push_str("loc(");
+                    self.location_body(out, l);
+                    out.push(')');
+                }
             }
             Attribute::Dialect { dialect, body } => dialect_symbol(out, '#', dialect, body),
         }

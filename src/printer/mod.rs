@@ -53,6 +53,7 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
         line_starts: Default::default(),
     };
     // First pass: visit what would be printed, in MLIR's order, to number the aliases.
+    p.aliases.text = ctx.text_aliases.clone();
     p.collect_op(op);
     p.collecting = false;
     p.aliases.finish_locations();
