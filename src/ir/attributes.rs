@@ -85,6 +85,16 @@ pub enum Attribute {
     Strided { strides: Vec<i64>, offset: i64 },
     /// `loc(...)` used as an attribute.
     Location(Location),
+    /// `dense_resource<handle> : tensor<...>`: elements in the blob `handle` of the file's
+    /// `{-# dialect_resources: { builtin: {...} } #-}` section
+    /// ([`crate::ir::Context::resources`]).
+    DenseResource { handle: String, ty: Type },
+    /// A dialect attribute kept as text and followed by `: type` (`#foo.bar : i32`).
+    TypedDialect {
+        dialect: String,
+        body: String,
+        ty: Type,
+    },
     /// A dialect attribute kept as text: `#dialect.body` where `body` is everything after
     /// the dot verbatim (`#gpu.address_space<workgroup>` is
     /// `{dialect: "gpu", body: "address_space<workgroup>"}`), or the namespace form

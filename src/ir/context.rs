@@ -168,6 +168,8 @@ pub struct Context {
     /// type (`#a = "x"` used as `#foo.attr<#a>`): the text keeps `#a`, so the printer
     /// defines it again for the output to stay readable.
     pub text_aliases: Vec<TextAlias>,
+    /// The `{-# ... #-}` section the input ended with, printed back after the module.
+    pub resources: super::FileResources,
 }
 
 /// An alias definition that a dialect attribute's or type's text refers to by name.
@@ -197,6 +199,7 @@ impl Context {
             allow_unregistered: false,
             sources: Vec::new(),
             text_aliases: Vec::new(),
+            resources: Default::default(),
         }
     }
 

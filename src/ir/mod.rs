@@ -6,6 +6,7 @@ pub mod attributes;
 pub mod builder;
 pub mod context;
 pub mod location;
+pub mod resources;
 pub mod rewriter;
 pub mod types;
 
@@ -17,5 +18,6 @@ pub use context::{
     Value, ValueDef, WalkOrder,
 };
 pub use location::{Location, Span};
+pub use resources::{FileResources, ResourceGroup, ResourceValue};
 pub use rewriter::{RewriteError, Rewriter};
 pub use types::{DYNAMIC, FloatKind, Signedness, Type};

@@ -13,6 +13,7 @@ mod asm;
 pub mod builtin;
 mod display;
 pub mod lexer;
+mod resources;
 mod types_attrs;
 
 #[cfg(test)]
@@ -561,7 +562,7 @@ impl<'s> State<'s> {
                 Token::BangId if self.peek_next().token == Token::Equal => {
                     self.parse_type_alias_def()?
                 }
-                Token::FileMetadataBegin => self.skip_file_metadata()?,
+                Token::FileMetadataBegin => self.parse_file_metadata()?,
                 _ => {
                     self.parse_operation(top)?;
                 }
@@ -638,28 +639,6 @@ impl<'s> State<'s> {
         let t = self.parse_type()?;
         self.type_aliases.insert(name.to_string(), t);
         Ok(())
-    }
-
-    fn skip_file_metadata(&mut self) -> Result<(), Diagnostic> {
-        let start = self.bump();
-        loop {
-            match self.cur.token {
-                Token::FileMetadataEnd => {
-                    let end = self.bump();
-                    self.warnings.push(Diagnostic::warning(
-                        Some(start.span.join(end.span)),
-                        "skipping file metadata block ({-# ... #-}): dialect resources are not supported",
-                    ));
-                    return Ok(());
-                }
-                Token::Eof => {
-                    return Err(self.error_at(start.span, "expected '#-}' to end file metadata"));
-                }
-                _ => {
-                    self.bump();
-                }
-            }
-        }
     }
 
     fn resolve_deferred_locations(&mut self) -> Result<(), Diagnostic> {

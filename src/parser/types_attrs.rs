@@ -535,7 +535,8 @@ impl<'s> State<'s> {
                     "strided" => self.parse_strided_attr(),
                     "loc" => Ok(Attribute::Location(self.parse_location()?)),
                     _ if is_type_keyword(kw) => Ok(Attribute::Type(self.parse_type()?)),
-                    "dense_resource" | "sparse" | "distinct" | "opaque" => {
+                    "dense_resource" => self.parse_dense_resource_attr(),
+                    "sparse" | "distinct" | "opaque" => {
                         Err(self.error_here(format!("'{kw}' attributes are not supported")))
                     }
                     _ => Err(self.err_expected("attribute value")),
@@ -583,6 +584,12 @@ impl<'s> State<'s> {
             Token::HashId => {
                 let span = self.cur.span;
                 match self.parse_dialect_symbol()? {
+                    // An optional `: type`, as MLIR reads after a dialect attribute.
+                    Ok((dialect, body)) if self.eat_punct(":") => Ok(Attribute::TypedDialect {
+                        dialect,
+                        body,
+                        ty: self.parse_type()?,
+                    }),
                     Ok((dialect, body)) => Ok(Attribute::Dialect { dialect, body }),
                     Err(alias) => self.attr_aliases.get(alias).cloned().ok_or_else(|| {
                         self.error_at(span, format!("undefined symbol alias id '{alias}'"))

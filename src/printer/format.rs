@@ -32,6 +32,8 @@ pub(crate) struct Aliases {
     loc_sorted: Vec<usize>,
     /// Aliases named inside dialect attribute or type text, defined again as written.
     pub text: Vec<TextAlias>,
+    /// Handles of printed `dense_resource` attributes, in first-visit order.
+    pub resources_used: Vec<String>,
 }
 
 /// An entry of the alias list printed before the op.
@@ -219,6 +221,13 @@ impl Aliases {
             // defined before the op.
             Attribute::Location(l) => {
                 self.visit_location(l, false);
+            }
+            Attribute::TypedDialect { ty, .. } => self.visit_type(ty),
+            Attribute::DenseResource { handle, ty } => {
+                if !self.resources_used.contains(handle) {
+                    self.resources_used.push(handle.clone());
+                }
+                self.visit_type(ty);
             }
             _ => {}
         }
@@ -539,6 +548,17 @@ impl Fmt<'_> {
                 }
             }
             Attribute::Dialect { dialect, body } => dialect_symbol(out, '#', dialect, body),
+            Attribute::TypedDialect { dialect, body, ty } => {
+                dialect_symbol(out, '#', dialect, body);
+                out.push_str(" : ");
+                self.ty(out, ty);
+            }
+            Attribute::DenseResource { handle, ty } => {
+                out.push_str("dense_resource<");
+                super::resources::keyword_or_string(out, handle);
+                out.push_str("> : ");
+                self.ty(out, ty);
+            }
         }
     }
 

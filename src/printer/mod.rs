@@ -15,6 +15,7 @@ pub mod builtin;
 #[cfg(test)]
 mod float_tests;
 pub(crate) mod format;
+mod resources;
 #[cfg(test)]
 mod tests;
 
@@ -72,6 +73,9 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
     out.push('\n');
     // Op locations are deferred aliases: MLIR defines them after the op.
     p.aliases.location_definitions(&mut out);
+    if ctx.parent_op(op).is_none() {
+        resources::write_resources(&mut out, &ctx.resources, &p.aliases.resources_used);
+    }
     out
 }
 

@@ -153,8 +153,8 @@
 // -----
 
 // rtile-only: not supported by rtile (mlir-opt accepts it); said so, not misparsed.
-// expected-error @+1 {{'dense_resource' attributes are not supported}}
-"t.a"() {s = dense_resource<blob> : tensor<4xf32>} : () -> ()
+// expected-error @+1 {{'sparse' attributes are not supported}}
+"t.a"() {s = sparse<[[0]], [1.0]> : tensor<4xf32>} : () -> ()
 
 // ===== operations =====
 
@@ -364,7 +364,6 @@ module attributes {foo = 1} {
 
 // -----
 
-// rtile-only: resources are skipped with a warning (mlir-opt parses them).
-// expected-warning @+1 {{dialect resources are not supported}}
-{-# dialect_resources: { builtin: { r: "0x01000000" } } #-}
+// expected-error @+1 {{unknown key 'foo' in file metadata dictionary}}
+{-# foo: {} #-}
 "t.a"() : () -> ()
