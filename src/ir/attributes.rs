@@ -85,6 +85,16 @@ pub enum Attribute {
     Strided { strides: Vec<i64>, offset: i64 },
     /// `loc(...)` used as an attribute.
     Location(Location),
+    /// `sparse<indices, values> : tensor<...>`: `indices` is an N x rank list of i64
+    /// coordinates (`index_shape`), `values` the N values (`value_shape`); a splat
+    /// literal has shape `[1, rank]` / `[1]`. No indices at all is `sparse<>`.
+    Sparse {
+        indices: DenseLiteral,
+        index_shape: Vec<i64>,
+        values: DenseLiteral,
+        value_shape: Vec<i64>,
+        ty: Type,
+    },
     /// `dense_resource<handle> : tensor<...>`: elements in the blob `handle` of the file's
     /// `{-# dialect_resources: { builtin: {...} } #-}` section
     /// ([`crate::ir::Context::resources`]).

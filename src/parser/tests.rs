@@ -1493,9 +1493,9 @@ module attributes {gpu.container_module, dlti.spec = #dlti.spec<"a" = 1>} {
 
 #[test]
 fn unsupported_builtin_attributes_are_reported() {
-    let src = "\"t.op\"() {a = sparse<[[0]], [1]> : tensor<4xi32>} : () -> ()";
+    let src = "\"t.op\"() {a = distinct[0]<unit>} : () -> ()";
     let e = parse_err(src);
-    assert_err(src, &e, "'sparse' attributes are not supported", "sparse");
+    assert_err(src, &e, "'distinct' attributes are not supported", "distinct");
 }
 
 #[test]

@@ -536,7 +536,8 @@ impl<'s> State<'s> {
                     "loc" => Ok(Attribute::Location(self.parse_location()?)),
                     _ if is_type_keyword(kw) => Ok(Attribute::Type(self.parse_type()?)),
                     "dense_resource" => self.parse_dense_resource_attr(),
-                    "sparse" | "distinct" | "opaque" => {
+                    "sparse" => self.parse_sparse_attr(),
+                    "distinct" | "opaque" => {
                         Err(self.error_here(format!("'{kw}' attributes are not supported")))
                     }
                     _ => Err(self.err_expected("attribute value")),
@@ -926,6 +927,40 @@ impl<'s> State<'s> {
             self.error_at(if at_type { ty_span } else { lit_span }, msg)
         })?;
         Ok(Attribute::DenseElements { literal, ty })
+    }
+
+    /// `sparse<indices, values> : type` or `sparse<> : type`.
+    fn parse_sparse_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        self.bump();
+        self.expect_punct("<")?;
+        let (indices, values) = if self.at_punct(">") {
+            (DenseLiteral::List(Vec::new()), DenseLiteral::List(Vec::new()))
+        } else {
+            let i = self.parse_dense_literal()?;
+            self.expect_punct(",")?;
+            (i, self.parse_dense_literal()?)
+        };
+        self.expect_punct(">")?;
+        self.expect_punct(":")?;
+        let ty_span = self.cur.span;
+        let ty = self.parse_type()?;
+        let Some(rank) = ty.shape().map(|s| s.len() as i64) else {
+            return Err(self.error_at(ty_span, "elements literal must be a shaped type"));
+        };
+        let shape_of = |l: &DenseLiteral, splat: Vec<i64>| {
+            literal_shape(l).map(|s| if s.is_empty() { splat } else { s })
+        };
+        let index_shape =
+            shape_of(&indices, vec![1, rank]).map_err(|(m, _)| self.error_at(ty_span, m))?;
+        let value_shape =
+            shape_of(&values, vec![1]).map_err(|(m, _)| self.error_at(ty_span, m))?;
+        Ok(Attribute::Sparse {
+            indices,
+            index_shape,
+            values,
+            value_shape,
+            ty,
+        })
     }
 
     fn parse_dense_literal(&mut self) -> Result<DenseLiteral, Diagnostic> {

@@ -222,7 +222,9 @@ impl Aliases {
             Attribute::Location(l) => {
                 self.visit_location(l, false);
             }
-            Attribute::TypedDialect { ty, .. } => self.visit_type(ty),
+            Attribute::TypedDialect { ty, .. } | Attribute::Sparse { ty, .. } => {
+                self.visit_type(ty)
+            }
             Attribute::DenseResource { handle, ty } => {
                 if !self.resources_used.contains(handle) {
                     self.resources_used.push(handle.clone());
@@ -551,6 +553,30 @@ impl Fmt<'_> {
             Attribute::TypedDialect { dialect, body, ty } => {
                 dialect_symbol(out, '#', dialect, body);
                 out.push_str(" : ");
+                self.ty(out, ty);
+            }
+            Attribute::Sparse {
+                indices,
+                index_shape,
+                values,
+                value_shape,
+                ty,
+            } => {
+                out.push_str("sparse<");
+                if index_shape.iter().product::<i64>() != 0 {
+                    // Printed as the two dense attributes MLIR stores: i64 coordinates and
+                    // values of the element type (splats folded the same way).
+                    let tensor = |shape: &[i64], elem: Type| Type::Tensor {
+                        shape: shape.to_vec(),
+                        elem: Box::new(elem),
+                        encoding: None,
+                    };
+                    dense_elements(out, indices, &tensor(index_shape, Type::i64()));
+                    out.push_str(", ");
+                    let elem = ty.element_type().cloned().unwrap_or(Type::i64());
+                    dense_elements(out, values, &tensor(value_shape, elem));
+                }
+                out.push_str("> : ");
                 self.ty(out, ty);
             }
             Attribute::DenseResource { handle, ty } => {

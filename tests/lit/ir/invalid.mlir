@@ -153,8 +153,8 @@
 // -----
 
 // rtile-only: not supported by rtile (mlir-opt accepts it); said so, not misparsed.
-// expected-error @+1 {{'sparse' attributes are not supported}}
-"t.a"() {s = sparse<[[0]], [1.0]> : tensor<4xf32>} : () -> ()
+// expected-error @+1 {{'distinct' attributes are not supported}}
+"t.a"() {s = distinct[0]<unit>} : () -> ()
 
 // ===== operations =====
 
