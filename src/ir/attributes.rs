@@ -85,6 +85,10 @@ pub enum Attribute {
     Strided { strides: Vec<i64>, offset: i64 },
     /// `loc(...)` used as an attribute.
     Location(Location),
+    /// `distinct[id]<value>`: a unique attribute; `id` identifies it within the file it
+    /// was read from (the printer renumbers in print order, as MLIR does). A `unit`
+    /// value is written `distinct[id]<>`.
+    Distinct { id: u64, value: Box<Attribute> },
     /// `sparse<indices, values> : tensor<...>`: `indices` is an N x rank list of i64
     /// coordinates (`index_shape`), `values` the N values (`value_shape`); a splat
     /// literal has shape `[1, rank]` / `[1]`. No indices at all is `sparse<>`.

@@ -1493,9 +1493,9 @@ module attributes {gpu.container_module, dlti.spec = #dlti.spec<"a" = 1>} {
 
 #[test]
 fn unsupported_builtin_attributes_are_reported() {
-    let src = "\"t.op\"() {a = distinct[0]<unit>} : () -> ()";
+    let src = "\"t.op\"() {a = opaque<\"x\", \"0x00\"> : tensor<1xi8>} : () -> ()";
     let e = parse_err(src);
-    assert_err(src, &e, "'distinct' attributes are not supported", "distinct");
+    assert_err(src, &e, "'opaque' attributes are not supported", "opaque");
 }
 
 #[test]

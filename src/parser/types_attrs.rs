@@ -537,7 +537,8 @@ impl<'s> State<'s> {
                     _ if is_type_keyword(kw) => Ok(Attribute::Type(self.parse_type()?)),
                     "dense_resource" => self.parse_dense_resource_attr(),
                     "sparse" => self.parse_sparse_attr(),
-                    "distinct" | "opaque" => {
+                    "distinct" => self.parse_distinct_attr(),
+                    "opaque" => {
                         Err(self.error_here(format!("'{kw}' attributes are not supported")))
                     }
                     _ => Err(self.err_expected("attribute value")),
@@ -929,12 +930,40 @@ impl<'s> State<'s> {
         Ok(Attribute::DenseElements { literal, ty })
     }
 
+    /// `distinct[id]<attr>`, `distinct[id]<>` for a unit value.
+    fn parse_distinct_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        self.bump();
+        self.expect_punct("[")?;
+        let t = self.cur;
+        let id = (t.token == Token::Integer)
+            .then(|| parse_int_literal(t.text))
+            .flatten()
+            .and_then(|v| u64::try_from(v).ok())
+            .ok_or_else(|| self.err_expected("distinct ID"))?;
+        self.bump();
+        self.expect_punct("]")?;
+        self.expect_punct("<")?;
+        let value = if self.at_punct(">") {
+            Attribute::Unit
+        } else {
+            self.parse_attribute()?
+        };
+        self.expect_punct(">")?;
+        Ok(Attribute::Distinct {
+            id,
+            value: Box::new(value),
+        })
+    }
+
     /// `sparse<indices, values> : type` or `sparse<> : type`.
     fn parse_sparse_attr(&mut self) -> Result<Attribute, Diagnostic> {
         self.bump();
         self.expect_punct("<")?;
         let (indices, values) = if self.at_punct(">") {
-            (DenseLiteral::List(Vec::new()), DenseLiteral::List(Vec::new()))
+            (
+                DenseLiteral::List(Vec::new()),
+                DenseLiteral::List(Vec::new()),
+            )
         } else {
             let i = self.parse_dense_literal()?;
             self.expect_punct(",")?;
@@ -952,8 +981,7 @@ impl<'s> State<'s> {
         };
         let index_shape =
             shape_of(&indices, vec![1, rank]).map_err(|(m, _)| self.error_at(ty_span, m))?;
-        let value_shape =
-            shape_of(&values, vec![1]).map_err(|(m, _)| self.error_at(ty_span, m))?;
+        let value_shape = shape_of(&values, vec![1]).map_err(|(m, _)| self.error_at(ty_span, m))?;
         Ok(Attribute::Sparse {
             indices,
             index_shape,

@@ -34,6 +34,11 @@ pub(crate) struct Aliases {
     pub text: Vec<TextAlias>,
     /// Handles of printed `dense_resource` attributes, in first-visit order.
     pub resources_used: Vec<String>,
+    /// Aliased `distinct` attributes (those with a non-unit value), by alias number.
+    distincts: HashMap<Attribute, usize>,
+    /// Input ID of a `distinct` attribute -> printed ID, in print order (alias
+    /// definitions first: they are numbered before the op is printed).
+    distinct_ids: std::cell::RefCell<HashMap<u64, u64>>,
 }
 
 /// An entry of the alias list printed before the op.
@@ -52,6 +57,7 @@ enum AliasRef {
 pub(crate) enum AliasDef {
     Map(AffineMap),
     Set(IntegerSet),
+    Distinct(Attribute),
 }
 
 fn alias_name(out: &mut String, prefix: &str, n: usize) {
@@ -222,6 +228,15 @@ impl Aliases {
             Attribute::Location(l) => {
                 self.visit_location(l, false);
             }
+            Attribute::Distinct { value, .. } if **value != Attribute::Unit => {
+                if !self.distincts.contains_key(a) {
+                    self.distincts.insert(a.clone(), self.distincts.len());
+                    self.order.push(AliasDef::Distinct(a.clone()));
+                    self.order_seq.push(self.seq);
+                    self.seq += 1;
+                }
+                self.visit_attr(value);
+            }
             Attribute::TypedDialect { ty, .. } | Attribute::Sparse { ty, .. } => {
                 self.visit_type(ty)
             }
@@ -248,6 +263,7 @@ impl Aliases {
                 let name = match self.order[i] {
                     AliasDef::Map(_) => "map",
                     AliasDef::Set(_) => "set",
+                    AliasDef::Distinct(_) => "distinct",
                 };
                 (0, true, name, seq, AliasRef::Attr(i))
             })
@@ -292,8 +308,49 @@ impl Aliases {
                     write_integer_set_attr(out, s);
                     out.push('\n');
                 }
+                AliasDef::Distinct(a) => {
+                    alias_name(out, "distinct", self.distincts[a]);
+                    out.push_str(" = ");
+                    Fmt {
+                        aliases: Some(self),
+                    }
+                    .distinct_body(out, a);
+                    out.push('\n');
+                }
             }
         }
+    }
+    /// Numbers the `distinct` attributes of the alias definitions, which are printed
+    /// (at the top) before the op's own: definitions in order, each before what it holds.
+    pub fn number_distincts(&self) {
+        let mut defs: Vec<(&Attribute, usize)> =
+            self.distincts.iter().map(|(a, &n)| (a, n)).collect();
+        defs.sort_by_key(|&(_, n)| n);
+        for (a, _) in defs {
+            self.walk_distinct_ids(a, true);
+        }
+    }
+    fn walk_distinct_ids(&self, a: &Attribute, top: bool) {
+        match a {
+            Attribute::Distinct { id, value } => {
+                if !top && self.distincts.contains_key(a) {
+                    return; // printed as its alias
+                }
+                self.distinct_id(*id);
+                self.walk_distinct_ids(value, false);
+            }
+            Attribute::Array(v) => v.iter().for_each(|x| self.walk_distinct_ids(x, false)),
+            Attribute::Dictionary(v) => v
+                .iter()
+                .for_each(|n| self.walk_distinct_ids(&n.value, false)),
+            _ => {}
+        }
+    }
+    /// The printed ID of the distinct attribute read as `id`, numbered on first use.
+    fn distinct_id(&self, id: u64) -> u64 {
+        let mut ids = self.distinct_ids.borrow_mut();
+        let next = ids.len() as u64;
+        *ids.entry(id).or_insert(next)
     }
 }
 
@@ -555,6 +612,12 @@ impl Fmt<'_> {
                 out.push_str(" : ");
                 self.ty(out, ty);
             }
+            Attribute::Distinct { .. } => match self.aliases {
+                Some(al) if al.distincts.contains_key(a) => {
+                    alias_name(out, "distinct", al.distincts[a]);
+                }
+                _ => self.distinct_body(out, a),
+            },
             Attribute::Sparse {
                 indices,
                 index_shape,
@@ -586,6 +649,21 @@ impl Fmt<'_> {
                 self.ty(out, ty);
             }
         }
+    }
+
+    /// `distinct[N]<value>` spelled out, `N` renumbered in print order.
+    fn distinct_body(&self, out: &mut String, a: &Attribute) {
+        let Attribute::Distinct { id, value } = a else {
+            return;
+        };
+        out.push_str("distinct[");
+        let n = self.aliases.map_or(*id, |al| al.distinct_id(*id));
+        push_u64(out, n);
+        out.push_str("]<");
+        if **value != Attribute::Unit {
+            self.attr(out, value, false);
+        }
+        out.push('>');
     }
 
     fn dense_array(&self, out: &mut String, d: &DenseArray) {

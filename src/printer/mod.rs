@@ -58,6 +58,7 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
     p.collect_op(op);
     p.collecting = false;
     p.aliases.finish_locations();
+    p.aliases.number_distincts();
     p.dialect_stack.truncate(1);
     p.emit_op(op);
     let text = std::mem::take(&mut p.buf);
