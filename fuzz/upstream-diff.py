@@ -9,6 +9,7 @@ identical, differing, rejected (rtile exits non-zero with a diagnostic) or crash
 a signal, or a time-out). mlir-opt's rejections are skipped: they are not valid input.
 
 Usage: fuzz/upstream-diff.py DIR [--rtile PATH] [--mlir-opt PATH] [--show N] [--out DIR]
+                             [--debuginfo]
 """
 
 import argparse
@@ -55,9 +56,13 @@ def main():
     ap.add_argument("--mlir-opt", default="/usr/bin/mlir-opt-22")
     ap.add_argument("--show", type=int, default=5, help="print this many examples per outcome")
     ap.add_argument("--out", help="write each failing chunk, reference and rtile output here")
+    ap.add_argument("--debuginfo", action="store_true",
+                    help="print locations too (--mlir-print-debuginfo in both tools)")
     args = ap.parse_args()
 
     flags = ["--allow-unregistered-dialect", "--mlir-print-op-generic"]
+    if args.debuginfo:
+        flags.append("--mlir-print-debuginfo")
     counts, reasons, shown = Counter(), Counter(), Counter()
     files = sorted(f for f in os.listdir(args.dir) if f.endswith(".mlir"))
     with tempfile.TemporaryDirectory() as tmp:

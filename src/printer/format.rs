@@ -107,10 +107,25 @@ impl Aliases {
                 let b = self.visit_location(caller, deferrable);
                 Some(a.max(b))
             }
-            Location::Fused { locations, .. } => locations
-                .iter()
-                .map(|c| self.visit_location(c, deferrable))
-                .max(),
+            Location::Fused {
+                locations,
+                metadata,
+            } => {
+                // MLIR walks the metadata first; a location there is aliased too.
+                let meta = match metadata.as_deref() {
+                    Some(Attribute::Location(m)) => Some(self.visit_location(m, deferrable)),
+                    Some(a) => {
+                        self.visit_attr(a);
+                        None
+                    }
+                    None => None,
+                };
+                locations
+                    .iter()
+                    .map(|c| self.visit_location(c, deferrable))
+                    .chain(meta)
+                    .max()
+            }
         }
     }
     /// Numbers the location aliases: by depth, then first visit (MLIR sorts aliases so
