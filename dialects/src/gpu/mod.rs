@@ -6,7 +6,7 @@ pub mod common;
 pub mod target;
 
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
-use rtile::ir::attributes::Attribute;
+use rtile::ir::attributes::{Attribute, DenseArray};
 use rtile::ir::types::Type;
 use rtile::ir::{Context, OpId, Signedness, Value};
 
@@ -521,11 +521,23 @@ fn verify_launch(ctx: &Context, o: OpId) -> Result<(), String> {
         return Err("requires attribute 'kernel' of the form @module::@kernel".into());
     }
     let ops = ctx.operands(o);
-    if ops.len() < 6 {
+    // Upstream's segments: async dependencies, grid x/y/z, block x/y/z, then clusters,
+    // shared memory size, arguments and the async object; without them (rtile's own
+    // launches) the sizes come first.
+    let first = match ctx.inherent_attr(o, "operandSegmentSizes") {
+        Some(Attribute::DenseArray(DenseArray::Int { values, .. })) if values.len() >= 7 => {
+            if values[1..7].iter().any(|&n| n != 1) {
+                return Err("expects one operand for each grid and block size".into());
+            }
+            usize::try_from(values[0]).map_err(|_| "invalid operandSegmentSizes")?
+        }
+        _ => 0,
+    };
+    if ops.len() < first + 6 {
         return Err("expects grid and block sizes (6 operands) before the arguments".into());
     }
     // Upstream's `LaunchIndx`: index, i32 or i64 each.
-    if ops[..6].iter().any(|&v| {
+    if ops[first..first + 6].iter().any(|&v| {
         !matches!(
             ctx.value_type(v),
             Type::Index

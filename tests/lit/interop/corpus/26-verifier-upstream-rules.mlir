@@ -5,7 +5,8 @@
 // RUN: diff %t.mlir %t.rtile
 
 // Valid IR that rtile's verifier once refused: a dynamic collapse group, a private
-// attribution in a numeric memory space, i32/i64 launch sizes.
+// attribution in a numeric memory space, i32/i64 launch sizes, a launch after async
+// dependencies (its sizes located through operandSegmentSizes).
 module attributes {gpu.container_module} {
   func.func @collapse(%arg0: tensor<?x?x?x4x?xf32>) -> tensor<?x?x?xf32> {
     %0 = tensor.collapse_shape %arg0 [[0], [1], [2, 3, 4]] : tensor<?x?x?x4x?xf32> into tensor<?x?x?xf32>
@@ -19,6 +20,8 @@ module attributes {gpu.container_module} {
   func.func @launch(%a: i32, %b: i64, %x: f32) {
     gpu.launch_func @kernels::@k blocks in (%a, %a, %a) threads in (%a, %a, %a) : i32 args(%x : f32)
     gpu.launch_func @kernels::@k blocks in (%b, %b, %b) threads in (%b, %b, %b) : i64 args(%x : f32)
+    %t = gpu.wait async
+    %t1 = gpu.launch_func async [%t] @kernels::@k blocks in (%a, %a, %a) threads in (%a, %a, %a) : i32 args(%x : f32)
     return
   }
 }
