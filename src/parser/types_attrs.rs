@@ -547,14 +547,22 @@ impl<'s> State<'s> {
             Token::Integer | Token::Float | Token::Minus => self.parse_number_attr(),
             Token::String => {
                 let t = self.bump();
-                let value = lexer::unescape(t.text).map_err(|e| self.bad_escape(t.span, e))?;
+                let bytes =
+                    lexer::unescape_bytes(t.text).map_err(|e| self.bad_escape(t.span, e))?;
                 let ty = if self.at_punct(":") {
                     self.bump();
                     Some(self.parse_type()?)
                 } else {
                     None
                 };
-                Ok(Attribute::String { value, ty })
+                // `\FF` escapes may spell bytes that are not UTF-8: kept as bytes, unchanged.
+                Ok(match String::from_utf8(bytes) {
+                    Ok(value) => Attribute::String { value, ty },
+                    Err(e) => Attribute::Bytes {
+                        value: e.into_bytes(),
+                        ty,
+                    },
+                })
             }
             Token::LBracket => {
                 self.bump();

@@ -237,7 +237,9 @@ impl Aliases {
             Attribute::Type(t) | Attribute::DenseElements { ty: t, .. } => self.visit_type(t),
             Attribute::Array(v) => v.iter().for_each(|a| self.visit_attr(a)),
             Attribute::Dictionary(v) => v.iter().for_each(|n| self.visit_attr(&n.value)),
-            Attribute::String { ty: Some(t), .. } => self.visit_type(t),
+            Attribute::String { ty: Some(t), .. } | Attribute::Bytes { ty: Some(t), .. } => {
+                self.visit_type(t)
+            }
             // The builtin dialect aliases every location used as an attribute (`#loc`),
             // defined before the op.
             Attribute::Location(l) => {
@@ -556,6 +558,15 @@ impl Fmt<'_> {
             }
             Attribute::String { value, ty } => {
                 escaped_string(out, value);
+                if let Some(t) = ty
+                    && *t != Type::None
+                {
+                    out.push_str(" : ");
+                    self.ty(out, t);
+                }
+            }
+            Attribute::Bytes { value, ty } => {
+                escaped_bytes(out, value);
                 if let Some(t) = ty
                     && *t != Type::None
                 {
@@ -883,9 +894,14 @@ pub(crate) fn symbol_ref(out: &mut String, s: &str) {
 /// `"text"` with llvm::printEscapedString's escaping: `\\`, and `\XX` (upper-case hex)
 /// for `"` and anything not printable ASCII.
 pub(crate) fn escaped_string(out: &mut String, s: &str) {
+    escaped_bytes(out, s.as_bytes());
+}
+
+/// Appends `bytes` as an MLIR string literal: printable ASCII as is, `\\`, and every
+/// other byte as `\XX`.
+pub(crate) fn escaped_bytes(out: &mut String, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     out.push('"');
-    let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &c) in bytes.iter().enumerate() {
         let plain = (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\';
