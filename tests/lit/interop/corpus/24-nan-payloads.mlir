@@ -21,3 +21,6 @@ func.func @nans() -> (f32, f16, bf16, f64) {
 "test.op"() {a = array<f32: 0x7F800001, 2.0>, b = array<f64: 0x7FF4000000000000>, c = 0x4002C000000000000000 : f80, d = 0x40028000000000000000000000000000 : f128} : () -> ()
 // Strings whose escapes spell bytes that are not UTF-8 are kept byte for byte.
 "test.op"() {s = "ab\FF\00c", t = ["\C3\A9", "\C3"], u = "\80" : i8} : () -> ()
+// RUN: mlir-opt --allow-unregistered-dialect --mlir-print-op-generic %S/../../ir/Inputs/non-utf8-strings.mlir > %t.bytes.mlir
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %S/../../ir/Inputs/non-utf8-strings.mlir > %t.bytes.rtile
+// RUN: diff %t.bytes.mlir %t.bytes.rtile
