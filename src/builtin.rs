@@ -14,6 +14,9 @@ impl Dialect for BuiltinDialect {
     fn description(&self) -> &'static str {
         "MLIR's builtin dialect: the top-level module"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![MODULE_OP.boxed()]
     }

@@ -131,6 +131,13 @@ pub trait Dialect: Send + Sync {
     fn attribute_verifier(&self) -> Option<Box<dyn AttributeVerifier>> {
         None
     }
+    /// True when the dialect is an upstream MLIR dialect that rtile models only in part
+    /// (`tensor`, `gpu`, ...): its other ops exist upstream, so under
+    /// `--allow-unregistered-dialect` they pass through opaquely, unverified, instead of
+    /// being rejected. A dialect rtile owns outright (`te`) keeps unknown ops an error.
+    fn models_upstream_in_part(&self) -> bool {
+        false
+    }
 }
 
 /// The registered dialects and ops.
@@ -139,6 +146,7 @@ pub struct DialectRegistry {
     dialects: Vec<(&'static str, &'static str)>,
     ops: HashMap<&'static str, Box<dyn OpDefinition>>,
     attr_verifiers: HashMap<&'static str, Box<dyn AttributeVerifier>>,
+    partial: Vec<&'static str>,
 }
 
 impl DialectRegistry {
@@ -158,6 +166,14 @@ impl DialectRegistry {
         if let Some(v) = dialect.attribute_verifier() {
             self.attr_verifiers.insert(dialect.namespace(), v);
         }
+        if dialect.models_upstream_in_part() {
+            self.partial.push(dialect.namespace());
+        }
+    }
+    /// True when dialect `namespace` is registered and models an upstream dialect only in
+    /// part ([`Dialect::models_upstream_in_part`]).
+    pub fn is_partial(&self, namespace: &str) -> bool {
+        self.partial.contains(&namespace)
     }
     /// Replaces the attribute verifier of dialect `namespace`: how a crate that depends on
     /// the dialect extends its verification (MLIR's dialect extensions), e.g. the passes

@@ -317,6 +317,9 @@ impl Dialect for ArithDialect {
     fn description(&self) -> &'static str {
         "integer and floating-point arithmetic (upstream MLIR's arith dialect, subset)"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         ops(ARITH)
     }
@@ -331,6 +334,9 @@ impl Dialect for MathDialect {
     }
     fn description(&self) -> &'static str {
         "elementary functions (upstream MLIR's math dialect, subset)"
+    }
+    fn models_upstream_in_part(&self) -> bool {
+        true
     }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         ops(MATH)

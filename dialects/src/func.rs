@@ -26,6 +26,9 @@ impl Dialect for FuncDialect {
     fn description(&self) -> &'static str {
         "functions, calls and returns (upstream MLIR's func dialect)"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![FUNC_OP.boxed(), RETURN_OP.boxed(), CALL_OP.boxed()]
     }

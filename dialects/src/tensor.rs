@@ -10,6 +10,7 @@
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
+use rtile::ir::types::DYNAMIC;
 use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Type};
 use rtile::parser::OpAsmParser;
 use rtile::printer::{OpAsmPrinter, type_to_string};
@@ -28,6 +29,9 @@ impl Dialect for TensorDialect {
     }
     fn description(&self) -> &'static str {
         "tensor reshapes (upstream MLIR's tensor dialect, collapse_shape and expand_shape)"
+    }
+    fn models_upstream_in_part(&self) -> bool {
+        true
     }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![COLLAPSE_OP.boxed(), EXPAND_OP.boxed()]
@@ -128,8 +132,25 @@ impl Reshape {
                     + " to be valid and contiguous");
             }
             next += g.len();
-            let prod: i64 = g.iter().map(|&d| big[d]).product();
-            if prod != small[i] {
+            if next > big.len() {
+                return Err(format!(
+                    "expected rank of the expanded type({}) to be covered by the reassociation maps",
+                    big.len()
+                ));
+            }
+            // As upstream: a group with a dynamic extent collapses to a dynamic extent;
+            // only all-static groups have a product to compare.
+            if g.iter().any(|&d| big[d] == DYNAMIC) {
+                if small[i] != DYNAMIC {
+                    return Err(format!(
+                        "expected dimension {i} of collapsed type to be dynamic since one or more of the corresponding dimensions in the expanded type is dynamic"
+                    ));
+                }
+                continue;
+            }
+            let prod = g.iter().try_fold(1i64, |acc, &d| acc.checked_mul(big[d]));
+            if prod != Some(small[i]) {
+                let prod = prod.map_or("an overflowing product".to_string(), |p| p.to_string());
                 return Err(format!(
                     "expected dimension {i} of collapsed type to be static value of {prod}"
                 ));

@@ -81,7 +81,10 @@ fn rejects_bad_ops() {
     let ok = r#"    %i = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
     %v = "memref.load"(%a, %i) : (memref<4xf32>, index) -> f32"#;
     check(&kernel(ok, SH)).unwrap();
-    let wrong_space = ", %s: memref<4xf32>";
+    // A memref without a memory space (or a numeric one) is accepted, as upstream does;
+    // a `#gpu.address_space` other than workgroup is not.
+    check(&kernel(ok, ", %s: memref<4xf32>")).unwrap();
+    let wrong_space = ", %s: memref<4xf32, #gpu.address_space<private>>";
     assert!(
         check(&kernel(ok, wrong_space))
             .unwrap_err()

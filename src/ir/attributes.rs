@@ -65,6 +65,9 @@ pub enum Attribute {
     Float { value: FloatBits, ty: Type },
     /// `"text"`, optionally typed (`"text" : i32`).
     String { value: String, ty: Option<Type> },
+    /// A string whose `\XX` escapes spell bytes that are not UTF-8 (`"\FF"`), kept
+    /// byte for byte; optionally typed as [`Attribute::String`].
+    Bytes { value: Vec<u8>, ty: Option<Type> },
     /// A type used as an attribute (`i32`, `tensor<4xf32>`).
     Type(Type),
     /// `[a, b]`.
@@ -85,6 +88,30 @@ pub enum Attribute {
     Strided { strides: Vec<i64>, offset: i64 },
     /// `loc(...)` used as an attribute.
     Location(Location),
+    /// `distinct[id]<value>`: a unique attribute; `id` identifies it within the file it
+    /// was read from (the printer renumbers in print order, as MLIR does). A `unit`
+    /// value is written `distinct[id]<>`.
+    Distinct { id: u64, value: Box<Attribute> },
+    /// `sparse<indices, values> : tensor<...>`: `indices` is an N x rank list of i64
+    /// coordinates (`index_shape`), `values` the N values (`value_shape`); a splat
+    /// literal has shape `[1, rank]` / `[1]`. No indices at all is `sparse<>`.
+    Sparse {
+        indices: DenseLiteral,
+        index_shape: Vec<i64>,
+        values: DenseLiteral,
+        value_shape: Vec<i64>,
+        ty: Type,
+    },
+    /// `dense_resource<handle> : tensor<...>`: elements in the blob `handle` of the file's
+    /// `{-# dialect_resources: { builtin: {...} } #-}` section
+    /// ([`crate::ir::Context::resources`]).
+    DenseResource { handle: String, ty: Type },
+    /// A dialect attribute kept as text and followed by `: type` (`#foo.bar : i32`).
+    TypedDialect {
+        dialect: String,
+        body: String,
+        ty: Type,
+    },
     /// A dialect attribute kept as text: `#dialect.body` where `body` is everything after
     /// the dot verbatim (`#gpu.address_space<workgroup>` is
     /// `{dialect: "gpu", body: "address_space<workgroup>"}`), or the namespace form

@@ -164,6 +164,21 @@ pub struct Context {
     pub allow_unregistered: bool,
     /// Source files, indexed by [`Span::file`].
     pub sources: Vec<SourceFile>,
+    /// Alias definitions the input referenced inside the text of a dialect attribute or
+    /// type (`#a = "x"` used as `#foo.attr<#a>`): the text keeps `#a`, so the printer
+    /// defines it again for the output to stay readable.
+    pub text_aliases: Vec<TextAlias>,
+    /// The `{-# ... #-}` section the input ended with, printed back after the module.
+    pub resources: super::FileResources,
+}
+
+/// An alias definition that a dialect attribute's or type's text refers to by name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TextAlias {
+    /// `#name = attribute`.
+    Attr(String, super::Attribute),
+    /// `!name = type`.
+    Type(String, super::Type),
 }
 
 impl Default for Context {
@@ -183,6 +198,8 @@ impl Context {
             registry,
             allow_unregistered: false,
             sources: Vec::new(),
+            text_aliases: Vec::new(),
+            resources: Default::default(),
         }
     }
 

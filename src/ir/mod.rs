@@ -7,6 +7,7 @@ pub mod builder;
 pub mod context;
 pub mod float;
 pub mod location;
+pub mod resources;
 pub mod rewriter;
 pub mod types;
 
@@ -14,10 +15,11 @@ pub use affine::{AffineExpr, AffineMap, IntegerSet};
 pub use attributes::{Attribute, DenseArray, DenseLiteral, FloatBits, NamedAttribute};
 pub use builder::{Builder, InsertionPoint, OpDraft};
 pub use context::{
-    BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, Use, Value,
-    ValueDef, WalkOrder,
+    BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, TextAlias, Use,
+    Value, ValueDef, WalkOrder,
 };
 pub use float::FloatFormat;
 pub use location::{Location, Span};
+pub use resources::{FileResources, ResourceGroup, ResourceValue};
 pub use rewriter::{RewriteError, Rewriter};
 pub use types::{DYNAMIC, FloatKind, Signedness, Type};

@@ -13,6 +13,7 @@ mod asm;
 pub mod builtin;
 mod display;
 pub mod lexer;
+mod resources;
 mod types_attrs;
 
 #[cfg(test)]
@@ -561,7 +562,7 @@ impl<'s> State<'s> {
                 Token::BangId if self.peek_next().token == Token::Equal => {
                     self.parse_type_alias_def()?
                 }
-                Token::FileMetadataBegin => self.skip_file_metadata()?,
+                Token::FileMetadataBegin => self.parse_file_metadata()?,
                 _ => {
                     self.parse_operation(top)?;
                 }
@@ -638,28 +639,6 @@ impl<'s> State<'s> {
         let t = self.parse_type()?;
         self.type_aliases.insert(name.to_string(), t);
         Ok(())
-    }
-
-    fn skip_file_metadata(&mut self) -> Result<(), Diagnostic> {
-        let start = self.bump();
-        loop {
-            match self.cur.token {
-                Token::FileMetadataEnd => {
-                    let end = self.bump();
-                    self.warnings.push(Diagnostic::warning(
-                        Some(start.span.join(end.span)),
-                        "skipping file metadata block ({-# ... #-}): dialect resources are not supported",
-                    ));
-                    return Ok(());
-                }
-                Token::Eof => {
-                    return Err(self.error_at(start.span, "expected '#-}' to end file metadata"));
-                }
-                _ => {
-                    self.bump();
-                }
-            }
-        }
     }
 
     fn resolve_deferred_locations(&mut self) -> Result<(), Diagnostic> {
@@ -1126,7 +1105,18 @@ impl<'s> State<'s> {
         let def = registry.op(&name);
         if def.is_none() {
             let dialect = dialect_of(&name);
-            if registry.has_dialect(dialect) {
+            if registry.is_partial(dialect) {
+                // An upstream op rtile does not model: opaque (generic form, no
+                // verification) when unregistered ops are allowed, as mlir-opt would keep it.
+                if !self.ctx.allow_unregistered {
+                    return Err(self.error_at(
+                        name_tok.span,
+                        format!(
+                            "operation '{name}' of registered dialect '{dialect}' is not modelled by rtile; use --allow-unregistered-dialect to pass it through unverified"
+                        ),
+                    ));
+                }
+            } else if registry.has_dialect(dialect) {
                 return Err(self.error_at(
                     name_tok.span,
                     format!(
@@ -1268,6 +1258,14 @@ impl<'s> State<'s> {
                                         known.join(", ")
                                     ),
                                 )));
+                        }
+                        None if registry.is_partial(dialect) => {
+                            return Err(self.error_at(
+                                name_tok.span,
+                                format!(
+                                    "custom op '{written}' of registered dialect '{dialect}' is not modelled by rtile; write it in generic form with --allow-unregistered-dialect to pass it through unverified"
+                                ),
+                            ));
                         }
                         None => {
                             return Err(self.error_at(

@@ -960,10 +960,20 @@ fn implicit_module_rules() {
 }
 
 #[test]
-fn dialect_resources_skipped_with_warning() {
-    let (_c, out) =
-        parse("module {}\n{-#\n  dialect_resources: { builtin: { blob: \"0x04000000\" } }\n#-}\n");
-    assert_eq!(out.warnings.len(), 1);
+fn dialect_resources_are_read() {
+    let (c, out) = parse(
+        "module {}\n{-#\n  dialect_resources: { builtin: { blob: \"0x04000000\" } },\n  external_resources: { tool: { \"a b\": true } }\n#-}\n",
+    );
+    assert!(out.warnings.is_empty());
+    assert_eq!(
+        c.resources.builtin_blob("blob"),
+        Some(&crate::ir::ResourceValue::String("0x04000000".into()))
+    );
+    assert_eq!(c.resources.external[0].owner, "tool");
+    assert_eq!(
+        c.resources.external[0].entries,
+        vec![("a b".to_string(), crate::ir::ResourceValue::Bool(true))]
+    );
 }
 
 #[test]
@@ -1476,19 +1486,16 @@ module attributes {gpu.container_module, dlti.spec = #dlti.spec<"a" = 1>} {
     let inner: Vec<OpId> = c.block_ops(body).collect();
     assert_eq!(inner.len(), 3);
     assert!(matches!(c.op(inner[2]).location, Location::CallSite { .. }));
-    assert_eq!(out.warnings.len(), 1);
+    // The resource section is read, not skipped.
+    assert!(out.warnings.is_empty());
+    assert!(c.resources.builtin_blob("blob1").is_some());
 }
 
 #[test]
 fn unsupported_builtin_attributes_are_reported() {
-    let src = "\"t.op\"() {a = dense_resource<blob> : tensor<4xi32>} : () -> ()";
+    let src = "\"t.op\"() {a = opaque<\"x\", \"0x00\"> : tensor<1xi8>} : () -> ()";
     let e = parse_err(src);
-    assert_err(
-        src,
-        &e,
-        "'dense_resource' attributes are not supported",
-        "dense_resource",
-    );
+    assert_err(src, &e, "'opaque' attributes are not supported", "opaque");
 }
 
 #[test]

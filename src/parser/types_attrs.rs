@@ -8,7 +8,7 @@ use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
     Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatFormat, FloatKind, Location,
-    NamedAttribute, Signedness, Span, Type,
+    NamedAttribute, Signedness, Span, TextAlias, Type,
 };
 
 /// Bound on the tokens of one affine map/set (its syntax tree is walked recursively).
@@ -47,15 +47,72 @@ fn parse_int_literal(text: &str) -> Option<u128> {
 }
 
 /// The float a hex bit pattern denotes in format `k`, as f64 (MLIR's `0x... : f32`); NaN
-/// payloads are kept bit for bit. `None` when the pattern is wider than the format (or the
-/// format is wider than f64).
+/// payloads are kept bit for bit. `None` when the pattern is wider than the format. f80 and
+/// f128 values are rounded to f64.
 fn float_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
+    if matches!(k, FloatKind::F80 | FloatKind::F128) {
+        return wide_from_bits(bits, k);
+    }
     let f = FloatFormat::of(k)?;
     let bits = u64::try_from(bits).ok()?;
     if f.width() < 64 && bits >> f.width() != 0 {
         return None;
     }
     Some(f.decode(bits))
+}
+
+/// x87 extended (explicit integer bit) or IEEE quad bits to the nearest f64.
+fn wide_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
+    let (width, frac_bits, explicit) = if k == FloatKind::F80 {
+        (80, 63, true)
+    } else {
+        (128, 112, false)
+    };
+    if width < 128 && bits >> width != 0 {
+        return None;
+    }
+    let sign = if (bits >> (width - 1)) & 1 == 1 {
+        -1.0
+    } else {
+        1.0
+    };
+    let exp = ((bits >> (width - 16)) & 0x7FFF) as i32;
+    let frac = bits & ((1u128 << frac_bits) - 1);
+    if exp == 0x7FFF {
+        return Some(if frac == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        });
+    }
+    let mut mant = if explicit {
+        bits & ((1u128 << 64) - 1)
+    } else if exp == 0 {
+        frac
+    } else {
+        frac | (1u128 << frac_bits)
+    };
+    let mut e = exp.max(1) - 16383 - frac_bits;
+    // Scale in steps that stay finite; `mant as f64` rounds to nearest even.
+    let mut v = 0.0;
+    if mant != 0 {
+        while mant >> 53 != 0 && mant & 1 == 0 {
+            mant >>= 1;
+            e += 1;
+        }
+        v = mant as f64;
+        while e > 0 {
+            let s = e.min(1000);
+            v *= 2f64.powi(s);
+            e -= s;
+        }
+        while e < 0 {
+            let s = (-e).min(1000);
+            v *= 2f64.powi(-s);
+            e += s;
+        }
+    }
+    Some(sign * v)
 }
 
 /// Rounds a parsed value to the precision of `ty`, as MLIR's APFloat conversion does.
@@ -377,12 +434,56 @@ impl<'s> State<'s> {
         }
         let end = self.scan_balanced(after)?;
         self.reset_to(end);
+        self.note_text_aliases(after, end);
         Ok(Ok(match ident.split_once('.') {
             Some((d, b)) => (d.to_string(), format!("{b}{}", &self.src[after..end])),
             // `#gpu<dim x>` / `#foo<"opaque">`: the body keeps its angle brackets verbatim, so
             // the printer can tell this form from `#d.name<...>` and reproduce it exactly.
             None => (ident.to_string(), self.src[after..end].to_string()),
         }))
+    }
+
+    /// Records the aliases that the dialect body `src[start..end]` names (`#a`, `!t`), so
+    /// that the printer can define them again (see [`crate::ir::Context::text_aliases`]).
+    fn note_text_aliases(&mut self, start: usize, end: usize) {
+        let bytes = self.src.as_bytes();
+        let mut i = start;
+        while i < end {
+            let sigil = bytes[i];
+            if sigil == b'"' {
+                // Skip string literals: `"#x"` is text, not a reference.
+                i += 1;
+                while i < end && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                continue;
+            }
+            i += 1;
+            if sigil != b'#' && sigil != b'!' {
+                continue;
+            }
+            let name_end = (i..end)
+                .find(|&j| !(bytes[j].is_ascii_alphanumeric() || b"_$.-".contains(&bytes[j])))
+                .unwrap_or(end);
+            let name = &self.src[i..name_end];
+            let alias = match sigil {
+                b'#' => self
+                    .attr_aliases
+                    .get(name)
+                    .map(|a| TextAlias::Attr(name.to_string(), a.clone())),
+                _ => self
+                    .type_aliases
+                    .get(name)
+                    .map(|t| TextAlias::Type(name.to_string(), t.clone())),
+            };
+            if let Some(a) = alias
+                && !self.ctx.text_aliases.contains(&a)
+            {
+                self.ctx.text_aliases.push(a);
+            }
+            i = name_end;
+        }
     }
 
     fn parse_extended_type(&mut self) -> Result<Type, Diagnostic> {
@@ -425,7 +526,10 @@ impl<'s> State<'s> {
                     "strided" => self.parse_strided_attr(),
                     "loc" => Ok(Attribute::Location(self.parse_location()?)),
                     _ if is_type_keyword(kw) => Ok(Attribute::Type(self.parse_type()?)),
-                    "dense_resource" | "sparse" | "distinct" | "opaque" => {
+                    "dense_resource" => self.parse_dense_resource_attr(),
+                    "sparse" => self.parse_sparse_attr(),
+                    "distinct" => self.parse_distinct_attr(),
+                    "opaque" => {
                         Err(self.error_here(format!("'{kw}' attributes are not supported")))
                     }
                     _ => Err(self.err_expected("attribute value")),
@@ -434,14 +538,22 @@ impl<'s> State<'s> {
             Token::Integer | Token::Float | Token::Minus => self.parse_number_attr(),
             Token::String => {
                 let t = self.bump();
-                let value = lexer::unescape(t.text).map_err(|e| self.bad_escape(t.span, e))?;
+                let bytes =
+                    lexer::unescape_bytes(t.text).map_err(|e| self.bad_escape(t.span, e))?;
                 let ty = if self.at_punct(":") {
                     self.bump();
                     Some(self.parse_type()?)
                 } else {
                     None
                 };
-                Ok(Attribute::String { value, ty })
+                // `\FF` escapes may spell bytes that are not UTF-8: kept as bytes, unchanged.
+                Ok(match String::from_utf8(bytes) {
+                    Ok(value) => Attribute::String { value, ty },
+                    Err(e) => Attribute::Bytes {
+                        value: e.into_bytes(),
+                        ty,
+                    },
+                })
             }
             Token::LBracket => {
                 self.bump();
@@ -473,6 +585,12 @@ impl<'s> State<'s> {
             Token::HashId => {
                 let span = self.cur.span;
                 match self.parse_dialect_symbol()? {
+                    // An optional `: type`, as MLIR reads after a dialect attribute.
+                    Ok((dialect, body)) if self.eat_punct(":") => Ok(Attribute::TypedDialect {
+                        dialect,
+                        body,
+                        ty: self.parse_type()?,
+                    }),
                     Ok((dialect, body)) => Ok(Attribute::Dialect { dialect, body }),
                     Err(alias) => self.attr_aliases.get(alias).cloned().ok_or_else(|| {
                         self.error_at(span, format!("undefined symbol alias id '{alias}'"))
@@ -809,6 +927,67 @@ impl<'s> State<'s> {
             self.error_at(if at_type { ty_span } else { lit_span }, msg)
         })?;
         Ok(Attribute::DenseElements { literal, ty })
+    }
+
+    /// `distinct[id]<attr>`, `distinct[id]<>` for a unit value.
+    fn parse_distinct_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        self.bump();
+        self.expect_punct("[")?;
+        let t = self.cur;
+        let id = (t.token == Token::Integer)
+            .then(|| parse_int_literal(t.text))
+            .flatten()
+            .and_then(|v| u64::try_from(v).ok())
+            .ok_or_else(|| self.err_expected("distinct ID"))?;
+        self.bump();
+        self.expect_punct("]")?;
+        self.expect_punct("<")?;
+        let value = if self.at_punct(">") {
+            Attribute::Unit
+        } else {
+            self.parse_attribute()?
+        };
+        self.expect_punct(">")?;
+        Ok(Attribute::Distinct {
+            id,
+            value: Box::new(value),
+        })
+    }
+
+    /// `sparse<indices, values> : type` or `sparse<> : type`.
+    fn parse_sparse_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        self.bump();
+        self.expect_punct("<")?;
+        let (indices, values) = if self.at_punct(">") {
+            (
+                DenseLiteral::List(Vec::new()),
+                DenseLiteral::List(Vec::new()),
+            )
+        } else {
+            let i = self.parse_dense_literal()?;
+            self.expect_punct(",")?;
+            (i, self.parse_dense_literal()?)
+        };
+        self.expect_punct(">")?;
+        self.expect_punct(":")?;
+        let ty_span = self.cur.span;
+        let ty = self.parse_type()?;
+        let Some(rank) = ty.shape().map(|s| s.len() as i64) else {
+            return Err(self.error_at(ty_span, "elements literal must be a shaped type"));
+        };
+        let shape_of = |l: &DenseLiteral, splat: Vec<i64>| {
+            literal_shape(l).map(|s| if s.is_empty() { splat } else { s })
+        };
+        let index_shape =
+            shape_of(&indices, vec![1, rank]).map_err(|(m, _)| self.error_at(ty_span, m))?;
+        let value_shape = shape_of(&values, vec![1]).map_err(|(m, _)| self.error_at(ty_span, m))?;
+        Ok(Attribute::Sparse {
+            indices,
+            index_shape,
+            values,
+            value_shape,
+            ty,
+        })
     }
 
     fn parse_dense_literal(&mut self) -> Result<DenseLiteral, Diagnostic> {

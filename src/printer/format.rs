@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::ir::{
     AffineExpr, AffineMap, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatFormat, FloatKind,
-    IntegerSet, Location, NamedAttribute, Signedness, Type,
+    IntegerSet, Location, NamedAttribute, Signedness, TextAlias, Type,
 };
 
 /// Attribute aliases (`#map`, `#set1`), numbered in first-use order as MLIR's
@@ -30,6 +30,15 @@ pub(crate) struct Aliases {
     seq: usize,
     /// Indices into `loc_list` by alias number.
     loc_sorted: Vec<usize>,
+    /// Aliases named inside dialect attribute or type text, defined again as written.
+    pub text: Vec<TextAlias>,
+    /// Handles of printed `dense_resource` attributes, in first-visit order.
+    pub resources_used: Vec<String>,
+    /// Aliased `distinct` attributes (those with a non-unit value), by alias number.
+    distincts: HashMap<Attribute, usize>,
+    /// Input ID of a `distinct` attribute -> printed ID, in print order (alias
+    /// definitions first: they are numbered before the op is printed).
+    distinct_ids: std::cell::RefCell<HashMap<u64, u64>>,
 }
 
 /// An entry of the alias list printed before the op.
@@ -39,6 +48,8 @@ enum AliasRef {
     Attr(usize),
     /// Index into `Aliases::loc_list`.
     Loc(usize),
+    /// Index into `Aliases::text`.
+    Text(usize),
 }
 
 /// One aliased attribute.
@@ -46,6 +57,7 @@ enum AliasRef {
 pub(crate) enum AliasDef {
     Map(AffineMap),
     Set(IntegerSet),
+    Distinct(Attribute),
 }
 
 fn alias_name(out: &mut String, prefix: &str, n: usize) {
@@ -95,10 +107,25 @@ impl Aliases {
                 let b = self.visit_location(caller, deferrable);
                 Some(a.max(b))
             }
-            Location::Fused { locations, .. } => locations
-                .iter()
-                .map(|c| self.visit_location(c, deferrable))
-                .max(),
+            Location::Fused {
+                locations,
+                metadata,
+            } => {
+                // MLIR walks the metadata first; a location there is aliased too.
+                let meta = match metadata.as_deref() {
+                    Some(Attribute::Location(m)) => Some(self.visit_location(m, deferrable)),
+                    Some(a) => {
+                        self.visit_attr(a);
+                        None
+                    }
+                    None => None,
+                };
+                locations
+                    .iter()
+                    .map(|c| self.visit_location(c, deferrable))
+                    .chain(meta)
+                    .max()
+            }
         }
     }
     /// Numbers the location aliases: by depth, then first visit (MLIR sorts aliases so
@@ -130,6 +157,26 @@ impl Aliases {
                 self.loc_definition(out, l);
             }
         }
+    }
+    fn text_definition(&self, out: &mut String, t: &TextAlias) {
+        let f = Fmt {
+            aliases: Some(self),
+        };
+        match t {
+            TextAlias::Attr(name, a) => {
+                out.push('#');
+                out.push_str(name);
+                out.push_str(" = ");
+                f.attr(out, a, false);
+            }
+            TextAlias::Type(name, ty) => {
+                out.push('!');
+                out.push_str(name);
+                out.push_str(" = ");
+                f.ty(out, ty);
+            }
+        }
+        out.push('\n');
     }
     /// Records `s` if it is not known yet.
     pub fn visit_set(&mut self, s: &IntegerSet) {
@@ -190,32 +237,76 @@ impl Aliases {
             Attribute::Type(t) | Attribute::DenseElements { ty: t, .. } => self.visit_type(t),
             Attribute::Array(v) => v.iter().for_each(|a| self.visit_attr(a)),
             Attribute::Dictionary(v) => v.iter().for_each(|n| self.visit_attr(&n.value)),
-            Attribute::String { ty: Some(t), .. } => self.visit_type(t),
+            Attribute::String { ty: Some(t), .. } | Attribute::Bytes { ty: Some(t), .. } => {
+                self.visit_type(t)
+            }
+            // The builtin dialect aliases every location used as an attribute (`#loc`),
+            // defined before the op.
+            Attribute::Location(l) => {
+                self.visit_location(l, false);
+            }
+            Attribute::Distinct { value, .. } if **value != Attribute::Unit => {
+                if !self.distincts.contains_key(a) {
+                    self.distincts.insert(a.clone(), self.distincts.len());
+                    self.order.push(AliasDef::Distinct(a.clone()));
+                    self.order_seq.push(self.seq);
+                    self.seq += 1;
+                }
+                self.visit_attr(value);
+            }
+            Attribute::TypedDialect { ty, .. } | Attribute::Sparse { ty, .. } => {
+                self.visit_type(ty)
+            }
+            Attribute::DenseResource { handle, ty } => {
+                if !self.resources_used.contains(handle) {
+                    self.resources_used.push(handle.clone());
+                }
+                self.visit_type(ty);
+            }
             _ => {}
         }
     }
     /// The alias definitions printed before the op, one line each
     /// (`#map = affine_map<...>`), ordered by depth then first visit.
     pub fn definitions(&self, out: &mut String) {
-        // (depth, visit number, what): maps and sets have depth 0.
-        let mut top: Vec<(u32, usize, AliasRef)> = self
+        // MLIR's order: by depth, type aliases first, then by alias name, then by first
+        // visit. (depth, is attribute, name, visit number, what): maps and sets have
+        // depth 0; text aliases come before everything visited.
+        let mut top: Vec<(u32, bool, &str, usize, AliasRef)> = self
             .order_seq
             .iter()
             .enumerate()
-            .map(|(i, &seq)| (0, seq, AliasRef::Attr(i)))
+            .map(|(i, &seq)| {
+                let name = match self.order[i] {
+                    AliasDef::Map(_) => "map",
+                    AliasDef::Set(_) => "set",
+                    AliasDef::Distinct(_) => "distinct",
+                };
+                (0, true, name, seq, AliasRef::Attr(i))
+            })
             .collect();
         for (i, e) in self.loc_list.iter().enumerate() {
             if !e.3 {
-                top.push((e.1, e.2, AliasRef::Loc(i)));
+                top.push((e.1, true, "loc", e.2, AliasRef::Loc(i)));
             }
         }
-        top.sort_by_key(|&(d, seq, _)| (d, seq));
+        for (i, t) in self.text.iter().enumerate() {
+            match t {
+                TextAlias::Attr(name, _) => top.push((0, true, name, i, AliasRef::Text(i))),
+                TextAlias::Type(name, _) => top.push((0, false, name, i, AliasRef::Text(i))),
+            }
+        }
+        top.sort_by(|a, b| (a.0, a.1, a.2, a.3).cmp(&(b.0, b.1, b.2, b.3)));
         let (mut map_names, mut set_names) = (0, 0);
-        for (_, _, what) in top {
+        for (_, _, _, _, what) in top {
             let i = match what {
                 AliasRef::Attr(i) => i,
                 AliasRef::Loc(i) => {
                     self.loc_definition(out, &self.loc_list[i].0);
+                    continue;
+                }
+                AliasRef::Text(i) => {
+                    self.text_definition(out, &self.text[i]);
                     continue;
                 }
             };
@@ -234,8 +325,49 @@ impl Aliases {
                     write_integer_set_attr(out, s);
                     out.push('\n');
                 }
+                AliasDef::Distinct(a) => {
+                    alias_name(out, "distinct", self.distincts[a]);
+                    out.push_str(" = ");
+                    Fmt {
+                        aliases: Some(self),
+                    }
+                    .distinct_body(out, a);
+                    out.push('\n');
+                }
             }
         }
+    }
+    /// Numbers the `distinct` attributes of the alias definitions, which are printed
+    /// (at the top) before the op's own: definitions in order, each before what it holds.
+    pub fn number_distincts(&self) {
+        let mut defs: Vec<(&Attribute, usize)> =
+            self.distincts.iter().map(|(a, &n)| (a, n)).collect();
+        defs.sort_by_key(|&(_, n)| n);
+        for (a, _) in defs {
+            self.walk_distinct_ids(a, true);
+        }
+    }
+    fn walk_distinct_ids(&self, a: &Attribute, top: bool) {
+        match a {
+            Attribute::Distinct { id, value } => {
+                if !top && self.distincts.contains_key(a) {
+                    return; // printed as its alias
+                }
+                self.distinct_id(*id);
+                self.walk_distinct_ids(value, false);
+            }
+            Attribute::Array(v) => v.iter().for_each(|x| self.walk_distinct_ids(x, false)),
+            Attribute::Dictionary(v) => v
+                .iter()
+                .for_each(|n| self.walk_distinct_ids(&n.value, false)),
+            _ => {}
+        }
+    }
+    /// The printed ID of the distinct attribute read as `id`, numbered on first use.
+    fn distinct_id(&self, id: u64) -> u64 {
+        let mut ids = self.distinct_ids.borrow_mut();
+        let next = ids.len() as u64;
+        *ids.entry(id).or_insert(next)
     }
 }
 
@@ -433,6 +565,15 @@ impl Fmt<'_> {
                     self.ty(out, t);
                 }
             }
+            Attribute::Bytes { value, ty } => {
+                escaped_bytes(out, value);
+                if let Some(t) = ty
+                    && *t != Type::None
+                {
+                    out.push_str(" : ");
+                    self.ty(out, t);
+                }
+            }
             Attribute::Type(t) => self.ty(out, t),
             Attribute::Array(v) => {
                 out.push('[');
@@ -483,12 +624,72 @@ impl Fmt<'_> {
                 out.push('>');
             }
             Attribute::Location(l) => {
-                out.push_str("loc(");
-                self.location(out, l);
-                out.push(')');
+                if let Some(n) = self.aliases.and_then(|a| a.locs.get(l)) {
+                    alias_name(out, "loc", *n);
+                } else {
+                    out.push_str("loc(");
+                    self.location_body(out, l);
+                    out.push(')');
+                }
             }
             Attribute::Dialect { dialect, body } => dialect_symbol(out, '#', dialect, body),
+            Attribute::TypedDialect { dialect, body, ty } => {
+                dialect_symbol(out, '#', dialect, body);
+                out.push_str(" : ");
+                self.ty(out, ty);
+            }
+            Attribute::Distinct { .. } => match self.aliases {
+                Some(al) if al.distincts.contains_key(a) => {
+                    alias_name(out, "distinct", al.distincts[a]);
+                }
+                _ => self.distinct_body(out, a),
+            },
+            Attribute::Sparse {
+                indices,
+                index_shape,
+                values,
+                value_shape,
+                ty,
+            } => {
+                out.push_str("sparse<");
+                if index_shape.iter().product::<i64>() != 0 {
+                    // Printed as the two dense attributes MLIR stores: i64 coordinates and
+                    // values of the element type (splats folded the same way).
+                    let tensor = |shape: &[i64], elem: Type| Type::Tensor {
+                        shape: shape.to_vec(),
+                        elem: Box::new(elem),
+                        encoding: None,
+                    };
+                    dense_elements(out, indices, &tensor(index_shape, Type::i64()));
+                    out.push_str(", ");
+                    let elem = ty.element_type().cloned().unwrap_or(Type::i64());
+                    dense_elements(out, values, &tensor(value_shape, elem));
+                }
+                out.push_str("> : ");
+                self.ty(out, ty);
+            }
+            Attribute::DenseResource { handle, ty } => {
+                out.push_str("dense_resource<");
+                super::resources::keyword_or_string(out, handle);
+                out.push_str("> : ");
+                self.ty(out, ty);
+            }
         }
+    }
+
+    /// `distinct[N]<value>` spelled out, `N` renumbered in print order.
+    fn distinct_body(&self, out: &mut String, a: &Attribute) {
+        let Attribute::Distinct { id, value } = a else {
+            return;
+        };
+        out.push_str("distinct[");
+        let n = self.aliases.map_or(*id, |al| al.distinct_id(*id));
+        push_u64(out, n);
+        out.push_str("]<");
+        if **value != Attribute::Unit {
+            self.attr(out, value, false);
+        }
+        out.push('>');
     }
 
     fn dense_array(&self, out: &mut String, d: &DenseArray) {
@@ -693,9 +894,14 @@ pub(crate) fn symbol_ref(out: &mut String, s: &str) {
 /// `"text"` with llvm::printEscapedString's escaping: `\\`, and `\XX` (upper-case hex)
 /// for `"` and anything not printable ASCII.
 pub(crate) fn escaped_string(out: &mut String, s: &str) {
+    escaped_bytes(out, s.as_bytes());
+}
+
+/// Appends `bytes` as an MLIR string literal: printable ASCII as is, `\\`, and every
+/// other byte as `\XX`.
+pub(crate) fn escaped_bytes(out: &mut String, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     out.push('"');
-    let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &c) in bytes.iter().enumerate() {
         let plain = (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\';
@@ -793,7 +999,8 @@ fn dense_elements(out: &mut String, literal: &DenseLiteral, ty: &Type) {
             (DenseLiteral::Int(v), None) => Elem::Int(*v),
             (DenseLiteral::Bool(b), None) => Elem::Int(*b as i128),
             (DenseLiteral::Float(f), Some(k)) => Elem::Float(to_bits(f.get(), k)),
-            (DenseLiteral::Int(v), Some(k)) => Elem::Float(to_bits(*v as f64, k)),
+            // The parser takes an integer among float elements only in hex: a bit pattern.
+            (DenseLiteral::Int(v), Some(k)) => Elem::Float(*v as u64 & width_mask(k.width())),
             _ => return None,
         })
     };
@@ -1132,6 +1339,14 @@ fn precision_bits(kind: FloatKind) -> usize {
         FloatKind::F80 => 64,
         FloatKind::F128 => 113,
         k => format_of(k).precision() as usize,
+    }
+}
+
+fn width_mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
     }
 }
 

@@ -12,7 +12,10 @@
 //! (no allocation per op).
 
 pub mod builtin;
-mod format;
+#[cfg(test)]
+mod float_tests;
+pub(crate) mod format;
+mod resources;
 #[cfg(test)]
 mod tests;
 
@@ -51,9 +54,11 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
         line_starts: Default::default(),
     };
     // First pass: visit what would be printed, in MLIR's order, to number the aliases.
+    p.aliases.text = ctx.text_aliases.clone();
     p.collect_op(op);
     p.collecting = false;
     p.aliases.finish_locations();
+    p.aliases.number_distincts();
     p.dialect_stack.truncate(1);
     p.emit_op(op);
     let text = std::mem::take(&mut p.buf);
@@ -69,6 +74,9 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
     out.push('\n');
     // Op locations are deferred aliases: MLIR defines them after the op.
     p.aliases.location_definitions(&mut out);
+    if ctx.parent_op(op).is_none() {
+        resources::write_resources(&mut out, &ctx.resources, &p.aliases.resources_used);
+    }
     out
 }
 

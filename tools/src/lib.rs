@@ -3,6 +3,7 @@
 //! here so that it can be tested in-process.
 
 pub mod construct_bench;
+pub mod input;
 pub mod parse_bench;
 
 use std::io::Write;
@@ -221,7 +222,12 @@ fn run_chunk(
     let file = ctx.add_source(name, text);
     let mut diags: Vec<Diagnostic> = Vec::new();
     let pass_log = SharedBuf(Arc::default(), opts.stream_log);
-    let output = process(opts, passes, &mut ctx, file, &mut diags, &pass_log);
+    // mlir-opt ends each printed module with a blank line (after the op, its trailing
+    // aliases and any resource section), also before a `// -----` separator.
+    let output = process(opts, passes, &mut ctx, file, &mut diags, &pass_log).map(|mut s| {
+        s.push('\n');
+        s
+    });
     let mut log = pass_log.take();
 
     if opts.verify_diagnostics {

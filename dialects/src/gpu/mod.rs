@@ -6,13 +6,13 @@ pub mod common;
 pub mod target;
 
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
-use rtile::ir::attributes::Attribute;
+use rtile::ir::attributes::{Attribute, DenseArray};
 use rtile::ir::types::Type;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{Context, OpId, Signedness, Value};
 
 use common::{
-    all_index, counts, custom, is_address_space, memory_space, op, parse_attrs, parse_values,
-    print_attrs, print_values, pure, terminator,
+    counts, custom, is_address_space, memory_space, op, parse_attrs, parse_values, print_attrs,
+    print_values, pure, terminator,
 };
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{NamedAttribute, OperationState};
@@ -284,6 +284,9 @@ impl Dialect for GpuDialect {
     fn description(&self) -> &'static str {
         "upstream gpu subset: kernels, thread/block ids, barriers, launches"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         let id = |name, summary| custom(name, summary, pure(), verify_id, parse_id, print_id);
         vec![
@@ -460,15 +463,22 @@ fn verify_func(ctx: &Context, o: OpId) -> Result<(), String> {
             return Err(format!("type of function argument {i} does not match"));
         }
     }
+    // As upstream, only a `#gpu.address_space` memory space is checked: one already
+    // lowered to a target's number (`memref<4xf32, 5>`) or left out is accepted.
+    let wrong = |a: &Value, space: &str| {
+        let ms = memory_space(ctx.value_type(*a));
+        matches!(ms, Some(Attribute::Dialect { dialect, body }) if dialect == "gpu" && body.starts_with("address_space"))
+            && !is_address_space(ms, space)
+    };
     for (i, a) in args[inputs.len()..inputs.len() + wg].iter().enumerate() {
-        if !is_address_space(memory_space(ctx.value_type(*a)), "workgroup") {
+        if wrong(a, "workgroup") {
             return Err(format!(
                 "expected memory space workgroup in attribution {i}"
             ));
         }
     }
     for (i, a) in args[inputs.len() + wg..].iter().enumerate() {
-        if !is_address_space(memory_space(ctx.value_type(*a)), "private") {
+        if wrong(a, "private") {
             return Err(format!("expected memory space private in attribution {i}"));
         }
     }
@@ -511,9 +521,33 @@ fn verify_launch(ctx: &Context, o: OpId) -> Result<(), String> {
         return Err("requires attribute 'kernel' of the form @module::@kernel".into());
     }
     let ops = ctx.operands(o);
-    if ops.len() < 6 {
+    // Upstream's segments: async dependencies, grid x/y/z, block x/y/z, then clusters,
+    // shared memory size, arguments and the async object; without them (rtile's own
+    // launches) the sizes come first.
+    let first = match ctx.inherent_attr(o, "operandSegmentSizes") {
+        Some(Attribute::DenseArray(DenseArray::Int { values, .. })) if values.len() >= 7 => {
+            if values[1..7].iter().any(|&n| n != 1) {
+                return Err("expects one operand for each grid and block size".into());
+            }
+            usize::try_from(values[0]).map_err(|_| "invalid operandSegmentSizes")?
+        }
+        _ => 0,
+    };
+    if ops.len() < first + 6 {
         return Err("expects grid and block sizes (6 operands) before the arguments".into());
     }
-    all_index(ctx, &ops[..6], "grid and block sizes")?;
+    // Upstream's `LaunchIndx`: index, i32 or i64 each.
+    if ops[first..first + 6].iter().any(|&v| {
+        !matches!(
+            ctx.value_type(v),
+            Type::Index
+                | Type::Integer {
+                    width: 32 | 64,
+                    signedness: Signedness::Signless
+                }
+        )
+    }) {
+        return Err("grid and block sizes must be of type 'index', 'i32' or 'i64'".into());
+    }
     Ok(())
 }

@@ -26,6 +26,9 @@ impl Dialect for MemRefDialect {
     fn description(&self) -> &'static str {
         "upstream memref subset: allocation, element loads and stores, subviews"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![
             custom(
@@ -306,7 +309,7 @@ pub fn reassociation(a: &Attribute) -> Option<Vec<Vec<usize>>> {
 /// Upstream's rules for a collapse of identity-layout memrefs: the groups list every source
 /// dim once, in order, each group non-empty; one group per result dim, whose size is the
 /// product of its source dims (dynamic when one of them is); same element type and memory
-/// space. Strided layouts are not part of this subset.
+/// space; strided layouts as [`collapsed_layout_matches`] checks them.
 fn verify_collapse_shape(ctx: &Context, o: OpId) -> Result<(), String> {
     counts(ctx, o, 1, 1)?;
     let st = ctx.value_type(ctx.operands(o)[0]);
@@ -328,9 +331,6 @@ fn verify_collapse_shape(ctx: &Context, o: OpId) -> Result<(), String> {
     else {
         return Err("source and result must be ranked memrefs".into());
     };
-    if sl.is_some() || rl.is_some() {
-        return Err("only memrefs with the identity layout are supported".into());
-    }
     if se != re || sm != rm {
         return Err("source and result must have the same element type and memory space".into());
     }
@@ -362,7 +362,11 @@ fn verify_collapse_shape(ctx: &Context, o: OpId) -> Result<(), String> {
         let want = if g.iter().any(|&d| ss.get(d) == Some(&DYNAMIC)) {
             DYNAMIC
         } else {
-            g.iter().map(|&d| ss.get(d).copied().unwrap_or(1)).product()
+            g.iter()
+                .try_fold(1i64, |acc, &d| {
+                    acc.checked_mul(ss.get(d).copied().unwrap_or(1))
+                })
+                .ok_or("collapsed size overflows")?
         };
         if rs[j] != want {
             let show = |x: i64| {
@@ -384,6 +388,55 @@ fn verify_collapse_shape(ctx: &Context, o: OpId) -> Result<(), String> {
             "expected reassociation indices to be consecutive, covering every source dim in order"
                 .into(),
         );
+    }
+    collapsed_layout_matches(ss, sl.as_deref(), &groups, rs, rl.as_deref())
+}
+
+/// Strides and offset of a memref layout: the identity's row-major strides, a `strided<>`
+/// layout's own; `None` for an affine map (not checked).
+fn strides_of(shape: &[i64], layout: Option<&Attribute>) -> Option<(Vec<i64>, i64)> {
+    match layout {
+        None => {
+            let mut strides = vec![1i64; shape.len()];
+            for i in (0..shape.len().saturating_sub(1)).rev() {
+                let (s, d) = (strides[i + 1], shape[i + 1]);
+                strides[i] = if s == DYNAMIC || d == DYNAMIC {
+                    DYNAMIC
+                } else {
+                    s.checked_mul(d).unwrap_or(DYNAMIC)
+                };
+            }
+            Some((strides, 0))
+        }
+        Some(Attribute::Strided { strides, offset }) => Some((strides.clone(), *offset)),
+        Some(_) => None,
+    }
+}
+
+/// Upstream's collapsed layout: each group takes the stride of its innermost dim, the
+/// offset stays. Checked when both layouts are identity or `strided<>`.
+fn collapsed_layout_matches(
+    ss: &[i64],
+    sl: Option<&Attribute>,
+    groups: &[Vec<usize>],
+    rs: &[i64],
+    rl: Option<&Attribute>,
+) -> Result<(), String> {
+    let (Some((src, src_off)), Some((res, res_off))) = (strides_of(ss, sl), strides_of(rs, rl))
+    else {
+        return Ok(());
+    };
+    let want: Vec<i64> = groups
+        .iter()
+        .map(|g| {
+            g.last()
+                .and_then(|&d| src.get(d))
+                .copied()
+                .unwrap_or(DYNAMIC)
+        })
+        .collect();
+    if want != res || src_off != res_off {
+        return Err("the result layout does not match the collapsed source layout".into());
     }
     Ok(())
 }

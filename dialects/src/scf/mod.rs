@@ -19,6 +19,9 @@ impl Dialect for ScfDialect {
     fn description(&self) -> &'static str {
         "upstream scf subset: for loops with loop-carried values, if, yield"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         let region = OpTraits {
             single_block: true,

@@ -20,6 +20,9 @@ impl Dialect for VectorDialect {
     fn description(&self) -> &'static str {
         "upstream vector subset: wide loads and stores"
     }
+    fn models_upstream_in_part(&self) -> bool {
+        true
+    }
     fn ops(&self) -> Vec<Box<dyn OpDefinition>> {
         vec![
             custom(

@@ -152,9 +152,10 @@
 
 // -----
 
-// rtile-only: not supported by rtile (mlir-opt accepts it); said so, not misparsed.
-// expected-error @+1 {{'dense_resource' attributes are not supported}}
-"t.a"() {s = dense_resource<blob> : tensor<4xf32>} : () -> ()
+// rtile-only: the old opaque elements form (mlir-opt-22 no longer reads it either); said
+// so, not misparsed.
+// expected-error @+1 {{'opaque' attributes are not supported}}
+"t.a"() {s = opaque<"elided_large_const", "0xDEADBEEF"> : tensor<4xf32>} : () -> ()
 
 // ===== operations =====
 
@@ -364,7 +365,6 @@ module attributes {foo = 1} {
 
 // -----
 
-// rtile-only: resources are skipped with a warning (mlir-opt parses them).
-// expected-warning @+1 {{dialect resources are not supported}}
-{-# dialect_resources: { builtin: { r: "0x01000000" } } #-}
+// expected-error @+1 {{unknown key 'foo' in file metadata dictionary}}
+{-# foo: {} #-}
 "t.a"() : () -> ()

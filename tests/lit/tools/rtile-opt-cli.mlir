@@ -24,14 +24,17 @@
 // RUN: rtile-opt - --split-input-file --allow-unregistered-dialect --mlir-print-op-generic < %s > %t.dash
 // RUN: diff %t.out %t.dash
 
-// Each chunk is its own module; outputs are joined with `// -----`.
+// Each chunk is its own module, ended by a blank line as mlir-opt prints it; outputs
+// are joined with `// -----`.
 // SPLIT:      "builtin.module"() ({
 // SPLIT-NEXT:   "test.first"() : () -> ()
 // SPLIT-NEXT: }) : () -> ()
+// SPLIT-EMPTY:
 // SPLIT-NEXT: // -----
 // SPLIT-NEXT: "builtin.module"() ({
 // SPLIT-NEXT:   "test.second"() {n = 2 : i64} : () -> ()
 // SPLIT-NEXT: }) : () -> ()
+// SPLIT-EMPTY:
 // SPLIT-NEXT: // -----
 // SPLIT-NEXT: "builtin.module"() ({
 // SPLIT-NEXT:   "test.third"() : () -> ()

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use rtile::pass::{PassManagerConfig, PassRegistry};
 use rtile::printer::PrintOptions;
+use rtile_tools::input::decode_input;
 use rtile_tools::{OptOptions, Pipeline, pass_registry, run_opt};
 
 /// Exit status for an internal error (a bug, never bad input): EX_SOFTWARE.
@@ -186,15 +187,15 @@ fn strings(m: &ArgMatches, id: &str) -> Vec<String> {
 
 fn read_input(path: &str) -> Result<(String, String), String> {
     if path == "-" {
-        let mut s = String::new();
+        let mut b = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| format!("could not read stdin: {e}"))?;
-        Ok(("<stdin>".to_string(), s))
+            .read_to_end(&mut b)
+            .map_err(|e| format!("rtile-opt: error: could not read stdin: {e}\n"))?;
+        Ok(("<stdin>".to_string(), decode_input("<stdin>", b)?))
     } else {
-        let s = std::fs::read_to_string(path)
-            .map_err(|e| format!("could not open input file '{path}': {e}"))?;
-        Ok((path.to_string(), s))
+        let b = std::fs::read(path)
+            .map_err(|e| format!("rtile-opt: error: could not open input file '{path}': {e}\n"))?;
+        Ok((path.to_string(), decode_input(path, b)?))
     }
 }
 
@@ -283,7 +284,7 @@ fn main() -> ExitCode {
     let (name, text) = match read_input(input) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("rtile-opt: error: {e}");
+            eprint!("{e}");
             return ExitCode::FAILURE;
         }
     };

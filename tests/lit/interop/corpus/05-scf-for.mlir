@@ -5,6 +5,10 @@
 // RUN: mlir-opt --mlir-print-op-generic %t.rtile > %t.mlir
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.mlir > %t.back
 // RUN: diff %t.rtile %t.back
+// And rtile reproduces mlir-opt's own generic printing of this file byte for byte.
+// RUN: mlir-opt --allow-unregistered-dialect --mlir-print-op-generic %s > %t.ref
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.ref > %t.out
+// RUN: diff %t.ref %t.out
 "builtin.module"() ({
   "func.func"() <{function_type = (memref<128xf32>) -> f32, sym_name = "sum"}> ({
   ^bb0(%arg0: memref<128xf32>):

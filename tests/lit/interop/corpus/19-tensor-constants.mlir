@@ -5,6 +5,10 @@
 // RUN: mlir-opt --mlir-print-op-generic %t.rtile > %t.mlir
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.mlir > %t.back
 // RUN: diff %t.rtile %t.back
+// And rtile reproduces mlir-opt's own generic printing of this file byte for byte.
+// RUN: mlir-opt --allow-unregistered-dialect --mlir-print-op-generic %s > %t.ref
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.ref > %t.out
+// RUN: diff %t.ref %t.out
 "builtin.module"() ({
   "func.func"() <{function_type = () -> (tensor<2x2xf32>, tensor<4xi32>, tensor<3xf64>, tensor<2xi1>), sym_name = "consts"}> ({
     %0 = "arith.constant"() <{value = dense<[[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>

@@ -5,6 +5,10 @@
 // RUN: mlir-opt --mlir-print-op-generic %t.rtile > %t.mlir
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.mlir > %t.back
 // RUN: diff %t.rtile %t.back
+// And rtile reproduces mlir-opt's own generic printing of this file byte for byte.
+// RUN: mlir-opt --allow-unregistered-dialect --mlir-print-op-generic %s > %t.ref
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.ref > %t.out
+// RUN: diff %t.ref %t.out
 #map = affine_map<(d0, d1) -> (d1, d0)>
 #map1 = affine_map<(d0)[s0] -> (d0 * 2 + s0)>
 #map2 = affine_map<(d0, d1) -> (d0 * 4 + d1 floordiv 2 - 1)>
