@@ -73,43 +73,60 @@ pub fn rel_err(got: &[f64], want: &[f64]) -> f64 {
     }
 }
 
+/// The arguments of kernel `k` on seeded random inputs (the output buffer starts as NaN, so
+/// an element no thread writes shows) and the f64 oracle's output, from its `rtile.te`
+/// reference; `None` when the kernel carries no reference.
+pub(crate) fn reference_case(
+    ctx: &Context,
+    k: OpId,
+    seed: u64,
+) -> Result<Option<(Vec<Vec<f64>>, Vec<f64>)>, Diagnostic> {
+    let Some(reference) = ctx.attr(k, "rtile.te").and_then(|a| a.as_str()) else {
+        return Ok(None);
+    };
+    let scanned = parse_computes("rtile.te", reference)
+        .map_err(|e| Diagnostic::op_error(ctx, k, format!("bad 'rtile.te' reference: {e}")))?;
+    let [sc] = &scanned[..] else {
+        return Err(Diagnostic::op_error(
+            ctx,
+            k,
+            "'rtile.te' must hold exactly one te.compute",
+        ));
+    };
+    let c = &sc.compute;
+    let inputs = Tensor::random_inputs(&c.inputs, seed);
+    let want = eval_compute(c, &inputs, Accumulate::F64)
+        .map_err(|e| Diagnostic::op_error(ctx, k, format!("reference: {e}")))?;
+    let mut args: Vec<Vec<f64>> = inputs.iter().map(|t| t.data.clone()).collect();
+    args.push(vec![f64::NAN; c.result.num_elements().max(0) as usize]);
+    Ok(Some((args, want.data)))
+}
+
+/// The name of kernel `k` (its `sym_name`).
+pub(crate) fn kernel_name(ctx: &Context, k: OpId) -> String {
+    ctx.inherent_attr(k, "sym_name")
+        .and_then(|a| a.as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
 /// Runs every kernel under `module` that carries `rtile.te` and compares it with the
 /// interpreter. Simulator errors are returned as diagnostics at the failing op.
 pub fn run_check(ctx: &Context, module: OpId, seed: u64) -> Result<CheckReport, Diagnostic> {
     let mut report = CheckReport::default();
     for k in kernels(ctx, module) {
-        let name = ctx
-            .inherent_attr(k, "sym_name")
-            .and_then(|a| a.as_str())
-            .unwrap_or("")
-            .to_string();
-        let Some(reference) = ctx.attr(k, "rtile.te").and_then(|a| a.as_str()) else {
+        let Some((mut args, want)) = reference_case(ctx, k, seed)? else {
             return Err(Diagnostic::op_error(
                 ctx,
                 k,
                 "has no 'rtile.te' reference to check against",
             ));
         };
-        let scanned = parse_computes("rtile.te", reference)
-            .map_err(|e| Diagnostic::op_error(ctx, k, format!("bad 'rtile.te' reference: {e}")))?;
-        let [sc] = &scanned[..] else {
-            return Err(Diagnostic::op_error(
-                ctx,
-                k,
-                "'rtile.te' must hold exactly one te.compute",
-            ));
-        };
-        let c = &sc.compute;
-        let inputs = Tensor::random_inputs(&c.inputs, seed);
-        let want = eval_compute(c, &inputs, Accumulate::F64)
-            .map_err(|e| Diagnostic::op_error(ctx, k, format!("reference: {e}")))?;
-        let mut args: Vec<Vec<f64>> = inputs.iter().map(|t| t.data.clone()).collect();
-        args.push(vec![f64::NAN; c.result.num_elements().max(0) as usize]);
         run_kernel(ctx, k, &mut args)?;
         let got = args.pop().unwrap_or_default();
         report.kernels.push(KernelCheck {
-            kernel: name,
-            max_rel_err: rel_err(&got, &want.data),
+            kernel: kernel_name(ctx, k),
+            max_rel_err: rel_err(&got, &want),
             elements: got.len(),
         });
     }
@@ -126,9 +143,8 @@ pub fn context() -> Context {
     ctx
 }
 
-/// [`run_check`] on module text (the `rtile-run --sim --check` driver): parses, verifies,
-/// runs; errors are rendered diagnostics.
-pub fn run_check_text(name: &str, text: &str, seed: u64) -> Result<CheckReport, String> {
+/// Parses and verifies module text; errors are rendered diagnostics.
+pub(crate) fn load_text(name: &str, text: &str) -> Result<(Context, OpId), String> {
     let mut ctx = context();
     let render = |ctx: &Context, d: &Diagnostic| rtile::diagnostics::render(ctx, d);
     let m = rtile::parser::parse_str(&mut ctx, name, text).map_err(|d| render(&ctx, &d))?;
@@ -139,5 +155,12 @@ pub fn run_check_text(name: &str, text: &str, seed: u64) -> Result<CheckReport, 
             .collect::<Vec<_>>()
             .join("\n"));
     }
-    run_check(&ctx, m.module, seed).map_err(|d| render(&ctx, &d))
+    Ok((ctx, m.module))
+}
+
+/// [`run_check`] on module text (the `rtile-run --sim --check` driver): parses, verifies,
+/// runs; errors are rendered diagnostics.
+pub fn run_check_text(name: &str, text: &str, seed: u64) -> Result<CheckReport, String> {
+    let (ctx, module) = load_text(name, text)?;
+    run_check(&ctx, module, seed).map_err(|d| rtile::diagnostics::render(&ctx, &d))
 }

@@ -142,6 +142,11 @@ pub struct Kernel {
     pub shared: Vec<usize>,
     /// Sizes of the private buffers (per thread), elements.
     pub private: Vec<usize>,
+    /// Per instruction: the op it was compiled from, for `--profile`'s per-op counters.
+    pub origin: Vec<OpId>,
+    /// Per instruction: whether executing it counts one execution of its op (the op's first
+    /// instruction; for `scf.for`, the loop check, once per iteration and once at exit).
+    pub counts: Vec<bool>,
 }
 
 struct Compiler<'c> {
@@ -151,6 +156,10 @@ struct Compiler<'c> {
     mems: HashMap<Value, u32>,
     /// Results of `gpu.dynamic_shared_memory` (the base `memref.view` slices).
     dyn_bases: std::collections::HashSet<Value>,
+    /// The op being compiled, recorded as each emitted instruction's origin.
+    cur: OpId,
+    /// Whether the next emitted instruction counts one execution of `cur`.
+    first: bool,
 }
 
 fn err(ctx: &Context, op: OpId, m: impl AsRef<str>) -> Diagnostic {
@@ -248,6 +257,9 @@ impl<'c> Compiler<'c> {
     }
     fn emit(&mut self, i: Inst) -> u32 {
         self.k.insts.push(i);
+        self.k.origin.push(self.cur);
+        self.k.counts.push(self.first);
+        self.first = false;
         (self.k.insts.len() - 1) as u32
     }
     fn patch(&mut self, at: u32, target: u32) {
@@ -302,7 +314,18 @@ impl<'c> Compiler<'c> {
         Ok(())
     }
 
+    /// Compiles one op, recording it as the origin of the instructions it emits.
     fn op(&mut self, op: OpId) -> Result<(), Diagnostic> {
+        let saved = (self.cur, self.first);
+        self.cur = op;
+        // An scf.for's execution count is its loop check's (set where it is emitted).
+        self.first = self.ctx.op_name(op) != "scf.for";
+        let r = self.op_body(op);
+        (self.cur, self.first) = saved;
+        r
+    }
+
+    fn op_body(&mut self, op: OpId) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let name = ctx.op_name(op);
         let operands = ctx.operands(op).to_vec();
@@ -525,6 +548,7 @@ impl<'c> Compiler<'c> {
                     carried.push(self.def(a, op)?);
                 }
                 self.moves(&carried, &operands[3..], op)?;
+                self.first = true;
                 let head = self.emit(Inst::ForCheck { iv, ub, to: 0 });
                 let y = self.block(body)?;
                 self.moves(&carried, &y, op)?;
@@ -642,10 +666,14 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
             args: Vec::new(),
             shared: Vec::new(),
             private: Vec::new(),
+            origin: Vec::new(),
+            counts: Vec::new(),
         },
         regs: HashMap::new(),
         mems: HashMap::new(),
         dyn_bases: Default::default(),
+        cur: func,
+        first: false,
     };
     for (i, &a) in ctx.block_args(body).iter().enumerate() {
         let t = ctx.value_type(a);

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::compile::{Inst, Kernel, MemDesc, Space};
+use super::counters::{BlockProfile, RawProfile, WARP};
 
 /// Grid and block sizes of a launch (CUDA's `<<<grid, block, shared>>>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +87,8 @@ struct BlockState<'a> {
     /// phase ends without a race (threads run one after another, so a read that a later
     /// thread's write would have raced with is a race, not an uninitialised read).
     pending: Option<SimError>,
+    /// Profile counters, when profiling (`None` keeps the hot loop to one branch).
+    prof: Option<Box<BlockProfile>>,
 }
 
 enum Stop {
@@ -313,6 +316,18 @@ impl BlockState<'_> {
         Ok(())
     }
 
+    /// Records a memory access for the profile counters, when profiling.
+    fn profile_access(&mut self, pc: u32, tid: u32, m: &MemDesc, at: (usize, u32), r: &[f64]) {
+        if let Some(p) = self.prof.as_deref_mut() {
+            let byte = if m.space == Space::DynShared {
+                dyn_byte(m, r, at.0)
+            } else {
+                0
+            };
+            p.access(pc, tid, m, at, byte);
+        }
+    }
+
     /// Runs thread `tid` from `pc` until a barrier or the end.
     fn run_thread(&mut self, tid: u32, mut pc: u32) -> Result<Stop, SimError> {
         let k = self.k;
@@ -322,6 +337,9 @@ impl BlockState<'_> {
         let result = (|| -> Result<Stop, SimError> {
             let r = &mut regs[base..base + self.nregs];
             loop {
+                if let Some(p) = self.prof.as_deref_mut() {
+                    p.exec(pc);
+                }
                 match &k.insts[pc as usize] {
                     Inst::Const { dst, v } => r[*dst as usize] = *v,
                     Inst::Op {
@@ -386,11 +404,13 @@ impl BlockState<'_> {
                     } => {
                         let m = &k.mems[*mem as usize];
                         let off = self.offset(m, idx, *lanes, r, (*at, tid, "load"))?;
+                        self.profile_access(pc, tid, m, (off, *lanes), r);
                         for l in 0..*lanes as usize {
                             let v = match m.space {
-                                Space::Global => f64::from_bits(
-                                    self.globals[m.buf][off + l].load(Ordering::Relaxed),
-                                ),
+                                // Virtual global memory (no buffer) reads 0.
+                                Space::Global => self.globals[m.buf]
+                                    .get(off + l)
+                                    .map_or(0.0, |g| f64::from_bits(g.load(Ordering::Relaxed))),
                                 Space::Shared => self.shared_read(m.buf, off + l, tid, *at, m)?,
                                 Space::DynShared => {
                                     let byte = dyn_byte(m, r, off + l);
@@ -427,11 +447,15 @@ impl BlockState<'_> {
                     } => {
                         let m = &k.mems[*mem as usize];
                         let off = self.offset(m, idx, *lanes, r, (*at, tid, "store"))?;
+                        self.profile_access(pc, tid, m, (off, *lanes), r);
                         for l in 0..*lanes as usize {
                             let v = m.elem.round(r[*src as usize + l]);
                             match m.space {
-                                Space::Global => self.globals[m.buf][off + l]
-                                    .store(v.to_bits(), Ordering::Relaxed),
+                                Space::Global => {
+                                    if let Some(g) = self.globals[m.buf].get(off + l) {
+                                        g.store(v.to_bits(), Ordering::Relaxed)
+                                    }
+                                }
                                 Space::Shared => {
                                     self.shared_write(m.buf, off + l, v, tid, *at, m)?
                                 }
@@ -492,21 +516,32 @@ impl BlockState<'_> {
             let mut at_barrier: Option<(u32, u32)> = None;
             let mut done: Option<u32> = None;
             for t in 0..n {
-                let Some(pc) = pcs[t as usize] else { continue };
-                match self.run_thread(t, pc)? {
-                    Stop::Barrier(b) => {
-                        pcs[t as usize] = Some(b + 1);
-                        at_barrier.get_or_insert((b, t));
-                        if at_barrier.is_some_and(|(b0, _)| b0 != b) || done.is_some() {
-                            return Err(self.divergence(b, t));
+                if let Some(pc) = pcs[t as usize] {
+                    let stop = self.run_thread(t, pc)?;
+                    if let Some(p) = self.prof.as_deref_mut() {
+                        p.end_thread();
+                    }
+                    match stop {
+                        Stop::Barrier(b) => {
+                            pcs[t as usize] = Some(b + 1);
+                            at_barrier.get_or_insert((b, t));
+                            if at_barrier.is_some_and(|(b0, _)| b0 != b) || done.is_some() {
+                                return Err(self.divergence(b, t));
+                            }
+                        }
+                        Stop::Done => {
+                            pcs[t as usize] = None;
+                            done.get_or_insert(t);
+                            if let Some((b, _)) = at_barrier {
+                                return Err(self.divergence(b, t));
+                            }
                         }
                     }
-                    Stop::Done => {
-                        pcs[t as usize] = None;
-                        done.get_or_insert(t);
-                        if let Some((b, _)) = at_barrier {
-                            return Err(self.divergence(b, t));
-                        }
+                }
+                // A warp's lanes have all run this phase: its warp-level counts are final.
+                if (t + 1) % WARP == 0 || t + 1 == n {
+                    if let Some(p) = self.prof.as_deref_mut() {
+                        p.end_warp();
                     }
                 }
             }
@@ -548,6 +583,59 @@ fn dyn_byte(m: &MemDesc, r: &[f64], off: usize) -> usize {
 
 /// Runs `k` on `args` (one buffer per kernel argument, row-major values, written in place).
 pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), SimError> {
+    run_blocks(k, launch, Some(args), None, false).map(|_| ())
+}
+
+/// The blocks a profiled run covers: every block, or `sample` blocks spread evenly over the
+/// grid (linear block `i * total / sample` for `i < sample`).
+pub fn sampled_blocks(launch: &Launch, sample: Option<u64>) -> Vec<u64> {
+    let total: u64 = launch.grid.iter().map(|&x| x as u64).product();
+    match sample {
+        Some(s) if s > 0 && s < total => (0..s).map(|i| i * total / s).collect(),
+        _ => (0..total).collect(),
+    }
+}
+
+/// Runs `k` as [`run`] does, counting the profile counters (see `sim::counters`); with
+/// `sample`, only [`sampled_blocks`] run, so outputs are partial. With `args` `None`, global
+/// memory is virtual (for full-size kernels whose buffers would not fit): every access is
+/// bounds-checked and counted, reads give 0 and writes are dropped. Returns the counters
+/// and the number of blocks run.
+pub fn run_profiled(
+    k: &Kernel,
+    launch: &Launch,
+    args: Option<&mut [Vec<f64>]>,
+    sample: Option<u64>,
+) -> Result<(RawProfile, u64), SimError> {
+    let blocks = sampled_blocks(launch, sample);
+    let n = blocks.len() as u64;
+    let p = run_blocks(k, launch, args, Some(blocks), true)?;
+    Ok((p.unwrap_or_else(|| RawProfile::new(k.insts.len())), n))
+}
+
+/// Combines two blocks' outcomes: the error of the first block (in z, y, x order) wins;
+/// otherwise the profiles add up.
+fn combine(
+    a: Result<Option<RawProfile>, SimError>,
+    b: Result<Option<RawProfile>, SimError>,
+) -> Result<Option<RawProfile>, SimError> {
+    let key = |e: &SimError| (e.block[2], e.block[1], e.block[0]);
+    match (a, b) {
+        (Err(x), Err(y)) => Err(if key(&y) < key(&x) { y } else { x }),
+        (Err(x), Ok(_)) | (Ok(_), Err(x)) => Err(x),
+        (Ok(Some(x)), Ok(Some(y))) => Ok(Some(x.merge(y))),
+        (Ok(x), Ok(y)) => Ok(x.or(y)),
+    }
+}
+
+/// Runs the blocks `only` (default: all) of `k`, with profile counters when `profile`.
+fn run_blocks(
+    k: &Kernel,
+    launch: &Launch,
+    mut args: Option<&mut [Vec<f64>]>,
+    only: Option<Vec<u64>>,
+    profile: bool,
+) -> Result<Option<RawProfile>, SimError> {
     let bad = |m: String| SimError {
         kind: SimErrorKind::InvalidLaunch,
         message: m,
@@ -555,14 +643,15 @@ pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), Sim
         block: [0; 3],
         thread: [0; 3],
     };
-    if args.len() != k.args.len() {
+    let given: &[Vec<f64>] = args.as_deref().unwrap_or_default();
+    if args.is_some() && given.len() != k.args.len() {
         return Err(bad(format!(
             "kernel takes {} arguments, got {}",
             k.args.len(),
-            args.len()
+            given.len()
         )));
     }
-    for (i, (a, m)) in args.iter().zip(&k.args).enumerate() {
+    for (i, (a, m)) in given.iter().zip(&k.args).enumerate() {
         if a.len() != m.len() {
             return Err(bad(format!(
                 "argument {i} has {} elements, {} expects {}",
@@ -591,18 +680,22 @@ pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), Sim
     } else {
         0
     };
-    let globals: Vec<Vec<AtomicU64>> = args
-        .iter()
-        .map(|a| a.iter().map(|v| AtomicU64::new(v.to_bits())).collect())
-        .collect();
+    let globals: Vec<Vec<AtomicU64>> = match args.as_deref() {
+        Some(a) => a
+            .iter()
+            .map(|a| a.iter().map(|v| AtomicU64::new(v.to_bits())).collect())
+            .collect(),
+        None => k.args.iter().map(|_| Vec::new()).collect(),
+    };
     let nblocks: u64 = launch.grid.iter().map(|&x| x as u64).product();
     let stop = AtomicBool::new(false);
     let nregs = k.nregs.max(1);
-    let errors: Vec<SimError> = (0..nblocks)
+    let ids = only.unwrap_or_else(|| (0..nblocks).collect());
+    let result: Result<Option<RawProfile>, SimError> = ids
         .into_par_iter()
-        .filter_map(|b| {
+        .map(|b| {
             if stop.load(Ordering::Relaxed) {
-                return None;
+                return Ok(None);
             }
             let g = launch.grid;
             let block = [
@@ -638,24 +731,23 @@ pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), Sim
                 pending: None,
                 block,
                 launch: *launch,
+                prof: profile.then(|| Box::new(BlockProfile::new(k))),
             };
-            let r = st.run().err();
-            if r.is_some() {
-                stop.store(true, Ordering::Relaxed);
+            match st.run() {
+                Ok(()) => Ok(st.prof.map(|p| p.raw)),
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    Err(e)
+                }
             }
-            r
         })
-        .collect();
-    if let Some(e) = errors
-        .into_iter()
-        .min_by_key(|e| (e.block[2], e.block[1], e.block[0]))
-    {
-        return Err(e);
-    }
-    for (a, g) in args.iter_mut().zip(globals) {
+        .reduce(|| Ok(None), combine);
+    let merged = result?;
+
+    for (a, g) in args.iter_mut().flat_map(|a| a.iter_mut()).zip(globals) {
         for (x, v) in a.iter_mut().zip(g) {
             *x = f64::from_bits(v.into_inner());
         }
     }
-    Ok(())
+    Ok(merged)
 }

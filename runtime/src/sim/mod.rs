@@ -6,8 +6,10 @@
 
 pub mod check;
 pub mod compile;
+pub mod counters;
 pub mod exec;
 pub mod ops;
+pub mod profile;
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;

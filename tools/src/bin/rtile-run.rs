@@ -8,6 +8,11 @@
 //! compares each output with the te reference interpreter's f64 oracle (every kernel
 //! carries its te op in `rtile.te`), printing the max relative error; it fails when the
 //! simulator reports an error or the error exceeds `--tolerance`.
+//! `rtile-run --sim --profile kernels.mlir` also counts, per kernel and per op, the
+//! simulator's analogue of Nsight Compute's memory metrics (global requests, sectors and
+//! coalescing; shared wavefronts and bank conflicts; barriers; warp instructions by class);
+//! `--profile=json` prints JSON, `--profile-blocks=N` runs only N blocks spread over the grid
+//! (a sample, for full-size kernels; no numerical check). See docs/simulator.md.
 //! `rtile-run cuda k.ptx --manifest k.json --reference naive.ptx --bench` runs PTX from
 //! `rtile-translate` on an NVIDIA GPU through cudarc (checking, CUDA-event timing, top-k
 //! profiling, device micro-benchmarks); without a CUDA driver it says so and exits 2.
@@ -67,6 +72,25 @@ fn command() -> Command {
                 .help("With --sim: the largest accepted relative error against the f64 oracle"),
         )
         .arg(
+            Arg::new("profile")
+                .long("profile")
+                .value_name("format")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("text")
+                .value_parser(["text", "json"])
+                .requires("sim")
+                .help("With --sim: report profile counters per kernel and op (text table, or json)"),
+        )
+        .arg(
+            Arg::new("profile-blocks")
+                .long("profile-blocks")
+                .value_name("n")
+                .value_parser(clap::value_parser!(u64).range(1..))
+                .requires("profile")
+                .help("With --profile: run only n blocks spread over the grid (a sample; skips the numerical check)"),
+        )
+        .arg(
             Arg::new("seed")
                 .long("seed")
                 .value_name("n")
@@ -121,6 +145,44 @@ fn read_input(path: &str) -> Result<(String, String), String> {
     }
 }
 
+/// `--sim --profile`: prints the profile; fails on a simulator error, a module with no
+/// kernel, or (full runs) a checked kernel over the tolerance.
+fn sim_profile(
+    name: &str,
+    text: &str,
+    seed: u64,
+    sample: Option<u64>,
+    json: bool,
+    tolerance: f64,
+) -> ExitCode {
+    match rtile_runtime::sim::profile::profile_text(name, text, seed, sample) {
+        Ok(report) if report.kernels.is_empty() => {
+            eprintln!("rtile-run: error: {name} holds no gpu.func kernel to profile");
+            ExitCode::FAILURE
+        }
+        Ok(report) => {
+            print!("{}", if json { report.json() } else { report.text() });
+            let worst = report
+                .kernels
+                .iter()
+                .filter_map(|k| k.max_rel_err)
+                .fold(0.0, f64::max);
+            if worst <= tolerance {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "rtile-run: error: max relative error {worst:e} exceeds the tolerance {tolerance:e}"
+                );
+                ExitCode::FAILURE
+            }
+        }
+        Err(rendered) => {
+            eprint!("{rendered}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("rtile-run: internal error (please report): {info}");
@@ -169,6 +231,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(format) = m.get_one::<String>("profile") {
+        let sample = m.get_one::<u64>("profile-blocks").copied();
+        let tolerance = m.get_one::<f64>("tolerance").copied().unwrap_or(1e-5);
+        return sim_profile(&name, &text, opts.seed, sample, format == "json", tolerance);
+    }
     if m.get_flag("sim") {
         let tolerance = m.get_one::<f64>("tolerance").copied().unwrap_or(1e-5);
         return match rtile_runtime::sim::run_check_text(&name, &text, opts.seed) {

@@ -1,0 +1,262 @@
+//! Profile counters of the simulator (`rtile-run --sim --profile`): the CPU analogue of the
+//! Nsight Compute metrics that Roller's alignment rules are about, counted per warp-level
+//! instruction as the hardware counts them. A warp is 32 consecutive threads of a block
+//! (linear thread id, x fastest); the k-th execution of an instruction by each lane of a warp
+//! within one phase (between two barriers) is one warp-level instruction, its executing lanes
+//! the active ones. Global accesses count requests and 32-byte sectors; shared accesses count
+//! wavefronts over 32 banks of 4 bytes (64-bit accesses per half-warp, 128-bit per
+//! quarter-warp). Formulas and metric names: `docs/simulator.md`.
+
+use super::compile::{Kernel, MemDesc, Space};
+
+/// Counters of one instruction, summed over the warps and blocks that ran it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InstCounters {
+    /// Warp-level executions (`smsp__inst_executed`).
+    pub warp: u64,
+    /// Thread-level executions (`smsp__thread_inst_executed`).
+    pub thread: u64,
+    /// Global/shared memory requests: one per warp-level access instruction (per 16 bytes a
+    /// lane accesses, for accesses wider than 128 bits).
+    pub requests: u64,
+    /// Distinct 32-byte sectors of global memory a request touches.
+    pub sectors: u64,
+    /// The fewest sectors the bytes used could occupy: ⌈distinct bytes / 32⌉ per request.
+    pub ideal_sectors: u64,
+    /// Distinct bytes the active lanes access (global and shared).
+    pub bytes: u64,
+    /// Shared-memory wavefronts: per lane group, the most distinct 4-byte words in one bank.
+    pub wavefronts: u64,
+    /// Wavefronts with no conflict: one per lane group with an active lane.
+    pub ideal_wavefronts: u64,
+}
+
+impl InstCounters {
+    /// Adds `o` into `self`.
+    pub fn add(&mut self, o: &InstCounters) {
+        self.warp += o.warp;
+        self.thread += o.thread;
+        self.requests += o.requests;
+        self.sectors += o.sectors;
+        self.ideal_sectors += o.ideal_sectors;
+        self.bytes += o.bytes;
+        self.wavefronts += o.wavefronts;
+        self.ideal_wavefronts += o.ideal_wavefronts;
+    }
+    /// Bank conflicts: wavefronts beyond the ideal (`l1tex__data_bank_conflicts_...`).
+    pub fn bank_conflicts(&self) -> u64 {
+        self.wavefronts - self.ideal_wavefronts
+    }
+}
+
+/// Raw counters of a kernel run: one entry per instruction of the kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawProfile {
+    pub insts: Vec<InstCounters>,
+}
+
+impl RawProfile {
+    pub(crate) fn new(n: usize) -> Self {
+        RawProfile {
+            insts: vec![InstCounters::default(); n],
+        }
+    }
+    /// Adds `o` (a profile of the same kernel) into `self`.
+    pub fn merge(mut self, o: RawProfile) -> RawProfile {
+        for (a, b) in self.insts.iter_mut().zip(&o.insts) {
+            a.add(b);
+        }
+        self
+    }
+}
+
+/// One memory access of one thread, kept until its warp is complete.
+#[derive(Clone, Copy)]
+struct Access {
+    pc: u32,
+    /// Which execution of `pc` by this thread in the phase (1-based).
+    occ: u32,
+    lane: u32,
+    global: bool,
+    /// Byte address; global buffers are apart (bits 48 and up hold the buffer), as separate
+    /// allocations are on a GPU (cudaMalloc aligns them to 256 bytes).
+    addr: u64,
+    bytes: u32,
+}
+
+/// Per-block profiling state: per-thread execution counts of the current phase, the
+/// current warp's per-instruction maxima and its accesses, and the block's counters.
+pub(crate) struct BlockProfile {
+    occ: Vec<u32>,
+    touched: Vec<u32>,
+    warp_max: Vec<u32>,
+    warp_touched: Vec<u32>,
+    accesses: Vec<Access>,
+    pub(crate) raw: RawProfile,
+}
+
+/// Threads per warp.
+pub const WARP: u32 = 32;
+
+impl BlockProfile {
+    pub(crate) fn new(k: &Kernel) -> Self {
+        let n = k.insts.len();
+        BlockProfile {
+            occ: vec![0; n],
+            touched: Vec::new(),
+            warp_max: vec![0; n],
+            warp_touched: Vec::new(),
+            accesses: Vec::new(),
+            raw: RawProfile::new(n),
+        }
+    }
+
+    /// The current thread executes instruction `pc`.
+    #[inline]
+    pub(crate) fn exec(&mut self, pc: u32) {
+        let c = &mut self.occ[pc as usize];
+        if *c == 0 {
+            self.touched.push(pc);
+        }
+        *c += 1;
+    }
+
+    /// The current thread `tid` accesses `lanes` elements at element offset `off` of `m`
+    /// (byte `dyn_byte` for dynamic shared memory) at instruction `pc` (already counted by
+    /// `exec`). Private memory is not counted (it is registers after ptxas).
+    pub(crate) fn access(
+        &mut self,
+        pc: u32,
+        tid: u32,
+        m: &MemDesc,
+        (off, lanes): (usize, u32),
+        dyn_byte: usize,
+    ) {
+        let eb = u64::from(m.elem.bytes());
+        let (global, addr) = match m.space {
+            Space::Global => (true, ((m.buf as u64) << 48) + off as u64 * eb),
+            Space::Shared => (false, off as u64 * eb),
+            Space::DynShared => (false, dyn_byte as u64),
+            Space::Private => return,
+        };
+        self.accesses.push(Access {
+            pc,
+            occ: self.occ[pc as usize],
+            lane: tid % WARP,
+            global,
+            addr,
+            bytes: (u64::from(lanes) * eb) as u32,
+        });
+    }
+
+    /// The current thread stopped (at a barrier or its end): fold its counts into the warp's.
+    pub(crate) fn end_thread(&mut self) {
+        for pc in self.touched.drain(..) {
+            let p = pc as usize;
+            let c = std::mem::take(&mut self.occ[p]);
+            self.raw.insts[p].thread += u64::from(c);
+            if self.warp_max[p] == 0 {
+                self.warp_touched.push(pc);
+            }
+            self.warp_max[p] = self.warp_max[p].max(c);
+        }
+    }
+
+    /// The last thread of a warp stopped: count the warp's instructions and accesses.
+    pub(crate) fn end_warp(&mut self) {
+        for pc in self.warp_touched.drain(..) {
+            let p = pc as usize;
+            self.raw.insts[p].warp += u64::from(std::mem::take(&mut self.warp_max[p]));
+        }
+        let mut acc = std::mem::take(&mut self.accesses);
+        acc.sort_unstable_by_key(|a| (a.pc, a.occ, a.lane));
+        for group in acc.chunk_by(|a, b| a.pc == b.pc && a.occ == b.occ) {
+            let c = &mut self.raw.insts[group[0].pc as usize];
+            if group[0].global {
+                global_request(group, c);
+            } else {
+                shared_request(group, c);
+            }
+        }
+        acc.clear();
+        self.accesses = acc;
+    }
+}
+
+/// Distinct bytes covered by the byte ranges `[a, a + n)`.
+fn distinct_bytes(mut ranges: Vec<(u64, u64)>) -> u64 {
+    ranges.sort_unstable();
+    let (mut total, mut end) = (0u64, 0u64);
+    for (a, b) in ranges {
+        let a = a.max(end);
+        if b > a {
+            total += b - a;
+            end = b;
+        }
+    }
+    total
+}
+
+/// One warp-level global access: requests, sectors touched and the ideal sector count.
+fn global_request(group: &[Access], c: &mut InstCounters) {
+    let widest = group.iter().map(|a| a.bytes).max().unwrap_or(0);
+    c.requests += u64::from(widest.div_ceil(16).max(1));
+    let mut sectors: Vec<u64> = Vec::new();
+    for a in group {
+        let last = a.addr + u64::from(a.bytes.max(1)) - 1;
+        sectors.extend(a.addr / 32..=last / 32);
+    }
+    sectors.sort_unstable();
+    sectors.dedup();
+    let bytes = distinct_bytes(
+        group
+            .iter()
+            .map(|a| (a.addr, a.addr + u64::from(a.bytes)))
+            .collect(),
+    );
+    c.sectors += sectors.len() as u64;
+    c.bytes += bytes;
+    c.ideal_sectors += bytes.div_ceil(32);
+}
+
+/// One warp-level shared access: the lanes are processed in groups (the whole warp for
+/// accesses of up to 32 bits, half-warps for 64-bit, quarter-warps for 128-bit: each group
+/// moves at most 128 bytes, one per bank); a group needs as many wavefronts as the most
+/// distinct 4-byte words any one bank holds among its accesses (lanes reading the same word
+/// share it: broadcast). Wider accesses are split into 16-byte parts, each processed so.
+fn shared_request(group: &[Access], c: &mut InstCounters) {
+    let widest = group.iter().map(|a| a.bytes).max().unwrap_or(0).max(1);
+    let part = widest.min(16);
+    let parts = widest.div_ceil(16);
+    let lanes_per_group = WARP / part.next_power_of_two().clamp(4, 16).div_ceil(4);
+    c.requests += u64::from(parts);
+    c.bytes += distinct_bytes(
+        group
+            .iter()
+            .map(|a| (a.addr, a.addr + u64::from(a.bytes)))
+            .collect(),
+    );
+    for p in 0..parts {
+        for g in 0..WARP / lanes_per_group {
+            let mut words: Vec<u64> = Vec::new();
+            for a in group.iter().filter(|a| a.lane / lanes_per_group == g) {
+                let lo = a.addr + u64::from(p * 16);
+                let hi = (a.addr + u64::from(a.bytes)).min(lo + 16);
+                if hi > lo {
+                    words.extend(lo / 4..=(hi - 1) / 4);
+                }
+            }
+            if words.is_empty() {
+                continue;
+            }
+            words.sort_unstable();
+            words.dedup();
+            let mut per_bank = [0u64; 32];
+            for w in &words {
+                per_bank[(w % 32) as usize] += 1;
+            }
+            c.wavefronts += per_bank.iter().copied().max().unwrap_or(0);
+            c.ideal_wavefronts += 1;
+        }
+    }
+}
