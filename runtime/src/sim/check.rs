@@ -73,6 +73,9 @@ pub fn rel_err(got: &[f64], want: &[f64]) -> f64 {
     }
 }
 
+/// A kernel's arguments (inputs, then the output buffer) and the oracle's output.
+pub(crate) type Case = (Vec<Vec<f64>>, Vec<f64>);
+
 /// The arguments of kernel `k` on seeded random inputs (the output buffer starts as NaN, so
 /// an element no thread writes shows) and the f64 oracle's output, from its `rtile.te`
 /// reference; `None` when the kernel carries no reference.
@@ -80,7 +83,7 @@ pub(crate) fn reference_case(
     ctx: &Context,
     k: OpId,
     seed: u64,
-) -> Result<Option<(Vec<Vec<f64>>, Vec<f64>)>, Diagnostic> {
+) -> Result<Option<Case>, Diagnostic> {
     let Some(reference) = ctx.attr(k, "rtile.te").and_then(|a| a.as_str()) else {
         return Ok(None);
     };

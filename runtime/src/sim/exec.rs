@@ -539,10 +539,10 @@ impl BlockState<'_> {
                     }
                 }
                 // A warp's lanes have all run this phase: its warp-level counts are final.
-                if (t + 1) % WARP == 0 || t + 1 == n {
-                    if let Some(p) = self.prof.as_deref_mut() {
-                        p.end_warp();
-                    }
+                if let Some(p) = self.prof.as_deref_mut()
+                    && ((t + 1) % WARP == 0 || t + 1 == n)
+                {
+                    p.end_warp();
                 }
             }
             if let Some(e) = self.pending.take() {
