@@ -15,8 +15,8 @@ def pct(ideal, actual):
 
 def main(paths):
     print("| op | kernel | blocks (sampled / grid) | global ld coalescing | global st coalescing "
-          "| ld.shared wavefronts / requests | ld.shared conflicts | st.shared conflicts |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+          "| ld.shared conflicts / request | st.shared conflicts / request |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for path in sorted(paths):
         op = os.path.basename(path).split(".")[0]
         with open(path) as f:
@@ -26,13 +26,13 @@ def main(paths):
             g = "pipe_lsu_mem_global_op"
             ld = pct(m[f"rtile__ideal_sectors_{g}_ld.sum"], m[f"l1tex__t_sectors_{g}_ld.sum"])
             st = pct(m[f"rtile__ideal_sectors_{g}_st.sum"], m[f"l1tex__t_sectors_{g}_st.sum"])
-            req = m["smsp__inst_executed_op_shared_ld.sum"]
-            wf = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
-            ratio = "-" if req == 0 else f"{wf / req:.2f}"
-            c_ld = m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]
-            c_st = m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]
+            per = []
+            for d in ("ld", "st"):
+                req = m[f"smsp__inst_executed_op_shared_{d}.sum"]
+                c = m[f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{d}.sum"]
+                per.append("-" if req == 0 else f"{c / req:.2f}")
             print(f"| {op} | {k['kernel']} | {k['blocks_profiled']} / {k['blocks_total']} "
-                  f"| {ld} | {st} | {ratio} | {c_ld} | {c_st} |")
+                  f"| {ld} | {st} | {per[0]} | {per[1]} |")
 
 
 if __name__ == "__main__":
