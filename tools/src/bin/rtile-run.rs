@@ -161,7 +161,17 @@ fn sim_profile(
             ExitCode::FAILURE
         }
         Ok(report) => {
-            print!("{}", if json { report.json() } else { report.text() });
+            let text = if json { report.json() } else { report.text() };
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an internal error.
+            if out
+                .write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                eprintln!("rtile-run: error: could not write stdout");
+                return ExitCode::FAILURE;
+            }
             let worst = report
                 .kernels
                 .iter()
