@@ -170,10 +170,16 @@ impl<'c> Builder<'c> {
     }
 
     /// Creates the op `state` describes and inserts it (MLIR's `OpBuilder::create`).
-    /// A state without a location gets the builder's.
+    /// A state without a location gets the builder's; a registered op's properties left
+    /// out get their defaults (`overflowFlags` of `arith.addi`, ...).
     pub fn create(&mut self, mut state: OperationState) -> OpId {
         if matches!(state.location, Location::Unknown) {
             state.location = self.loc.clone();
+        }
+        // The properties left out take their defaults, as the parser gives them, so a
+        // built op is the op its text would parse to.
+        if let Some(d) = self.ctx.registry.op(&state.name) {
+            state.fill_default_properties(d.default_properties());
         }
         let op = self.ctx.create_op(state);
         self.insert(op)

@@ -130,6 +130,31 @@ impl OperationState {
             span: None,
         }
     }
+    /// Adds the `defaults` (an op definition's default properties) that neither the
+    /// properties nor the attributes give, keeping the properties sorted by name, as MLIR
+    /// fills in the properties a builder or the text leaves out.
+    pub fn fill_default_properties(&mut self, defaults: Vec<NamedAttribute>) {
+        if defaults.is_empty() {
+            return;
+        }
+        let mut props = match self.properties.take() {
+            Some(Attribute::Dictionary(p)) => p,
+            Some(other) => {
+                self.properties = Some(other);
+                return;
+            }
+            None => Vec::new(),
+        };
+        for d in defaults {
+            let given = props.iter().any(|p| p.name == d.name)
+                || self.attributes.iter().any(|a| a.name == d.name);
+            if !given {
+                props.push(d);
+            }
+        }
+        props.sort_by(|a, b| a.name.cmp(&b.name));
+        self.properties = (!props.is_empty()).then_some(Attribute::Dictionary(props));
+    }
     /// Adds (or replaces) a discardable attribute.
     pub fn add_attribute(&mut self, name: impl Into<String>, value: Attribute) {
         let name = name.into();

@@ -27,8 +27,7 @@ use std::sync::Arc;
 use crate::diagnostics::Diagnostic;
 use crate::dialect::{DialectRegistry, dialect_of};
 use crate::ir::{
-    Attribute, BlockId, Context, Location, NamedAttribute, OpId, OperationState, RegionId, Span,
-    Type, Value,
+    Attribute, BlockId, Context, Location, OpId, OperationState, RegionId, Span, Type, Value,
 };
 use lexer::{Lexer, SpannedToken, Token};
 
@@ -1186,7 +1185,7 @@ impl<'s> State<'s> {
             if state.properties.is_none() {
                 move_inherent_to_properties(&mut state, d.inherent_attributes());
             }
-            fill_default_properties(&mut state, d.default_properties());
+            state.fill_default_properties(d.default_properties());
         }
         if !self.at_punct(":") {
             return Err(self.err_expected("':' followed by operation type"));
@@ -1438,31 +1437,6 @@ impl<'s> State<'s> {
         self.bump();
         self.parse_block_body(block)
     }
-}
-
-/// Adds each default property that the op text gave neither as a property nor as an
-/// attribute, keeping the properties dictionary sorted by name.
-fn fill_default_properties(state: &mut OperationState, defaults: Vec<NamedAttribute>) {
-    if defaults.is_empty() {
-        return;
-    }
-    let mut props = match state.properties.take() {
-        Some(Attribute::Dictionary(p)) => p,
-        Some(other) => {
-            state.properties = Some(other);
-            return;
-        }
-        None => Vec::new(),
-    };
-    for d in defaults {
-        let given = props.iter().any(|p| p.name == d.name)
-            || state.attributes.iter().any(|a| a.name == d.name);
-        if !given {
-            props.push(d);
-        }
-    }
-    props.sort_by(|a, b| a.name.cmp(&b.name));
-    state.properties = (!props.is_empty()).then_some(Attribute::Dictionary(props));
 }
 
 /// Moves the attributes named in `inherent` from `state.attributes` into
