@@ -4,11 +4,15 @@
 //! them through the views and matches the interpreter; the device's per-block maximum bounds
 //! the cross-thread split and refuses what does not fit.
 
+use rtile::ir::{Attribute, Context, Type};
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::RProgram;
 use rtile_passes::lower_to_gpu::kernel::{STATIC_SHARED_LIMIT, shared_layout};
-use rtile_passes::lower_to_gpu::{CrossThread, lower_compute, lower_compute_with, module_text};
+use rtile_passes::lower_to_gpu::{CrossThread, LoweredKernel, lower_compute, lower_compute_with};
 use rtile_runtime::sim::run_check_text;
+
+mod common;
+use common::{attributions, context, count_ops, entry_args, kernel_text, module_text, ops};
 
 fn compute(text: &str) -> rtile_dialects::te::model::TeCompute {
     parse_computes("t.mlir", text)
@@ -41,34 +45,43 @@ fn matmul() -> rtile_dialects::te::model::TeCompute {
     )
 }
 
-/// `(name, byte offset, bytes)` of every `memref.view` in a kernel's text, with the offset
-/// read from its `%shoff` constant and the size from the view's type (f32 elements).
-fn views(text: &str) -> Vec<(String, u64, u64)> {
+/// `(shape, byte offset, bytes)` of every `memref.view` of the kernel's dynamic shared
+/// memory, in order, with the offset read from its constant operand and the size from the
+/// view's type (f32 elements, workgroup memory space).
+fn views(ctx: &Context, k: &LoweredKernel) -> Vec<(Vec<i64>, u64, u64)> {
     let mut out = Vec::new();
-    for line in text.lines().map(str::trim) {
-        let Some((name, rest)) = line.split_once(" = \"memref.view\"(%shbase, ") else {
+    for op in ops(ctx, k.func) {
+        if ctx.op_name(op) != "memref.view" {
             continue;
+        }
+        let [base, off] = ctx.operands(op) else {
+            panic!("memref.view takes the base and an offset");
         };
-        let off_name = rest.split(')').next().unwrap_or_default();
-        let off_line = text
-            .lines()
-            .map(str::trim)
-            .find(|l| l.starts_with(&format!("{off_name} = ")))
-            .unwrap_or_else(|| panic!("no constant {off_name}"));
-        let off: u64 = off_line
-            .split("value = ")
-            .nth(1)
-            .and_then(|v| v.split(' ').next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("bad offset line {off_line}"));
-        let ty = rest.rsplit("-> memref<").next().unwrap_or_default();
-        let dims: u64 = ty
-            .split('x')
-            .take_while(|d| d.parse::<u64>().is_ok())
-            .map(|d| d.parse::<u64>().unwrap_or(0))
-            .product();
-        assert!(ty.contains("f32, #gpu.address_space<workgroup>>"), "{line}");
-        out.push((name.to_string(), off, dims * 4));
+        let base_op = ctx.defining_op(*base).expect("a base op");
+        assert_eq!(ctx.op_name(base_op), "gpu.dynamic_shared_memory");
+        let off_op = ctx.defining_op(*off).expect("an offset constant");
+        let Some(Attribute::Integer { value, .. }) = ctx.inherent_attr(off_op, "value") else {
+            panic!("bad offset constant");
+        };
+        let Type::MemRef {
+            shape,
+            elem,
+            memory_space,
+            ..
+        } = ctx.value_type(ctx.result(op, 0))
+        else {
+            panic!("a view is a memref");
+        };
+        assert_eq!(**elem, Type::f32());
+        assert_eq!(
+            memory_space.as_deref(),
+            Some(&Attribute::Dialect {
+                dialect: "gpu".into(),
+                body: "address_space<workgroup>".into()
+            })
+        );
+        let n: i64 = shape.iter().product();
+        out.push((shape.clone(), *value as u64, n as u64 * 4));
     }
     out
 }
@@ -93,15 +106,17 @@ fn big_tiles_become_views_of_dynamic_shared_memory_and_match() {
         vec![vec![0, 4], vec![0, 1]],
         256,
     );
-    let k = lower_compute(&c, &p, "k").expect("lowers");
-    let t = &k.text;
-    assert_eq!(t.matches("\"gpu.dynamic_shared_memory\"").count(), 1, "{t}");
-    let v = views(t);
+    let mut ctx = context();
+    let k = lower_compute(&mut ctx, &c, &p, "k").expect("lowers");
+    let t = &kernel_text(&ctx, &k);
+    assert_eq!(count_ops(&ctx, &k, "gpu.dynamic_shared_memory"), 1, "{t}");
+    // A's tile, then B's.
+    let v = views(&ctx, &k);
     assert_eq!(
         v,
         vec![
-            ("%sh0".to_string(), 0, 32 * 260 * 4),
-            ("%sh1".to_string(), 33280, 256 * 33 * 4)
+            (vec![32, 260], 0, 32 * 260 * 4),
+            (vec![256, 33], 33280, 256 * 33 * 4)
         ],
         "{t}"
     );
@@ -116,13 +131,9 @@ fn big_tiles_become_views_of_dynamic_shared_memory_and_match() {
     assert_eq!(k.shared_bytes, 67072);
     assert!(t.contains("dynamic_shared_memory = 67072 : i64"), "{t}");
     assert!(t.contains("workgroup_attributions = 0 : i64"), "{t}");
-    assert!(
-        !t.contains(
-            "^bb0(%in0: memref<32x256xf32>, %in1: memref<256x32xf32>, %out: memref<32x32xf32>, "
-        ),
-        "no attributions: {t}"
-    );
-    let r = run_check_text("k.mlir", &module_text("kernels", &[k]), 5).expect("runs clean");
+    assert_eq!(attributions(&ctx, &k), 0);
+    assert_eq!(entry_args(&ctx, &k).len(), 3, "no attributions: {t}");
+    let r = run_check_text("k.mlir", &module_text(&mut ctx, &[k]), 5).expect("runs clean");
     assert!(r.max_rel_err() < 1e-5, "{}", r.text());
 }
 
@@ -136,16 +147,26 @@ fn small_tiles_stay_static_attributions() {
         vec![vec![0, 4], vec![0, 1]],
         256,
     );
-    let k = lower_compute(&c, &p, "k").expect("lowers");
-    assert!(!k.text.contains("gpu.dynamic_shared_memory"), "{}", k.text);
-    assert!(
-        k.text
-            .contains("%sh0: memref<32x68xf32, #gpu.address_space<workgroup>>, %sh1: memref<64x33xf32, #gpu.address_space<workgroup>>"),
-        "{}",
-        k.text
+    let mut ctx = context();
+    let k = lower_compute(&mut ctx, &c, &p, "k").expect("lowers");
+    let t = kernel_text(&ctx, &k);
+    assert!(!t.contains("gpu.dynamic_shared_memory"), "{t}");
+    // The entry block's arguments end with A's and B's tiles as workgroup attributions.
+    let args: Vec<String> = entry_args(&ctx, &k)
+        .iter()
+        .map(|&a| rtile::printer::type_to_string(ctx.value_type(a)))
+        .collect();
+    assert_eq!(attributions(&ctx, &k), 2, "{t}");
+    assert_eq!(
+        args[3..],
+        [
+            "memref<32x68xf32, #gpu.address_space<workgroup>>",
+            "memref<64x33xf32, #gpu.address_space<workgroup>>"
+        ],
+        "{t}"
     );
     assert_eq!(k.launch.dynamic_shared_memory, 0);
-    assert!(k.text.contains("dynamic_shared_memory = 0 : i64"));
+    assert!(t.contains("dynamic_shared_memory = 0 : i64"));
 }
 
 /// A 64x`n` row sum; under one block tile [64, n] (64 threads) its tile is 256·n bytes,
@@ -169,23 +190,25 @@ fn the_split_maximises_resident_threads_within_the_device_limit() {
     // 1024 threads against 256 without the split, so it stays.
     let c = rowsum(192);
     let p = program("h100", &[64, 192], &[1, 192], vec![vec![0, 0]], 64);
-    let k = lower_compute(&c, &p, "k").expect("lowers");
+    let mut ctx = context();
+    let k = lower_compute(&mut ctx, &c, &p, "k").expect("lowers");
     assert_eq!(k.rsplit, 4);
     assert_eq!(k.launch.block[0], 256);
     assert_eq!(k.shared_bytes, 50176);
     assert_eq!(k.launch.dynamic_shared_memory, 50176);
-    let r = run_check_text("rs.mlir", &module_text("kernels", &[k]), 3).expect("runs clean");
+    let r = run_check_text("rs.mlir", &module_text(&mut ctx, &[k]), 3).expect("runs clean");
     assert!(r.max_rel_err() < 1e-5, "{}", r.text());
     // On V100 no split fits the 48 KiB a block may use next to the tiles: halved away.
     let p = program("v100", &[64, 192], &[1, 192], vec![vec![0, 0]], 64);
-    let k = lower_compute(&c, &p, "k").expect("lowers");
+    let k = lower_compute(&mut ctx, &c, &p, "k").expect("lowers");
     assert_eq!(k.rsplit, 1);
     assert_eq!(k.shared_bytes, 49152);
     assert_eq!(k.launch.dynamic_shared_memory, 0);
-    assert!(!k.text.contains("gpu.dynamic_shared_memory"));
+    assert_eq!(count_ops(&ctx, &k, "gpu.dynamic_shared_memory"), 0);
     // Forced on V100 it does not fit: refused, with the numbers.
     let p = program("v100", &[64, 192], &[1, 192], vec![vec![0, 0]], 64);
-    let e = lower_compute_with(&c, &p, "k", CrossThread::Split(4)).expect_err("over V100's limit");
+    let e = lower_compute_with(&mut ctx, &c, &p, "k", CrossThread::Split(4))
+        .expect_err("over V100's limit");
     assert_eq!(
         e,
         "the kernel needs 50176 bytes of shared memory per block (with a 4-lane cross-thread reduction buffer), more than the 49152 a block of device 'v100' may use"
@@ -194,20 +217,18 @@ fn the_split_maximises_resident_threads_within_the_device_limit() {
     // the tile, and the kernel matches the interpreter.
     let c = rowsum(200);
     let p = program("h100", &[64, 200], &[1, 200], vec![vec![0, 0]], 64);
-    let k = lower_compute(&c, &p, "k").expect("lowers");
+    let k = lower_compute(&mut ctx, &c, &p, "k").expect("lowers");
     assert_eq!(k.rsplit, 4);
+    // The tile, then the reduction buffer: [1 point, 4 lanes, 64 threads].
     assert_eq!(
-        views(&k.text),
-        vec![
-            ("%sh0".to_string(), 0, 51200),
-            ("%shr".to_string(), 51200, 1024)
-        ],
+        views(&ctx, &k),
+        vec![(vec![64, 200], 0, 51200), (vec![1, 4, 64], 51200, 1024)],
         "{}",
-        k.text
+        kernel_text(&ctx, &k)
     );
     assert_eq!(k.launch.dynamic_shared_memory, 52224);
     assert_eq!(k.launch.block, [256, 1, 1]);
-    let r = run_check_text("k.mlir", &module_text("kernels", &[k]), 9).expect("runs clean");
+    let r = run_check_text("k.mlir", &module_text(&mut ctx, &[k]), 9).expect("runs clean");
     assert!(r.max_rel_err() < 1e-5, "{}", r.text());
 }
 
@@ -224,14 +245,15 @@ fn kernels_over_the_device_maximum_are_refused() {
 }",
     );
     let p = program("h100", &[64, 1024], &[1, 1024], vec![vec![0, 0]], 64);
-    let e = lower_compute(&c, &p, "k").expect_err("over H100's limit");
+    let mut ctx = context();
+    let e = lower_compute(&mut ctx, &c, &p, "k").expect_err("over H100's limit");
     assert_eq!(
         e,
         "the kernel needs 262144 bytes of shared memory per block, more than the 232448 a block of device 'h100' may use"
     );
     // An unknown device has no known limit: refused too.
     let p = program("nosuch", &[64, 16], &[1, 16], vec![vec![0, 0]], 64);
-    let e = lower_compute(&c, &p, "k").expect_err("unknown device");
+    let e = lower_compute(&mut ctx, &c, &p, "k").expect_err("unknown device");
     assert!(
         e.starts_with("cannot tell how much shared memory a block of device 'nosuch' may use"),
         "{e}"

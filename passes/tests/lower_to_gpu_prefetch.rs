@@ -5,14 +5,18 @@
 //! out-of-bounds reads are errors there), on its structure, and with a planted missing
 //! barrier that the simulator must report.
 
+use rtile::ir::{Attribute, Context, OpId, Rewriter, Type};
 use rtile_dialects::te::model::TeCompute;
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
 use rtile_passes::device::Device;
 use rtile_passes::lower_to_gpu::{
-    CrossThread, LowerOptions, LoweredKernel, expr_info, lower_compute_opts, module_text,
+    CrossThread, LowerOptions, LoweredKernel, expr_info, lower_compute_opts,
 };
 use rtile_runtime::sim::run_check_text;
+
+mod common;
+use common::{context, count_ops, entry_args, kernel_text, module_text, ops, shared_buffers};
 
 fn compute(text: &str) -> TeCompute {
     parse_computes("t.mlir", text)
@@ -25,17 +29,17 @@ fn program(block: &[u64], thread: &[u64], pad: Vec<Vec<u64>>, threads: u64) -> R
     RProgram::manual("v100", block, thread, pad, threads)
 }
 
-fn lower(c: &TeCompute, p: &RProgram, prefetch: bool) -> LoweredKernel {
+fn lower(ctx: &mut Context, c: &TeCompute, p: &RProgram, prefetch: bool) -> LoweredKernel {
     let opts = LowerOptions {
         cross: Some(CrossThread::Off),
         prefetch,
         ..LowerOptions::default()
     };
-    lower_compute_opts(c, p, "k", opts).unwrap_or_else(|e| panic!("lowers: {e}"))
+    lower_compute_opts(ctx, c, p, "k", opts).unwrap_or_else(|e| panic!("lowers: {e}"))
 }
 
-fn check(k: &LoweredKernel, seed: u64) {
-    let text = module_text("kernels", std::slice::from_ref(k));
+fn check(ctx: &mut Context, k: LoweredKernel, seed: u64) {
+    let text = module_text(ctx, &[k]);
     let r = run_check_text("k.mlir", &text, seed).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert!(r.max_rel_err() < 1e-5, "{}\n{text}", r.text());
 }
@@ -78,54 +82,61 @@ fn conv() -> (TeCompute, RProgram) {
     (c, p)
 }
 
-/// Line numbers of the kernel text matching `pat`.
-fn lines_with(text: &str, pat: &str) -> Vec<usize> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.contains(pat))
-        .map(|(i, _)| i)
-        .collect()
+/// Whether `op` reads global memory: a `memref.load` / `vector.load` of a kernel argument
+/// (an entry argument that is not a workgroup attribution) or of a
+/// `memref.collapse_shape` view of one.
+fn is_global_load(ctx: &Context, k: &LoweredKernel, op: OpId) -> bool {
+    if !matches!(ctx.op_name(op), "memref.load" | "vector.load") {
+        return false;
+    }
+    let m = ctx.operands(op)[0];
+    let argument = entry_args(ctx, k).contains(&m) && !shared_buffers(ctx, k).contains(&m);
+    argument
+        || ctx
+            .defining_op(m)
+            .is_some_and(|d| ctx.op_name(d) == "memref.collapse_shape")
 }
 
 /// The structure of the prefetch form: a prologue (global loads, shared stores, barrier)
 /// before the k-loop; in the k-loop, one `scf.if` on the next-step condition holding every
 /// global load of step k+1, before any multiply of step k; after the compute a barrier, the
-/// stores under the same condition, a barrier. Returns the line of the stores' `scf.if` and
-/// of the barrier before it.
-fn assert_prefetch_structure(text: &str) -> (usize, usize) {
-    let lines: Vec<&str> = text.lines().collect();
-    let kloop = *lines_with(text, "= \"scf.for\"")
+/// stores under the same condition, a barrier. Positions are in the kernel's ops in
+/// pre-order (their order in print). Returns the stores' `scf.if` and the barrier before it.
+fn assert_prefetch_structure(ctx: &Context, k: &LoweredKernel) -> (OpId, OpId) {
+    let text = kernel_text(ctx, k);
+    let all = ops(ctx, k.func);
+    let pos = |pred: &dyn Fn(OpId) -> bool| -> Vec<usize> {
+        (0..all.len()).filter(|&i| pred(all[i])).collect()
+    };
+    let named = |n: &str| pos(&|o| ctx.op_name(o) == n);
+    let kloop = *pos(&|o| ctx.op_name(o) == "scf.for" && !ctx.results(o).is_empty())
         .first()
         .expect("a k-loop carrying the register tile");
-    let global: Vec<usize> = lines_with(text, "load\"(%in")
-        .into_iter()
-        .chain(lines_with(text, "load\"(%col"))
-        .collect();
-    let mulf = lines_with(text, "\"arith.mulf\"");
+    let global = pos(&|o| is_global_load(ctx, k, o));
+    let mulf = named("arith.mulf");
     let (first_mul, last_mul) = (mulf[0], *mulf.last().expect("multiplies"));
     assert!(
         global.iter().any(|&g| g < kloop),
         "prologue loads before the k-loop:\n{text}"
     );
-    let barriers = lines_with(text, "\"gpu.barrier\"");
+    let barriers = named("gpu.barrier");
     assert!(
         barriers.iter().any(|&b| b < kloop) && global.iter().all(|&g| g < first_mul),
         "every global load (prologue and step k+1) precedes the compute of step k:\n{text}"
     );
     // The loads' scf.if: the first scf.if with results in the k-loop; its condition is the
     // next-step condition, used by exactly one other scf.if (the stores').
-    let load_if = (kloop..lines.len())
-        .find(|&i| lines[i].contains("= \"scf.if\""))
+    let load_if = (kloop..all.len())
+        .find(|&i| ctx.op_name(all[i]) == "scf.if" && !ctx.results(all[i]).is_empty())
         .expect("the next-step scf.if");
     assert!(load_if < first_mul);
-    let cond = lines[load_if]
-        .split("\"scf.if\"(")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .expect("condition")
-        .to_string();
-    let uses = lines_with(text, &format!("\"scf.if\"({cond})"));
-    assert_eq!(uses.len(), 2, "two scf.if on {cond}:\n{text}");
+    let cond = ctx.operands(all[load_if])[0];
+    let uses = pos(&|o| ctx.op_name(o) == "scf.if" && ctx.operands(o)[0] == cond);
+    assert_eq!(
+        uses.len(),
+        2,
+        "two scf.if on the next-step condition:\n{text}"
+    );
     let store_if = uses[1];
     assert!(store_if > last_mul);
     let between: Vec<usize> = barriers
@@ -136,60 +147,55 @@ fn assert_prefetch_structure(text: &str) -> (usize, usize) {
     assert_eq!(between.len(), 1, "one barrier before the stores:\n{text}");
     let after = barriers.iter().filter(|&&b| b > store_if).count();
     assert_eq!(after, 1, "one barrier after the stores:\n{text}");
-    // The stores' region: shared stores only.
-    let body: Vec<&str> = lines[store_if + 1..]
-        .iter()
-        .take_while(|l| !l.trim_start().starts_with("\"scf.yield\"() : () -> ()"))
-        .copied()
-        .collect();
+    // The stores' region: stores into shared buffers only (and their tail guards).
+    let shared = shared_buffers(ctx, k);
+    let body = ops(ctx, all[store_if]);
     assert!(
-        body.iter()
-            .all(|l| l.contains("store\"(") && l.contains("%sh")
-                || l.contains("scf.if")
-                || l.contains("arith.cmpi")
-                || l.contains("yield")
-                || l.contains("}")),
-        "{body:?}"
+        body.iter().all(|&o| match ctx.op_name(o) {
+            "memref.store" | "vector.store" => shared.contains(&ctx.operands(o)[1]),
+            "scf.if" | "arith.cmpi" | "scf.yield" => true,
+            _ => false,
+        }),
+        "{:?}\n{text}",
+        body.iter().map(|&o| ctx.op_name(o)).collect::<Vec<_>>()
     );
-    (store_if, between[0])
+    (all[store_if], all[between[0]])
 }
 
 #[test]
 fn matmul_and_conv_with_and_without_prefetch_match_the_interpreter() {
     for (name, (c, p)) in [("matmul", matmul()), ("conv", conv())] {
-        let on = lower(&c, &p, true);
-        let off = lower(&c, &p, false);
+        let mut ctx = context();
+        let on = lower(&mut ctx, &c, &p, true);
+        let off = lower(&mut ctx, &c, &p, false);
         assert!(on.prefetched, "{name}: prefetched");
         assert!(!off.prefetched, "{name}: not prefetched");
-        check(&on, 3);
-        check(&off, 3);
-        assert_prefetch_structure(&on.text);
+        assert_prefetch_structure(&ctx, &on);
         // Without prefetch: loads, barrier, compute, barrier per k-step; no next-step scf.if.
-        assert_eq!(off.text.matches("\"gpu.barrier\"").count(), 2, "{name}");
-        assert_eq!(on.text.matches("\"gpu.barrier\"").count(), 3, "{name}");
+        assert_eq!(count_ops(&ctx, &off, "gpu.barrier"), 2, "{name}");
+        assert_eq!(count_ops(&ctx, &on, "gpu.barrier"), 3, "{name}");
         // The same shared memory either way (the prefetch lives in registers).
         assert_eq!(on.shared_bytes, off.shared_bytes);
+        check(&mut ctx, on, 3);
+        check(&mut ctx, off, 3);
     }
     // The conv's two stepping axes (c: 3 steps, ry: 3 steps) make one loop of 9 steps.
     let (c, p) = conv();
-    let on = lower(&c, &p, true);
-    let kloop = on
-        .text
-        .lines()
-        .find(|l| l.contains("= \"scf.for\""))
-        .expect("k-loop")
-        .to_string();
-    let ub = kloop
-        .split("\"scf.for\"(")
-        .nth(1)
-        .and_then(|s| s.split(", ").nth(1))
-        .expect("upper bound")
-        .to_string();
-    assert!(
-        on.text.contains(&format!(
-            "{ub} = \"arith.constant\"() <{{value = 9 : index}}>"
-        )),
-        "{kloop}"
+    let mut ctx = context();
+    let on = lower(&mut ctx, &c, &p, true);
+    let kloop = ops(&ctx, on.func)
+        .into_iter()
+        .find(|&o| ctx.op_name(o) == "scf.for" && !ctx.results(o).is_empty())
+        .expect("k-loop");
+    let ub = ctx
+        .defining_op(ctx.operands(kloop)[1])
+        .expect("a constant upper bound");
+    assert_eq!(ctx.op_name(ub), "arith.constant");
+    assert_eq!(
+        ctx.inherent_attr(ub, "value"),
+        Some(&Attribute::int(9, Type::Index)),
+        "{}",
+        kernel_text(&ctx, &on)
     );
 }
 
@@ -208,12 +214,15 @@ fn tail_units_and_padded_k_steps() {
 }",
     );
     let p = program(&[10, 12, 7], &[5, 2, 1], vec![vec![0, 0], vec![0, 0]], 12);
-    let k = lower(&c, &p, true);
+    let mut ctx = context();
+    let k = lower(&mut ctx, &c, &p, true);
     assert!(k.prefetched);
-    assert!(k.text.contains("<{value = 70 : index}>"), "{}", k.text);
-    check(&k, 5);
-    assert_prefetch_structure(&k.text);
-    check(&lower(&c, &p, false), 5);
+    let t = kernel_text(&ctx, &k);
+    assert!(t.contains("<{value = 70 : index}>"), "{t}");
+    assert_prefetch_structure(&ctx, &k);
+    check(&mut ctx, k, 5);
+    let off = lower(&mut ctx, &c, &p, false);
+    check(&mut ctx, off, 5);
 }
 
 /// Planted bug: without the barrier between the compute of step k and the stores of step
@@ -222,17 +231,13 @@ fn tail_units_and_padded_k_steps() {
 #[test]
 fn dropping_the_barrier_before_the_stores_is_a_race() {
     let (c, p) = matmul();
-    let k = lower(&c, &p, true);
-    let (_, barrier) = assert_prefetch_structure(&k.text);
-    let text: String = k
-        .text
-        .lines()
-        .enumerate()
-        .filter(|&(i, _)| i != barrier)
-        .map(|(_, l)| format!("{l}\n"))
-        .collect();
-    let bad = LoweredKernel { text, ..k };
-    let e = match run_check_text("k.mlir", &module_text("kernels", &[bad]), 3) {
+    let mut ctx = context();
+    let k = lower(&mut ctx, &c, &p, true);
+    let (_, barrier) = assert_prefetch_structure(&ctx, &k);
+    Rewriter::new(&mut ctx)
+        .erase_op(barrier)
+        .expect("the barrier is erasable");
+    let e = match run_check_text("k.mlir", &module_text(&mut ctx, &[k]), 3) {
         Ok(r) => panic!("the simulator missed the race: {}", r.text()),
         Err(e) => e,
     };
@@ -276,7 +281,8 @@ fn small_twins_with_several_k_steps_match_the_interpreter() {
                     prefetch: pf,
                     ..LowerOptions::default()
                 };
-                let k = match lower_compute_opts(&f.compute, p, "k", opts) {
+                let mut ctx = context();
+                let k = match lower_compute_opts(&mut ctx, &f.compute, p, "k", opts) {
                     Ok(k) => k,
                     Err(e) => {
                         failures.push(format!("@{} {pi} prefetch={pf}: {e}", f.func));
@@ -285,10 +291,10 @@ fn small_twins_with_several_k_steps_match_the_interpreter() {
                 };
                 kernels += 1;
                 if pf {
-                    multi += usize::from(k.text.matches("\"gpu.barrier\"").count() > 1);
+                    multi += usize::from(count_ops(&ctx, &k, "gpu.barrier") > 1);
                     prefetched += usize::from(k.prefetched);
                 }
-                let text = module_text("kernels", &[k]);
+                let text = module_text(&mut ctx, &[k]);
                 match run_check_text("k.mlir", &text, 11 + pi as u64) {
                     Ok(r) if r.max_rel_err() < 1e-5 => {}
                     Ok(r) => failures.push(format!(

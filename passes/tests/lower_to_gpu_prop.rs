@@ -8,10 +8,10 @@ use proptest::prelude::*;
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
 use rtile_passes::device::Device;
-use rtile_passes::lower_to_gpu::{
-    CrossThread, LowerOptions, expr_info, lower_compute_opts, module_text,
-};
+use rtile_passes::lower_to_gpu::{CrossThread, LowerOptions, expr_info, lower_compute_opts};
 use rtile_runtime::sim::run_check_text;
+
+mod common;
 
 /// Extents the shapes draw from: 1, primes, and non-multiples of the usual tiles.
 fn extent() -> impl Strategy<Value = i64> {
@@ -178,8 +178,9 @@ proptest! {
             // load-barrier-compute-barrier.
             for prefetch in [true, false] {
                 let opts = LowerOptions { cross: Some(cross), prefetch, ..LowerOptions::default() };
-                let k = lower_compute_opts(c, &p, "k", opts).map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
-                let m = module_text("kernels", &[k]);
+                let mut ctx = common::context();
+                let k = lower_compute_opts(&mut ctx, c, &p, "k", opts).map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
+                let m = common::module_text(&mut ctx, &[k]);
                 let r = run_check_text("k.mlir", &m, seed).map_err(|e| TestCaseError::fail(format!("{op:?} {p:?} prefetch={prefetch}: {e}\n{m}")))?;
                 prop_assert!(r.max_rel_err() < 1e-5, "{:?} {:?} prefetch={}: max relative error {:e}", op, p, prefetch, r.max_rel_err());
             }

@@ -8,10 +8,11 @@ use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
 use rtile_passes::device::Device;
 use rtile_passes::lower_to_gpu::kernel::MAX_UNROLLED_POINTS;
-use rtile_passes::lower_to_gpu::{
-    CrossThread, expr_info, lower_compute, lower_compute_with, module_text,
-};
+use rtile_passes::lower_to_gpu::{CrossThread, expr_info, lower_compute, lower_compute_with};
 use rtile_runtime::sim::run_check_text;
+
+mod common;
+use common::{accesses_of, context, count_ops, kernel_text, module_text, shared_buffers};
 
 fn suite() -> Vec<rtile_dialects::te::module::FoundCompute> {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -41,7 +42,8 @@ fn small_twins_all_top_k_programs_match_the_interpreter() {
                     "{dev_name} @{}/%{} program {pi} ({:?} {:?} pad {:?} axes {:?})",
                     sc.func, sc.result, p.block, p.thread, p.pad, p.axes
                 );
-                let k = match lower_compute(c, p, "k") {
+                let mut ctx = context();
+                let k = match lower_compute(&mut ctx, c, p, "k") {
                     Ok(k) => k,
                     Err(e) => {
                         failures.push(format!("{tag}: lowering failed: {e}"));
@@ -51,13 +53,26 @@ fn small_twins_all_top_k_programs_match_the_interpreter() {
                 staged += usize::from(k.staged.iter().any(|&s| s));
                 vectorized += usize::from(k.vectorized.iter().any(|&s| s));
                 fused += usize::from(p.axes.iter().any(|a| a.contains('*')));
-                multi_k += usize::from(k.text.matches("gpu.barrier").count() > 1);
-                split += usize::from(k.text.contains("%shr"));
+                multi_k += usize::from(count_ops(&ctx, &k, "gpu.barrier") > 1);
+                // The cross-thread reduction's buffer: a shared buffer after the staged
+                // tiles, [points, lanes, threads] with `rsplit` lanes.
+                let bufs = shared_buffers(&ctx, &k);
+                let tiles = k.staged.iter().filter(|&&s| s).count();
+                split += usize::from(
+                    bufs.len() > tiles && k.rsplit > 1 && {
+                        let t = ctx.value_type(bufs[bufs.len() - 1]);
+                        t.shape().is_some_and(|s| {
+                            s.len() == 3
+                                && s[1] == k.rsplit
+                                && s[1] * s[2] == k.launch.block[0] as i64
+                        })
+                    },
+                );
                 prefetched += usize::from(k.prefetched);
                 if std::env::var("PEEK").is_ok_and(|v| tag.contains(&v)) {
-                    eprintln!("{tag}\n{}", k.text);
+                    eprintln!("{tag}\n{}", kernel_text(&ctx, &k));
                 }
-                let text = module_text("kernels", &[k]);
+                let text = module_text(&mut ctx, &[k]);
                 kernels += 1;
                 if let Ok(dir) = std::env::var("DUMP_KERNELS") {
                     let f = format!("{dir}/{dev_name}_{}_{}_{pi}.mlir", sc.func, sc.result);
@@ -112,15 +127,20 @@ fn repeated_read_shares_one_shared_tile() {
         grid: vec![3],
         ..RProgram::manual("v100", &[3, 8], &[1, 1], vec![vec![0, 1]], 3)
     };
-    let k = lower_compute(c, &p, "k").expect("lowers");
-    assert!(
-        k.text
-            .contains("%sh0: memref<3x9xf32, #gpu.address_space<workgroup>>"),
+    let mut ctx = context();
+    let k = lower_compute(&mut ctx, c, &p, "k").expect("lowers");
+    // Exactly one shared buffer: the workgroup attribution of the one distinct read.
+    let bufs: Vec<String> = shared_buffers(&ctx, &k)
+        .iter()
+        .map(|&b| rtile::printer::type_to_string(ctx.value_type(b)))
+        .collect();
+    assert_eq!(
+        bufs,
+        vec!["memref<3x9xf32, #gpu.address_space<workgroup>>".to_string()],
         "{}",
-        k.text
+        kernel_text(&ctx, &k)
     );
-    assert!(!k.text.contains("%sh1"), "{}", k.text);
-    let r = run_check_text("sq.mlir", &module_text("kernels", &[k]), 3).expect("runs clean");
+    let r = run_check_text("sq.mlir", &module_text(&mut ctx, &[k]), 3).expect("runs clean");
     assert!(r.max_rel_err() < 1e-5, "{}", r.text());
 }
 
@@ -150,7 +170,7 @@ fn v100_table1_kernels_fit_static_shared_memory() {
             },
         )
         .expect("construct");
-        let k = lower_compute(&f.compute, &res.programs[0], "k").expect("lowers");
+        let k = lower_compute(&mut context(), &f.compute, &res.programs[0], "k").expect("lowers");
         if k.shared_bytes > rtile_passes::lower_to_gpu::kernel::STATIC_SHARED_LIMIT {
             over.push(format!("@{}: {} bytes", f.func, k.shared_bytes));
         }
@@ -197,45 +217,59 @@ fn register_tile_unrolled_and_loop_forms_match_the_interpreter() {
         .unwrap_or_else(|e| panic!("{e}"));
     let c = &sc[0].compute;
     let count = |t: &str, s: &str| t.matches(s).count();
-    let check = |k: rtile_passes::lower_to_gpu::LoweredKernel| {
-        let r = run_check_text("mm.mlir", &module_text("kernels", &[k]), 5).expect("runs clean");
+    let check = |ctx: &mut rtile::ir::Context, k: rtile_passes::lower_to_gpu::LoweredKernel| {
+        let r = run_check_text("mm.mlir", &module_text(ctx, &[k]), 5).expect("runs clean");
         assert!(r.max_rel_err() < 1e-5, "{}", r.text());
     };
     for cross in [CrossThread::Off, CrossThread::Split(4)] {
-        let k = lower_compute_with(c, &matmul_program([16, 24, 8], [4, 6, 1], true), "k", cross)
-            .expect("lowers");
-        assert!(!k.text.contains("memref.alloca"), "{}", k.text);
+        let mut ctx = context();
+        let k = lower_compute_with(
+            &mut ctx,
+            c,
+            &matmul_program([16, 24, 8], [4, 6, 1], true),
+            "k",
+            cross,
+        )
+        .expect("lowers");
+        let t = kernel_text(&ctx, &k);
+        assert!(!t.contains("memref.alloca"), "{t}");
         // The k-step loop and the in-tile reduction loop carry the 24 accumulators.
-        assert_eq!(count(&k.text, ":24 = \"scf.for\""), 2, "{}", k.text);
-        assert_eq!(count(&k.text, "\"memref.load\"(%sh0"), 4, "{}", k.text);
-        assert_eq!(count(&k.text, "\"memref.load\"(%sh1"), 6, "{}", k.text);
-        assert_eq!(count(&k.text, "\"arith.mulf\""), 24, "{}", k.text);
-        check(k);
+        assert_eq!(count(&t, ":24 = \"scf.for\""), 2, "{t}");
+        // Loads of A's shared tile (the first buffer) and B's (the second).
+        let sh = shared_buffers(&ctx, &k);
+        assert_eq!(accesses_of(&ctx, &k, "memref.load", 0, sh[0]), 4, "{t}");
+        assert_eq!(accesses_of(&ctx, &k, "memref.load", 0, sh[1]), 6, "{t}");
+        assert_eq!(count(&t, "\"arith.mulf\""), 24, "{t}");
+        check(&mut ctx, k);
     }
     let big = matmul_program([16, 16, 8], [16, 16, 1], true);
     const { assert!(256 > MAX_UNROLLED_POINTS) };
     for cross in [CrossThread::Off, CrossThread::Split(2)] {
-        let k = lower_compute_with(c, &big, "k", cross).expect("lowers");
+        let mut ctx = context();
+        let k = lower_compute_with(&mut ctx, c, &big, "k", cross).expect("lowers");
+        let t = kernel_text(&ctx, &k);
         assert!(
-            k.text.contains(
+            t.contains(
                 "\"memref.alloca\"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<256xf32>"
             ),
-            "{}",
-            k.text
+            "{t}"
         );
-        check(k);
+        check(&mut ctx, k);
     }
     // Direct reads: each point's loads are guarded on the padded m and n.
+    let mut ctx = context();
     let k = lower_compute_with(
+        &mut ctx,
         c,
         &matmul_program([16, 24, 8], [4, 6, 1], false),
         "k",
         CrossThread::Off,
     )
     .expect("lowers");
-    assert!(!k.text.contains("memref.alloca"), "{}", k.text);
-    assert!(count(&k.text, "\"scf.if\"") >= 24, "{}", k.text);
-    check(k);
+    let t = kernel_text(&ctx, &k);
+    assert!(!t.contains("memref.alloca"), "{t}");
+    assert!(count(&t, "\"scf.if\"") >= 24, "{t}");
+    check(&mut ctx, k);
 }
 
 /// An integer division in the body is not evaluated past the tensor's extent, where the
@@ -246,9 +280,11 @@ fn trapping_bodies_keep_the_point_guard() {
     let p = matmul_program([16, 24, 8], [4, 6, 1], true);
     let guards = |text: &str| {
         let sc = parse_computes("t.mlir", text).unwrap_or_else(|e| panic!("{e}"));
-        let k = lower_compute_with(&sc[0].compute, &p, "k", CrossThread::Off).expect("lowers");
+        let mut ctx = context();
+        let k = lower_compute_with(&mut ctx, &sc[0].compute, &p, "k", CrossThread::Off)
+            .expect("lowers");
         // The guards inside the reduction loop yield the point's accumulator.
-        k.text.matches("\"scf.if\"").count()
+        count_ops(&ctx, &k, "scf.if")
     };
     let int = guards(&matmul("i32", "%A[%m, %k] / (%B[%k, %n] + 1)"));
     let float = guards(&matmul("f32", "%A[%m, %k] / (%B[%k, %n] + 1.0)"));
@@ -296,18 +332,15 @@ fn fused_program(block: u64, thread: u64) -> RProgram {
 fn elementwise_kernels_collapse_unroll_and_vectorize() {
     let check = |text: &str, p: &RProgram| -> String {
         let sc = parse_computes("t.mlir", text).unwrap_or_else(|e| panic!("{e}"));
-        let k = lower_compute(&sc[0].compute, p, "k").expect("lowers");
-        let r = run_check_text(
-            "e.mlir",
-            &module_text("kernels", std::slice::from_ref(&k)),
-            7,
-        )
-        .expect("runs clean");
+        let mut ctx = context();
+        let k = lower_compute(&mut ctx, &sc[0].compute, p, "k").expect("lowers");
+        let t = kernel_text(&ctx, &k);
+        let r = run_check_text("e.mlir", &module_text(&mut ctx, &[k]), 7).expect("runs clean");
         assert_eq!(r.max_rel_err(), 0.0, "{}", r.text());
-        assert!(!k.text.contains("arith.divui"), "{}", k.text);
-        assert!(!k.text.contains("arith.remui"), "{}", k.text);
-        assert!(k.text.contains("\"memref.collapse_shape\""), "{}", k.text);
-        k.text
+        assert!(!t.contains("arith.divui"), "{t}");
+        assert!(!t.contains("arith.remui"), "{t}");
+        assert!(t.contains("\"memref.collapse_shape\""), "{t}");
+        t
     };
     // 2·3·5·8 = 240 points, tiles of 64: four blocks, the last one padded.
     let t = check(&relu(2, 3, 5, 8), &fused_program(64, 16));
@@ -355,9 +388,10 @@ fn elementwise_unrolling_spans_several_axes() {
         threads: 3 * 2 * 2,
         ..fused_program(4, 1)
     };
-    let k = lower_compute(&sc[0].compute, &p, "k").expect("lowers");
-    let t = k.text.clone();
-    let r = run_check_text("t.mlir", &module_text("kernels", &[k]), 3).expect("runs clean");
+    let mut ctx = context();
+    let k = lower_compute(&mut ctx, &sc[0].compute, &p, "k").expect("lowers");
+    let t = kernel_text(&ctx, &k);
+    let r = run_check_text("t.mlir", &module_text(&mut ctx, &[k]), 3).expect("runs clean");
     assert_eq!(r.max_rel_err(), 0.0, "{}", r.text());
     assert_eq!(t.matches("\"memref.load\"").count(), 8, "{t}");
     let first_store = t.find("\"memref.store\"").unwrap_or(0);

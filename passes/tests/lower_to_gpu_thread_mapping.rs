@@ -6,15 +6,24 @@
 //! (uninitialised, out-of-bounds and racy shared reads are errors there) and on the loads
 //! the compute issues per reduction index.
 
+use rtile::ir::Context;
 use rtile::pass::Pass;
 use rtile_dialects::te::model::TeCompute;
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::RProgram;
 use rtile_passes::lower_to_gpu::{
     CrossThread, LowerOptions, LowerToGpu, LoweredKernel, ThreadMapping, lower_compute_opts,
-    module_text,
 };
 use rtile_runtime::sim::run_check_text;
+
+mod common;
+use common::{accesses_of, context, entry_args, kernel_text, module_text, shared_buffers};
+
+/// A kernel and the context it is built in.
+struct Kernel {
+    ctx: Context,
+    k: LoweredKernel,
+}
 
 fn matmul(m: u64, n: u64, k: u64) -> TeCompute {
     let text = format!(
@@ -44,7 +53,7 @@ fn program(pad_b: u64) -> RProgram {
     )
 }
 
-fn lower(c: &TeCompute, p: &RProgram, mapping: ThreadMapping, prefetch: bool) -> LoweredKernel {
+fn lower(c: &TeCompute, p: &RProgram, mapping: ThreadMapping, prefetch: bool) -> Kernel {
     lower_split(c, p, mapping, prefetch, CrossThread::Off)
 }
 
@@ -54,33 +63,55 @@ fn lower_split(
     mapping: ThreadMapping,
     prefetch: bool,
     cross: CrossThread,
-) -> LoweredKernel {
+) -> Kernel {
     let opts = LowerOptions {
         cross: Some(cross),
         prefetch,
         thread_mapping: mapping,
     };
-    lower_compute_opts(c, p, "k", opts).unwrap_or_else(|e| panic!("lowers: {e}"))
+    let mut ctx = context();
+    let k = lower_compute_opts(&mut ctx, c, p, "k", opts).unwrap_or_else(|e| panic!("lowers: {e}"));
+    Kernel { ctx, k }
 }
 
-fn check(k: &LoweredKernel, seed: u64) {
-    let text = module_text("kernels", std::slice::from_ref(k));
+/// Runs the kernel in the simulator against the interpreter (it moves into a module).
+fn check(kern: &mut Kernel, seed: u64) {
+    let text = module_text(&mut kern.ctx, std::slice::from_ref(&kern.k));
     let r = run_check_text("k.mlir", &text, seed).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert!(r.max_rel_err() < 1e-5, "{}\n{text}", r.text());
+}
+
+/// The kernel's `gpu.func` in generic form.
+fn text_of(kern: &Kernel) -> String {
+    kernel_text(&kern.ctx, &kern.k)
 }
 
 fn count(text: &str, pat: &str) -> usize {
     text.lines().filter(|l| l.contains(pat)).count()
 }
 
-/// Per reduction index (the compute is unrolled once per k), the loads of A's tile (`%sh0`)
-/// and B's (`%sh1`): (scalar A, vector A, scalar B, vector B).
-fn compute_loads(text: &str) -> (usize, usize, usize, usize) {
+/// The `name` ops whose memref operand (at `index`) is shared buffer `i` (0: A's tile, 1:
+/// B's).
+fn shared_accesses(kern: &Kernel, name: &str, index: usize, i: usize) -> usize {
+    let sh = shared_buffers(&kern.ctx, &kern.k);
+    accesses_of(&kern.ctx, &kern.k, name, index, sh[i])
+}
+
+/// The `name` ops whose memref operand (at `index`) is the kernel's argument `i` itself
+/// (0: A).
+fn argument_accesses(kern: &Kernel, name: &str, index: usize, i: usize) -> usize {
+    let arg = entry_args(&kern.ctx, &kern.k)[i];
+    accesses_of(&kern.ctx, &kern.k, name, index, arg)
+}
+
+/// Per reduction index (the compute is unrolled once per k), the loads of A's tile and
+/// B's: (scalar A, vector A, scalar B, vector B).
+fn compute_loads(kern: &Kernel) -> (usize, usize, usize, usize) {
     (
-        count(text, "\"memref.load\"(%sh0"),
-        count(text, "\"vector.load\"(%sh0"),
-        count(text, "\"memref.load\"(%sh1"),
-        count(text, "\"vector.load\"(%sh1"),
+        shared_accesses(kern, "memref.load", 0, 0),
+        shared_accesses(kern, "vector.load", 0, 0),
+        shared_accesses(kern, "memref.load", 0, 1),
+        shared_accesses(kern, "vector.load", 0, 1),
     )
 }
 
@@ -95,23 +126,23 @@ fn blocked_mapping_reads_b_with_vector_loads() {
         let c = matmul(m, n, k);
         let p = program(4);
         for prefetch in [true, false] {
-            let auto = lower(&c, &p, ThreadMapping::Auto, prefetch);
-            let blocked = lower(&c, &p, ThreadMapping::Transposed, prefetch);
-            let inter = lower(&c, &p, ThreadMapping::Interleaved, prefetch);
-            check(&auto, 7);
-            check(&blocked, 7);
-            check(&inter, 7);
-            let at = module_text("kernels", std::slice::from_ref(&auto));
-            let bt = module_text("kernels", std::slice::from_ref(&blocked));
-            let it = module_text("kernels", std::slice::from_ref(&inter));
-            assert_eq!(compute_loads(&at), (4, 0, 0, 2), "{m}x{n}x{k}\n{at}");
+            let mut auto = lower(&c, &p, ThreadMapping::Auto, prefetch);
+            let mut blocked = lower(&c, &p, ThreadMapping::Transposed, prefetch);
+            let mut inter = lower(&c, &p, ThreadMapping::Interleaved, prefetch);
+            check(&mut auto, 7);
+            check(&mut blocked, 7);
+            check(&mut inter, 7);
+            let at = text_of(&auto);
+            let bt = text_of(&blocked);
+            let it = text_of(&inter);
+            assert_eq!(compute_loads(&auto), (4, 0, 0, 2), "{m}x{n}x{k}\n{at}");
             assert_eq!(count(&at, "\"vector.extract\""), 8, "{at}");
-            assert_eq!(compute_loads(&bt), (0, 1, 0, 2), "{m}x{n}x{k}\n{bt}");
-            assert_eq!(compute_loads(&it), (4, 0, 8, 0), "{m}x{n}x{k}\n{it}");
+            assert_eq!(compute_loads(&blocked), (0, 1, 0, 2), "{m}x{n}x{k}\n{bt}");
+            assert_eq!(compute_loads(&inter), (4, 0, 8, 0), "{m}x{n}x{k}\n{it}");
             // Every A and B value a point uses is one lane of a vector in the compute
             // (4 + 8 extracts); the cooperative load takes A's vector<4xf32> units apart
             // for the transposed tile's scalar stores (4 more per unit it stores).
-            let units_a = count(&bt, "\"vector.load\"(%in0");
+            let units_a = argument_accesses(&blocked, "vector.load", 0, 0);
             assert!(units_a > 0, "{bt}");
             assert_eq!(count(&bt, "\"vector.extract\""), 12 + 4 * units_a, "{bt}");
             if n % 64 != 0 {
@@ -130,11 +161,11 @@ fn blocked_mapping_with_cross_thread_split() {
     let p = program(4);
     for mapping in [ThreadMapping::Auto, ThreadMapping::Transposed] {
         for split in [2, 4] {
-            let k = lower_split(&c, &p, mapping, true, CrossThread::Split(split));
-            assert_eq!(k.rsplit, i64::from(split));
-            check(&k, 11);
-            let t = module_text("kernels", std::slice::from_ref(&k));
-            assert!(t.contains("\"vector.load\"(%sh1"), "{t}");
+            let mut k = lower_split(&c, &p, mapping, true, CrossThread::Split(split));
+            assert_eq!(k.k.rsplit, i64::from(split));
+            check(&mut k, 11);
+            let t = text_of(&k);
+            assert!(shared_accesses(&k, "vector.load", 0, 1) > 0, "{t}");
         }
     }
 }
@@ -146,22 +177,22 @@ fn blocked_mapping_with_cross_thread_split() {
 fn misaligned_row_keeps_interleaved() {
     let c = matmul(64, 64, 32);
     let p = program(1);
-    let auto = lower(&c, &p, ThreadMapping::Auto, true);
-    let trans = lower(&c, &p, ThreadMapping::Transposed, true);
-    let inter = lower(&c, &p, ThreadMapping::Interleaved, true);
-    check(&auto, 3);
-    check(&trans, 3);
-    check(&inter, 3);
-    let at = module_text("kernels", std::slice::from_ref(&auto));
-    assert_eq!(compute_loads(&at), (4, 0, 8, 0), "{at}");
-    let t = module_text("kernels", std::slice::from_ref(&trans));
-    assert_eq!(compute_loads(&t), (0, 1, 8, 0), "{t}");
+    let mut auto = lower(&c, &p, ThreadMapping::Auto, true);
+    let mut trans = lower(&c, &p, ThreadMapping::Transposed, true);
+    let mut inter = lower(&c, &p, ThreadMapping::Interleaved, true);
+    check(&mut auto, 3);
+    check(&mut trans, 3);
+    check(&mut inter, 3);
+    let at = text_of(&auto);
+    assert_eq!(compute_loads(&auto), (4, 0, 8, 0), "{at}");
+    let t = text_of(&trans);
+    assert_eq!(compute_loads(&trans), (0, 1, 8, 0), "{t}");
     assert!(
         t.contains("memref<16x65xf32, #gpu.address_space<workgroup>>"),
         "{t}"
     );
-    let it = module_text("kernels", std::slice::from_ref(&inter));
-    assert_eq!(compute_loads(&it), (4, 0, 8, 0), "{it}");
+    let it = text_of(&inter);
+    assert_eq!(compute_loads(&inter), (4, 0, 8, 0), "{it}");
 }
 
 /// The pass option takes `auto`, `transposed` and `interleaved` and refuses anything else.
@@ -204,12 +235,12 @@ fn transposed_a_tile_reads_runs_with_vector_loads() {
         for tm in [4, 8] {
             let p = program_tm(tm);
             for prefetch in [true, false] {
-                let kr = lower(&c, &p, ThreadMapping::Transposed, prefetch);
-                check(&kr, 5);
-                let t = module_text("kernels", std::slice::from_ref(&kr));
+                let mut kr = lower(&c, &p, ThreadMapping::Transposed, prefetch);
+                check(&mut kr, 5);
+                let t = text_of(&kr);
                 let tm = tm as usize;
                 assert_eq!(
-                    compute_loads(&t),
+                    compute_loads(&kr),
                     (0, tm / 4, 0, 2),
                     "{m}x{n}x{k} TM {tm} prefetch {prefetch}\n{t}"
                 );
@@ -220,22 +251,22 @@ fn transposed_a_tile_reads_runs_with_vector_loads() {
                 );
                 assert!(!t.contains("memref<32x17xf32"), "{t}");
                 // Its bytes are the kernel's shared total (with B's 16x68).
-                assert_eq!(kr.shared_bytes, (16 * 36 + 16 * 68) * 4);
-                // A's shared stores are scalar: no vector store into %sh0.
-                assert_eq!(count(&t, "\"vector.store\"(%sh0"), 0, "{t}");
+                assert_eq!(kr.k.shared_bytes, (16 * 36 + 16 * 68) * 4);
+                // A's shared stores are scalar: no vector store into A's tile.
+                assert_eq!(shared_accesses(&kr, "vector.store", 1, 0), 0, "{t}");
                 assert!(count(&t, "\"memref.store\"") > 0, "{t}");
                 // Global reads of A stay 16-byte vectors along k where k's row allows it.
                 if k % 4 == 0 {
-                    assert!(count(&t, "\"vector.load\"(%in0") > 0, "{t}");
+                    assert!(argument_accesses(&kr, "vector.load", 0, 0) > 0, "{t}");
                 } else {
-                    assert_eq!(count(&t, "\"vector.load\"(%in0"), 0, "{t}");
+                    assert_eq!(argument_accesses(&kr, "vector.load", 0, 0), 0, "{t}");
                 }
                 // Interleaved: neither blocked nor transposed (the program's 32x17 A tile).
-                let it = lower(&c, &p, ThreadMapping::Interleaved, prefetch);
-                check(&it, 5);
-                let itt = module_text("kernels", std::slice::from_ref(&it));
+                let mut it = lower(&c, &p, ThreadMapping::Interleaved, prefetch);
+                check(&mut it, 5);
+                let itt = text_of(&it);
                 assert!(itt.contains("memref<32x17xf32"), "{itt}");
-                assert_eq!(compute_loads(&itt), (tm, 0, 8, 0), "{itt}");
+                assert_eq!(compute_loads(&it), (tm, 0, 8, 0), "{itt}");
             }
         }
     }
@@ -247,12 +278,12 @@ fn transposed_a_tile_reads_runs_with_vector_loads() {
 fn transposed_a_tile_only_where_it_applies() {
     let c = matmul(64, 64, 32);
     let p = program_tm(2);
-    let kr = lower(&c, &p, ThreadMapping::Transposed, true);
-    check(&kr, 9);
-    let t = module_text("kernels", std::slice::from_ref(&kr));
+    let mut kr = lower(&c, &p, ThreadMapping::Transposed, true);
+    check(&mut kr, 9);
+    let t = text_of(&kr);
     assert!(t.contains("memref<32x17xf32"), "{t}");
-    assert_eq!(compute_loads(&t), (2, 0, 0, 2), "{t}");
-    assert_eq!(kr.shared_bytes, (32 * 17 + 16 * 68) * 4);
+    assert_eq!(compute_loads(&kr), (2, 0, 0, 2), "{t}");
+    assert_eq!(kr.k.shared_bytes, (32 * 17 + 16 * 68) * 4);
 
     let text = "func.func @mm(%A: tensor<128x32xf32>, %B: tensor<32x64xf32>) -> tensor<64x64xf32> {
   %C = te.compute (%m, %n) reduce (%k) in [64, 64, 32] may_pad 0.0
@@ -269,11 +300,11 @@ fn transposed_a_tile_only_where_it_applies() {
         pad: vec![vec![0, 0], vec![0, 4]],
         ..program_tm(4)
     };
-    let kr = lower(&c, &p, ThreadMapping::Transposed, true);
-    check(&kr, 9);
-    let t = module_text("kernels", std::slice::from_ref(&kr));
-    assert_eq!(count(&t, "\"vector.load\"(%sh0"), 0, "{t}");
-    assert!(count(&t, "\"memref.load\"(%sh0") > 0, "{t}");
+    let mut kr = lower(&c, &p, ThreadMapping::Transposed, true);
+    check(&mut kr, 9);
+    let t = text_of(&kr);
+    assert_eq!(shared_accesses(&kr, "vector.load", 0, 0), 0, "{t}");
+    assert!(shared_accesses(&kr, "memref.load", 0, 0) > 0, "{t}");
 }
 
 /// The transposed tile's row pitch is chosen against bank conflicts of the cooperative
@@ -297,9 +328,9 @@ fn transposed_tile_pitch() {
             thread,
             ..program(4)
         };
-        let kr = lower(&c, &p, ThreadMapping::Transposed, true);
-        check(&kr, 13);
-        let t = module_text("kernels", std::slice::from_ref(&kr));
+        let mut kr = lower(&c, &p, ThreadMapping::Transposed, true);
+        check(&mut kr, 13);
+        let t = text_of(&kr);
         let ty = format!(
             "memref<{}x{pitch}xf32, #gpu.address_space<workgroup>>",
             block[2]

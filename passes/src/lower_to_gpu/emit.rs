@@ -1,131 +1,192 @@
-//! A small writer of upstream generic-form MLIR text: numbered SSA values, constants hoisted
-//! to the kernel's entry block (so they dominate every use), and structured `scf.for` /
-//! `scf.if` regions opened and closed in order.
+//! The kernel builder of `--lower-to-gpu`: ops are created with the IR [`Builder`], constants
+//! hoisted to the kernel's entry block (so they dominate every use), and structured
+//! `scf.for` / `scf.if` regions opened and closed in order.
 //!
-//! The writer value-numbers what it emits: a pure op (`arith`, `math`, `gpu.thread_id`,
-//! `gpu.block_id`, `vector.extract`/`broadcast`/`insert`) with the same name, operands, properties and result type as one already
-//! written in an enclosing region is not written again, and neither is a load
-//! (`memref.load`, `vector.load`) repeated within one straight-line stretch of a region with
-//! no store, barrier or region boundary in between. The unrolled register tile relies on it
-//! (Roller §4 "code generation", the register layer): the points of a thread tile that share
-//! a row of A or a column of B read it from shared memory once per reduction index.
+//! The builder value-numbers what it creates: a pure op (`arith`, `math`, `gpu.thread_id`,
+//! `gpu.block_id`, `vector.extract`/`broadcast`/`insert`) with the same name, operands,
+//! properties and result type as one already built in an enclosing region is not built
+//! again, and neither is a load (`memref.load`, `vector.load`) repeated within one
+//! straight-line stretch of a region with no store, barrier or region boundary in between.
+//! The unrolled register tile relies on it (Roller §4 "code generation", the register
+//! layer): the points of a thread tile that share a row of A or a column of B read it from
+//! shared memory once per reduction index.
 
 use std::collections::HashMap;
-use std::fmt::Write;
 
+use rtile::ir::attributes::{Attribute, NamedAttribute};
+use rtile::ir::{BlockId, Builder, Context, InsertionPoint, OpId, Type, Value};
 use rtile_dialects::arith::CmpIPredicate;
+use rtile_dialects::te::model::ElemType;
+use rtile_dialects::te::round::round_to;
 
-/// The text of an f64 constant as an MLIR float literal of type `ty` (non-finite values as
-/// the hex bit pattern MLIR prints).
-pub fn float_literal(v: f64, ty: &str) -> String {
-    if v.is_finite() {
-        return format!("{v:.17e}");
-    }
-    let bits: u64 = match ty {
-        "f64" => v.to_bits(),
-        "f16" => match () {
-            _ if v.is_nan() => 0x7e00,
-            _ if v > 0.0 => 0x7c00,
-            _ => 0xfc00,
-        },
-        "bf16" => (((v as f32).to_bits()) >> 16) as u64,
-        _ => (v as f32).to_bits() as u64,
-    };
-    let width = match ty {
-        "f64" => 16,
-        "f16" | "bf16" => 4,
-        _ => 8,
-    };
-    format!("0x{bits:0width$X}")
-}
+/// An op's identity for value numbering: name, operands, properties and result type.
+type OpKey = (String, Vec<Value>, Vec<NamedAttribute>, Type);
 
-/// A value and its type.
-pub type Typed = (String, String);
-
-/// The writer.
-#[derive(Default)]
-pub struct Emitter {
-    consts: String,
-    body: String,
-    cache: HashMap<(String, String), String>,
-    /// Pure ops written so far, visible where their region still encloses the cursor: the
-    /// op's text without its result → the result. `scopes` lists the keys each open region
-    /// added (index 0: the kernel's body), so closing a region forgets them.
-    pure: HashMap<String, String>,
-    scopes: Vec<Vec<String>>,
+/// The builder of one kernel body.
+pub struct Emitter<'c> {
+    b: Builder<'c>,
+    /// The kernel's entry block, where constants are hoisted.
+    entry: BlockId,
+    /// The hoisted constants, in creation order (the entry block is put in order by
+    /// [`Self::finish`]).
+    consts: Vec<OpId>,
+    cache: HashMap<Attribute, Value>,
+    /// Pure ops built so far, visible where their region still encloses the insertion
+    /// point. `scopes` lists the keys each open region added (index 0: the kernel's body),
+    /// so closing a region forgets them.
+    pure: HashMap<OpKey, Value>,
+    scopes: Vec<Vec<OpKey>>,
     /// Loads since the last store, barrier or region boundary.
-    loads: HashMap<String, String>,
-    next: usize,
-    indent: usize,
-    /// Footers of the regions being written: (text after the region, results).
-    open: Vec<String>,
+    loads: HashMap<OpKey, Value>,
+    /// The regions being built: the op whose region is open, and the insertion point to
+    /// return to when it closes.
+    open: Vec<(OpId, Option<InsertionPoint>)>,
 }
 
-impl Emitter {
-    /// A fresh value name.
-    pub fn fresh(&mut self) -> String {
-        self.next += 1;
-        format!("%v{}", self.next)
+/// A float attribute of element type `e` holding `v` as the type stores it.
+pub fn float_attr(v: f64, e: ElemType) -> Attribute {
+    let v = if v.is_nan() { f64::NAN } else { round_to(v, e) };
+    Attribute::float(v, e.to_type())
+}
+
+/// `#gpu<dim x>`.
+fn dim_x() -> Attribute {
+    Attribute::Dialect {
+        dialect: "gpu".into(),
+        body: "<dim x>".into(),
+    }
+}
+
+impl<'c> Emitter<'c> {
+    /// A builder of the body of a kernel whose entry block is `entry` (ops go to its end).
+    pub fn new(ctx: &'c mut Context, entry: BlockId) -> Self {
+        Emitter {
+            b: Builder::at_end(ctx, entry),
+            entry,
+            consts: Vec::new(),
+            cache: HashMap::new(),
+            pure: HashMap::new(),
+            scopes: Vec::new(),
+            loads: HashMap::new(),
+            open: Vec::new(),
+        }
     }
 
-    /// Writes one line of the body.
-    pub fn line(&mut self, s: &str) {
-        for _ in 0..self.indent {
-            self.body.push_str("  ");
-        }
-        self.body.push_str(s);
-        self.body.push('\n');
+    /// The context.
+    pub fn ctx(&self) -> &Context {
+        self.b.ctx()
     }
 
-    /// An `arith.constant` (hoisted, deduplicated).
-    pub fn constant(&mut self, text: &str, ty: &str) -> String {
-        if let Some(v) = self.cache.get(&(text.to_string(), ty.to_string())) {
-            return v.clone();
+    /// The underlying builder, for ops the emitter does not wrap.
+    pub fn builder(&mut self) -> &mut Builder<'c> {
+        &mut self.b
+    }
+
+    /// The kernel's entry block.
+    pub fn entry(&self) -> BlockId {
+        self.entry
+    }
+
+    /// The type of `v`.
+    pub fn ty(&self, v: Value) -> Type {
+        self.b.ctx().value_type(v).clone()
+    }
+
+    /// An `arith.constant` of `value` (hoisted, deduplicated).
+    pub fn constant(&mut self, value: Attribute) -> Value {
+        if let Some(&v) = self.cache.get(&value) {
+            return v;
         }
-        let v = self.fresh();
-        let _ = writeln!(
-            self.consts,
-            "{v} = \"arith.constant\"() <{{value = {text} : {ty}}}> : () -> {ty}"
-        );
-        self.cache.insert((text.into(), ty.into()), v.clone());
+        let ty = match &value {
+            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => ty.clone(),
+            _ => Type::i1(),
+        };
+        let ip = self.b.insertion_point();
+        self.b.set_insertion_point_to_end(self.entry);
+        let op = self
+            .b
+            .op("arith.constant")
+            .property("value", value.clone())
+            .result(ty)
+            .build();
+        self.b.restore_insertion_point(ip);
+        self.consts.push(op);
+        let v = self.b.ctx().result(op, 0);
+        self.cache.insert(value, v);
         v
     }
 
+    /// A one-result op built in the entry block wherever the insertion point is (for the
+    /// kernel's prologue: pass it to [`Self::finish`]); never deduplicated.
+    pub fn at_entry(
+        &mut self,
+        name: &str,
+        args: &[Value],
+        props: &[(&str, Attribute)],
+        res: Type,
+    ) -> (OpId, Value) {
+        let ip = self.b.insertion_point();
+        self.b.set_insertion_point_to_end(self.entry);
+        let mut d = self.b.op(name).operands(args).result(res);
+        for (n, a) in props {
+            d = d.property(n, a.clone());
+        }
+        let op = d.build();
+        self.b.restore_insertion_point(ip);
+        (op, self.b.ctx().result(op, 0))
+    }
+
     /// An index constant.
-    pub fn idx(&mut self, v: i64) -> String {
-        self.constant(&v.to_string(), "index")
+    pub fn idx(&mut self, v: i64) -> Value {
+        self.constant(Attribute::int(v, Type::Index))
     }
 
-    /// A float constant.
-    pub fn float(&mut self, v: f64, ty: &str) -> String {
-        let t = float_literal(v, ty);
-        self.constant(&t, ty)
+    /// A float constant of element type `e`.
+    pub fn float(&mut self, v: f64, e: ElemType) -> Value {
+        self.constant(float_attr(v, e))
     }
 
-    /// A one-result op: `%r = "name"(args) <{props}> : (types) -> res`; a pure op or load
-    /// already available here (see the module doc) returns the earlier result instead.
-    pub fn op(&mut self, name: &str, args: &[Typed], props: &str, res: &str) -> String {
-        let text = Self::generic(name, args, props, &[res]);
+    /// A one-result op `name(args) <{props}> : res`; a pure op or load already available
+    /// here (see the module doc) returns the earlier result instead.
+    pub fn op(
+        &mut self,
+        name: &str,
+        args: &[Value],
+        props: &[(&str, Attribute)],
+        res: Type,
+    ) -> Value {
+        let mut named: Vec<NamedAttribute> = props
+            .iter()
+            .map(|(n, a)| NamedAttribute {
+                name: (*n).to_string(),
+                value: a.clone(),
+            })
+            .collect();
+        named.sort_by(|a, b| a.name.cmp(&b.name));
+        let key: OpKey = (name.to_string(), args.to_vec(), named, res.clone());
         let pure = Self::is_pure(name);
         let load = matches!(name, "memref.load" | "vector.load");
-        if pure && let Some(v) = self.pure.get(&text) {
-            return v.clone();
+        if pure && let Some(&v) = self.pure.get(&key) {
+            return v;
         }
-        if load && let Some(v) = self.loads.get(&text) {
-            return v.clone();
+        if load && let Some(&v) = self.loads.get(&key) {
+            return v;
         }
-        let r = self.fresh();
-        self.line(&format!("{r} = {text}"));
+        let mut d = self.b.op(name).operands(args).result(res);
+        for (n, a) in props {
+            d = d.property(n, a.clone());
+        }
+        let r = d.value();
         if pure {
             if self.scopes.is_empty() {
                 self.scopes.push(Vec::new());
             }
             if let Some(s) = self.scopes.last_mut() {
-                s.push(text.clone());
+                s.push(key.clone());
             }
-            self.pure.insert(text, r.clone());
+            self.pure.insert(key, r);
         } else if load {
-            self.loads.insert(text, r.clone());
+            self.loads.insert(key, r);
         } else {
             self.loads.clear();
         }
@@ -146,14 +207,27 @@ impl Emitter {
             )
     }
 
-    /// A zero-result op (a store or barrier: loads written before it are not reused).
-    pub fn op0(&mut self, name: &str, args: &[Typed], props: &str) {
-        let line = Self::generic(name, args, props, &[]);
-        self.line(&line);
+    /// A zero-result op (a store or barrier: loads built before it are not reused).
+    pub fn op0(&mut self, name: &str, args: &[Value], props: &[(&str, Attribute)]) {
+        let mut d = self.b.op(name).operands(args);
+        for (n, a) in props {
+            d = d.property(n, a.clone());
+        }
+        d.build();
         self.loads.clear();
     }
 
-    /// A region opens: what is written inside may be forgotten when it closes, and loads
+    /// `gpu.barrier`.
+    pub fn barrier(&mut self) {
+        self.op0("gpu.barrier", &[], &[]);
+    }
+
+    /// `gpu.block_id x` or `gpu.thread_id x`.
+    pub fn id_x(&mut self, name: &str) -> Value {
+        self.op(name, &[], &[("dimension", dim_x())], Type::Index)
+    }
+
+    /// A region opens: what is built inside may be forgotten when it closes, and loads
     /// from before it are not reused inside (a loop body may run after its own stores).
     fn open_scope(&mut self) {
         if self.scopes.is_empty() {
@@ -175,220 +249,182 @@ impl Emitter {
         self.loads.clear();
     }
 
-    fn generic(name: &str, args: &[Typed], props: &str, res: &[&str]) -> String {
-        let names: Vec<&str> = args.iter().map(|a| a.0.as_str()).collect();
-        let tys: Vec<&str> = args.iter().map(|a| a.1.as_str()).collect();
-        let props = if props.is_empty() {
-            String::new()
-        } else {
-            format!(" <{{{props}}}>")
-        };
-        let res = match res {
-            [one] => one.to_string(),
-            _ => format!("({})", res.join(", ")),
-        };
-        format!(
-            "\"{name}\"({}){props} : ({}) -> {res}",
-            names.join(", "),
-            tys.join(", ")
-        )
-    }
-
     /// Index arithmetic: `arith.addi` etc. on two index values (`x - 0` folds to `x`).
-    pub fn ibin(&mut self, name: &str, a: &str, b: &str) -> String {
+    pub fn ibin(&mut self, name: &str, a: Value, b: Value) -> Value {
         if name == "arith.subi" && b == self.idx(0) {
-            return a.into();
+            return a;
         }
-        self.op(
-            name,
-            &[(a.into(), "index".into()), (b.into(), "index".into())],
-            "",
-            "index",
-        )
+        self.op(name, &[a, b], &[], Type::Index)
     }
 
     /// `a + b` on index values, folding zero constants away.
-    pub fn add(&mut self, a: &str, b: &str) -> String {
+    pub fn add(&mut self, a: Value, b: Value) -> Value {
         let zero = self.idx(0);
         if a == zero {
-            return b.into();
+            return b;
         }
         if b == zero {
-            return a.into();
+            return a;
         }
         self.ibin("arith.addi", a, b)
     }
 
     /// `a * c` for a constant `c`, folding 0 and 1.
-    pub fn mul_const(&mut self, a: &str, c: i64) -> String {
+    pub fn mul_const(&mut self, a: Value, c: i64) -> Value {
         if a == self.idx(0) {
-            return a.into();
+            return a;
         }
         match c {
             0 => self.idx(0),
-            1 => a.into(),
+            1 => a,
             _ => {
                 let k = self.idx(c);
-                self.ibin("arith.muli", a, &k)
+                self.ibin("arith.muli", a, k)
             }
         }
     }
 
     /// `arith.cmpi` of two index values.
-    pub fn cmp(&mut self, pred: CmpIPredicate, a: &str, b: &str) -> String {
+    pub fn cmp(&mut self, pred: CmpIPredicate, a: Value, b: Value) -> Value {
         self.op(
             "arith.cmpi",
-            &[(a.into(), "index".into()), (b.into(), "index".into())],
-            &format!("predicate = {} : i64", pred.value()),
-            "i1",
+            &[a, b],
+            &[("predicate", Attribute::i64(pred.value()))],
+            Type::i1(),
         )
     }
 
     /// `a && b` on i1 (`None` = true).
-    pub fn and(&mut self, a: Option<String>, b: String) -> Option<String> {
+    pub fn and(&mut self, a: Option<Value>, b: Value) -> Option<Value> {
         Some(match a {
             None => b,
-            Some(a) => self.op(
-                "arith.andi",
-                &[(a, "i1".into()), (b, "i1".into())],
-                "",
-                "i1",
-            ),
+            Some(a) => self.op("arith.andi", &[a, b], &[], Type::i1()),
         })
+    }
+
+    /// Opens a region of `op` (its region `i`) with one block of `args`, and moves the
+    /// insertion point into it.
+    fn open_region(
+        &mut self,
+        op: OpId,
+        i: usize,
+        args: &[Type],
+        ip: Option<InsertionPoint>,
+    ) -> BlockId {
+        let r = self.b.ctx().regions(op)[i];
+        let blk = self.b.create_block_in(r, args);
+        self.open_scope();
+        self.open.push((op, ip));
+        blk
     }
 
     /// Opens `scf.for %iv = lb to ub step s iter_args(inits)`; returns `(iv, region args,
     /// results)`. Close with [`Self::end_for`].
     pub fn begin_for(
         &mut self,
-        lb: &str,
-        ub: &str,
-        step: &str,
-        inits: &[Typed],
-    ) -> (String, Vec<String>, Vec<String>) {
-        let r = self.fresh();
-        let results: Vec<String> = match inits.len() {
-            0 => vec![],
-            1 => vec![r.clone()],
-            n => (0..n).map(|i| format!("{r}#{i}")).collect(),
-        };
-        let lhs = match inits.len() {
-            0 => String::new(),
-            1 => format!("{r} = "),
-            n => format!("{r}:{n} = "),
-        };
-        let mut ops = vec![lb.to_string(), ub.to_string(), step.to_string()];
-        ops.extend(inits.iter().map(|i| i.0.clone()));
-        self.line(&format!("{lhs}\"scf.for\"({}) ({{", ops.join(", ")));
-        let iv = self.fresh();
-        let args: Vec<String> = inits.iter().map(|_| self.fresh()).collect();
-        let mut params = vec![format!("{iv}: index")];
-        params.extend(args.iter().zip(inits).map(|(a, i)| format!("{a}: {}", i.1)));
-        self.indent += 1;
-        self.open_scope();
-        self.line(&format!("^bb0({}):", params.join(", ")));
-        let tys: Vec<&str> = inits.iter().map(|i| i.1.as_str()).collect();
-        let mut sig = vec!["index", "index", "index"];
-        sig.extend(tys.iter().copied());
-        let res = match tys.len() {
-            1 => tys[0].to_string(),
-            _ => format!("({})", tys.join(", ")),
-        };
-        self.open
-            .push(format!("}}) : ({}) -> {res}", sig.join(", ")));
-        (iv, args, results)
+        lb: Value,
+        ub: Value,
+        step: Value,
+        inits: &[Value],
+    ) -> (Value, Vec<Value>, Vec<Value>) {
+        let tys: Vec<Type> = inits.iter().map(|&v| self.ty(v)).collect();
+        let op = self
+            .b
+            .op("scf.for")
+            .operands(&[lb, ub, step])
+            .operands(inits)
+            .results(tys.clone())
+            .regions(1)
+            .build();
+        let results = self.b.ctx().results(op).to_vec();
+        let ip = self.b.insertion_point();
+        let mut args = vec![Type::Index];
+        args.extend(tys);
+        let blk = self.open_region(op, 0, &args, ip);
+        let bargs = self.b.ctx().block_args(blk).to_vec();
+        (bargs[0], bargs[1..].to_vec(), results)
+    }
+
+    /// Closes the innermost region, yielding `yields`, and returns to where it was opened.
+    fn close_region(&mut self, yields: &[Value]) {
+        self.b.op("scf.yield").operands(yields).build();
+        self.close_scope();
+        if let Some((_, ip)) = self.open.pop() {
+            self.b.restore_insertion_point(ip);
+        }
     }
 
     /// Closes the innermost `scf.for`, yielding `yields`.
-    pub fn end_for(&mut self, yields: &[Typed]) {
-        self.yield_(yields);
-        self.close_scope();
-        self.indent -= 1;
-        let f = self.open.pop().unwrap_or_default();
-        self.line(&f);
+    pub fn end_for(&mut self, yields: &[Value]) {
+        self.close_region(yields);
     }
 
-    fn yield_(&mut self, yields: &[Typed]) {
-        let l = Self::generic("scf.yield", yields, "", &[]);
-        self.line(&l);
-    }
-
-    /// Opens `scf.if %cond` with result types `res`; returns the results. Write the then
-    /// region, call [`Self::else_`] with its yields, write the else region, then
+    /// Opens `scf.if %cond` with result types `res`; returns the results. Build the then
+    /// region, call [`Self::else_`] with its yields, build the else region, then
     /// [`Self::end_if`].
-    pub fn begin_if(&mut self, cond: &str, res: &[&str]) -> Vec<String> {
-        let r = self.fresh();
-        let (lhs, results) = match res.len() {
-            0 => (String::new(), vec![]),
-            1 => (format!("{r} = "), vec![r.clone()]),
-            n => (
-                format!("{r}:{n} = "),
-                (0..n).map(|i| format!("{r}#{i}")).collect(),
-            ),
-        };
-        self.line(&format!("{lhs}\"scf.if\"({cond}) ({{"));
-        self.indent += 1;
-        self.open_scope();
-        let rt = match res.len() {
-            1 => res[0].to_string(),
-            _ => format!("({})", res.join(", ")),
-        };
-        self.open.push(format!("}}) : (i1) -> {rt}"));
+    pub fn begin_if(&mut self, cond: Value, res: &[Type]) -> Vec<Value> {
+        let op = self
+            .b
+            .op("scf.if")
+            .operand(cond)
+            .results(res.iter().cloned())
+            .regions(2)
+            .build();
+        let results = self.b.ctx().results(op).to_vec();
+        let ip = self.b.insertion_point();
+        self.open_region(op, 0, &[], ip);
         results
     }
 
     /// Ends the then region (yielding `yields`) and opens the else region.
-    pub fn else_(&mut self, yields: &[Typed]) {
-        self.yield_(yields);
+    pub fn else_(&mut self, yields: &[Value]) {
+        let Some(&(op, _)) = self.open.last() else {
+            return;
+        };
+        self.b.op("scf.yield").operands(yields).build();
         self.close_scope();
-        self.indent -= 1;
-        self.line("}, {");
-        self.indent += 1;
-        self.open_scope();
+        if let Some((_, ip)) = self.open.pop() {
+            self.open_region(op, 1, &[], ip);
+        }
     }
 
     /// Ends an `scf.if` (the else region yields `yields`; with no results and an empty
     /// else region pass `None`).
-    pub fn end_if(&mut self, yields: Option<&[Typed]>) {
-        if let Some(y) = yields {
-            self.yield_(y);
+    pub fn end_if(&mut self, yields: Option<&[Value]>) {
+        match yields {
+            Some(y) => self.close_region(y),
+            None => {
+                self.close_scope();
+                if let Some((_, ip)) = self.open.pop() {
+                    self.b.restore_insertion_point(ip);
+                }
+            }
         }
-        self.close_scope();
-        self.indent -= 1;
-        let f = self.open.pop().unwrap_or_default();
-        self.line(&f);
     }
 
     /// `scf.if %cond { ... }` with no results and no else: call then [`Self::end_then`].
-    pub fn begin_then(&mut self, cond: &str) {
+    pub fn begin_then(&mut self, cond: Value) {
         self.begin_if(cond, &[]);
     }
 
-    /// Closes [`Self::begin_then`].
+    /// Closes [`Self::begin_then`] (the else region stays empty).
     pub fn end_then(&mut self) {
-        self.yield_(&[]);
-        self.close_scope();
-        self.indent -= 1;
-        self.line("}, {");
-        let f = self.open.pop().unwrap_or_default();
-        self.line(&f);
+        self.close_region(&[]);
     }
 
-    /// Sets the indentation of the body (the kernel's nesting depth).
-    pub fn set_indent(&mut self, n: usize) {
-        self.indent = n;
-    }
-
-    /// Hoisted constants followed by the body.
-    pub fn finish(self, const_indent: usize) -> String {
-        let pad = "  ".repeat(const_indent);
-        let mut s = String::new();
-        for l in self.consts.lines() {
-            s.push_str(&pad);
-            s.push_str(l);
-            s.push('\n');
+    /// Puts the entry block in order, `prologue` ops first (as given), then the hoisted
+    /// constants, then the body, and ends it with `gpu.return`.
+    pub fn finish(mut self, prologue: &[OpId]) {
+        let ctx = self.b.ctx_mut();
+        let body: Vec<OpId> = ctx
+            .block_ops(self.entry)
+            .filter(|o| !prologue.contains(o) && !self.consts.contains(o))
+            .collect();
+        for &op in prologue.iter().chain(&self.consts).chain(&body) {
+            ctx.detach_op(op);
+            ctx.append_op(self.entry, op);
         }
-        s.push_str(&self.body);
-        s
+        self.b.set_insertion_point_to_end(self.entry);
+        self.b.op("gpu.return").build();
     }
 }

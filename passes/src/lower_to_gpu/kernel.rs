@@ -1,8 +1,10 @@
-//! Lowers one `te.compute` under one rProgram to a `gpu.func` (generic-form text) and its
-//! launch description, following Roller's rProgram loop nest (§3.2, Figure 6) and code
+//! Lowers one `te.compute` under one rProgram to a `gpu.func` (built in a [`Context`]) and
+//! its launch description, following Roller's rProgram loop nest (§3.2, Figure 6) and code
 //! generation rules (§4): see `docs/passes/lower-to-gpu.md` for the kernel's shape.
 
 use rtile::ir::affine::AffineExpr;
+use rtile::ir::attributes::NamedAttribute;
+use rtile::ir::{Attribute, BlockId, Context, DYNAMIC, DenseArray, OpId, Type, Value};
 use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::te::generic::{
     binary_op_name, cmpf_predicate, cmpi_predicate, float_unary_op_name,
@@ -10,7 +12,7 @@ use rtile_dialects::te::generic::{
 use rtile_dialects::te::model::{Combiner, ElemType, Expr, TeCompute, UnOp};
 
 use super::adapter::{distinct_reads, expr_info, linearize};
-use super::emit::{Emitter, Typed};
+use super::emit::Emitter;
 use crate::construct_rtile::device_check::program_device;
 use crate::construct_rtile::{AffineIndex, RProgram, TensorExprInfo};
 use crate::device::Device;
@@ -27,8 +29,9 @@ pub struct LaunchDesc {
 #[derive(Clone, Debug)]
 pub struct LoweredKernel {
     pub name: String,
-    /// The `"gpu.func"` op in generic form.
-    pub text: String,
+    /// The `gpu.func` op, built detached in the context it was lowered in (the caller
+    /// inserts it into a `gpu.module`, or erases it).
+    pub func: OpId,
     pub launch: LaunchDesc,
     /// Shared memory of the kernel's buffers, bytes (storage padding included): the static
     /// workgroup attributions, or the dynamic shared memory of the launch when the buffers
@@ -64,21 +67,53 @@ struct Acc {
     view: Option<StagedView>,
 }
 
-fn ty(e: ElemType) -> String {
-    e.keyword().to_string()
+fn ty(e: ElemType) -> Type {
+    e.to_type()
 }
 
-fn memref(shape: &[i64], e: ElemType, space: &str) -> String {
-    let mut s = String::from("memref<");
-    for d in shape {
-        s.push_str(&format!("{d}x"));
+/// `#gpu.address_space<workgroup>`.
+fn workgroup() -> Attribute {
+    Attribute::Dialect {
+        dialect: "gpu".into(),
+        body: "address_space<workgroup>".into(),
     }
-    s.push_str(e.keyword());
-    if !space.is_empty() {
-        s.push_str(&format!(", #gpu.address_space<{space}>"));
+}
+
+/// `memref<shape x e>` in the default memory space.
+fn memref(shape: &[i64], e: ElemType) -> Type {
+    Type::memref(shape.to_vec(), ty(e))
+}
+
+/// `memref<shape x e, #gpu.address_space<workgroup>>`: a shared buffer.
+fn shared_memref(shape: &[i64], e: ElemType) -> Type {
+    Type::MemRef {
+        shape: shape.to_vec(),
+        elem: Box::new(ty(e)),
+        layout: None,
+        memory_space: Some(Box::new(workgroup())),
     }
-    s.push('>');
-    s
+}
+
+/// `vector<n x e>`.
+fn vector(n: i64, e: ElemType) -> Type {
+    Type::Vector {
+        shape: vec![n],
+        scalable: vec![false],
+        elem: Box::new(ty(e)),
+    }
+}
+
+/// `array<i32: ...>`.
+fn i32_array(values: &[i64]) -> Attribute {
+    Attribute::DenseArray(DenseArray::Int {
+        elem: Type::i32(),
+        values: values.to_vec(),
+    })
+}
+
+/// `static_position = array<i64: l>` of `vector.extract` / `vector.insert`.
+fn position(l: i64) -> (&'static str, Attribute) {
+    ("static_position", Attribute::dense_i64_array(vec![l]))
 }
 
 /// Groups consecutive original dims whose extents multiply to each view dim (any grouping
@@ -129,23 +164,15 @@ pub fn reference_text(c: &TeCompute) -> String {
     )
 }
 
-/// Escapes a string for an MLIR string literal.
-pub fn escape(s: &str) -> String {
-    let mut o = String::new();
-    for ch in s.chars() {
-        match ch {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\0A"),
-            c => o.push(c),
-        }
-    }
-    o
-}
-
 struct Ctx<'a> {
     c: &'a TeCompute,
-    em: Emitter,
+    em: Emitter<'a>,
+    /// The kernel's memref arguments: the inputs, then the output.
+    ins: Vec<Value>,
+    out: Value,
+    /// The shared buffers by slot: per distinct staged read, and the cross-thread
+    /// reduction's ([`RED_SLOT`]).
+    shared: Vec<(usize, Value)>,
     /// View axes: extent, block, thread, reduction, original axes (outermost first).
     ext: Vec<i64>,
     blk: Vec<i64>,
@@ -154,9 +181,9 @@ struct Ctx<'a> {
     groups: Vec<Vec<usize>>,
     accs: Vec<Acc>,
     /// Per view axis: the tile base (block base or k-step base).
-    base: Vec<String>,
+    base: Vec<Value>,
     /// Per spatial view axis: the thread's coordinate and count along it.
-    tc: Vec<String>,
+    tc: Vec<Value>,
     nthr: Vec<i64>,
     /// Per view axis: whether the thread's points along it are blocked (runs of 4
     /// consecutive points, see [`Ctx::local_of`]) rather than interleaved.
@@ -166,11 +193,14 @@ struct Ctx<'a> {
     transposed: Vec<Option<Transpose>>,
     /// Storage padding per access and view dim.
     pads: Vec<Vec<i64>>,
-    /// `memref.collapse_shape` views of the kernel's arguments, written at the kernel's
-    /// entry: (source, reassociation) → (name, type), and their text.
-    collapses: Vec<(String, String, String)>,
-    collapse_text: String,
+    /// `memref.collapse_shape` views of the kernel's arguments, built at the kernel's
+    /// entry: (source, reassociation) → view, and the ops (the kernel's prologue).
+    collapses: Vec<(CollapseKey, Value)>,
+    collapse_ops: Vec<OpId>,
 }
+
+/// A collapsed view's source and reassociation.
+type CollapseKey = (Value, Vec<Vec<usize>>);
 
 /// One index of a global access after collapsing: a fused view axis addressing a collapsed
 /// group of the tensor's dims, or one of the access's own index expressions.
@@ -201,18 +231,24 @@ fn mark_dims(e: &AffineExpr, used: &mut [bool]) {
 }
 
 /// `[[0, 1], [2]]`: an MLIR reassociation attribute.
-fn reassociation_text(groups: &[Vec<usize>]) -> String {
-    let gs: Vec<String> = groups
-        .iter()
-        .map(|g| {
-            let ds: Vec<String> = g.iter().map(usize::to_string).collect();
-            format!("[{}]", ds.join(", "))
-        })
-        .collect();
-    format!("[{}]", gs.join(", "))
+fn reassociation(groups: &[Vec<usize>]) -> Attribute {
+    Attribute::Array(
+        groups
+            .iter()
+            .map(|g| Attribute::Array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
+            .collect(),
+    )
 }
 
 impl Ctx<'_> {
+    /// The shared buffer of `slot` (made by [`shared_buffers`] before the body).
+    fn sh(&self, slot: usize) -> Value {
+        self.shared
+            .iter()
+            .find(|s| s.0 == slot)
+            .map_or(self.out, |s| s.1)
+    }
+
     fn spatial(&self) -> Vec<usize> {
         (0..self.ext.len()).filter(|&a| !self.red[a]).collect()
     }
@@ -221,18 +257,18 @@ impl Ctx<'_> {
     }
 
     /// Decomposes `v` (index) by `extents`, row-major, the first coordinate unbounded.
-    fn decompose(&mut self, v: &str, extents: &[i64]) -> Vec<String> {
-        let mut out = vec![String::new(); extents.len()];
-        let mut rem = v.to_string();
+    fn decompose(&mut self, v: Value, extents: &[i64]) -> Vec<Value> {
+        let mut out = vec![v; extents.len()];
+        let mut rem = v;
         for j in (0..extents.len()).rev() {
             if j == 0 {
-                out[0] = rem.clone();
+                out[0] = rem;
             } else if extents[j] == 1 {
                 out[j] = self.em.idx(0);
             } else {
                 let e = self.em.idx(extents[j]);
-                out[j] = self.em.ibin("arith.remui", &rem, &e);
-                rem = self.em.ibin("arith.divui", &rem, &e);
+                out[j] = self.em.ibin("arith.remui", rem, e);
+                rem = self.em.ibin("arith.divui", rem, e);
             }
         }
         out
@@ -242,17 +278,17 @@ impl Ctx<'_> {
     /// that cover an axis in `needed` (the others' values stay `None`).
     fn orig_axes_needed(
         &mut self,
-        view_vals: &[Option<String>],
+        view_vals: &[Option<Value>],
         needed: &[bool],
-    ) -> Vec<Option<String>> {
+    ) -> Vec<Option<Value>> {
         let mut out = vec![None; self.c.axes.len()];
         for (va, g) in self.groups.clone().iter().enumerate() {
-            let Some(v) = &view_vals[va] else { continue };
+            let Some(v) = view_vals[va] else { continue };
             if !g.iter().any(|&a| needed.get(a).copied().unwrap_or(true)) {
                 continue;
             }
             if g.len() == 1 {
-                out[g[0]] = Some(v.clone());
+                out[g[0]] = Some(v);
                 continue;
             }
             let exts: Vec<i64> = g.iter().map(|&a| self.c.axes[a].extent).collect();
@@ -264,35 +300,35 @@ impl Ctx<'_> {
     }
 
     /// `mem` (a kernel argument of `shape`) with the dims of each group merged: a
-    /// `memref.collapse_shape` written once at the kernel's entry (the argument itself when
-    /// no group merges dims). Returns the view's name and type.
+    /// `memref.collapse_shape` built once at the kernel's entry (the argument itself when
+    /// no group merges dims).
     fn collapsed(
         &mut self,
-        mem: &str,
+        mem: Value,
         shape: &[i64],
         elem: ElemType,
         groups: &[Vec<usize>],
-    ) -> (String, String) {
-        let src_t = memref(shape, elem, "");
+    ) -> Value {
         if groups.iter().all(|g| g.len() == 1) {
-            return (mem.to_string(), src_t);
+            return mem;
         }
         let dims: Vec<i64> = groups
             .iter()
             .map(|g| g.iter().map(|&d| shape[d]).product())
             .collect();
-        let t = memref(&dims, elem, "");
-        let re = reassociation_text(groups);
-        let key = format!("{mem} {re}");
-        if let Some((_, n, _)) = self.collapses.iter().find(|c| c.0 == key) {
-            return (n.clone(), t);
+        let key = (mem, groups.to_vec());
+        if let Some((_, v)) = self.collapses.iter().find(|c| c.0 == key) {
+            return *v;
         }
-        let n = format!("%col{}", self.collapses.len());
-        self.collapse_text.push_str(&format!(
-            "      {n} = \"memref.collapse_shape\"({mem}) <{{reassociation = {re}}}> : ({src_t}) -> {t}\n"
-        ));
-        self.collapses.push((key, n.clone(), t.clone()));
-        (n, t)
+        let (op, v) = self.em.at_entry(
+            "memref.collapse_shape",
+            &[mem],
+            &[("reassociation", reassociation(groups))],
+            memref(&dims, elem),
+        );
+        self.collapse_ops.push(op);
+        self.collapses.push((key, v));
+        v
     }
 
     /// How a global access of `shape` through `map` (over the original axes) is indexed:
@@ -334,15 +370,15 @@ impl Ctx<'_> {
     }
 
     /// A global access's memref (collapsed where [`Self::plan_access`] merges dims), its
-    /// type, indices and shape at the point `vals` (view axis values).
+    /// indices and shape at the point `vals` (view axis values).
     fn direct_access(
         &mut self,
-        mem: &str,
+        mem: Value,
         map: &[AffineExpr],
         shape: &[i64],
         elem: ElemType,
-        vals: &[Option<String>],
-    ) -> Result<(String, String, Vec<String>, Vec<i64>), String> {
+        vals: &[Option<Value>],
+    ) -> Result<(Value, Vec<Value>, Vec<i64>), String> {
         let (mut groups, mut items) = self.plan_access(map, shape);
         if items
             .iter()
@@ -361,7 +397,7 @@ impl Ctx<'_> {
         let mut idx = Vec::new();
         for it in &items {
             idx.push(match it {
-                Item::Fused(va) => vals[*va].clone().ok_or("axis without a value")?,
+                Item::Fused(va) => vals[*va].ok_or("axis without a value")?,
                 Item::Expr(d) => self.affine(&map[*d], &orig)?,
             });
         }
@@ -369,11 +405,11 @@ impl Ctx<'_> {
             .iter()
             .map(|g| g.iter().map(|&d| shape[d]).product())
             .collect();
-        let (m, t) = self.collapsed(mem, shape, elem, &groups);
-        Ok((m, t, idx, cshape))
+        let m = self.collapsed(mem, shape, elem, &groups);
+        Ok((m, idx, cshape))
     }
 
-    fn affine(&mut self, e: &AffineExpr, vals: &[Option<String>]) -> Result<String, String> {
+    fn affine(&mut self, e: &AffineExpr, vals: &[Option<Value>]) -> Result<Value, String> {
         Ok(match e {
             AffineExpr::Dim(d) => vals
                 .get(*d as usize)
@@ -383,28 +419,28 @@ impl Ctx<'_> {
             AffineExpr::Constant(k) => self.em.idx(*k),
             AffineExpr::Add(a, b) => {
                 let (x, y) = (self.affine(a, vals)?, self.affine(b, vals)?);
-                self.em.add(&x, &y)
+                self.em.add(x, y)
             }
             AffineExpr::Mul(a, b) => match (a.as_constant(), b.as_constant()) {
                 (_, Some(k)) => {
                     let x = self.affine(a, vals)?;
-                    self.em.mul_const(&x, k)
+                    self.em.mul_const(x, k)
                 }
                 (Some(k), _) => {
                     let x = self.affine(b, vals)?;
-                    self.em.mul_const(&x, k)
+                    self.em.mul_const(x, k)
                 }
                 _ => return Err("non-affine product in an index".into()),
             },
             AffineExpr::FloorDiv(a, b) | AffineExpr::CeilDiv(a, b) | AffineExpr::Mod(a, b) => {
                 let (x, y) = (self.affine(a, vals)?, self.affine(b, vals)?);
                 match e {
-                    AffineExpr::FloorDiv(..) => self.em.ibin("arith.floordivsi", &x, &y),
-                    AffineExpr::CeilDiv(..) => self.em.ibin("arith.ceildivsi", &x, &y),
+                    AffineExpr::FloorDiv(..) => self.em.ibin("arith.floordivsi", x, y),
+                    AffineExpr::CeilDiv(..) => self.em.ibin("arith.ceildivsi", x, y),
                     _ => {
-                        let q = self.em.ibin("arith.floordivsi", &x, &y);
-                        let m = self.em.ibin("arith.muli", &q, &y);
-                        self.em.ibin("arith.subi", &x, &m)
+                        let q = self.em.ibin("arith.floordivsi", x, y);
+                        let m = self.em.ibin("arith.muli", q, y);
+                        self.em.ibin("arith.subi", x, m)
                     }
                 }
             }
@@ -413,23 +449,18 @@ impl Ctx<'_> {
     }
 
     /// `0 <= idx[d] < shape[d]` for the dims that need it.
-    fn in_bounds(
-        &mut self,
-        idx: &[String],
-        shape: &[i64],
-        check: &[(bool, bool)],
-    ) -> Option<String> {
+    fn in_bounds(&mut self, idx: &[Value], shape: &[i64], check: &[(bool, bool)]) -> Option<Value> {
         let mut cond = None;
         for d in 0..idx.len() {
             let (lo, hi) = check[d];
             if lo {
                 let z = self.em.idx(0);
-                let c = self.em.cmp(CmpIPredicate::Sge, &idx[d], &z);
+                let c = self.em.cmp(CmpIPredicate::Sge, idx[d], z);
                 cond = self.em.and(cond, c);
             }
             if hi {
                 let s = self.em.idx(shape[d]);
-                let c = self.em.cmp(CmpIPredicate::Slt, &idx[d], &s);
+                let c = self.em.cmp(CmpIPredicate::Slt, idx[d], s);
                 cond = self.em.and(cond, c);
             }
         }
@@ -443,101 +474,87 @@ impl Ctx<'_> {
     /// Reads a value from global memory at original indices, guarded by `cond`.
     fn guarded_load(
         &mut self,
-        mem: &str,
-        mt: &str,
-        idx: &[String],
-        cond: Option<String>,
+        mem: Value,
+        idx: &[Value],
+        cond: Option<Value>,
         elem: ElemType,
         pad: f64,
-    ) -> String {
+    ) -> Value {
         let t = ty(elem);
-        let mut args: Vec<Typed> = vec![(mem.into(), mt.into())];
-        args.extend(idx.iter().map(|i| (i.clone(), "index".to_string())));
+        let mut args = vec![mem];
+        args.extend_from_slice(idx);
         match cond {
-            None => self.em.op("memref.load", &args, "", &t),
+            None => self.em.op("memref.load", &args, &[], t),
             Some(cond) => {
-                let r = self.em.begin_if(&cond, &[&t]);
-                let v = self.em.op("memref.load", &args, "", &t);
-                self.em.else_(&[(v, t.clone())]);
+                let r = self.em.begin_if(cond, std::slice::from_ref(&t));
+                let v = self.em.op("memref.load", &args, &[], t);
+                self.em.else_(&[v]);
                 let p = self.constant(pad, elem);
-                self.em.end_if(Some(&[(p, t.clone())]));
-                r[0].clone()
+                self.em.end_if(Some(&[p]));
+                r[0]
             }
         }
     }
 
-    fn constant(&mut self, v: f64, e: ElemType) -> String {
+    fn constant(&mut self, v: f64, e: ElemType) -> Value {
         if e.is_float() {
-            self.em.float(v, e.keyword())
+            self.em.float(v, e)
+        } else if e == ElemType::I1 {
+            self.em.constant(Attribute::Bool(v as i64 != 0))
         } else {
-            self.em.constant(&(v as i64).to_string(), e.keyword())
+            self.em.constant(Attribute::int(v as i64, ty(e)))
         }
     }
 
-    fn body(&mut self, e: &Expr, vals: &[String]) -> Result<(String, ElemType), String> {
+    fn body(&mut self, e: &Expr, vals: &[Value]) -> Result<(Value, ElemType), String> {
         let tys = self.c.access_types();
         let t = e.ty(&tys).ok_or("ill-typed body")?;
         let k = ty(t);
         Ok(match e {
-            Expr::Access(i) => (vals[*i].clone(), t),
+            Expr::Access(i) => (vals[*i], t),
             Expr::Const(v, et) => (self.constant(*v, *et), t),
             Expr::Binary(op, a, b) => {
                 let (x, _) = self.body(a, vals)?;
                 let (y, _) = self.body(b, vals)?;
                 let f = t.is_float();
                 let name = binary_op_name(*op, f);
-                (
-                    self.arith(name, &[(x, k.clone()), (y, k.clone())], &k, f),
-                    t,
-                )
+                (self.arith(name, &[x, y], k, f), t)
             }
             Expr::Unary(op, a) => {
                 let (x, _) = self.body(a, vals)?;
                 let f = t.is_float();
                 let v = match (op, f) {
-                    (UnOp::Neg, true) => self.arith("arith.negf", &[(x, k.clone())], &k, true),
+                    (UnOp::Neg, true) => self.arith("arith.negf", &[x], k, true),
                     (UnOp::Neg, false) => {
                         let z = self.constant(0.0, t);
-                        self.em
-                            .op("arith.subi", &[(z, k.clone()), (x, k.clone())], "", &k)
+                        self.em.op("arith.subi", &[z, x], &[], k)
                     }
-                    (UnOp::Abs, false) => self.em.op("math.absi", &[(x, k.clone())], "", &k),
-                    (u, _) => self.arith(float_unary_op_name(*u), &[(x, k.clone())], &k, true),
+                    (UnOp::Abs, false) => self.em.op("math.absi", &[x], &[], k),
+                    (u, _) => self.arith(float_unary_op_name(*u), &[x], k, true),
                 };
                 (v, t)
             }
             Expr::Cmp(op, a, b) => {
                 let (x, at) = self.body(a, vals)?;
                 let (y, _) = self.body(b, vals)?;
-                let ak = ty(at);
                 let (name, p) = if at.is_float() {
                     ("arith.cmpf", cmpf_predicate(*op))
                 } else {
                     ("arith.cmpi", cmpi_predicate(*op))
                 };
+                let pred = ("predicate", Attribute::i64(p));
                 let props = if at.is_float() {
-                    format!("fastmath = #arith.fastmath<none>, predicate = {p} : i64")
+                    vec![("fastmath", fastmath("none")), pred]
                 } else {
-                    format!("predicate = {p} : i64")
+                    vec![pred]
                 };
-                (
-                    self.em.op(name, &[(x, ak.clone()), (y, ak)], &props, "i1"),
-                    t,
-                )
+                (self.em.op(name, &[x, y], &props, Type::i1()), t)
             }
             Expr::Select(cnd, a, b) => {
                 let (cv, _) = self.body(cnd, vals)?;
                 let (x, _) = self.body(a, vals)?;
                 let (y, _) = self.body(b, vals)?;
-                (
-                    self.em.op(
-                        "arith.select",
-                        &[(cv, "i1".into()), (x, k.clone()), (y, k.clone())],
-                        "",
-                        &k,
-                    ),
-                    t,
-                )
+                (self.em.op("arith.select", &[cv, x, y], &[], k), t)
             }
             Expr::Cast(to, a) => {
                 let (x, from) = self.body(a, vals)?;
@@ -552,7 +569,7 @@ impl Ctx<'_> {
                     (false, false) if to.width() > from.width() => "arith.extsi",
                     (false, false) => "arith.trunci",
                 };
-                (self.em.op(name, &[(x, ty(from))], "", &k), t)
+                (self.em.op(name, &[x], &[], k), t)
             }
         })
     }
@@ -561,17 +578,16 @@ impl Ctx<'_> {
     /// may become one fused multiply-add (one rounding instead of two), as nvcc's default
     /// `-fmad=true`, Triton and HIP-Clang allow; without it every `+= a·b` of a reduction
     /// costs two instructions. No other relaxation (reassociation, NaN/Inf assumptions).
-    fn arith(&mut self, name: &str, args: &[Typed], res: &str, float: bool) -> String {
-        let props = if float && (name.starts_with("arith.") || name.starts_with("math.")) {
-            "fastmath = #arith.fastmath<contract>"
+    fn arith(&mut self, name: &str, args: &[Value], res: Type, float: bool) -> Value {
+        if float && (name.starts_with("arith.") || name.starts_with("math.")) {
+            self.em
+                .op(name, args, &[("fastmath", fastmath("contract"))], res)
         } else {
-            ""
-        };
-        self.em.op(name, args, props, res)
+            self.em.op(name, args, &[], res)
+        }
     }
 
-    fn combine(&mut self, comb: Combiner, acc: &str, v: &str, e: ElemType) -> String {
-        let k = ty(e);
+    fn combine(&mut self, comb: Combiner, acc: Value, v: Value, e: ElemType) -> Value {
         let f = e.is_float();
         let name = match (comb, f) {
             (Combiner::Sum, true) => "arith.addf",
@@ -583,15 +599,17 @@ impl Ctx<'_> {
             (Combiner::Max, false) => "arith.maxsi",
             (Combiner::Min, false) => "arith.minsi",
         };
-        self.arith(
-            name,
-            &[(acc.into(), k.clone()), (v.into(), k.clone())],
-            &k,
-            f,
-        )
+        self.arith(name, &[acc, v], ty(e), f)
     }
 }
 
+/// `#arith.fastmath<flags>`.
+fn fastmath(flags: &str) -> Attribute {
+    Attribute::Dialect {
+        dialect: "arith".into(),
+        body: format!("fastmath<{flags}>"),
+    }
+}
 /// How many threads share the reduction of each output point (§4 "cross-thread
 /// reduction" for reduction-heavy operators).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -665,18 +683,18 @@ pub const MAX_UNROLLED_POINTS: i64 = 128;
 /// A thread's accumulators.
 enum RegTile {
     /// One SSA value per point (the points unrolled): carried as `scf.for` `iter_args`.
-    Values(Vec<String>),
+    Values(Vec<Value>),
     /// A `memref.alloca` of the points, indexed by the point loops.
-    Memory(String),
+    Memory(Value),
 }
 
 /// One point of an unrolled thread tile: per view axis its value and its coordinate in the
 /// block tile (spatial axes only).
 struct Point {
-    vals: Vec<Option<String>>,
-    locals: Vec<Option<String>>,
+    vals: Vec<Option<Value>>,
+    locals: Vec<Option<Value>>,
     /// Per blocked axis: the block-local start of the point's run of 4 and its lane in it.
-    runs: Vec<Option<(String, i64)>>,
+    runs: Vec<Option<(Value, i64)>>,
 }
 
 impl Ctx<'_> {
@@ -689,33 +707,33 @@ impl Ctx<'_> {
     /// neighbours (a warp still covers one contiguous span per run index), so the 4 values a
     /// thread needs from a staged tile whose last dim is `s` are one 16-byte-aligned
     /// `vector<4xf32>` in shared memory.
-    fn local_of(&mut self, s: usize, j: i64) -> (String, Option<(String, i64)>) {
-        let tc = self.tc[s].clone();
+    fn local_of(&mut self, s: usize, j: i64) -> (Value, Option<(Value, i64)>) {
+        let tc = self.tc[s];
         if !self.blocked[s] {
             let off = self.em.idx(j * self.nthr[s]);
-            return (self.em.add(&off, &tc), None);
+            return (self.em.add(off, tc), None);
         }
-        let tc4 = self.em.mul_const(&tc, 4);
+        let tc4 = self.em.mul_const(tc, 4);
         let off = self.em.idx((j / 4) * 4 * self.nthr[s]);
-        let run = self.em.add(&off, &tc4);
+        let run = self.em.add(off, tc4);
         let lane = self.em.idx(j % 4);
-        (self.em.add(&run, &lane), Some((run, j % 4)))
+        (self.em.add(run, lane), Some((run, j % 4)))
     }
 
     /// [`Ctx::local_of`] for a point index `j` held in an SSA value (the loop forms).
-    fn local_of_value(&mut self, s: usize, j: &str) -> String {
-        let tc = self.tc[s].clone();
+    fn local_of_value(&mut self, s: usize, j: Value) -> Value {
+        let tc = self.tc[s];
         if !self.blocked[s] {
             let jn = self.em.mul_const(j, self.nthr[s]);
-            return self.em.add(&jn, &tc);
+            return self.em.add(jn, tc);
         }
         let four = self.em.idx(4);
-        let run = self.em.ibin("arith.divui", j, &four);
-        let lane = self.em.ibin("arith.remui", j, &four);
-        let off = self.em.mul_const(&run, 4 * self.nthr[s]);
-        let tc4 = self.em.mul_const(&tc, 4);
-        let start = self.em.add(&off, &tc4);
-        self.em.add(&start, &lane)
+        let run = self.em.ibin("arith.divui", j, four);
+        let lane = self.em.ibin("arith.remui", j, four);
+        let off = self.em.mul_const(run, 4 * self.nthr[s]);
+        let tc4 = self.em.mul_const(tc, 4);
+        let start = self.em.add(off, tc4);
+        self.em.add(start, lane)
     }
 }
 
@@ -887,12 +905,12 @@ fn unrolled_points(cx: &mut Ctx, sp: &[usize], absolute: bool) -> Vec<Point> {
         for pt in &pts {
             for j in 0..cx.thr[s] {
                 let (local, run) = cx.local_of(s, j);
-                let base = cx.base[s].clone();
+                let base = cx.base[s];
                 let mut vals = pt.vals.clone();
                 let mut locals = pt.locals.clone();
                 let mut runs = pt.runs.clone();
                 if absolute {
-                    vals[s] = Some(cx.em.add(&base, &local));
+                    vals[s] = Some(cx.em.add(base, local));
                 }
                 locals[s] = Some(local);
                 runs[s] = run;
@@ -905,13 +923,13 @@ fn unrolled_points(cx: &mut Ctx, sp: &[usize], absolute: bool) -> Vec<Point> {
 }
 
 /// `point < extent` on the spatial axes the grid pads (`E % B ≠ 0`); `None` when none is.
-fn point_guard(cx: &mut Ctx, sp: &[usize], vals: &[Option<String>]) -> Option<String> {
+fn point_guard(cx: &mut Ctx, sp: &[usize], vals: &[Option<Value>]) -> Option<Value> {
     let mut cond = None;
     for &s in sp {
         if cx.ext[s] % cx.blk[s] != 0 {
             let e = cx.em.idx(cx.ext[s]);
-            let v = vals[s].clone().unwrap_or_default();
-            let c = cx.em.cmp(CmpIPredicate::Slt, &v, &e);
+            let Some(v) = vals[s] else { continue };
+            let c = cx.em.cmp(CmpIPredicate::Slt, v, e);
             cond = cx.em.and(cond, c);
         }
     }
@@ -953,8 +971,15 @@ fn resident_threads(dev: &Device, threads: u64, shared: u64) -> u64 {
 /// ([`device_shared_limit`]; over 48 KiB the buffers are dynamic shared memory), the one
 /// that keeps the most threads resident per core (thread, block and shared-memory limits of
 /// the device) is kept, the larger split on ties. A kernel over the device's limit is refused.
-pub fn lower_compute(c: &TeCompute, p: &RProgram, name: &str) -> Result<LoweredKernel, String> {
-    lower_compute_opts(c, p, name, LowerOptions::default())
+///
+/// The kernel's `gpu.func` is built detached in `ctx` ([`LoweredKernel::func`]).
+pub fn lower_compute(
+    ctx: &mut Context,
+    c: &TeCompute,
+    p: &RProgram,
+    name: &str,
+) -> Result<LoweredKernel, String> {
+    lower_compute_opts(ctx, c, p, name, LowerOptions::default())
 }
 
 /// Options of the lowering (the library form of `--lower-to-gpu`'s pass options).
@@ -1009,8 +1034,10 @@ impl Default for LowerOptions {
     }
 }
 
-/// Lowers `c` under program `p` into kernel `name` with `opts`.
+/// Lowers `c` under program `p` into kernel `name` with `opts` (built detached in `ctx`;
+/// the candidates not kept are erased).
 pub fn lower_compute_opts(
+    ctx: &mut Context,
     c: &TeCompute,
     p: &RProgram,
     name: &str,
@@ -1019,34 +1046,59 @@ pub fn lower_compute_opts(
     let pf = (opts.prefetch, opts.thread_mapping);
     if let Some(cross) = opts.cross {
         let limit = device_shared_limit(p)?;
-        let k = lower_kernel(c, p, name, cross, pf)?;
-        check_shared_limit(&k, p, limit)?;
+        let k = lower_kernel(ctx, c, p, name, cross, pf)?;
+        if let Err(e) = check_shared_limit(&k, p, limit) {
+            ctx.erase_op(k.func);
+            return Err(e);
+        }
         return Ok(k);
     }
     let limit = device_shared_limit(p)?;
     let dev = program_device(p)?;
-    let first = lower_kernel(c, p, name, CrossThread::Auto, pf)?;
+    let first = lower_kernel(ctx, c, p, name, CrossThread::Auto, pf)?;
     let mut split = first.rsplit;
     let mut best: Option<(u64, LoweredKernel)> = None;
     let mut candidate = Some(first);
-    loop {
-        let k = match candidate.take() {
-            Some(k) => k,
-            None if split > 1 => lower_kernel(c, p, name, CrossThread::Split(split as u32), pf)?,
-            None => lower_kernel(c, p, name, CrossThread::Off, pf)?,
+    let result = loop {
+        let lowered = match candidate.take() {
+            Some(k) => Ok(k),
+            None if split > 1 => {
+                lower_kernel(ctx, c, p, name, CrossThread::Split(split as u32), pf)
+            }
+            None => lower_kernel(ctx, c, p, name, CrossThread::Off, pf),
+        };
+        let k = match lowered {
+            Ok(k) => k,
+            Err(e) => break Err(e),
         };
         if k.shared_bytes <= limit {
             let r = resident_threads(&dev, k.launch.block[0], k.shared_bytes);
             if best.as_ref().is_none_or(|(b, _)| r > *b) {
-                best = Some((r, k));
+                if let Some((_, old)) = best.replace((r, k)) {
+                    ctx.erase_op(old.func);
+                }
+            } else {
+                ctx.erase_op(k.func);
             }
-        } else if split <= 1 {
-            check_shared_limit(&k, p, limit)?;
+        } else {
+            let over = check_shared_limit(&k, p, limit);
+            ctx.erase_op(k.func);
+            if split <= 1
+                && let Err(e) = over
+            {
+                break Err(e);
+            }
         }
         if split <= 1 {
-            break;
+            break Ok(());
         }
         split /= 2;
+    };
+    if let Err(e) = result {
+        if let Some((_, k)) = best {
+            ctx.erase_op(k.func);
+        }
+        return Err(e);
     }
     best.map(|(_, k)| k)
         .ok_or_else(|| "internal error: no split was lowered".to_string())
@@ -1055,12 +1107,14 @@ pub fn lower_compute_opts(
 /// Lowers `c` under program `p` into kernel `name` with the cross-thread reduction `cross`;
 /// refuses a kernel whose shared memory exceeds what a block of the program's device may use.
 pub fn lower_compute_with(
+    ctx: &mut Context,
     c: &TeCompute,
     p: &RProgram,
     name: &str,
     cross: CrossThread,
 ) -> Result<LoweredKernel, String> {
     lower_compute_opts(
+        ctx,
         c,
         p,
         name,
@@ -1073,6 +1127,7 @@ pub fn lower_compute_with(
 
 /// The lowering proper (no device limit).
 fn lower_kernel(
+    ctx: &mut Context,
     c: &TeCompute,
     p: &RProgram,
     name: &str,
@@ -1158,17 +1213,29 @@ fn lower_kernel(
             view,
         });
     }
+    // The kernel's entry block, detached until the `gpu.func` is built around it: the
+    // inputs, then the output (shared buffers join as workgroup attributions later).
+    let mut arg_types: Vec<Type> = c.inputs.iter().map(|t| memref(&t.shape, t.elem)).collect();
+    arg_types.push(memref(&c.result.shape, c.result.elem));
+    let entry = ctx.create_block(arg_types.clone());
+    let args = ctx.block_args(entry).to_vec();
+    let (ins, out) = (args[..args.len() - 1].to_vec(), args[args.len() - 1]);
     let mut cx = Ctx {
         c,
-        em: Emitter::default(),
+        em: Emitter::new(ctx, entry),
+        ins,
+        out,
+        shared: Vec::new(),
         ext,
         blk,
         thr,
         red,
         groups,
         accs,
-        base: vec![String::new(); n],
-        tc: vec![String::new(); n],
+        // Placeholders: every axis gets its base (and spatial axes their thread
+        // coordinate) before it is read.
+        base: vec![out; n],
+        tc: vec![out; n],
         nthr,
         blocked: vec![false; n],
         transposed: Vec::new(),
@@ -1178,7 +1245,7 @@ fn lower_kernel(
             .map(|v| v.iter().map(|&x| x as i64).collect())
             .collect(),
         collapses: Vec::new(),
-        collapse_text: String::new(),
+        collapse_ops: Vec::new(),
     };
     let sp = cx.spatial();
     let rd = cx.reduction();
@@ -1247,37 +1314,44 @@ fn lower_kernel(
     if nblocks > i32::MAX as i64 {
         return Err("grid too large".into());
     }
-    cx.em.set_indent(3);
+    let res_elem = c.result.elem;
+    let q_total: i64 = sp.iter().map(|&s| cx.thr[s]).product();
+    // The staged data tiles (one shared buffer per distinct staged read, in access order),
+    // and the cross-thread reduction's buffer, made before the body that uses them.
+    let (tiles, mut shared_decls, mut shared_bytes, vectorized) = plan_staged(&cx, p);
+    let staged_any = !shared_decls.is_empty();
+    if c.combiner.is_some() && rsplit > 1 {
+        let red_t = shared_memref(&[q_total, rsplit, threads], res_elem);
+        let bytes = (q_total * rsplit * threads) as u64 * (res_elem.width() as u64).div_ceil(8);
+        shared_decls.push((RED_SLOT, red_t, bytes));
+        shared_bytes += bytes;
+    }
+    let (attributions, dsm, prologue) = shared_buffers(&mut cx, &shared_decls);
+    let shared_bytes = if dsm > 0 { dsm } else { shared_bytes };
     // Block and thread coordinates: blocks row-major over the scale-out grid, threads
     // row-major over the block tile (the last spatial axis fastest, for coalescing).
-    let bid = cx
-        .em
-        .op("gpu.block_id", &[], "dimension = #gpu<dim x>", "index");
-    let tid = cx
-        .em
-        .op("gpu.thread_id", &[], "dimension = #gpu<dim x>", "index");
-    let bc = cx.decompose(&bid, &grid);
+    let bid = cx.em.id_x("gpu.block_id");
+    let tid = cx.em.id_x("gpu.thread_id");
+    let bc = cx.decompose(bid, &grid);
     let tn: Vec<i64> = sp.iter().map(|&s| cx.nthr[s]).collect();
     // With a cross-thread reduction, thread `tid` is reduction lane `tid / threads` of
     // spatial thread `tid % threads` (spatial neighbours stay neighbours).
     let (ts, tr) = if rsplit > 1 {
         let t = cx.em.idx(threads);
         (
-            cx.em.ibin("arith.remui", &tid, &t),
-            cx.em.ibin("arith.divui", &tid, &t),
+            cx.em.ibin("arith.remui", tid, t),
+            cx.em.ibin("arith.divui", tid, t),
         )
     } else {
-        (tid.clone(), cx.em.idx(0))
+        (tid, cx.em.idx(0))
     };
-    let tcs = cx.decompose(&ts, &tn);
+    let tcs = cx.decompose(ts, &tn);
     for (j, &s) in sp.iter().enumerate() {
-        cx.base[s] = cx.em.mul_const(&bc[j], cx.blk[s]);
-        cx.tc[s] = tcs[j].clone();
+        cx.base[s] = cx.em.mul_const(bc[j], cx.blk[s]);
+        cx.tc[s] = tcs[j];
     }
-    let res_elem = c.result.elem;
     let rt = ty(res_elem);
-    let q_total: i64 = sp.iter().map(|&s| cx.thr[s]).product();
-    let acc_mem = memref(&[q_total], res_elem, "");
+    let acc_mem = memref(&[q_total], res_elem);
     let combiner = c.combiner;
     // The register tile: SSA values carried through the loops when the thread's points are
     // unrolled (they then live in registers), else a private array indexed by loops.
@@ -1290,29 +1364,18 @@ fn lower_kernel(
             let a = cx.em.op(
                 "memref.alloca",
                 &[],
-                "operandSegmentSizes = array<i32: 0, 0>",
-                &acc_mem,
+                &[("operandSegmentSizes", i32_array(&[0, 0]))],
+                acc_mem.clone(),
             );
             let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
-            let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
+            let (q, _, _) = cx.em.begin_for(z, qt, one, &[]);
             let id = cx.constant(comb.identity(res_elem), res_elem);
-            cx.em.op0(
-                "memref.store",
-                &[
-                    (id, rt.clone()),
-                    (a.clone(), acc_mem.clone()),
-                    (q, "index".into()),
-                ],
-                "",
-            );
+            cx.em.op0("memref.store", &[id, a, q], &[]);
             cx.em.end_for(&[]);
             Some(RegTile::Memory(a))
         }
         None => None,
     };
-    // The staged data tiles (one shared buffer per distinct staged read, in access order).
-    let (tiles, mut shared_decls, mut shared_bytes, vectorized) = plan_staged(&cx, p);
-    let staged_any = !shared_decls.is_empty();
     // The reduction axes with more than one k-step.
     let stepping: Vec<(usize, i64)> = rd
         .iter()
@@ -1326,34 +1389,34 @@ fn lower_kernel(
         let regs = prefetch_registers(&tiles, all_threads);
         regs <= prefetch_budget(&view, p, all_threads)
     };
-    let tid_c = tid.clone();
+    let tid_c = tid;
     if prefetched {
         // Prologue: k-step 0 global → registers → shared, then a barrier (every reduction
         // axis at its first step).
         for &r in &rd {
             cx.base[r] = cx.em.idx(0);
         }
-        let vals: Vec<Vec<String>> = tiles
+        let vals: Vec<Vec<Value>> = tiles
             .iter()
-            .map(|t| prefetch_load(&mut cx, t, &tid_c, all_threads))
+            .map(|t| prefetch_load(&mut cx, t, tid_c, all_threads))
             .collect();
         for (t, v) in tiles.iter().zip(&vals) {
-            prefetch_store(&mut cx, t, v, &tid_c, all_threads);
+            prefetch_store(&mut cx, t, v, tid_c, all_threads);
         }
-        cx.em.op0("gpu.barrier", &[], "");
+        cx.em.barrier();
     }
     // The reduction loop over k-steps (one scf.for per reduction axis with more than one),
     // carrying an unrolled register tile; `kresults` holds each loop's results.
     let mut kloops = 0;
-    let mut kresults: Vec<Vec<String>> = Vec::new();
-    let inits_of = |tile: &Option<RegTile>| -> Vec<Typed> {
+    let mut kresults: Vec<Vec<Value>> = Vec::new();
+    let inits_of = |tile: &Option<RegTile>| -> Vec<Value> {
         match tile {
-            Some(RegTile::Values(v)) => v.iter().map(|x| (x.clone(), rt.clone())).collect(),
+            Some(RegTile::Values(v)) => v.clone(),
             _ => Vec::new(),
         }
     };
     // With prefetch: the next step's base per stepping axis and the condition that it exists.
-    let mut next_step: Option<(String, Vec<(usize, String)>)> = None;
+    let mut next_step: Option<(Value, Vec<(usize, Value)>)> = None;
     if prefetched && stepping.len() > 1 {
         // Several stepping axes: one loop over the linearized k-steps (row-major, the first
         // axis outermost: the nested loops' order), so "the next step" is `s + 1`.
@@ -1362,20 +1425,20 @@ fn lower_kernel(
         }
         let ks: Vec<i64> = stepping.iter().map(|&(_, k)| k).collect();
         let (z, ub, one) = (cx.em.idx(0), cx.em.idx(ksteps), cx.em.idx(1));
-        let (s, args, res) = cx.em.begin_for(&z, &ub, &one, &inits_of(&tile));
+        let (s, args, res) = cx.em.begin_for(z, ub, one, &inits_of(&tile));
         if let Some(RegTile::Values(v)) = &mut tile {
             *v = args;
         }
         kresults.push(res);
         kloops = 1;
-        let cur = cx.decompose(&s, &ks);
-        let next = cx.em.add(&s, &one);
-        let has_next = cx.em.cmp(CmpIPredicate::Slt, &next, &ub);
-        let nxt = cx.decompose(&next, &ks);
+        let cur = cx.decompose(s, &ks);
+        let next = cx.em.add(s, one);
+        let has_next = cx.em.cmp(CmpIPredicate::Slt, next, ub);
+        let nxt = cx.decompose(next, &ks);
         let mut bases = Vec::new();
         for (j, &(r, _)) in stepping.iter().enumerate() {
-            cx.base[r] = cx.em.mul_const(&cur[j], cx.blk[r]);
-            bases.push((r, cx.em.mul_const(&nxt[j], cx.blk[r])));
+            cx.base[r] = cx.em.mul_const(cur[j], cx.blk[r]);
+            bases.push((r, cx.em.mul_const(nxt[j], cx.blk[r])));
         }
         next_step = Some((has_next, bases));
     } else {
@@ -1386,50 +1449,48 @@ fn lower_kernel(
                 continue;
             }
             let (z, ub, st) = (cx.em.idx(0), cx.em.idx(k * cx.blk[r]), cx.em.idx(cx.blk[r]));
-            let (iv, args, res) = cx.em.begin_for(&z, &ub, &st, &inits_of(&tile));
+            let (iv, args, res) = cx.em.begin_for(z, ub, st, &inits_of(&tile));
             if let Some(RegTile::Values(v)) = &mut tile {
                 *v = args;
             }
             kresults.push(res);
-            cx.base[r] = iv.clone();
+            cx.base[r] = iv;
             kloops += 1;
             if prefetched {
                 // The only stepping axis: the next step starts at `iv + B`.
-                let next = cx.em.add(&iv, &st);
-                let has_next = cx.em.cmp(CmpIPredicate::Slt, &next, &ub);
+                let next = cx.em.add(iv, st);
+                let has_next = cx.em.cmp(CmpIPredicate::Slt, next, ub);
                 next_step = Some((has_next, vec![(r, next)]));
             }
         }
     }
     // With prefetch: the next-step condition and the next step's values, in registers.
-    let mut pending: Option<(String, Vec<Vec<String>>)> = None;
+    let mut pending: Option<(Value, Vec<Vec<Value>>)> = None;
     if let Some((has_next, bases)) = next_step {
         // The next k-step's loads are issued before this step's compute, so their latency
         // overlaps it; the last step loads nothing (its values are pads, never stored).
-        let tys: Vec<String> = tiles
+        let tys: Vec<Type> = tiles
             .iter()
             .flat_map(|t| vec![t.lane_type(); t.per_thread(all_threads) as usize])
             .collect();
-        let trs: Vec<&str> = tys.iter().map(String::as_str).collect();
-        let res = cx.em.begin_if(&has_next, &trs);
-        let saved: Vec<String> = bases.iter().map(|(r, _)| cx.base[*r].clone()).collect();
-        for (r, b) in &bases {
-            cx.base[*r] = b.clone();
+        let res = cx.em.begin_if(has_next, &tys);
+        let saved: Vec<Value> = bases.iter().map(|(r, _)| cx.base[*r]).collect();
+        for &(r, b) in &bases {
+            cx.base[r] = b;
         }
         let mut loaded = Vec::new();
         for t in &tiles {
-            loaded.extend(prefetch_load(&mut cx, t, &tid_c, all_threads));
+            loaded.extend(prefetch_load(&mut cx, t, tid_c, all_threads));
         }
         for ((r, _), b) in bases.iter().zip(saved) {
             cx.base[*r] = b;
         }
-        let typed: Vec<Typed> = loaded.into_iter().zip(tys.iter().cloned()).collect();
-        cx.em.else_(&typed);
+        cx.em.else_(&loaded);
         let mut pads = Vec::new();
         for t in &tiles {
             let pv = t.pad_lane(&mut cx);
             for _ in 0..t.per_thread(all_threads) {
-                pads.push((pv.clone(), t.lane_type()));
+                pads.push(pv);
             }
         }
         cx.em.end_if(Some(&pads));
@@ -1448,10 +1509,10 @@ fn lower_kernel(
     if !prefetched {
         // Cooperative loads of the staged data tiles into shared memory.
         for t in &tiles {
-            loop_load(&mut cx, t, &tid_c, all_threads);
+            loop_load(&mut cx, t, tid_c, all_threads);
         }
         if staged_any {
-            cx.em.op0("gpu.barrier", &[], "");
+            cx.em.barrier();
         }
     }
     // The end of a k-step: the next step overwrites the shared tiles every thread just read,
@@ -1461,19 +1522,19 @@ fn lower_kernel(
         if !staged_any || ksteps <= 1 {
             return;
         }
-        cx.em.op0("gpu.barrier", &[], "");
+        cx.em.barrier();
         if let Some((has_next, vals)) = &pending {
-            cx.em.begin_then(has_next);
+            cx.em.begin_then(*has_next);
             for (t, v) in tiles.iter().zip(vals) {
-                prefetch_store(cx, t, v, &tid_c, all_threads);
+                prefetch_store(cx, t, v, tid_c, all_threads);
             }
             cx.em.end_then();
-            cx.em.op0("gpu.barrier", &[], "");
+            cx.em.barrier();
         }
     };
     // The thread's points: spatial axis s takes values base + j·nthr + tc, j < thread[s]
     // (threads interleave, so neighbouring threads touch neighbouring elements).
-    let open_points = |cx: &mut Ctx| -> (Vec<Option<String>>, String, usize, usize) {
+    let open_points = |cx: &mut Ctx| -> (Vec<Option<Value>>, Value, usize, usize) {
         let mut vals = vec![None; n];
         let mut q = cx.em.idx(0);
         let mut opened = 0;
@@ -1483,27 +1544,27 @@ fn lower_kernel(
             } else {
                 let (z, ub, one) = (cx.em.idx(0), cx.em.idx(cx.thr[s]), cx.em.idx(1));
                 opened += 1;
-                cx.em.begin_for(&z, &ub, &one, &[]).0
+                cx.em.begin_for(z, ub, one, &[]).0
             };
-            let qs = cx.em.mul_const(&q, cx.thr[s]);
-            q = cx.em.add(&qs, &j);
-            let local = cx.local_of_value(s, &j);
-            let base = cx.base[s].clone();
-            vals[s] = Some(cx.em.add(&base, &local));
+            let qs = cx.em.mul_const(q, cx.thr[s]);
+            q = cx.em.add(qs, j);
+            let local = cx.local_of_value(s, j);
+            let base = cx.base[s];
+            vals[s] = Some(cx.em.add(base, local));
         }
         // Guard: only axes whose padded extent exceeds the tensor.
         let mut cond = None;
         for &s in &sp {
             if grid_pad(cx, s) {
                 let e = cx.em.idx(cx.ext[s]);
-                let v = vals[s].clone().unwrap_or_default();
-                let c = cx.em.cmp(CmpIPredicate::Slt, &v, &e);
+                let Some(v) = vals[s] else { continue };
+                let c = cx.em.cmp(CmpIPredicate::Slt, v, e);
                 cond = cx.em.and(cond, c);
             }
         }
         let guarded = usize::from(cond.is_some());
         if let Some(c) = cond {
-            cx.em.begin_then(&c);
+            cx.em.begin_then(c);
         }
         (vals, q, opened, guarded)
     };
@@ -1518,24 +1579,23 @@ fn lower_kernel(
             cx.em.end_for(&[]);
         }
     };
-    let out_t = memref(&c.result.shape, res_elem, "");
     if let (Some(comb), Some(mut tile)) = (combiner, tile) {
-        let red_loop = |cx: &mut Ctx, r: usize| -> (String, String, String) {
+        let red_loop = |cx: &mut Ctx, r: usize| -> (Value, Value, Value) {
             // The split axis: each reduction lane takes every rsplit-th point.
             if Some(r) == split_axis && rsplit > 1 {
-                (tr.clone(), cx.em.idx(cx.blk[r]), cx.em.idx(rsplit))
+                (tr, cx.em.idx(cx.blk[r]), cx.em.idx(rsplit))
             } else {
                 (cx.em.idx(0), cx.em.idx(cx.blk[r]), cx.em.idx(1))
             }
         };
-        let red_guard = |cx: &mut Ctx, vals: &[Option<String>]| -> Option<String> {
+        let red_guard = |cx: &mut Ctx, vals: &[Option<Value>]| -> Option<Value> {
             // The reduction axes padded past their extent.
             let mut cond = None;
             for &r in &rd {
                 if cx.ext[r] % cx.blk[r] != 0 {
                     let e = cx.em.idx(cx.ext[r]);
-                    let v = vals[r].clone().unwrap_or_default();
-                    let c = cx.em.cmp(CmpIPredicate::Slt, &v, &e);
+                    let Some(v) = vals[r] else { continue };
+                    let c = cx.em.cmp(CmpIPredicate::Slt, v, e);
                     cond = cx.em.and(cond, c);
                 }
             }
@@ -1552,7 +1612,7 @@ fn lower_kernel(
                 let direct = cx.accs.iter().any(|a| a.view.is_none());
                 let guard_points = direct || may_trap(&c.body, c);
                 let pts = unrolled_points(&mut cx, &sp, guard_points);
-                let conds: Vec<Option<String>> = pts
+                let conds: Vec<Option<Value>> = pts
                     .iter()
                     .map(|pt| {
                         if guard_points {
@@ -1567,103 +1627,86 @@ fn lower_kernel(
                 let mut stack = Vec::new();
                 for &r in &rd {
                     let (z, ub, st) = red_loop(&mut cx, r);
-                    let inits: Vec<Typed> = accs.iter().map(|a| (a.clone(), rt.clone())).collect();
-                    let (lr, args, res) = cx.em.begin_for(&z, &ub, &st, &inits);
+                    let (lr, args, res) = cx.em.begin_for(z, ub, st, accs);
                     // The absolute index, for the padding guard and direct reads only.
                     if cx.ext[r] % cx.blk[r] != 0 || direct {
-                        let base = cx.base[r].clone();
-                        vals[r] = Some(cx.em.add(&base, &lr));
+                        let base = cx.base[r];
+                        vals[r] = Some(cx.em.add(base, lr));
                     }
                     locals[r] = Some(lr);
                     stack.push(res);
                     *accs = args;
                 }
-                let rts: Vec<&str> = accs.iter().map(|_| rt.as_str()).collect();
+                let rts: Vec<Type> = accs.iter().map(|_| rt.clone()).collect();
                 let cond = red_guard(&mut cx, &vals);
-                let if_res = cond.as_ref().map(|c| cx.em.begin_if(c, &rts));
+                let if_res = cond.map(|c| cx.em.begin_if(c, &rts));
                 let mut next = Vec::new();
                 for (q, pt) in pts.iter().enumerate() {
                     let mut pv = vals.clone();
                     let mut pl = locals.clone();
                     for &s in &sp {
-                        pv[s] = pt.vals[s].clone();
-                        pl[s] = pt.locals[s].clone();
+                        pv[s] = pt.vals[s];
+                        pl[s] = pt.locals[s];
                     }
-                    let a = accs[q].clone();
-                    if let Some(c) = &conds[q] {
-                        let r = cx.em.begin_if(c, &[&rt]);
+                    let a = accs[q];
+                    if let Some(c) = conds[q] {
+                        let r = cx.em.begin_if(c, std::slice::from_ref(&rt));
                         let v = point_value(&mut cx, &pv, &pl, &pt.runs)?;
-                        let na = cx.combine(comb, &a, &v, res_elem);
-                        cx.em.else_(&[(na, rt.clone())]);
-                        cx.em.end_if(Some(&[(a, rt.clone())]));
-                        next.push(r[0].clone());
+                        let na = cx.combine(comb, a, v, res_elem);
+                        cx.em.else_(&[na]);
+                        cx.em.end_if(Some(&[a]));
+                        next.push(r[0]);
                     } else {
                         let v = point_value(&mut cx, &pv, &pl, &pt.runs)?;
-                        next.push(cx.combine(comb, &a, &v, res_elem));
+                        next.push(cx.combine(comb, a, v, res_elem));
                     }
                 }
-                let typed = |xs: &[String]| -> Vec<Typed> {
-                    xs.iter().map(|x| (x.clone(), rt.clone())).collect()
-                };
                 let mut cur = next;
                 if let Some(r) = if_res {
-                    cx.em.else_(&typed(&cur));
-                    cx.em.end_if(Some(&typed(accs)));
+                    cx.em.else_(&cur);
+                    cx.em.end_if(Some(accs));
                     cur = r;
                 }
                 for res in stack.into_iter().rev() {
-                    cx.em.end_for(&typed(&cur));
+                    cx.em.end_for(&cur);
                     cur = res;
                 }
                 end_kstep(&mut cx);
                 for res in kresults.into_iter().rev() {
-                    cx.em.end_for(&typed(&cur));
+                    cx.em.end_for(&cur);
                     cur = res;
                 }
                 *accs = cur;
             }
             RegTile::Memory(acc) => {
                 let (mut vals, q, opened, guarded) = open_points(&mut cx);
-                let a0 = cx.em.op(
-                    "memref.load",
-                    &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
-                    "",
-                    &rt,
-                );
+                let a0 = cx.em.op("memref.load", &[*acc, q], &[], rt.clone());
                 // Inner reduction loops over the k-step's tile, the accumulator carried.
                 let mut a = a0;
                 let mut stack = Vec::new();
                 for &r in &rd {
                     let (z, ub, st) = red_loop(&mut cx, r);
-                    let (lr, args, res) = cx.em.begin_for(&z, &ub, &st, &[(a.clone(), rt.clone())]);
-                    let base = cx.base[r].clone();
-                    vals[r] = Some(cx.em.add(&base, &lr));
-                    stack.push(res[0].clone());
-                    a = args[0].clone();
+                    let (lr, args, res) = cx.em.begin_for(z, ub, st, &[a]);
+                    let base = cx.base[r];
+                    vals[r] = Some(cx.em.add(base, lr));
+                    stack.push(res[0]);
+                    a = args[0];
                 }
                 let cond = red_guard(&mut cx, &vals);
-                let if_res = cond.as_ref().map(|c| cx.em.begin_if(c, &[&rt]));
+                let if_res = cond.map(|c| cx.em.begin_if(c, std::slice::from_ref(&rt)));
                 let v = point_value(&mut cx, &vals, &[], &[])?;
-                let na = cx.combine(comb, &a, &v, res_elem);
+                let na = cx.combine(comb, a, v, res_elem);
                 let mut cur = na;
                 if let Some(r) = if_res {
-                    cx.em.else_(&[(cur, rt.clone())]);
-                    cx.em.end_if(Some(&[(a.clone(), rt.clone())]));
-                    cur = r[0].clone();
+                    cx.em.else_(&[cur]);
+                    cx.em.end_if(Some(&[a]));
+                    cur = r[0];
                 }
-                for res in stack.iter().rev() {
-                    cx.em.end_for(&[(cur.clone(), rt.clone())]);
-                    cur = res.clone();
+                for &res in stack.iter().rev() {
+                    cx.em.end_for(&[cur]);
+                    cur = res;
                 }
-                cx.em.op0(
-                    "memref.store",
-                    &[
-                        (cur, rt.clone()),
-                        (acc.clone(), acc_mem.clone()),
-                        (q, "index".into()),
-                    ],
-                    "",
-                );
+                cx.em.op0("memref.store", &[cur, *acc, q], &[]);
                 close_points(&mut cx, opened, guarded);
                 end_kstep(&mut cx);
                 for _ in 0..kloops {
@@ -1674,101 +1717,48 @@ fn lower_kernel(
         if rsplit > 1 {
             // Cross-thread reduction: partial accumulators to shared memory, then a tree
             // over the reduction lanes, one barrier per level.
-            let red_t = memref(&[q_total, rsplit, threads], res_elem, "workgroup");
-            let red = "%shr".to_string();
-            let bytes = (q_total * rsplit * threads) as u64 * (res_elem.width() as u64).div_ceil(8);
-            shared_decls.push((red.clone(), red_t.clone(), bytes));
-            shared_bytes += bytes;
-            let ix = |x: &str| (x.to_string(), "index".to_string());
+            let red = cx.sh(RED_SLOT);
             let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
             match &tile {
                 RegTile::Values(accs) => {
-                    for (q, v) in accs.iter().enumerate() {
+                    for (q, &v) in accs.iter().enumerate() {
                         let qc = cx.em.idx(q as i64);
-                        cx.em.op0(
-                            "memref.store",
-                            &[
-                                (v.clone(), rt.clone()),
-                                (red.clone(), red_t.clone()),
-                                ix(&qc),
-                                ix(&tr),
-                                ix(&ts),
-                            ],
-                            "",
-                        );
+                        cx.em.op0("memref.store", &[v, red, qc, tr, ts], &[]);
                     }
                 }
                 RegTile::Memory(acc) => {
-                    let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
-                    let v = cx.em.op(
-                        "memref.load",
-                        &[(acc.clone(), acc_mem.clone()), (q.clone(), "index".into())],
-                        "",
-                        &rt,
-                    );
-                    cx.em.op0(
-                        "memref.store",
-                        &[
-                            (v, rt.clone()),
-                            (red.clone(), red_t.clone()),
-                            ix(&q),
-                            ix(&tr),
-                            ix(&ts),
-                        ],
-                        "",
-                    );
+                    let (q, _, _) = cx.em.begin_for(z, qt, one, &[]);
+                    let v = cx.em.op("memref.load", &[*acc, q], &[], rt.clone());
+                    cx.em.op0("memref.store", &[v, red, q, tr, ts], &[]);
                     cx.em.end_for(&[]);
                 }
             }
-            cx.em.op0("gpu.barrier", &[], "");
+            cx.em.barrier();
             let mut half = rsplit / 2;
             while half >= 1 {
                 let h = cx.em.idx(half);
-                let cnd = cx.em.cmp(CmpIPredicate::Ult, &tr, &h);
-                cx.em.begin_then(&cnd);
-                let (q, _, _) = cx.em.begin_for(&z, &qt, &one, &[]);
-                let other = cx.em.add(&tr, &h);
-                let a = cx.em.op(
-                    "memref.load",
-                    &[(red.clone(), red_t.clone()), ix(&q), ix(&tr), ix(&ts)],
-                    "",
-                    &rt,
-                );
-                let b = cx.em.op(
-                    "memref.load",
-                    &[(red.clone(), red_t.clone()), ix(&q), ix(&other), ix(&ts)],
-                    "",
-                    &rt,
-                );
-                let s2 = cx.combine(comb, &a, &b, res_elem);
-                cx.em.op0(
-                    "memref.store",
-                    &[
-                        (s2, rt.clone()),
-                        (red.clone(), red_t.clone()),
-                        ix(&q),
-                        ix(&tr),
-                        ix(&ts),
-                    ],
-                    "",
-                );
+                let cnd = cx.em.cmp(CmpIPredicate::Ult, tr, h);
+                cx.em.begin_then(cnd);
+                let (q, _, _) = cx.em.begin_for(z, qt, one, &[]);
+                let other = cx.em.add(tr, h);
+                let a = cx.em.op("memref.load", &[red, q, tr, ts], &[], rt.clone());
+                let b = cx
+                    .em
+                    .op("memref.load", &[red, q, other, ts], &[], rt.clone());
+                let s2 = cx.combine(comb, a, b, res_elem);
+                cx.em.op0("memref.store", &[s2, red, q, tr, ts], &[]);
                 cx.em.end_for(&[]);
                 cx.em.end_then();
-                cx.em.op0("gpu.barrier", &[], "");
+                cx.em.barrier();
                 half /= 2;
             }
             // Lane 0 stores the result.
             let z0 = cx.em.idx(0);
-            let lead = cx.em.cmp(CmpIPredicate::Eq, &tr, &z0);
-            cx.em.begin_then(&lead);
+            let lead = cx.em.cmp(CmpIPredicate::Eq, tr, z0);
+            cx.em.begin_then(lead);
             let (vals, q, opened, guarded) = open_points(&mut cx);
-            let v = cx.em.op(
-                "memref.load",
-                &[(red.clone(), red_t.clone()), ix(&q), ix(&z0), ix(&ts)],
-                "",
-                &rt,
-            );
-            store_out(&mut cx, &vals, &v, &rt)?;
+            let v = cx.em.op("memref.load", &[red, q, z0, ts], &[], rt.clone());
+            store_out(&mut cx, &vals, v)?;
             close_points(&mut cx, opened, guarded);
             cx.em.end_then();
         } else {
@@ -1781,34 +1771,34 @@ fn lower_kernel(
                     // run (4-aligned) is wholly inside or outside the tensor, so its 4 points
                     // share the run start's guard, and their stores stay adjacent for the
                     // back end to merge into one 16-byte store.
-                    let conds: Vec<Option<String>> = pts
+                    let conds: Vec<Option<Value>> = pts
                         .iter()
                         .map(|pt| {
                             let mut gv = pt.vals.clone();
                             for &s in &sp {
-                                if let Some((run, _)) = &pt.runs[s]
+                                if let Some((run, _)) = pt.runs[s]
                                     && cx.ext[s] % 4 == 0
                                 {
-                                    let base = cx.base[s].clone();
-                                    gv[s] = Some(cx.em.add(&base, run));
+                                    let base = cx.base[s];
+                                    gv[s] = Some(cx.em.add(base, run));
                                 }
                             }
                             point_guard(&mut cx, &sp, &gv)
                         })
                         .collect();
-                    let mut open: Option<String> = None;
-                    for ((pt, v), cond) in pts.iter().zip(accs).zip(conds) {
+                    let mut open: Option<Value> = None;
+                    for ((pt, &v), cond) in pts.iter().zip(accs).zip(conds) {
                         if open.is_some() && open != cond {
                             cx.em.end_then();
                             open = None;
                         }
                         if open.is_none()
-                            && let Some(c) = &cond
+                            && let Some(c) = cond
                         {
                             cx.em.begin_then(c);
-                            open = cond.clone();
+                            open = cond;
                         }
-                        store_out(&mut cx, &pt.vals, v, &rt)?;
+                        store_out(&mut cx, &pt.vals, v)?;
                     }
                     if open.is_some() {
                         cx.em.end_then();
@@ -1816,13 +1806,8 @@ fn lower_kernel(
                 }
                 RegTile::Memory(acc) => {
                     let (vals, q, opened, guarded) = open_points(&mut cx);
-                    let v = cx.em.op(
-                        "memref.load",
-                        &[(acc.clone(), acc_mem.clone()), (q, "index".into())],
-                        "",
-                        &rt,
-                    );
-                    store_out(&mut cx, &vals, &v, &rt)?;
+                    let v = cx.em.op("memref.load", &[*acc, q], &[], rt.clone());
+                    store_out(&mut cx, &vals, v)?;
                     close_points(&mut cx, opened, guarded);
                 }
             }
@@ -1833,62 +1818,30 @@ fn lower_kernel(
         // No reduction: each point's value goes straight to the output.
         let (vals, _, opened, guarded) = open_points(&mut cx);
         let v = point_value(&mut cx, &vals, &[], &[])?;
-        store_out(&mut cx, &vals, &v, &rt)?;
+        store_out(&mut cx, &vals, v)?;
         close_points(&mut cx, opened, guarded);
     }
-    // Assemble the gpu.func.
-    let mut arg_decls: Vec<(String, String)> = c
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (format!("%in{i}"), memref(&t.shape, t.elem, "")))
-        .collect();
-    arg_decls.push(("%out".into(), out_t.clone()));
-    let fn_ty = format!(
-        "({}) -> ()",
-        arg_decls
-            .iter()
-            .map(|a| a.1.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    // Shared buffers: static workgroup attributions while they fit the static limit, else
-    // views (same SSA names) into the launch's dynamic shared memory.
-    let sizes: Vec<u64> = shared_decls.iter().map(|d| d.2).collect();
-    let (offsets, laid_out) = shared_layout(&sizes);
-    let dynamic = laid_out > STATIC_SHARED_LIMIT;
-    let (attributions, prologue, dsm) = if dynamic {
-        (
-            Vec::new(),
-            dynamic_shared_views(&shared_decls, &offsets),
-            laid_out,
-        )
-    } else {
-        (shared_decls.clone(), String::new(), 0)
-    };
-    let prologue = format!("{}{prologue}", cx.collapse_text);
-    let params: Vec<String> = arg_decls
-        .iter()
-        .map(|(n, t)| format!("{n}: {t}"))
-        .chain(attributions.iter().map(|(n, t, _)| format!("{n}: {t}")))
-        .collect();
-    let body = cx.em.finish(3);
+    // Assemble the gpu.func around the entry block.
+    let mut prologue_ops = std::mem::take(&mut cx.collapse_ops);
+    prologue_ops.extend(prologue);
     let launch = LaunchDesc {
         grid: [nblocks as u64, 1, 1],
         block: [all_threads as u64, 1, 1],
         dynamic_shared_memory: dsm,
     };
-    let text = format!(
-        "    \"gpu.func\"() <{{function_type = {fn_ty}, known_block_size = array<i32: {all_threads}, 1, 1>, known_grid_size = array<i32: {nblocks}, 1, 1>}}> ({{\n    ^bb0({}):\n{prologue}{body}      \"gpu.return\"() : () -> ()\n    }}) {{gpu.kernel, rtile.launch = {{block = array<i32: {all_threads}, 1, 1>, dynamic_shared_memory = {dsm} : i64, grid = array<i32: {nblocks}, 1, 1>}}, rtile.te = \"{}\", sym_name = \"{name}\", workgroup_attributions = {} : i64}} : () -> ()\n",
-        params.join(", "),
-        escape(&reference_text(c)),
-        attributions.len()
-    );
-    let shared_bytes = if dynamic { laid_out } else { shared_bytes };
     let staged = cx.accs.iter().map(|a| a.view.is_some()).collect();
+    cx.em.finish(&prologue_ops);
+    let func = build_gpu_func(
+        ctx,
+        entry,
+        arg_types,
+        name,
+        &launch,
+        (attributions, reference_text(c)),
+    );
     Ok(LoweredKernel {
         name: name.to_string(),
-        text,
+        func,
         launch,
         shared_bytes,
         staged,
@@ -1896,6 +1849,102 @@ fn lower_kernel(
         rsplit,
         prefetched,
     })
+}
+
+/// Wraps `entry` (the kernel's body) in a detached `gpu.func` named `name` over memrefs of
+/// `arg_types`, with `attributions` workgroup attributions (the entry block's last
+/// arguments), the launch's `known_*_size`, and the `rtile.launch` and `rtile.te`
+/// (`reference`) attributes.
+fn build_gpu_func(
+    ctx: &mut Context,
+    entry: BlockId,
+    arg_types: Vec<Type>,
+    name: &str,
+    launch: &LaunchDesc,
+    (attributions, reference): (usize, String),
+) -> OpId {
+    let [nblocks, ..] = launch.grid;
+    let [all_threads, ..] = launch.block;
+    let (nblocks, all_threads) = (nblocks as i64, all_threads as i64);
+    let region = ctx.create_region();
+    ctx.append_block(region, entry);
+    let named = |name: &str, value: Attribute| NamedAttribute {
+        name: name.into(),
+        value,
+    };
+    let rtile_launch = Attribute::dictionary(vec![
+        named("block", i32_array(&[all_threads, 1, 1])),
+        named(
+            "dynamic_shared_memory",
+            Attribute::i64(launch.dynamic_shared_memory as i64),
+        ),
+        named("grid", i32_array(&[nblocks, 1, 1])),
+    ]);
+    let mut b = rtile::ir::Builder::new(ctx);
+    b.op("gpu.func")
+        .property(
+            "function_type",
+            Attribute::Type(Type::function(arg_types, vec![])),
+        )
+        .property("known_block_size", i32_array(&[all_threads, 1, 1]))
+        .property("known_grid_size", i32_array(&[nblocks, 1, 1]))
+        .region(region)
+        .attr("gpu.kernel", Attribute::Unit)
+        .attr("rtile.launch", rtile_launch)
+        .attr("rtile.te", Attribute::string(reference))
+        .attr("sym_name", Attribute::string(name))
+        .attr(
+            "workgroup_attributions",
+            Attribute::i64(attributions as i64),
+        )
+        .build()
+}
+
+/// The slot of the cross-thread reduction's buffer among the shared buffers (the others'
+/// slots are their distinct reads).
+const RED_SLOT: usize = usize::MAX;
+
+/// Makes the shared buffers `(slot, type, bytes)`: static workgroup attributions (entry
+/// block arguments after the memrefs) while they fit [`STATIC_SHARED_LIMIT`], else views
+/// into the launch's dynamic shared memory, built at the kernel's entry. Returns the number
+/// of attributions, the dynamic shared memory (bytes, 0 when static) and the views' ops.
+fn shared_buffers(cx: &mut Ctx, decls: &[(usize, Type, u64)]) -> (usize, u64, Vec<OpId>) {
+    let sizes: Vec<u64> = decls.iter().map(|d| d.2).collect();
+    let (offsets, laid_out) = shared_layout(&sizes);
+    if laid_out <= STATIC_SHARED_LIMIT {
+        let entry = cx.em.entry();
+        for (slot, t, _) in decls {
+            let v = cx
+                .em
+                .builder()
+                .ctx_mut()
+                .add_block_argument(entry, t.clone(), None);
+            cx.shared.push((*slot, v));
+        }
+        return (decls.len(), 0, Vec::new());
+    }
+    // Each buffer is a `memref.view` of `gpu.dynamic_shared_memory` at its byte offset, so
+    // the body addresses it exactly as it would a workgroup attribution.
+    let base_t = Type::MemRef {
+        shape: vec![DYNAMIC],
+        elem: Box::new(Type::int(8)),
+        layout: None,
+        memory_space: Some(Box::new(workgroup())),
+    };
+    let (base_op, base) = cx
+        .em
+        .at_entry("gpu.dynamic_shared_memory", &[], &[], base_t);
+    let mut ops = vec![base_op];
+    for ((slot, t, _), &off) in decls.iter().zip(&offsets) {
+        let value = Attribute::int(off as i64, Type::Index);
+        let (c_op, c) = cx
+            .em
+            .at_entry("arith.constant", &[], &[("value", value)], Type::Index);
+        let (v_op, v) = cx.em.at_entry("memref.view", &[base, c], &[], t.clone());
+        ops.extend([c_op, v_op]);
+        cx.shared.push((*slot, v));
+    }
+    (0, laid_out, ops)
 }
 
 /// Alignment of each shared buffer in dynamic shared memory: the widest shared access is a
@@ -1915,29 +1964,15 @@ pub fn shared_layout(sizes: &[u64]) -> (Vec<u64>, u64) {
     (offsets, end)
 }
 
-/// The kernel prologue that defines each shared buffer `(name, type, bytes)` as a
-/// `memref.view` of `gpu.dynamic_shared_memory` at its byte offset, under the buffer's own
-/// SSA name, so the body addresses it exactly as it would a workgroup attribution.
-fn dynamic_shared_views(decls: &[(String, String, u64)], offsets: &[u64]) -> String {
-    let base_t = "memref<?xi8, #gpu.address_space<workgroup>>";
-    let mut s = format!("      %shbase = \"gpu.dynamic_shared_memory\"() : () -> {base_t}\n");
-    for (j, ((n, t, _), off)) in decls.iter().zip(offsets).enumerate() {
-        s.push_str(&format!(
-            "      %shoff{j} = \"arith.constant\"() <{{value = {off} : index}}> : () -> index\n      {n} = \"memref.view\"(%shbase, %shoff{j}) : ({base_t}, index) -> {t}\n"
-        ));
-    }
-    s
-}
-
 /// The body's value at one point (`vals`: view axis values; `locals`, where given, the
 /// same minus the tile base, so staged reads need no subtraction; `runs`, where given, the
 /// blocked axes' runs, see [`Point`]).
 fn point_value(
     cx: &mut Ctx,
-    vals: &[Option<String>],
-    locals: &[Option<String>],
-    runs: &[Option<(String, i64)>],
-) -> Result<String, String> {
+    vals: &[Option<Value>],
+    locals: &[Option<Value>],
+    runs: &[Option<(Value, i64)>],
+) -> Result<Value, String> {
     let avals = point_loads(cx, vals, locals, runs)?;
     let body = cx.c.body.clone();
     Ok(cx.body(&body, &avals)?.0)
@@ -2022,16 +2057,16 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
             break;
         }
     }
-    let mut js = vec![String::new(); sp.len()];
+    let mut js = Vec::with_capacity(sp.len());
     let mut opened = 0;
     for i in 0..sp.len() {
-        js[i] = if cnt[i] == unroll[i] {
+        js.push(if cnt[i] == unroll[i] {
             cx.em.idx(0)
         } else {
             let (z, ub, st) = (cx.em.idx(0), cx.em.idx(cnt[i]), cx.em.idx(unroll[i]));
             opened += 1;
-            cx.em.begin_for(&z, &ub, &st, &[]).0
-        };
+            cx.em.begin_for(z, ub, st, &[]).0
+        });
     }
     // The unrolled points, row-major over the unrolled offsets (the innermost fastest).
     let total: i64 = unroll.iter().product();
@@ -2047,34 +2082,28 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
         for (i, &s) in sp.iter().enumerate() {
             let j = if unroll[i] > 1 {
                 let kc = cx.em.idx(offs[i]);
-                cx.em.add(&js[i], &kc)
+                cx.em.add(js[i], kc)
             } else {
-                js[i].clone()
+                js[i]
             };
-            let jn = cx.em.mul_const(&j, cx.nthr[s]);
-            let tc = cx.tc[s].clone();
-            let mut local = cx.em.add(&jn, &tc);
+            let jn = cx.em.mul_const(j, cx.nthr[s]);
+            let tc = cx.tc[s];
+            let mut local = cx.em.add(jn, tc);
             if s == s_last {
-                local = cx.em.mul_const(&local, v);
+                local = cx.em.mul_const(local, v);
             }
-            let base = cx.base[s].clone();
-            vals[s] = Some(cx.em.add(&base, &local));
+            let base = cx.base[s];
+            vals[s] = Some(cx.em.add(base, local));
         }
         pts.push(vals);
     }
-    let conds: Vec<Option<String>> = pts.iter().map(|p| point_guard(cx, sp, p)).collect();
-    let lane_ty = |e: ElemType| {
-        if v > 1 {
-            format!("vector<{v}x{}>", ty(e))
-        } else {
-            ty(e)
-        }
-    };
-    let tys: Vec<String> = cx.accs.iter().map(|a| lane_ty(a.elem)).collect();
+    let conds: Vec<Option<Value>> = pts.iter().map(|p| point_guard(cx, sp, p)).collect();
+    let lane_ty = |e: ElemType| if v > 1 { vector(v, e) } else { ty(e) };
+    let tys: Vec<Type> = cx.accs.iter().map(|a| lane_ty(a.elem)).collect();
     // Every unrolled point's loads first.
     let mut loaded = Vec::new();
     for (p, cond) in pts.iter().zip(&conds) {
-        let load = |cx: &mut Ctx| -> Result<Vec<String>, String> {
+        let load = |cx: &mut Ctx| -> Result<Vec<Value>, String> {
             if v == 1 {
                 return point_loads(cx, p, &[], &[]);
             }
@@ -2082,31 +2111,29 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
             for i in 0..cx.accs.len() {
                 let (map, shape) = (cx.accs[i].map.clone(), cx.accs[i].shape.clone());
                 let elem = cx.accs[i].elem;
-                let gm = format!("%in{}", cx.accs[i].input);
-                let (m, mt, idx, _) = cx.direct_access(&gm, &map, &shape, elem, p)?;
-                let mut args: Vec<Typed> = vec![(m, mt)];
-                args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
-                out.push(cx.em.op("vector.load", &args, "", &lane_ty(elem)));
+                let gm = cx.ins[cx.accs[i].input];
+                let (m, idx, _) = cx.direct_access(gm, &map, &shape, elem, p)?;
+                let mut args = vec![m];
+                args.extend(idx);
+                out.push(cx.em.op("vector.load", &args, &[], lane_ty(elem)));
             }
             Ok(out)
         };
-        let av = match cond {
+        let av = match *cond {
             None => load(cx)?,
             Some(c) => {
-                let trs: Vec<&str> = tys.iter().map(String::as_str).collect();
-                let r = cx.em.begin_if(c, &trs);
+                let r = cx.em.begin_if(c, &tys);
                 let av = load(cx)?;
-                let typed: Vec<Typed> = av.into_iter().zip(tys.iter().cloned()).collect();
-                cx.em.else_(&typed);
+                cx.em.else_(&av);
                 let mut pads = Vec::new();
                 for (i, t) in tys.iter().enumerate() {
                     let e = cx.accs[i].elem;
                     let pv = cx.pad_value(&cx.accs[i]);
                     let mut k = cx.constant(pv, e);
                     if v > 1 {
-                        k = cx.em.op("vector.broadcast", &[(k, ty(e))], "", t);
+                        k = cx.em.op("vector.broadcast", &[k], &[], t.clone());
                     }
-                    pads.push((k, t.clone()));
+                    pads.push(k);
                 }
                 cx.em.end_if(Some(&pads));
                 r
@@ -2115,48 +2142,40 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
         loaded.push(av);
     }
     // Then the bodies and stores, each under its point's guard.
-    let rt = ty(cx.c.result.elem);
     let body = cx.c.body.clone();
     for ((p, cond), av) in pts.iter().zip(&conds).zip(&loaded) {
-        if let Some(c) = cond {
+        if let Some(c) = *cond {
             cx.em.begin_then(c);
         }
         if v == 1 {
             let r = cx.body(&body, av)?.0;
-            store_out(cx, p, &r, &rt)?;
+            store_out(cx, p, r)?;
         } else {
-            let mut vec_val = String::new();
+            let vt = lane_ty(cx.c.result.elem);
+            let mut vec_val = None;
             for l in 0..v {
-                let pos = format!("static_position = array<i64: {l}>");
-                let lanes: Vec<String> = av
+                let ets: Vec<Type> = cx.accs.iter().map(|a| ty(a.elem)).collect();
+                let lanes: Vec<Value> = av
                     .iter()
-                    .zip(&cx.accs.iter().map(|a| ty(a.elem)).collect::<Vec<_>>())
-                    .zip(&tys)
-                    .map(|((x, et), vt)| {
-                        cx.em
-                            .op("vector.extract", &[(x.clone(), vt.clone())], &pos, et)
-                    })
+                    .zip(ets)
+                    .map(|(&x, et)| cx.em.op("vector.extract", &[x], &[position(l)], et))
                     .collect();
                 let r = cx.body(&body, &lanes)?.0;
-                let vt = lane_ty(cx.c.result.elem);
-                vec_val = if l == 0 {
-                    cx.em.op("vector.broadcast", &[(r, rt.clone())], "", &vt)
-                } else {
-                    cx.em.op(
-                        "vector.insert",
-                        &[(r, rt.clone()), (vec_val, vt.clone())],
-                        &pos,
-                        &vt,
-                    )
-                };
+                vec_val = Some(match vec_val {
+                    None => cx.em.op("vector.broadcast", &[r], &[], vt.clone()),
+                    Some(acc) => cx
+                        .em
+                        .op("vector.insert", &[r, acc], &[position(l)], vt.clone()),
+                });
             }
+            let vec_val = vec_val.ok_or("internal error: an empty vector")?;
             let np = cx.c.num_parallel();
             let map: Vec<AffineExpr> = (0..np as u32).map(AffineExpr::Dim).collect();
             let shape = cx.c.result.shape.clone();
-            let (m, mt, idx, _) = cx.direct_access("%out", &map, &shape, cx.c.result.elem, p)?;
-            let mut args: Vec<Typed> = vec![(vec_val, lane_ty(cx.c.result.elem)), (m, mt)];
-            args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
-            cx.em.op0("vector.store", &args, "");
+            let (m, idx, _) = cx.direct_access(cx.out, &map, &shape, cx.c.result.elem, p)?;
+            let mut args = vec![vec_val, m];
+            args.extend(idx);
+            cx.em.op0("vector.store", &args, &[]);
         }
         if cond.is_some() {
             cx.em.end_then();
@@ -2171,10 +2190,10 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
 /// The values of every access at one point (see [`point_value`]).
 fn point_loads(
     cx: &mut Ctx,
-    vals: &[Option<String>],
-    locals: &[Option<String>],
-    runs: &[Option<(String, i64)>],
-) -> Result<Vec<String>, String> {
+    vals: &[Option<Value>],
+    locals: &[Option<Value>],
+    runs: &[Option<(Value, i64)>],
+) -> Result<Vec<Value>, String> {
     let mut avals = Vec::new();
     for i in 0..cx.accs.len() {
         let elem = cx.accs[i].elem;
@@ -2190,54 +2209,50 @@ fn point_loads(
             let transpose = cx.transposed.get(i).copied().flatten();
             let vec_run = shared_vector_axis(cx, i)
                 .or(transpose.map(|t| t.axis))
-                .and_then(|s| runs.get(s).cloned().flatten().map(|r| (s, r)));
+                .and_then(|s| runs.get(s).copied().flatten().map(|r| (s, r)));
             // Tile-local coordinates: Σ c·(value − base), shifted for negative coefficients.
             let mut idx = Vec::new();
             for ix in &vidx {
                 let mut o = cx.em.idx(0);
                 for &(a, cf) in &ix.terms {
                     let run_start = vec_run
-                        .as_ref()
                         .filter(|(s, _)| *s == a)
-                        .map(|(_, (start, _))| start.clone());
-                    let l = match run_start.or_else(|| locals.get(a).cloned().flatten()) {
+                        .map(|(_, (start, _))| start);
+                    let l = match run_start.or_else(|| locals.get(a).copied().flatten()) {
                         Some(l) => l,
                         None => {
-                            let v = vals[a].clone().ok_or("axis without a value")?;
-                            let base = cx.base[a].clone();
-                            cx.em.ibin("arith.subi", &v, &base)
+                            let v = vals[a].ok_or("axis without a value")?;
+                            let base = cx.base[a];
+                            cx.em.ibin("arith.subi", v, base)
                         }
                     };
                     let l = if cf < 0 {
                         let off = cx.em.idx(cx.blk[a] - 1);
-                        let t = cx.em.ibin("arith.subi", &l, &off);
-                        cx.em.mul_const(&t, cf)
+                        let t = cx.em.ibin("arith.subi", l, off);
+                        cx.em.mul_const(t, cf)
                     } else {
-                        cx.em.mul_const(&l, cf)
+                        cx.em.mul_const(l, cf)
                     };
-                    o = cx.em.add(&o, &l);
+                    o = cx.em.add(o, l);
                 }
                 idx.push(o);
             }
             // A transposed tile (`As[k][m]`): the blocked axis's run is along its last dim.
             let idx = transpose.map_or(idx.clone(), |t| t.permute(&idx));
-            let sh = format!("%sh{}", cx.accs[i].read);
-            let sh_ty = shared_type(cx, i);
-            let mut args: Vec<Typed> = vec![(sh, sh_ty)];
-            args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
+            let mut args = vec![cx.sh(cx.accs[i].read)];
+            args.extend(idx);
             if let Some((_, (_, lane))) = vec_run {
-                let vt = format!("vector<4x{et}>");
-                let v = cx.em.op("vector.load", &args, "", &vt);
-                let pos = format!("static_position = array<i64: {lane}>");
-                avals.push(cx.em.op("vector.extract", &[(v, vt)], &pos, &et));
+                let vt = vector(4, elem);
+                let v = cx.em.op("vector.load", &args, &[], vt);
+                avals.push(cx.em.op("vector.extract", &[v], &[position(lane)], et));
             } else {
-                avals.push(cx.em.op("memref.load", &args, "", &et));
+                avals.push(cx.em.op("memref.load", &args, &[], et));
             }
         } else {
             let map = cx.accs[i].map.clone();
             let shape = cx.accs[i].shape.clone();
-            let gm = format!("%in{}", cx.accs[i].input);
-            let (m, mt, idx, cshape) = cx.direct_access(&gm, &map, &shape, elem, vals)?;
+            let gm = cx.ins[cx.accs[i].input];
+            let (m, idx, cshape) = cx.direct_access(gm, &map, &shape, elem, vals)?;
             let checks: Vec<(bool, bool)> = vec![(true, true); idx.len()];
             let cond = if cx.accs[i].pad.is_some() {
                 cx.in_bounds(&idx, &cshape, &checks)
@@ -2245,46 +2260,25 @@ fn point_loads(
                 None
             };
             let padv = cx.pad_value(&cx.accs[i]);
-            avals.push(cx.guarded_load(&m, &mt, &idx, cond, elem, padv));
+            avals.push(cx.guarded_load(m, &idx, cond, elem, padv));
         }
     }
     Ok(avals)
-}
-
-fn shared_type(cx: &Ctx, i: usize) -> String {
-    let Some((vidx, _, _)) = &cx.accs[i].view else {
-        return String::new();
-    };
-    let blk: Vec<u64> = cx.blk.iter().map(|&b| b as u64).collect();
-    if let Some(t) = cx.transposed.get(i).copied().flatten() {
-        let spans: Vec<i64> = vidx.iter().map(|ix| ix.span(&blk) as i64).collect();
-        let mut dims = t.permute(&spans);
-        if let Some(l) = dims.last_mut() {
-            *l = t.pitch;
-        }
-        return memref(&dims, cx.accs[i].elem, "workgroup");
-    }
-    let dims: Vec<i64> = vidx
-        .iter()
-        .enumerate()
-        .map(|(d, ix)| ix.span(&blk) as i64 + cx_pad(cx, cx.accs[i].read, d))
-        .collect();
-    memref(&dims, cx.accs[i].elem, "workgroup")
 }
 
 fn cx_pad(cx: &Ctx, i: usize, d: usize) -> i64 {
     cx.pads.get(i).and_then(|p| p.get(d)).copied().unwrap_or(0)
 }
 
-fn store_out(cx: &mut Ctx, vals: &[Option<String>], v: &str, rt: &str) -> Result<(), String> {
+fn store_out(cx: &mut Ctx, vals: &[Option<Value>], v: Value) -> Result<(), String> {
     let np = cx.c.num_parallel();
     let map: Vec<AffineExpr> = (0..np as u32).map(AffineExpr::Dim).collect();
     let shape = cx.c.result.shape.clone();
     let elem = cx.c.result.elem;
-    let (m, mt, idx, _) = cx.direct_access("%out", &map, &shape, elem, vals)?;
-    let mut args: Vec<Typed> = vec![(v.into(), rt.into()), (m, mt)];
-    args.extend(idx.into_iter().map(|x| (x, "index".to_string())));
-    cx.em.op0("memref.store", &args, "");
+    let (m, idx, _) = cx.direct_access(cx.out, &map, &shape, elem, vals)?;
+    let mut args = vec![v, m];
+    args.extend(idx);
+    cx.em.op0("memref.store", &args, &[]);
     Ok(())
 }
 
@@ -2293,8 +2287,8 @@ fn store_out(cx: &mut Ctx, vals: &[Option<String>], v: &str, rt: &str) -> Result
 struct StagedTile {
     /// The (first) te access of the read.
     acc: usize,
-    sh: String,
-    sh_ty: String,
+    /// The shared buffer's slot (the distinct read, see [`Ctx::sh`]).
+    sh: usize,
     elem: ElemType,
     /// The tile's dims in load units (the last divided by `v`).
     dims: Vec<i64>,
@@ -2321,23 +2315,18 @@ impl StagedTile {
         (self.total() + threads - 1) / threads
     }
     /// The type of one load unit.
-    fn lane_type(&self) -> String {
+    fn lane_type(&self) -> Type {
         if self.v > 1 {
-            format!("vector<{}x{}>", self.v, ty(self.elem))
+            vector(self.v, self.elem)
         } else {
             ty(self.elem)
         }
     }
-    /// The pad value as one load unit (written where it is used).
-    fn pad_lane(&self, cx: &mut Ctx) -> String {
+    /// The pad value as one load unit (built where it is used).
+    fn pad_lane(&self, cx: &mut Ctx) -> Value {
         let p = cx.constant(self.padv, self.elem);
         if self.v > 1 {
-            cx.em.op(
-                "vector.broadcast",
-                &[(p, ty(self.elem))],
-                "",
-                &self.lane_type(),
-            )
+            cx.em.op("vector.broadcast", &[p], &[], self.lane_type())
         } else {
             p
         }
@@ -2345,13 +2334,13 @@ impl StagedTile {
 }
 
 /// The staged tiles of the kernel (one per distinct staged read, in access order), their
-/// shared buffers `(name, type, bytes)`, the bytes, and which accesses load 16 bytes at a
-/// time. Writes nothing: origins and loads are emitted where the k-step base is known.
+/// shared buffers `(slot, type, bytes)`, the bytes, and which accesses load 16 bytes at a
+/// time. Builds nothing: origins and loads are built where the k-step base is known.
 #[allow(clippy::type_complexity)]
 fn plan_staged(
     cx: &Ctx,
     p: &RProgram,
-) -> (Vec<StagedTile>, Vec<(String, String, u64)>, u64, Vec<bool>) {
+) -> (Vec<StagedTile>, Vec<(usize, Type, u64)>, u64, Vec<bool>) {
     let mut tiles = Vec::new();
     let mut decls = Vec::new();
     let mut bytes_all = 0u64;
@@ -2385,11 +2374,10 @@ fn plan_staged(
             }
             None => tile.iter().zip(&pad).map(|(a, b)| a + b).collect(),
         };
-        let sh_ty = memref(&padded, elem, "workgroup");
-        let sh = format!("%sh{read}");
+        let sh_ty = shared_memref(&padded, elem);
         let bytes = padded.iter().product::<i64>() as u64 * (elem.width() as u64).div_ceil(8);
         bytes_all += bytes;
-        decls.push((sh.clone(), sh_ty.clone(), bytes));
+        decls.push((read, sh_ty, bytes));
         // The static range of the tile origin over all blocks and k-steps, per dim.
         let mut checks = Vec::new();
         for (d, ix) in vidx.iter().enumerate() {
@@ -2416,8 +2404,7 @@ fn plan_staged(
         dims[last] /= v;
         tiles.push(StagedTile {
             acc: i,
-            sh,
-            sh_ty,
+            sh: read,
             elem,
             dims,
             v,
@@ -2434,20 +2421,20 @@ fn plan_staged(
 
 /// The tile origin per view dim at the current tile bases (`cx.base`: block origins and
 /// the k-step's base); negative coefficients start from the block's last index.
-fn tile_origin(cx: &mut Ctx, t: &StagedTile) -> Vec<String> {
+fn tile_origin(cx: &mut Ctx, t: &StagedTile) -> Vec<Value> {
     let mut origin = Vec::new();
     for ix in &t.vidx {
         let mut o = cx.em.idx(ix.constant);
         for &(a, cf) in &ix.terms {
             let b = if cf < 0 {
                 let off = cx.em.idx(cx.blk[a] - 1);
-                let base = cx.base[a].clone();
-                cx.em.add(&base, &off)
+                let base = cx.base[a];
+                cx.em.add(base, off)
             } else {
-                cx.base[a].clone()
+                cx.base[a]
             };
-            let term = cx.em.mul_const(&b, cf);
-            o = cx.em.add(&o, &term);
+            let term = cx.em.mul_const(b, cf);
+            o = cx.em.add(o, term);
         }
         origin.push(o);
     }
@@ -2455,49 +2442,47 @@ fn tile_origin(cx: &mut Ctx, t: &StagedTile) -> Vec<String> {
 }
 
 /// Load unit `e` of tile `t`: its coordinates in the shared tile (elements), and the global
-/// memref (collapsed to the view's shape, so view indices need no delinearization), its
-/// type, the global indices and the bounds condition (`None`: statically in bounds).
+/// memref (collapsed to the view's shape, so view indices need no delinearization), the
+/// global indices and the bounds condition (`None`: statically in bounds).
 #[allow(clippy::type_complexity)]
 fn unit_access(
     cx: &mut Ctx,
     t: &StagedTile,
-    origin: &[String],
-    e: &str,
-) -> (Vec<String>, String, String, Vec<String>, Option<String>) {
+    origin: &[Value],
+    e: Value,
+) -> (Vec<Value>, Value, Vec<Value>, Option<Value>) {
     let last = t.dims.len() - 1;
     let mut coord = cx.decompose(e, &t.dims);
     if t.v > 1 {
-        coord[last] = cx.em.mul_const(&coord[last], t.v);
+        coord[last] = cx.em.mul_const(coord[last], t.v);
     }
-    let g: Vec<String> = (0..coord.len())
-        .map(|d| cx.em.add(&origin[d], &coord[d]))
+    let g: Vec<Value> = (0..coord.len())
+        .map(|d| cx.em.add(origin[d], coord[d]))
         .collect();
     let cond = cx.in_bounds(&g, &t.vshape, &t.checks);
     let a = &cx.accs[t.acc];
-    let (mem, shape) = (format!("%in{}", a.input), a.shape.clone());
-    let (gm, gt) = cx.collapsed(&mem, &shape, t.elem, &t.dgroups);
-    (coord, gm, gt, g, cond)
+    let (mem, shape) = (cx.ins[a.input], a.shape.clone());
+    let gm = cx.collapsed(mem, &shape, t.elem, &t.dgroups);
+    (coord, gm, g, cond)
 }
 
 /// The shared store of one load unit `val` at tile coordinates `coord`.
-fn store_unit(cx: &mut Ctx, t: &StagedTile, val: &str, coord: &[String]) {
+fn store_unit(cx: &mut Ctx, t: &StagedTile, val: Value, coord: &[Value]) {
     if let Some(tr) = t.transpose {
         // The unit's lanes run along the tensor's last dim, which is not the shared tile's
         // last: one scalar store per lane (bank conflicts: see [`transposed_pitch`]).
         let last = coord.len() - 1;
-        let et = ty(t.elem);
         for l in 0..t.v {
             let x = if t.v > 1 {
-                let pos = format!("static_position = array<i64: {l}>");
                 cx.em
-                    .op("vector.extract", &[(val.into(), t.lane_type())], &pos, &et)
+                    .op("vector.extract", &[val], &[position(l)], ty(t.elem))
             } else {
-                val.to_string()
+                val
             };
             let mut c = coord.to_vec();
             let off = cx.em.idx(l);
-            c[last] = cx.em.add(&coord[last], &off);
-            store_scalar(cx, t, &x, &tr.permute(&c));
+            c[last] = cx.em.add(coord[last], off);
+            store_scalar(cx, t, x, &tr.permute(&c));
         }
         return;
     }
@@ -2506,50 +2491,50 @@ fn store_unit(cx: &mut Ctx, t: &StagedTile, val: &str, coord: &[String]) {
     } else {
         "memref.store"
     };
-    let mut st: Vec<Typed> = vec![(val.into(), t.lane_type()), (t.sh.clone(), t.sh_ty.clone())];
-    st.extend(coord.iter().map(|x| (x.clone(), "index".to_string())));
-    cx.em.op0(name, &st, "");
+    let mut st = vec![val, cx.sh(t.sh)];
+    st.extend_from_slice(coord);
+    cx.em.op0(name, &st, &[]);
 }
 
 /// A scalar `memref.store` of `val` into tile `t` at shared-layout coordinates `coord`.
-fn store_scalar(cx: &mut Ctx, t: &StagedTile, val: &str, coord: &[String]) {
-    let mut st: Vec<Typed> = vec![(val.into(), ty(t.elem)), (t.sh.clone(), t.sh_ty.clone())];
-    st.extend(coord.iter().map(|x| (x.clone(), "index".to_string())));
-    cx.em.op0("memref.store", &st, "");
+fn store_scalar(cx: &mut Ctx, t: &StagedTile, val: Value, coord: &[Value]) {
+    let mut st = vec![val, cx.sh(t.sh)];
+    st.extend_from_slice(coord);
+    cx.em.op0("memref.store", &st, &[]);
 }
 
 /// Today's cooperative load of one staged tile (no prefetch): `scf.for e = tid to total step
 /// threads { v = load global; store shared }`, out-of-range elements written with the pad.
-fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) {
+fn loop_load(cx: &mut Ctx, t: &StagedTile, tid: Value, threads: i64) {
     let thr_c = cx.em.idx(threads);
     let origin = tile_origin(cx, t);
     let last = t.dims.len() - 1;
     let ub = cx.em.idx(t.total());
-    let (e, _, _) = cx.em.begin_for(tid, &ub, &thr_c, &[]);
-    let (coord, gm, gt, gi, cond) = unit_access(cx, t, &origin, &e);
+    let (e, _, _) = cx.em.begin_for(tid, ub, thr_c, &[]);
+    let (coord, gm, gi, cond) = unit_access(cx, t, &origin, e);
     if t.v > 1 {
-        if let Some(cnd) = &cond {
+        if let Some(cnd) = cond {
             cx.em.begin_if(cnd, &[]);
         }
-        let mut la: Vec<Typed> = vec![(gm, gt)];
-        la.extend(gi.iter().map(|x| (x.clone(), "index".to_string())));
-        let val = cx.em.op("vector.load", &la, "", &t.lane_type());
-        store_unit(cx, t, &val, &coord);
+        let mut la = vec![gm];
+        la.extend_from_slice(&gi);
+        let val = cx.em.op("vector.load", &la, &[], t.lane_type());
+        store_unit(cx, t, val, &coord);
         if cond.is_some() {
             cx.em.else_(&[]);
             let pv = cx.constant(t.padv, t.elem);
             for l in 0..t.v {
                 let off = cx.em.idx(l);
                 let mut c = coord.clone();
-                c[last] = cx.em.add(&coord[last], &off);
+                c[last] = cx.em.add(coord[last], off);
                 let c = t.transpose.map_or(c.clone(), |tr| tr.permute(&c));
-                store_scalar(cx, t, &pv, &c);
+                store_scalar(cx, t, pv, &c);
             }
             cx.em.end_if(Some(&[]));
         }
     } else {
-        let val = cx.guarded_load(&gm, &gt, &gi, cond, t.elem, t.padv);
-        store_unit(cx, t, &val, &coord);
+        let val = cx.guarded_load(gm, &gi, cond, t.elem, t.padv);
+        store_unit(cx, t, val, &coord);
     }
     cx.em.end_for(&[]);
 }
@@ -2599,40 +2584,40 @@ fn prefetch_budget(view: &TensorExprInfo, p: &RProgram, threads: i64) -> i64 {
 /// `tid + j·threads` for `j < ⌈total/threads⌉`, unrolled (every load written before any use,
 /// so they are all in flight at once); the tail unit is guarded by `e < total` when
 /// `threads ∤ total`, and out-of-range units (tail or tensor bounds) are the pad value.
-fn prefetch_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) -> Vec<String> {
+fn prefetch_load(cx: &mut Ctx, t: &StagedTile, tid: Value, threads: i64) -> Vec<Value> {
     let origin = tile_origin(cx, t);
     let lt = t.lane_type();
     let mut out = Vec::new();
     for j in 0..t.per_thread(threads) {
         let off = cx.em.idx(j * threads);
-        let e = cx.em.add(tid, &off);
-        let (_, gm, gt, gi, bounds) = unit_access(cx, t, &origin, &e);
+        let e = cx.em.add(tid, off);
+        let (_, gm, gi, bounds) = unit_access(cx, t, &origin, e);
         let tail = if (j + 1) * threads > t.total() {
             let tot = cx.em.idx(t.total());
-            Some(cx.em.cmp(CmpIPredicate::Slt, &e, &tot))
+            Some(cx.em.cmp(CmpIPredicate::Slt, e, tot))
         } else {
             None
         };
         let cond = match (tail, bounds) {
-            (Some(a), b) => b.map(|b| cx.em.and(Some(a.clone()), b)).unwrap_or(Some(a)),
+            (Some(a), b) => b.map(|b| cx.em.and(Some(a), b)).unwrap_or(Some(a)),
             (None, b) => b,
         };
-        let mut la: Vec<Typed> = vec![(gm, gt)];
-        la.extend(gi.iter().map(|x| (x.clone(), "index".to_string())));
+        let mut la = vec![gm];
+        la.extend_from_slice(&gi);
         let name = if t.v > 1 {
             "vector.load"
         } else {
             "memref.load"
         };
         out.push(match cond {
-            None => cx.em.op(name, &la, "", &lt),
+            None => cx.em.op(name, &la, &[], lt.clone()),
             Some(c) => {
-                let r = cx.em.begin_if(&c, &[&lt]);
-                let v = cx.em.op(name, &la, "", &lt);
-                cx.em.else_(&[(v, lt.clone())]);
+                let r = cx.em.begin_if(c, std::slice::from_ref(&lt));
+                let v = cx.em.op(name, &la, &[], lt.clone());
+                cx.em.else_(&[v]);
                 let p = t.pad_lane(cx);
-                cx.em.end_if(Some(&[(p, lt.clone())]));
-                r[0].clone()
+                cx.em.end_if(Some(&[p]));
+                r[0]
             }
         });
     }
@@ -2641,21 +2626,21 @@ fn prefetch_load(cx: &mut Ctx, t: &StagedTile, tid: &str, threads: i64) -> Vec<S
 
 /// Stores one thread's prefetched share `vals` of tile `t` to shared memory (the tail unit
 /// only when `e < total`).
-fn prefetch_store(cx: &mut Ctx, t: &StagedTile, vals: &[String], tid: &str, threads: i64) {
-    for (j, val) in vals.iter().enumerate() {
+fn prefetch_store(cx: &mut Ctx, t: &StagedTile, vals: &[Value], tid: Value, threads: i64) {
+    for (j, &val) in vals.iter().enumerate() {
         let j = j as i64;
         let off = cx.em.idx(j * threads);
-        let e = cx.em.add(tid, &off);
+        let e = cx.em.add(tid, off);
         let last = t.dims.len() - 1;
-        let mut coord = cx.decompose(&e, &t.dims);
+        let mut coord = cx.decompose(e, &t.dims);
         if t.v > 1 {
-            coord[last] = cx.em.mul_const(&coord[last], t.v);
+            coord[last] = cx.em.mul_const(coord[last], t.v);
         }
         let tail = (j + 1) * threads > t.total();
         if tail {
             let tot = cx.em.idx(t.total());
-            let c = cx.em.cmp(CmpIPredicate::Slt, &e, &tot);
-            cx.em.begin_then(&c);
+            let c = cx.em.cmp(CmpIPredicate::Slt, e, tot);
+            cx.em.begin_then(c);
         }
         store_unit(cx, t, val, &coord);
         if tail {

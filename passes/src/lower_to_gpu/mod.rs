@@ -15,15 +15,37 @@ pub use kernel::{
 };
 pub use pass::{LowerToGpu, lower_module, lower_module_with, selected_program};
 
-/// A `builtin.module` (generic form) holding one `gpu.module @name` with `kernels`.
-pub fn module_text(name: &str, kernels: &[LoweredKernel]) -> String {
-    let mut s = String::from("\"builtin.module\"() ({\n");
-    s.push_str(&format!(
-        "  \"gpu.module\"() <{{sym_name = \"{name}\"}}> ({{\n"
-    ));
+use rtile::ir::{Attribute, Builder, Context, OpId};
+
+/// Builds `gpu.module @name` holding the (detached) `kernels`' functions at `b`'s
+/// insertion point.
+pub fn build_gpu_module(b: &mut Builder, name: &str, kernels: &[LoweredKernel]) -> OpId {
+    let gm = b
+        .op("gpu.module")
+        .property("sym_name", Attribute::string(name))
+        .regions(1)
+        .build();
+    let region = b.ctx().regions(gm)[0];
+    let ip = b.insertion_point();
+    let block = b.create_block_in(region, &[]);
+    b.restore_insertion_point(ip);
     for k in kernels {
-        s.push_str(&k.text);
+        b.ctx_mut().append_op(block, k.func);
     }
-    s.push_str("  }) : () -> ()\n}) {gpu.container_module} : () -> ()\n");
-    s
+    gm
+}
+
+/// A detached `builtin.module {gpu.container_module}` holding one `gpu.module @name` with
+/// the (detached) `kernels`' functions: what a simulator or printer takes.
+pub fn kernels_module(ctx: &mut Context, name: &str, kernels: &[LoweredKernel]) -> OpId {
+    let mut b = Builder::new(ctx);
+    let module = b
+        .op("builtin.module")
+        .attr("gpu.container_module", Attribute::Unit)
+        .regions(1)
+        .build();
+    let region = b.ctx().regions(module)[0];
+    b.create_block_in(region, &[]);
+    build_gpu_module(&mut b, name, kernels);
+    module
 }

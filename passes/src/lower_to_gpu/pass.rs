@@ -141,7 +141,7 @@ fn host_signature(
 /// Lowers the computes of `f` to kernels (appended to `kernels`) and describes their
 /// launches, in order.
 fn plan_launches(
-    ctx: &Context,
+    ctx: &mut Context,
     f: OpId,
     body: BlockId,
     kernels: &mut Vec<LoweredKernel>,
@@ -150,14 +150,15 @@ fn plan_launches(
     let name = func_name(ctx, f);
     let mut known: HashSet<Value> = ctx.block_args(body).iter().copied().collect();
     let mut launches = Vec::new();
-    for op in ctx.block_ops(body) {
+    let ops: Vec<OpId> = ctx.block_ops(body).collect();
+    for op in ops {
         match ctx.op_name(op) {
             COMPUTE => {
                 let (c, vals) =
                     compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
                 let p = selected_program(ctx, op)?;
                 let kname = format!("{name}_{}", kernels.len());
-                let k = lower_compute_opts(&c, &p, &kname, opts)
+                let k = lower_compute_opts(ctx, &c, &p, &kname, opts)
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
                 let mut inputs = Vec::new();
                 for i in 0..c.inputs.len() {
@@ -327,15 +328,16 @@ pub fn lower_module_with(
         return Ok(());
     }
     let device = module_device(ctx, &funcs)?;
-    let mut kernels = Vec::new();
+    let mut kernels: Vec<LoweredKernel> = Vec::new();
     let mut hosts = Vec::new();
     for &f in &funcs {
         match lower_func(ctx, f, &mut kernels, opts) {
             Ok(h) => hosts.push(h),
             Err(d) => {
-                // Leave the module as it was: the host functions built so far go away.
-                for h in hosts {
-                    ctx.erase_op(h);
+                // Leave the module as it was: the host functions and kernels built so far
+                // go away.
+                for op in hosts.into_iter().chain(kernels.iter().map(|k| k.func)) {
+                    ctx.erase_op(op);
                 }
                 return Err(d);
             }
@@ -354,45 +356,19 @@ pub fn lower_module_with(
             k.vectorized.iter().filter(|&&v| v).count() as u64,
         );
     }
-    // The kernels' bodies are still written as text by the emitter (see emit.rs); they
-    // are parsed into a `gpu.module` that then moves to the front of `module`.
-    let text = super::module_text("kernels", &kernels);
-    let parsed = match rtile::parser::parse_str(ctx, "<lower-to-gpu>", &text) {
-        Ok(p) => p.module,
-        Err(d) => {
-            for h in hosts {
-                ctx.erase_op(h);
-            }
-            return Err(Diagnostic::op_error(
-                ctx,
-                module,
-                format!("internal error: generated IR does not parse: {}", d.message),
-            ));
-        }
-    };
-    let gpu_module = ctx
-        .regions(parsed)
-        .first()
-        .and_then(|r| ctx.region_blocks(*r).first())
-        .and_then(|b| ctx.first_op(*b))
-        .ok_or_else(|| Diagnostic::op_error(ctx, module, "internal error: no gpu.module"))?;
+    // The kernels go into `gpu.module @kernels` at the front of `module`.
     let body = ctx
         .regions(module)
         .first()
         .and_then(|r| ctx.region_blocks(*r).first().copied())
         .ok_or_else(|| Diagnostic::op_error(ctx, module, "module has no body"))?;
     let mut rw = Rewriter::new(ctx);
-    let moved = match rw.ctx().first_op(body) {
-        Some(anchor) => rw.move_op_before(gpu_module, anchor),
-        None => {
-            rw.move_op_to_end(gpu_module, body);
-            Ok(())
-        }
-    };
-    let erased = moved
-        .and_then(|()| rw.erase_op(parsed))
-        .and_then(|()| funcs.iter().try_for_each(|&f| rw.erase_op(f)));
-    if let Err(e) = erased {
+    match rw.ctx().first_op(body) {
+        Some(anchor) => rw.set_insertion_point(anchor),
+        None => rw.set_insertion_point_to_end(body),
+    }
+    let gpu_module = super::build_gpu_module(&mut rw, "kernels", &kernels);
+    if let Err(e) = funcs.iter().try_for_each(|&f| rw.erase_op(f)) {
         return Err(Diagnostic::op_error(
             ctx,
             module,
