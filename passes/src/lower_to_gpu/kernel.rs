@@ -1125,14 +1125,36 @@ pub fn lower_compute_with(
     )
 }
 
-/// The lowering proper (no device limit).
+/// The lowering proper (no device limit). A kernel that cannot be lowered leaves nothing
+/// behind in `ctx`.
 fn lower_kernel(
     ctx: &mut Context,
     c: &TeCompute,
     p: &RProgram,
     name: &str,
     cross: CrossThread,
+    pf: (bool, ThreadMapping),
+) -> Result<LoweredKernel, String> {
+    let mut entry = None;
+    let lowered = build_kernel(ctx, c, p, name, cross, pf, &mut entry);
+    if lowered.is_err()
+        && let Some(b) = entry
+    {
+        ctx.erase_block(b);
+    }
+    lowered
+}
+
+/// Builds the kernel; `entry` is its entry block once made (for [`lower_kernel`] to erase
+/// on failure).
+fn build_kernel(
+    ctx: &mut Context,
+    c: &TeCompute,
+    p: &RProgram,
+    name: &str,
+    cross: CrossThread,
     (prefetch, mapping): (bool, ThreadMapping),
+    entry_out: &mut Option<BlockId>,
 ) -> Result<LoweredKernel, String> {
     if p.tensor_core {
         return Err("tensor-core programs are not lowered yet (SIMT kernels only)".into());
@@ -1218,6 +1240,7 @@ fn lower_kernel(
     let mut arg_types: Vec<Type> = c.inputs.iter().map(|t| memref(&t.shape, t.elem)).collect();
     arg_types.push(memref(&c.result.shape, c.result.elem));
     let entry = ctx.create_block(arg_types.clone());
+    *entry_out = Some(entry);
     let args = ctx.block_args(entry).to_vec();
     let (ins, out) = (args[..args.len() - 1].to_vec(), args[args.len() - 1]);
     let mut cx = Ctx {

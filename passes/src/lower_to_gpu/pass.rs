@@ -8,7 +8,9 @@ use std::collections::{HashMap, HashSet};
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::{Attribute, NamedAttribute};
-use rtile::ir::{BlockId, Builder, Context, DenseArray, OpId, Rewriter, Type, Value};
+use rtile::ir::{
+    BlockId, Builder, Context, DenseArray, Location, OpId, Rewriter, Type, Value, WalkOrder,
+};
 use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
 use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
@@ -160,6 +162,8 @@ fn plan_launches(
                 let kname = format!("{name}_{}", kernels.len());
                 let k = lower_compute_opts(ctx, &c, &p, &kname, opts)
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
+                let loc = ctx.op(op).location.clone();
+                set_locations(ctx, k.func, &loc);
                 let mut inputs = Vec::new();
                 for i in 0..c.inputs.len() {
                     let v = c
@@ -198,6 +202,26 @@ fn plan_launches(
         }
     }
     Ok(launches)
+}
+
+/// Gives `root`, every op nested in it and their blocks' arguments the location `loc` (a
+/// kernel's: that of the `te.compute` it lowers, as its host code has the function's).
+fn set_locations(ctx: &mut Context, root: OpId, loc: &Location) {
+    let mut ops = Vec::new();
+    ctx.walk(root, WalkOrder::PreOrder, &mut |_, o| ops.push(o));
+    for o in ops {
+        ctx.op_mut(o).location = loc.clone();
+        let blocks: Vec<BlockId> = ctx
+            .regions(o)
+            .iter()
+            .flat_map(|&r| ctx.region_blocks(r).to_vec())
+            .collect();
+        for b in blocks {
+            for i in 0..ctx.block_args(b).len() {
+                ctx.set_block_arg_location(b, i, loc.clone());
+            }
+        }
+    }
 }
 
 /// Lowers one function: its kernels are appended to `kernels`, and its host function
