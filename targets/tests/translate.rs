@@ -379,7 +379,7 @@ fn table1_kernels_have_no_stack_frame_or_spills() {
     use rtile_dialects::te::module::parse_computes;
     use rtile_passes::construct_rtile::{ConstructOptions, construct};
     use rtile_passes::device::Device;
-    use rtile_passes::lower_to_gpu::{expr_info, lower_compute, module_text};
+    use rtile_passes::lower_to_gpu::{expr_info, kernels_module, lower_compute};
     let Some(ptxas) = find_ptxas() else {
         eprintln!(
             "skipped: no ptxas (set RTILE_PTXAS, put ptxas on PATH, or run `make deps` for .venv-cuda)"
@@ -399,9 +399,10 @@ fn table1_kernels_have_no_stack_frame_or_spills() {
             // The pass's defaults (top 10) and its best program: what `--construct-rtile
             // --rtile-select --lower-to-gpu` lowers.
             let res = construct(&info, &dev, &ConstructOptions::default()).expect("construct");
-            let k = lower_compute(&f.compute, &res.programs[0], "k").expect("lowers");
-            let text = module_text("kernels", &[k]);
-            let (ctx, root) = parse(&text);
+            let mut ctx = Context::new(Arc::new(DialectRegistry::with_builtin()));
+            ctx.allow_unregistered = true;
+            let k = lower_compute(&mut ctx, &f.compute, &res.programs[0], "k").expect("lowers");
+            let root = kernels_module(&mut ctx, "kernels", &[k]);
             let (m, mname) = select_gpu_module(&ctx, root, None).expect("one gpu.module");
             let ptx = translate(
                 &ctx,

@@ -14,10 +14,9 @@
 use std::collections::HashMap;
 
 use rtile::ir::attributes::{Attribute, NamedAttribute};
-use rtile::ir::{BlockId, Builder, Context, InsertionPoint, OpId, Type, Value};
+use rtile::ir::{BlockId, Builder, Context, FloatFormat, InsertionPoint, OpId, Type, Value};
 use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::te::model::ElemType;
-use rtile_dialects::te::round::round_to;
 
 /// An op's identity for value numbering: name, operands, properties and result type.
 type OpKey = (String, Vec<Value>, Vec<NamedAttribute>, Type);
@@ -43,10 +42,16 @@ pub struct Emitter<'c> {
     open: Vec<(OpId, Option<InsertionPoint>)>,
 }
 
-/// A float attribute of element type `e` holding `v` as the type stores it.
+/// A float attribute of element type `e` holding `v` rounded to the type's format, as the
+/// parser reads a literal (a NaN is the quiet NaN).
 pub fn float_attr(v: f64, e: ElemType) -> Attribute {
-    let v = if v.is_nan() { f64::NAN } else { round_to(v, e) };
-    Attribute::float(v, e.to_type())
+    let ty = e.to_type();
+    let v = match &ty {
+        _ if v.is_nan() => f64::NAN,
+        Type::Float(k) => FloatFormat::of(*k).map_or(v, |f| f.round(v)),
+        _ => v,
+    };
+    Attribute::float(v, ty)
 }
 
 /// `#gpu<dim x>`.
