@@ -6,10 +6,12 @@
 //! conflicts for the matmul and none for the conv, whose reads need no padding; the matmul's
 //! aligned global loads are at least 95% coalesced.
 
+mod common;
+
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
 use rtile_passes::device::Device;
-use rtile_passes::lower_to_gpu::{expr_info, lower_compute, module_text};
+use rtile_passes::lower_to_gpu::{expr_info, lower_compute};
 use rtile_runtime::sim::profile::{KernelProfile, OpClass, profile_text};
 
 /// Blocks profiled per kernel: counter ratios are per block.
@@ -42,8 +44,9 @@ const CONV: &str = "func.func @c0(%D: tensor<2x128x28x28xf32>, %K: tensor<128x12
 }";
 
 fn profiled(c: &rtile_dialects::te::model::TeCompute, p: &RProgram) -> KernelProfile {
-    let k = lower_compute(c, p, "k").unwrap_or_else(|e| panic!("lowers: {e}"));
-    let text = module_text("kernels", &[k]);
+    let mut ctx = common::context();
+    let k = lower_compute(&mut ctx, c, p, "k").unwrap_or_else(|e| panic!("lowers: {e}"));
+    let text = common::module_text(&mut ctx, &[k]);
     let mut r = profile_text("k.mlir", &text, 0, Some(SAMPLE)).unwrap_or_else(|e| panic!("{e}"));
     r.kernels.pop().expect("one kernel")
 }
