@@ -102,6 +102,32 @@ pub struct IsaTarget {
     pub max_block: [u64; 3],
 }
 
+impl IsaTarget {
+    /// NVIDIA's per-kernel limits (CUDA's compute-capability table, the same from sm_35 to
+    /// sm_90) with no chip: the limits of a device file without `[target]`.
+    pub fn nvidia_default() -> IsaTarget {
+        IsaTarget {
+            backend: "nvvm".into(),
+            chip: String::new(),
+            max_registers_per_thread: 255,
+            max_static_shared_bytes: 48 * 1024,
+            max_grid: [2_147_483_647, 65_535, 65_535],
+            max_block: [1024, 1024, 64],
+        }
+    }
+}
+
+/// The limits one kernel must respect on a device ([`Device::kernel_limits`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelLimits {
+    /// Threads in one (one-dimensional) block.
+    pub threads_per_block: u64,
+    /// Shared memory a kernel may declare statically; more must be dynamic.
+    pub static_shared_bytes: u64,
+    /// Registers one thread may address.
+    pub registers_per_thread: u64,
+}
+
 /// A device description (Roller's HAL, Figure 9 `GetDeviceSpec`).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -236,14 +262,23 @@ impl Device {
     /// The `[target]` table, or when the file has none, NVIDIA's per-kernel limits (255
     /// registers, 48 KiB static shared memory, the CUDA grid and block bounds) with no chip.
     pub fn target(&self) -> IsaTarget {
-        self.target.clone().unwrap_or_else(|| IsaTarget {
-            backend: "nvvm".into(),
-            chip: String::new(),
-            max_registers_per_thread: 255,
-            max_static_shared_bytes: 48 * 1024,
-            max_grid: [2_147_483_647, 65_535, 65_535],
-            max_block: [1024, 1024, 64],
-        })
+        self.target
+            .clone()
+            .unwrap_or_else(IsaTarget::nvidia_default)
+    }
+
+    /// What one kernel may use on this device: threads per block (the description's
+    /// `max_threads_per_block`, within the ISA's block bound), static shared memory and
+    /// registers per thread (the ISA's).
+    pub fn kernel_limits(&self) -> KernelLimits {
+        let t = self.target();
+        KernelLimits {
+            threads_per_block: self.max_threads_per_block.min(t.max_block[0]),
+            static_shared_bytes: t
+                .max_static_shared_bytes
+                .min(self.layers[Device::SHARED].capacity_bytes),
+            registers_per_thread: t.max_registers_per_thread,
+        }
     }
 
     /// Checks the `[target]` table.
@@ -542,5 +577,30 @@ mod tests {
             let e = Device::from_toml_str(&bad, "t.toml").unwrap_err();
             assert!(e.message.contains(msg), "{from}: {e}");
         }
+    }
+
+    #[test]
+    fn kernel_limits_come_from_the_target() {
+        let h = Device::builtin("h100").unwrap().kernel_limits();
+        assert_eq!(
+            (
+                h.threads_per_block,
+                h.static_shared_bytes,
+                h.registers_per_thread
+            ),
+            (1024, 48 * 1024, 255)
+        );
+        let m = Device::builtin("mi250x").unwrap().kernel_limits();
+        assert_eq!(
+            (
+                m.threads_per_block,
+                m.static_shared_bytes,
+                m.registers_per_thread
+            ),
+            (1024, 64 * 1024, 256)
+        );
+        // K80's description gives a block 48 KiB of shared memory in all.
+        let k = Device::builtin("k80").unwrap().kernel_limits();
+        assert_eq!(k.static_shared_bytes, 48 * 1024);
     }
 }

@@ -169,6 +169,33 @@ fn small_tiles_stay_static_attributions() {
     assert!(t.contains("dynamic_shared_memory = 0 : i64"));
 }
 
+/// The static limit is the device's: 50,432 bytes of tiles (A 32x196, B 192x33) exceed
+/// NVIDIA's 48 KiB, so on H100 they are views of dynamic shared memory, but fit the 64 KiB
+/// of LDS an AMD kernel declares statically, so on MI250X they stay attributions.
+#[test]
+fn the_static_shared_limit_is_the_devices() {
+    let c = matmul();
+    let tiles = |device: &str| {
+        let p = program(
+            device,
+            &[32, 32, 192],
+            &[2, 2, 1],
+            vec![vec![0, 4], vec![0, 1]],
+            256,
+        );
+        let mut ctx = context();
+        let k = lower_compute(&mut ctx, &c, &p, "k").expect("lowers");
+        assert_eq!(k.shared_bytes, 50432);
+        (
+            attributions(&ctx, &k),
+            views(&ctx, &k).len(),
+            k.launch.dynamic_shared_memory,
+        )
+    };
+    assert_eq!(tiles("h100"), (0, 2, 50432));
+    assert_eq!(tiles("mi250x"), (2, 0, 0));
+}
+
 /// A 64x`n` row sum; under one block tile [64, n] (64 threads) its tile is 256·n bytes,
 /// and the automatic 4-lane cross-thread split adds a 1 KiB reduction buffer.
 fn rowsum(n: u64) -> rtile_dialects::te::model::TeCompute {

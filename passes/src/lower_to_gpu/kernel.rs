@@ -15,7 +15,7 @@ use super::adapter::{distinct_reads, expr_info, linearize};
 use super::emit::Emitter;
 use crate::construct_rtile::device_check::program_device;
 use crate::construct_rtile::{AffineIndex, RProgram, TensorExprInfo};
-use crate::device::Device;
+use crate::device::{Device, KernelLimits};
 
 /// Grid, block and dynamic shared memory of a kernel launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,6 +197,8 @@ struct Ctx<'a> {
     /// entry: (source, reassociation) → view, and the ops (the kernel's prologue).
     collapses: Vec<(CollapseKey, Value)>,
     collapse_ops: Vec<OpId>,
+    /// Shared memory the kernel may declare statically on its device.
+    static_shared: u64,
 }
 
 /// A collapsed view's source and reassociation.
@@ -637,9 +639,25 @@ pub fn auto_split(threads: i64, red_points: i64, split_tile: i64) -> i64 {
     s
 }
 
-/// Shared memory a kernel can declare statically (CUDA's and HIP's 48 KiB per block); a
-/// kernel whose buffers need more gets them from dynamic shared memory instead.
+/// Shared memory a kernel can declare statically on NVIDIA devices (48 KiB per block); a
+/// kernel whose buffers need more gets them from dynamic shared memory instead. The
+/// lowering takes the limit of the program's device ([`kernel_limits`]): this is its value
+/// on every built-in NVIDIA device and on a device the lowering cannot read.
 pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
+
+/// The per-kernel limits of the program's device (threads per block, static shared memory,
+/// registers: `passes/devices/*.toml`'s `[target]`), or NVIDIA's when the device cannot be
+/// read (a hand-written program naming an unknown device).
+pub fn kernel_limits(p: &RProgram) -> KernelLimits {
+    match program_device(p) {
+        Ok(d) => d.kernel_limits(),
+        Err(_) => KernelLimits {
+            threads_per_block: 1024,
+            static_shared_bytes: STATIC_SHARED_LIMIT,
+            registers_per_thread: 255,
+        },
+    }
+}
 
 /// Shared memory one block may use on the program's device: the per-block capacity of its
 /// description's shared layer (§3.3; the opt-in maximum, e.g. 227 KiB on H100, 163 KiB on
@@ -1199,7 +1217,8 @@ fn build_kernel(
         .map(|a| if red[a] { 1 } else { blk[a] / thr[a] })
         .collect();
     let threads: i64 = nthr.iter().product();
-    if threads as u64 != p.threads || !(1..=1024).contains(&threads) {
+    let limits = kernel_limits(p);
+    if threads as u64 != p.threads || !(1..=limits.threads_per_block as i64).contains(&threads) {
         return Err(format!(
             "{} threads do not match the tiles ({threads})",
             p.threads
@@ -1269,6 +1288,7 @@ fn build_kernel(
             .collect(),
         collapses: Vec::new(),
         collapse_ops: Vec::new(),
+        static_shared: kernel_limits(p).static_shared_bytes,
     };
     let sp = cx.spatial();
     let rd = cx.reduction();
@@ -1326,8 +1346,11 @@ fn build_kernel(
         return Err("the cross-thread split must be a power of two".into());
     }
     let all_threads = threads * rsplit;
-    if all_threads > 1024 {
-        return Err(format!("{all_threads} threads per block exceed 1024"));
+    let max_threads = kernel_limits(p).threads_per_block as i64;
+    if all_threads > max_threads {
+        return Err(format!(
+            "{all_threads} threads per block exceed the device's {max_threads}"
+        ));
     }
     let grid: Vec<i64> = sp
         .iter()
@@ -1928,13 +1951,14 @@ fn build_gpu_func(
 const RED_SLOT: usize = usize::MAX;
 
 /// Makes the shared buffers `(slot, type, bytes)`: static workgroup attributions (entry
-/// block arguments after the memrefs) while they fit [`STATIC_SHARED_LIMIT`], else views
+/// block arguments after the memrefs) while they fit the device's static limit
+/// ([`kernel_limits`], [`STATIC_SHARED_LIMIT`] on NVIDIA), else views
 /// into the launch's dynamic shared memory, built at the kernel's entry. Returns the number
 /// of attributions, the dynamic shared memory (bytes, 0 when static) and the views' ops.
 fn shared_buffers(cx: &mut Ctx, decls: &[(usize, Type, u64)]) -> (usize, u64, Vec<OpId>) {
     let sizes: Vec<u64> = decls.iter().map(|d| d.2).collect();
     let (offsets, laid_out) = shared_layout(&sizes);
-    if laid_out <= STATIC_SHARED_LIMIT {
+    if laid_out <= cx.static_shared {
         let entry = cx.em.entry();
         for (slot, t, _) in decls {
             let v = cx
@@ -2598,7 +2622,8 @@ fn prefetch_budget(view: &TensorExprInfo, p: &RProgram, threads: i64) -> i64 {
         return 0;
     };
     let warps_threads = (threads.max(1) as u64).next_multiple_of(32);
-    let share = ((dev.regs_per_core / warps_threads) / 8 * 8).min(255);
+    let share =
+        ((dev.regs_per_core / warps_threads) / 8 * 8).min(dev.target().max_registers_per_thread);
     let charged = thread_registers(register_bytes(view, &p.thread, 1));
     ((share.saturating_sub(charged) / 2) as i64).min(PREFETCH_MAX_REGISTERS)
 }
