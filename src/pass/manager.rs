@@ -58,7 +58,7 @@ impl OpPassManager {
     }
 
     pub(crate) fn add_pass_unchecked(&mut self, pass: Box<dyn Pass>, options: String) {
-        let stats = PassStatistics::default();
+        let stats = PassStatistics::declared(pass.decl().statistics);
         self.entries.push(PipelineEntry::Pass {
             pass,
             options,
@@ -82,6 +82,33 @@ impl OpPassManager {
             // Just pushed or checked above.
             _ => unreachable!("nest: last entry is a nested pipeline"),
         }
+    }
+
+    /// mlir-opt's `--dump-pass-pipeline` text: `Pass Manager with N passes:` then the
+    /// pipeline one entry per line, each pass with every option ([`Pass::textual_form`]).
+    pub fn dump_pipeline(&self) -> String {
+        fn pretty(pm: &OpPassManager, indent: usize, out: &mut String) {
+            out.push_str(&format!("{}(\n", pm.anchor));
+            let pad = " ".repeat(indent + 2);
+            for (i, e) in pm.entries.iter().enumerate() {
+                out.push_str(&pad);
+                match e {
+                    PipelineEntry::Pass { pass, .. } => out.push_str(&pass.textual_form()),
+                    PipelineEntry::Nested { pm, .. } => pretty(pm, indent + 2, out),
+                }
+                out.push_str(if i + 1 < pm.entries.len() {
+                    ",\n"
+                } else {
+                    "\n"
+                });
+            }
+            out.push_str(&" ".repeat(indent));
+            out.push(')');
+        }
+        let mut out = format!("Pass Manager with {} passes:\n", self.entries.len());
+        pretty(self, 0, &mut out);
+        out.push_str("\n\n");
+        out
     }
 
     /// Number of entries (passes and nested pipelines) at this level.

@@ -2,12 +2,14 @@
 //! op-anchored nested pipelines (`builtin.module(func.func(cse),symbol-dce{k=v})`),
 //! verification after each pass, IR printing before/after passes, timing and statistics.
 //!
-//! - [`Pass`]: what a pass implements; [`PassOptions`] parses its declared options.
+//! - [`Pass`]: what a pass implements; [`declare_pass!`](crate::declare_pass) declares its
+//!   flag, typed options and statistics once ([`PassDecl`]).
 //! - [`PassRegistry`]: passes (and named pipelines) by flag name, for the pipeline parser
 //!   and `--help`.
 //! - [`parse_pass_pipeline`] / [`pipeline_from_flags`]: textual and flag forms → [`OpPassManager`].
 //! - [`PassManager`]: runs a pipeline with [`PassManagerConfig`] instrumentation.
 
+mod declare;
 mod manager;
 mod options;
 mod pipeline;
@@ -16,6 +18,7 @@ mod registry;
 #[cfg(test)]
 mod tests;
 
+pub use declare::{OptionType, PassDecl, PassDeclaration, StatisticDecl};
 pub use manager::{OpPassManager, PassManager, PassManagerConfig, PipelineEntry};
 pub use options::{
     OptionEntry, OptionKind, OptionValue, PassOptionSpec, PassOptions, parse_option_string,
@@ -27,29 +30,10 @@ pub use registry::{PassFactory, PassInfo, PassRegistry};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{Context, OpId};
 
-/// A transformation or analysis over one op (and what is nested in it).
-pub trait Pass: Send {
-    /// The flag name, e.g. `symbol-dce`.
-    fn name(&self) -> &'static str;
-    /// The name MLIR shows in IR dumps, statistics and timing (`SymbolDCE`); defaults to
-    /// the flag name.
-    fn display_name(&self) -> &'static str {
-        self.name()
-    }
-    /// One line for `--help`.
-    fn description(&self) -> &'static str;
-    /// The declared options (empty by default).
-    fn options(&self) -> &[PassOptionSpec] {
-        &[]
-    }
-    /// Sets option `key` from its textual `value` (an error message on a bad value).
-    fn set_option(&mut self, key: &str, _value: &str) -> Result<(), String> {
-        Err(format!("no such option {key}"))
-    }
-    /// The op name this pass runs on; `None` = any op.
-    fn anchor(&self) -> Option<&'static str> {
-        None
-    }
+/// A transformation or analysis over one op (and what is nested in it). Its flag, names,
+/// options and statistics come from [`declare_pass!`](crate::declare_pass)
+/// ([`PassDeclaration`]); a pass implements only `run`.
+pub trait Pass: PassDeclaration + Send {
     /// Runs on `op`. Errors are reported as diagnostics and stop the pipeline.
     fn run(
         &mut self,
@@ -74,13 +58,22 @@ pub struct PassStatistics {
 }
 
 impl PassStatistics {
-    fn slot(&mut self, name: &'static str, description: &'static str) -> &mut Statistic {
-        let i = match self.stats.iter().position(|s| s.name == name) {
+    /// The statistics of `decls`, all zero (so each is reported even if never incremented,
+    /// as MLIR's are).
+    pub fn declared(decls: &[StatisticDecl]) -> Self {
+        let mut s = PassStatistics::default();
+        for &d in decls {
+            s.slot(d);
+        }
+        s
+    }
+    fn slot(&mut self, d: StatisticDecl) -> &mut Statistic {
+        let i = match self.stats.iter().position(|s| s.name == d.name) {
             Some(i) => i,
             None => {
                 self.stats.push(Statistic {
-                    name,
-                    description,
+                    name: d.name,
+                    description: d.description,
                     value: 0,
                 });
                 self.stats.len() - 1
@@ -88,17 +81,13 @@ impl PassStatistics {
         };
         &mut self.stats[i]
     }
-    /// Declares a statistic (value 0) so it is reported even if never incremented.
-    pub fn declare(&mut self, name: &'static str, description: &'static str) {
-        self.slot(name, description);
+    /// Adds `delta` to a declared statistic.
+    pub fn add(&mut self, stat: StatisticDecl, delta: u64) {
+        self.slot(stat).value += delta;
     }
-    /// Adds `delta` to statistic `name`.
-    pub fn add(&mut self, name: &'static str, description: &'static str, delta: u64) {
-        self.slot(name, description).value += delta;
-    }
-    /// Sets statistic `name` to `value`.
-    pub fn set(&mut self, name: &'static str, description: &'static str, value: u64) {
-        self.slot(name, description).value = value;
+    /// Sets a declared statistic to `value`.
+    pub fn set(&mut self, stat: StatisticDecl, value: u64) {
+        self.slot(stat).value = value;
     }
     /// The value of statistic `name`.
     pub fn get(&self, name: &str) -> Option<u64> {

@@ -2,14 +2,17 @@
 
 use std::collections::BTreeMap;
 
-use super::{Pass, PassOptionSpec};
+use super::{Pass, PassDecl, PassOptionSpec};
 
 /// Creates a fresh instance of a pass (with default options).
 pub type PassFactory = fn() -> Box<dyn Pass>;
 
-/// What the registry knows about one pass, read from an instance at registration.
+/// What the registry knows about one pass: its declaration, read from an instance at
+/// registration.
 #[derive(Clone, Debug)]
 pub struct PassInfo {
+    /// The whole declaration (summary, description, statistics as well).
+    pub decl: &'static PassDecl,
     /// Flag name.
     pub name: &'static str,
     pub display_name: &'static str,
@@ -44,6 +47,7 @@ impl PassRegistry {
     pub fn register(&mut self, factory: PassFactory) {
         let p = factory();
         let info = PassInfo {
+            decl: p.decl(),
             name: p.name(),
             display_name: p.display_name(),
             description: p.description(),

@@ -59,43 +59,48 @@ static ANY_OPTIONS: &[PassOptionSpec] = &[
 ];
 
 /// Runs on any op; logs itself and its options.
+#[derive(Default)]
 struct AnyPass {
-    opts: PassOptions,
+    opts: AnyOptions,
+}
+
+crate::declare_pass! {
+    pass AnyPass {
+        flag: "test-any",
+        display_name: "TestAny",
+        summary: "test pass on any op",
+        description: "",
+        options(opts: AnyOptions) {
+            /// a flag
+            flag: bool = "false", "flag";
+            /// a count
+            count: i64 = "1", "count";
+            /// a ratio
+            ratio: f64 = "0.5", "ratio";
+            /// a label
+            label: String = "", "label";
+            /// sizes
+            sizes: Vec<i64> = "", "sizes";
+            /// names
+            names: Vec<String> = "a,b", "names";
+        }
+        statistics {
+            NUM_RUNS: "num-runs", "Number of runs";
+            NUM_OPS_SEEN: "num-ops-seen-total", "Ops seen";
+        }
+    }
 }
 
 impl Pass for AnyPass {
-    fn name(&self) -> &'static str {
-        "test-any"
-    }
-    fn display_name(&self) -> &'static str {
-        "TestAny"
-    }
-    fn description(&self) -> &'static str {
-        "test pass on any op"
-    }
-    fn options(&self) -> &[PassOptionSpec] {
-        self.opts.specs()
-    }
-    fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
-        self.opts.set(key, value)
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
         op: OpId,
         stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
-        log(format!(
-            "test-any@{}#{}",
-            ctx.op_name(op),
-            self.opts.get_int("count")
-        ));
-        stats.add("num-runs", "Number of runs", 1);
-        stats.add(
-            "num-ops-seen-total",
-            "Ops seen",
-            ctx.collect_ops(op).len() as u64,
-        );
+        log(format!("test-any@{}#{}", ctx.op_name(op), self.opts.count));
+        stats.add(Self::NUM_RUNS, 1);
+        stats.add(Self::NUM_OPS_SEEN, ctx.collect_ops(op).len() as u64);
         Ok(())
     }
 }
@@ -103,16 +108,17 @@ impl Pass for AnyPass {
 /// Anchored on `func.func`.
 struct FuncPass;
 
+crate::declare_pass! {
+    pass FuncPass {
+        flag: "test-func",
+        display_name: "test-func",
+        summary: "test pass on func.func",
+        description: "",
+        anchor: "func.func",
+    }
+}
+
 impl Pass for FuncPass {
-    fn name(&self) -> &'static str {
-        "test-func"
-    }
-    fn description(&self) -> &'static str {
-        "test pass on func.func"
-    }
-    fn anchor(&self) -> Option<&'static str> {
-        Some("func.func")
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
@@ -132,13 +138,16 @@ impl Pass for FuncPass {
 /// Fails with a diagnostic.
 struct FailPass;
 
+crate::declare_pass! {
+    pass FailPass {
+        flag: "test-fail",
+        display_name: "test-fail",
+        summary: "always fails",
+        description: "",
+    }
+}
+
 impl Pass for FailPass {
-    fn name(&self) -> &'static str {
-        "test-fail"
-    }
-    fn description(&self) -> &'static str {
-        "always fails"
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
@@ -152,13 +161,16 @@ impl Pass for FailPass {
 /// Breaks the IR: gives the module region a second block (single-block violation).
 struct BreakPass;
 
+crate::declare_pass! {
+    pass BreakPass {
+        flag: "test-break",
+        display_name: "test-break",
+        summary: "breaks the IR",
+        description: "",
+    }
+}
+
 impl Pass for BreakPass {
-    fn name(&self) -> &'static str {
-        "test-break"
-    }
-    fn description(&self) -> &'static str {
-        "breaks the IR"
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
@@ -174,11 +186,7 @@ impl Pass for BreakPass {
 
 fn registry() -> PassRegistry {
     let mut r = PassRegistry::new();
-    r.register(|| {
-        Box::new(AnyPass {
-            opts: PassOptions::new(ANY_OPTIONS),
-        })
-    });
+    r.register(|| Box::new(AnyPass::default()));
     r.register(|| Box::new(FuncPass));
     r.register(|| Box::new(FailPass));
     r.register(|| Box::new(BreakPass));
@@ -671,4 +679,50 @@ fn registry_help_lists_passes_and_options() {
     let info = r.get("test-func").unwrap();
     assert_eq!(info.anchor, Some("func.func"));
     assert!(r.create("nope").is_none());
+}
+
+#[test]
+fn dump_pipeline_prints_every_option_as_mlir_opt() {
+    let mut ctx = Context::default();
+    let pm = parse_pass_pipeline(
+        &mut ctx,
+        &registry(),
+        "builtin.module(test-any{count=3 ratio=0.25},func.func(test-func))",
+    )
+    .unwrap();
+    // Options sorted by name, defaults included, an empty list printed as nothing, a
+    // double as C's `%e` (LLVM's `PassOptions::print`).
+    assert_eq!(
+        pm.dump_pipeline(),
+        "Pass Manager with 2 passes:\nbuiltin.module(\n  test-any{count=3 flag=false label= names=a,b ratio=2.500000e-01 },\n  func.func(\n    test-func\n  )\n)\n\n"
+    );
+}
+
+#[test]
+fn declared_options_are_typed_fields() {
+    let mut p = AnyPass::default();
+    assert_eq!((p.opts.count, p.opts.ratio), (1, 0.5));
+    assert_eq!(p.opts.names, ["a", "b"]);
+    p.set_option("sizes", "4,8").unwrap();
+    assert_eq!(p.opts.sizes, [4, 8]);
+    assert_eq!(
+        p.set_option("count", "x"),
+        Err("'x' value invalid for integer argument!".to_string())
+    );
+    assert_eq!(
+        p.set_option("nope", "1"),
+        Err("no such option nope".to_string())
+    );
+    let specs = p.options();
+    assert_eq!(specs[1].name, "count");
+    assert_eq!(specs[1].kind, OptionKind::Int);
+    assert_eq!(specs[1].description, "a count");
+    assert_eq!(
+        AnyPass::DECL
+            .statistics
+            .iter()
+            .map(|s| s.name)
+            .collect::<Vec<_>>(),
+        ["num-runs", "num-ops-seen-total"]
+    );
 }
