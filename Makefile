@@ -13,7 +13,7 @@ DEMO_OUT := target/demo
 DEMO_PASS_CANDIDATES ?= --symbol-dce
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test demo fmt-check clippy unit lit cuda-kernels bench-gpu
+.PHONY: all deps build test demo fmt-check clippy deps-check unit lit cuda-kernels bench-gpu
 
 all: build
 
@@ -65,13 +65,20 @@ fmt-check:
 clippy:
 	cargo clippy --workspace --all-targets -- -D warnings
 
+# The MLIR bridge takes its registries from rtile-passes: it must link neither the tools
+# nor CUDA (issue 11), so its dependency tree (dev and build included) shows neither.
+deps-check:
+	@if cargo tree -p rtile-mlir-bridge -e all --prefix none --offline | grep -E '^(rtile-tools|cudarc) '; then \
+	  echo "deps-check: rtile-mlir-bridge must depend on neither rtile-tools nor cudarc"; exit 1; \
+	else echo "deps-check: rtile-mlir-bridge depends on neither rtile-tools nor cudarc"; fi
+
 unit:
 	cargo test --workspace
 
 lit: build
 	$(LIT) -v tests/lit
 
-test: deps fmt-check clippy unit build lit
+test: deps fmt-check clippy deps-check unit build lit
 
 # The bundled example end to end: rtile-opt (passes, generic output) -> mlir-opt-22
 # verifies and re-prints it -> rtile-opt again, whose output must be identical. Then the

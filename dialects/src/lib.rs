@@ -13,7 +13,15 @@ pub mod te;
 pub mod tensor;
 pub mod vector;
 
-/// Registers every dialect of this crate in `reg` (called by the tools' registry).
+/// Builtin and every dialect of this crate: the one dialect registry of rtile (the tools
+/// get it with the passes crate's verifier extensions from `rtile_passes::dialect_registry`).
+pub fn dialect_registry() -> DialectRegistry {
+    let mut reg = DialectRegistry::with_builtin();
+    register_all(&mut reg);
+    reg
+}
+
+/// Registers every dialect of this crate in `reg` (see [`dialect_registry`]).
 pub fn register_all(reg: &mut DialectRegistry) {
     reg.register(&func::FuncDialect);
     reg.register(&arith::ArithDialect);

@@ -3,13 +3,10 @@
 
 use std::sync::Arc;
 
-use rtile::dialect::DialectRegistry;
 use rtile::ir::Context;
 
 fn ctx() -> Context {
-    let mut reg = DialectRegistry::with_builtin();
-    rtile_dialects::register_all(&mut reg);
-    let mut c = Context::new(Arc::new(reg));
+    let mut c = Context::new(Arc::new(rtile_dialects::dialect_registry()));
     // arith is defined elsewhere; this test is about the four dialects of this folder.
     c.allow_unregistered = true;
     c
@@ -34,8 +31,7 @@ fn mlir_opt_generic_output_verifies() {
 
 #[test]
 fn registered_names() {
-    let mut reg = DialectRegistry::with_builtin();
-    rtile_dialects::register_all(&mut reg);
+    let reg = rtile_dialects::dialect_registry();
     for n in [
         "gpu.module",
         "gpu.func",

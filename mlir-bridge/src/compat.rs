@@ -71,9 +71,9 @@ impl Dialect for OpaqueOps {
     }
 }
 
-/// rtile's tool registry plus the opaque upstream ops.
+/// rtile's dialect registry (`rtile_passes::dialect_registry`) plus the opaque upstream ops.
 pub fn bridge_registry() -> DialectRegistry {
-    let mut reg = rtile_tools::dialect_registry();
+    let mut reg = rtile_passes::dialect_registry();
     for ns in ["tensor", "memref", "arith", "scf"] {
         reg.register(&OpaqueOps(ns));
     }

@@ -95,7 +95,7 @@ pub fn run_rtile_pipeline(name: &str, text: &str, pipeline: &str) -> Result<Stri
     };
     let out = parse_str(&mut ctx, name, text).map_err(|d| render_with(&ctx, &d, false))?;
     verify(&ctx, out.module).map_err(|ds| render(&ctx, &ds))?;
-    let passes = rtile_tools::pass_registry();
+    let passes = rtile_passes::pass_registry();
     let root = rtile::pass::parse_pass_pipeline(&mut ctx, &passes, pipeline)
         .map_err(|d| render_with(&ctx, &d, false))?;
     let mut pm = rtile::pass::PassManager::new(root);

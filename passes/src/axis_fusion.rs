@@ -30,40 +30,31 @@ use rtile_dialects::tensor::reshape_state;
 /// `tensor.collapse_shape` on the inputs and `tensor.expand_shape` on the result.
 pub struct AxisFusion;
 
+rtile::declare_pass! {
+    pass AxisFusion {
+        flag: "axis-fusion",
+        display_name: "AxisFusion",
+        summary: "Fuse adjacent te.compute axes that every tensor uses together (Roller §3.2)",
+        description: "Merges two adjacent parallel or reduction axes of a te.compute when every tensor has them adjacent or not at all; reshapes the tensors with tensor.collapse_shape/expand_shape.",
+        statistics {
+            NUM_FUSED_COMPUTES: "num-fused-computes", "Number of te.compute ops whose axes were fused";
+            NUM_FUSED_AXES: "num-fused-axes", "Number of axes removed by fusion";
+        }
+    }
+}
+
 impl Pass for AxisFusion {
-    fn name(&self) -> &'static str {
-        "axis-fusion"
-    }
-    fn display_name(&self) -> &'static str {
-        "AxisFusion"
-    }
-    fn description(&self) -> &'static str {
-        "Fuse adjacent te.compute axes that every tensor uses together (Roller §3.2)"
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
         op: OpId,
         stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
-        stats.declare(
-            "num-fused-computes",
-            "Number of te.compute ops whose axes were fused",
-        );
-        stats.declare("num-fused-axes", "Number of axes removed by fusion");
         for c in compute_ops(ctx, op) {
             let removed = fuse_op(ctx, c)?;
             if removed > 0 {
-                stats.add(
-                    "num-fused-computes",
-                    "Number of te.compute ops whose axes were fused",
-                    1,
-                );
-                stats.add(
-                    "num-fused-axes",
-                    "Number of axes removed by fusion",
-                    removed as u64,
-                );
+                stats.add(Self::NUM_FUSED_COMPUTES, 1);
+                stats.add(Self::NUM_FUSED_AXES, removed as u64);
             }
         }
         Ok(())

@@ -9,9 +9,26 @@ pub mod rtile_select;
 pub mod symbol_dce;
 pub mod tensor_padding;
 
+use rtile::dialect::DialectRegistry;
 use rtile::pass::PassRegistry;
 
 pub use construct_rtile::register_dialect_extensions;
+
+/// Every dialect ([`rtile_dialects::dialect_registry`]) with this crate's dialect
+/// extensions (device capacity checks of rtile attributes): the registry every tool that
+/// runs passes parses with (`rtile-opt`, `rtile-run`, `rtile-bench`, `rtile-mlir-opt`).
+pub fn dialect_registry() -> DialectRegistry {
+    let mut reg = rtile_dialects::dialect_registry();
+    register_dialect_extensions(&mut reg);
+    reg
+}
+
+/// Every pass of rtile, in a fresh registry (what every tool runs pipelines from).
+pub fn pass_registry() -> PassRegistry {
+    let mut reg = PassRegistry::new();
+    register_all_passes(&mut reg);
+    reg
+}
 
 /// Registers every pass of this crate with `reg`.
 pub fn register_all_passes(reg: &mut PassRegistry) {

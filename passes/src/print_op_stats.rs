@@ -7,18 +7,24 @@ use std::io::Write;
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId, WalkOrder};
-use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
+use rtile::pass::{Pass, PassStatistics};
 
-static OPTIONS: &[PassOptionSpec] = &[PassOptionSpec {
-    name: "json",
-    kind: OptionKind::Bool,
-    default: "false",
-    description: "print the stats as JSON",
-}];
+rtile::declare_pass! {
+    pass PrintOpStats {
+        flag: "print-op-stats",
+        display_name: "PrintOpStats",
+        summary: "Print statistics of operations",
+        description: "Counts the operations nested in the op it runs on, by name, and prints the table to stderr (MLIR's PrintOpStats).",
+        options(opts: PrintOpStatsOptions) {
+            /// print the stats as JSON
+            json: bool = "false", "json";
+        }
+    }
+}
 
 /// The `print-op-stats` pass.
 pub struct PrintOpStats {
-    opts: PassOptions,
+    opts: PrintOpStatsOptions,
     out: Option<Box<dyn Write + Send>>,
 }
 
@@ -32,14 +38,14 @@ impl PrintOpStats {
     /// Prints to stderr.
     pub fn new() -> Self {
         PrintOpStats {
-            opts: PassOptions::new(OPTIONS),
+            opts: PrintOpStatsOptions::default(),
             out: None,
         }
     }
     /// Prints to `out` instead of stderr.
     pub fn with_output(out: Box<dyn Write + Send>) -> Self {
         PrintOpStats {
-            opts: PassOptions::new(OPTIONS),
+            opts: PrintOpStatsOptions::default(),
             out: Some(out),
         }
     }
@@ -94,21 +100,6 @@ pub fn format_json(counts: &BTreeMap<String, u64>) -> String {
 }
 
 impl Pass for PrintOpStats {
-    fn name(&self) -> &'static str {
-        "print-op-stats"
-    }
-    fn display_name(&self) -> &'static str {
-        "PrintOpStats"
-    }
-    fn description(&self) -> &'static str {
-        "Print statistics of operations"
-    }
-    fn options(&self) -> &[PassOptionSpec] {
-        self.opts.specs()
-    }
-    fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
-        self.opts.set(key, value)
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
@@ -116,7 +107,7 @@ impl Pass for PrintOpStats {
         _stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
         let counts = count_ops(ctx, op);
-        let text = if self.opts.get_bool("json") {
+        let text = if self.opts.json {
             format_json(&counts)
         } else {
             format_summary(&counts)

@@ -4,56 +4,46 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId, WalkOrder};
-use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
+use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::rtile::{PROGRAM, PROGRAMS};
 
-static OPTIONS: &[PassOptionSpec] = &[PassOptionSpec {
-    name: "rank",
-    kind: OptionKind::Int,
-    default: "0",
-    description: "which candidate to keep, 0 = the best",
-}];
-
-/// The pass.
-pub struct RtileSelect {
-    opts: PassOptions,
-}
-
-impl Default for RtileSelect {
-    fn default() -> Self {
-        RtileSelect {
-            opts: PassOptions::new(OPTIONS),
+rtile::declare_pass! {
+    pass RtileSelect {
+        flag: "rtile-select",
+        display_name: "RTileSelect",
+        summary: "Keep one of the rtile.programs candidates as rtile.program",
+        description: "Replaces each op's `rtile.programs` list by its rank-N entry as `rtile.program` (0 = the best by the micro-performance model).",
+        options(opts: RtileSelectOptions) {
+            /// which candidate to keep, 0 = the best
+            rank: i64 = "0", "rank", check = check_rank;
+        }
+        statistics {
+            SELECTED: "selected", "ops given an rtile.program";
         }
     }
+}
+
+fn check_rank(r: &i64) -> Result<(), String> {
+    if *r < 0 {
+        return Err("rank must be non-negative".into());
+    }
+    Ok(())
+}
+
+/// The pass.
+#[derive(Default)]
+pub struct RtileSelect {
+    opts: RtileSelectOptions,
 }
 
 impl Pass for RtileSelect {
-    fn name(&self) -> &'static str {
-        "rtile-select"
-    }
-    fn display_name(&self) -> &'static str {
-        "RTileSelect"
-    }
-    fn description(&self) -> &'static str {
-        "Keep one of the rtile.programs candidates as rtile.program"
-    }
-    fn options(&self) -> &[PassOptionSpec] {
-        self.opts.specs()
-    }
-    fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
-        self.opts.set(key, value)?;
-        if self.opts.get_int("rank") < 0 {
-            return Err("rank must be non-negative".into());
-        }
-        Ok(())
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
         op: OpId,
         stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
-        let rank = self.opts.get_int("rank").max(0) as usize;
+        let rank = self.opts.rank.max(0) as usize;
         let mut ops = Vec::new();
         ctx.walk(op, WalkOrder::PreOrder, &mut |_, o| {
             if ctx.attr(o, PROGRAMS).is_some() {
@@ -80,7 +70,7 @@ impl Pass for RtileSelect {
             };
             ctx.remove_attr(o, PROGRAMS);
             ctx.set_attr(o, PROGRAM, chosen);
-            stats.add("selected", "ops given an rtile.program", 1);
+            stats.add(Self::SELECTED, 1);
         }
         Ok(())
     }

@@ -144,25 +144,25 @@ fn compute_liveness(ctx: &Context, table: OpId, hidden: bool, live: &mut HashSet
     }
 }
 
+rtile::declare_pass! {
+    pass SymbolDce {
+        flag: "symbol-dce",
+        display_name: "SymbolDCE",
+        summary: "Eliminate dead symbols",
+        description: "Erases private symbols that no live symbol references, to a fixed point (MLIR's SymbolDCE).",
+        statistics {
+            NUM_DCED: "num-dce'd", "Number of symbols DCE'd";
+        }
+    }
+}
+
 impl Pass for SymbolDce {
-    fn name(&self) -> &'static str {
-        "symbol-dce"
-    }
-    fn display_name(&self) -> &'static str {
-        "SymbolDCE"
-    }
-    fn description(&self) -> &'static str {
-        "Eliminate dead symbols"
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
         op: OpId,
         stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
-        const STAT: &str = "num-dce'd";
-        const STAT_DESC: &str = "Number of symbols DCE'd";
-        stats.declare(STAT, STAT_DESC);
         if !is_symbol_table(ctx, op) {
             return Err(Diagnostic::op_error(
                 ctx,
@@ -192,7 +192,7 @@ impl Pass for SymbolDce {
             }
             for c in children(ctx, t) {
                 if is_symbol(ctx, c) && !live.contains(&c) && ctx.erase_op(c) {
-                    stats.add(STAT, STAT_DESC, 1);
+                    stats.add(Self::NUM_DCED, 1);
                 }
             }
         }
@@ -213,7 +213,7 @@ mod tests {
     }
 
     fn run(ctx: &mut Context, m: OpId) -> u64 {
-        let mut stats = PassStatistics::default();
+        let mut stats = PassStatistics::declared(SymbolDce::DECL.statistics);
         SymbolDce.run(ctx, m, &mut stats).unwrap();
         stats.get("num-dce'd").unwrap()
     }

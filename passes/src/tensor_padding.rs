@@ -11,7 +11,7 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId};
-use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
+use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::te::ir::{build_compute_op, compute_from_op};
 use rtile_dialects::te::model::{BinOp, CmpOp, Combiner, Expr, TeCompute, UnOp};
 
@@ -22,69 +22,47 @@ use crate::axis_fusion::{create_before, extra_attrs, replace_op};
 /// The attribute giving a compute's rTile shape, one size per axis.
 pub const TILE_ATTR: &str = "rtile.tile";
 
-static OPTIONS: &[PassOptionSpec] = &[
-    PassOptionSpec {
-        name: "epsilon",
-        kind: OptionKind::Float,
-        default: "0.25",
-        description: "largest allowed padding waste per axis, (S - N mod S) / N",
-    },
-    PassOptionSpec {
-        name: "tile",
-        kind: OptionKind::IntList,
-        default: "",
-        description: "rTile shape for computes without an `rtile.tile` attribute (one size per axis, or one for all)",
-    },
-];
+rtile::declare_pass! {
+    pass TensorPadding {
+        flag: "tensor-padding",
+        display_name: "TensorPadding",
+        summary: "Pad te.compute extents to multiples of the rTile shape when the waste is at most epsilon (Roller §3.1)",
+        description: "Pads each axis extent N of a te.compute to a multiple of its rTile size S when (S - N mod S) / N <= epsilon; the rTile comes from the compute's `rtile.tile` attribute, else the `tile` option.",
+        options(opts: TensorPaddingOptions) {
+            /// largest allowed padding waste per axis, (S - N mod S) / N
+            epsilon: f64 = "0.25", "epsilon", check = check_epsilon;
+            /// rTile shape for computes without an `rtile.tile` attribute (one size per axis, or one for all)
+            tile: Vec<i64> = "", "tile";
+        }
+        statistics {
+            NUM_PADDED: "num-padded-computes", "Number of te.compute ops whose domain was padded";
+        }
+    }
+}
+
+fn check_epsilon(e: &f64) -> Result<(), String> {
+    if e.is_nan() || *e < 0.0 {
+        return Err(format!("epsilon must be a non-negative number, got {e}"));
+    }
+    Ok(())
+}
 
 /// The `tensor-padding` pass: [`pad_compute`] on every `te.compute` that has an rTile
 /// shape (its `rtile.tile` attribute, else the `tile` option).
+#[derive(Default)]
 pub struct TensorPadding {
-    opts: PassOptions,
-}
-
-impl Default for TensorPadding {
-    fn default() -> Self {
-        TensorPadding {
-            opts: PassOptions::new(OPTIONS),
-        }
-    }
+    opts: TensorPaddingOptions,
 }
 
 impl Pass for TensorPadding {
-    fn name(&self) -> &'static str {
-        "tensor-padding"
-    }
-    fn display_name(&self) -> &'static str {
-        "TensorPadding"
-    }
-    fn description(&self) -> &'static str {
-        "Pad te.compute extents to multiples of the rTile shape when the waste is at most epsilon (Roller §3.1)"
-    }
-    fn options(&self) -> &[PassOptionSpec] {
-        self.opts.specs()
-    }
-    fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
-        self.opts.set(key, value)?;
-        let e = self.opts.get_float("epsilon");
-        if key == "epsilon" && (e.is_nan() || e < 0.0) {
-            return Err(format!(
-                "epsilon must be a non-negative number, got {value}"
-            ));
-        }
-        Ok(())
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
         op: OpId,
         stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
-        const PADDED: &str = "num-padded-computes";
-        const PADDED_D: &str = "Number of te.compute ops whose domain was padded";
-        stats.declare(PADDED, PADDED_D);
-        let epsilon = self.opts.get_float("epsilon");
-        let default_tile = self.opts.get_int_list("tile").to_vec();
+        let epsilon = self.opts.epsilon;
+        let default_tile = self.opts.tile.clone();
         for c in compute_ops(ctx, op) {
             let tile = match ctx.attr(c, TILE_ATTR) {
                 // The rTile is the `#rtile.tile<[...]>` of the rtile dialect: its shape has
@@ -102,7 +80,7 @@ impl Pass for TensorPadding {
                 None => continue,
             };
             if pad_op(ctx, c, &tile, epsilon)? {
-                stats.add(PADDED, PADDED_D, 1);
+                stats.add(Self::NUM_PADDED, 1);
             }
         }
         Ok(())

@@ -7,7 +7,6 @@
 //! the compute issues per reduction index.
 
 use rtile::ir::Context;
-use rtile::pass::Pass;
 use rtile_dialects::te::model::TeCompute;
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::RProgram;

@@ -310,6 +310,15 @@ macro_rules! declare_pass {
                     $crate::pass::StatisticDecl { name: $sname, description: $sdesc };
             )*)?
 
+            /// Parses `value` into option `key` (also `PassDeclaration::set_option`, here
+            /// so that callers need not import the trait).
+            #[allow(unused_variables)]
+            pub fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
+                $( return self.$field.set(key, value); )?
+                #[allow(unreachable_code)]
+                Err(format!("no such option {key}"))
+            }
+
             /// The pass's declaration.
             pub const DECL: $crate::pass::PassDecl = $crate::pass::PassDecl {
                 flag: $flag,
@@ -327,11 +336,8 @@ macro_rules! declare_pass {
                 static DECL: $crate::pass::PassDecl = $pass::DECL;
                 &DECL
             }
-            #[allow(unused_variables)]
             fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
-                $( return self.$field.set(key, value); )?
-                #[allow(unreachable_code)]
-                Err(format!("no such option {key}"))
+                $pass::set_option(self, key, value)
             }
             fn option_texts(&self) -> Vec<(&'static str, Option<String>)> {
                 $( return self.$field.texts(); )?

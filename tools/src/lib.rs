@@ -24,21 +24,8 @@ use rtile::verifier::verify;
 
 pub mod run;
 
-/// Every dialect the tools know: builtin plus the rtile dialects.
-pub fn dialect_registry() -> DialectRegistry {
-    let mut reg = DialectRegistry::with_builtin();
-    rtile_dialects::register_all(&mut reg);
-    // Device capacity checks of rtile attributes live with the device descriptions.
-    rtile_passes::register_dialect_extensions(&mut reg);
-    reg
-}
-
-/// Every pass the tools know.
-pub fn pass_registry() -> PassRegistry {
-    let mut reg = PassRegistry::new();
-    rtile_passes::register_all_passes(&mut reg);
-    reg
-}
+// The registries are rtile_passes' (every dialect with its extensions, every pass).
+pub use rtile_passes::{dialect_registry, pass_registry};
 
 /// The line mlir-opt splits inputs on (`--split-input-file`) and joins outputs with.
 pub const SPLIT_MARKER: &str = "// -----";

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use rtile::dialect::DialectRegistry;
 use rtile::ir::{Context, OpId};
 use rtile::parser::parse_str;
 use rtile::verifier::verify;
@@ -23,9 +22,7 @@ const MM: &str = r#""func.func"() ({
 const OK: &str = r#"#rtile.program<device = "any", tiles = [[24, 16, 16], [3, 4, 1]], pad = [[0, 0], [0, 0]], grid = [11, 8], threads = 32, est_us = 2.1, epsilon = 0.4>"#;
 
 fn setup(attrs: &str) -> (Context, OpId, OpId) {
-    let mut reg = DialectRegistry::with_builtin();
-    crate::register_all(&mut reg);
-    let mut ctx = Context::new(Arc::new(reg));
+    let mut ctx = Context::new(Arc::new(crate::dialect_registry()));
     ctx.allow_unregistered = true;
     let text = MM.replace("ATTRS", attrs);
     let m = parse_str(&mut ctx, "t.mlir", &text).unwrap().module;

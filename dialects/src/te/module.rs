@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use rtile::diagnostics::render::render_with;
-use rtile::dialect::DialectRegistry;
 use rtile::ir::{Context, OpId};
 use rtile::parser::parse_str;
 use rtile::verifier::verify;
@@ -28,9 +27,7 @@ pub struct FoundCompute {
 
 /// A context knowing builtin and every dialect of this crate.
 pub fn new_context() -> Context {
-    let mut reg = DialectRegistry::with_builtin();
-    crate::register_all(&mut reg);
-    Context::new(Arc::new(reg))
+    Context::new(Arc::new(crate::dialect_registry()))
 }
 
 /// Parses and verifies `text`; errors come back rendered (no colour).

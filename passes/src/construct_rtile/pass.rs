@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rtile::diagnostics::{Diagnostic, render};
 use rtile::ir::{Context, OpId};
-use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
+use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::rtile::set_programs;
 use rtile_dialects::te::ir::compute_from_op;
 use rtile_dialects::te::walk::compute_ops;
@@ -14,63 +14,68 @@ use super::construct::{ConstructOptions, construct};
 use super::te_adapter::expr_from_compute;
 use crate::device::Device;
 
-static OPTIONS: &[PassOptionSpec] = &[
-    PassOptionSpec {
-        name: "device",
-        kind: OptionKind::String,
-        default: "",
-        description: "built-in device: v100, k80, mi50, a100, h100, h200, mi250x",
-    },
-    PassOptionSpec {
-        name: "device-file",
-        kind: OptionKind::String,
-        default: "",
-        description: "a TOML device description (passes/devices/*.toml schema) instead",
-    },
-    PassOptionSpec {
-        name: "top-k",
-        kind: OptionKind::Int,
-        default: "10",
-        description: "rPrograms to construct per compute (Figure 8 TopK)",
-    },
-    PassOptionSpec {
-        name: "epsilon",
-        kind: OptionKind::Float,
-        default: "0.2",
-        description: "initial tensor-padding bound (Roller §3.1)",
-    },
-    PassOptionSpec {
-        name: "epsilon-max",
-        kind: OptionKind::Float,
-        default: "1.0",
-        description: "epsilon grows by 0.2 up to this bound (at most 1) while fewer than top-k programs exist",
-    },
-    PassOptionSpec {
-        name: "tensor-core",
-        kind: OptionKind::Bool,
-        default: "true",
-        description: "use tensor cores for f16/bf16/i8 contractions when the device has them",
-    },
-];
-
-/// The pass.
-pub struct ConstructRtile {
-    opts: PassOptions,
-}
-
-impl Default for ConstructRtile {
-    fn default() -> Self {
-        ConstructRtile {
-            opts: PassOptions::new(OPTIONS),
+rtile::declare_pass! {
+    pass ConstructRtile {
+        flag: "construct-rtile",
+        display_name: "ConstructRTile",
+        summary: "Attach Roller's top-k rPrograms (rtile.programs, best first) to every te.compute",
+        description: "Runs Roller's construction (Figure 8) for the device given by `device` or `device-file` and attaches the top-k rPrograms, ranked by the micro-performance model, as `rtile.programs`. A compute the construction cannot handle gets a remark and stays unchanged.",
+        options(opts: ConstructRtileOptions) {
+            /// built-in device: v100, k80, mi50, a100, h100, h200, mi250x
+            device: String = "", "device";
+            /// a TOML device description (passes/devices/*.toml schema) instead
+            device_file: String = "", "device-file";
+            /// rPrograms to construct per compute (Figure 8 TopK)
+            top_k: i64 = "10", "top-k", check = check_top_k;
+            /// initial tensor-padding bound (Roller §3.1)
+            epsilon: f64 = "0.2", "epsilon", check = check_epsilon;
+            /// epsilon grows by 0.2 up to this bound (at most 1) while fewer than top-k programs exist
+            epsilon_max: f64 = "1.0", "epsilon-max", check = check_epsilon_max;
+            /// use tensor cores for f16/bf16/i8 contractions when the device has them
+            tensor_core: bool = "true", "tensor-core";
+        }
+        statistics {
+            COMPUTES: "computes", "te.compute ops given rPrograms";
+            SKIPPED: "skipped", "te.compute ops the construction cannot handle";
+            PROGRAMS: "programs", "rPrograms attached";
         }
     }
+}
+
+fn check_top_k(k: &i64) -> Result<(), String> {
+    if *k < 1 {
+        return Err("top-k must be at least 1".into());
+    }
+    Ok(())
+}
+
+fn check_epsilon_in(key: &str, x: f64) -> Result<(), String> {
+    let max = rtile_dialects::rtile::verify::MAX_EPSILON;
+    if !(0.0..=max).contains(&x) {
+        return Err(format!("{key} must be a number in [0, {max}]"));
+    }
+    Ok(())
+}
+
+fn check_epsilon(x: &f64) -> Result<(), String> {
+    check_epsilon_in("epsilon", *x)
+}
+
+fn check_epsilon_max(x: &f64) -> Result<(), String> {
+    check_epsilon_in("epsilon-max", *x)
+}
+
+/// The pass.
+#[derive(Default)]
+pub struct ConstructRtile {
+    opts: ConstructRtileOptions,
 }
 
 impl ConstructRtile {
     /// The device the options name, and the file it came from.
     fn device(&self, ctx: &Context, op: OpId) -> Result<(Device, Option<String>), Diagnostic> {
-        let name = self.opts.get_str("device");
-        let file = self.opts.get_str("device-file");
+        let name = self.opts.device.as_str();
+        let file = self.opts.device_file.as_str();
         let err = |m: String| Diagnostic::error(ctx.op(op).span, m);
         match (name.is_empty(), file.is_empty()) {
             (true, true) => Err(err(format!(
@@ -91,30 +96,6 @@ impl ConstructRtile {
 }
 
 impl Pass for ConstructRtile {
-    fn name(&self) -> &'static str {
-        "construct-rtile"
-    }
-    fn display_name(&self) -> &'static str {
-        "ConstructRTile"
-    }
-    fn description(&self) -> &'static str {
-        "Attach Roller's top-k rPrograms (rtile.programs, best first) to every te.compute"
-    }
-    fn options(&self) -> &[PassOptionSpec] {
-        self.opts.specs()
-    }
-    fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
-        self.opts.set(key, value)?;
-        if key == "top-k" && self.opts.get_int("top-k") < 1 {
-            return Err("top-k must be at least 1".into());
-        }
-        let x = self.opts.get_float(key);
-        let max = rtile_dialects::rtile::verify::MAX_EPSILON;
-        if key.starts_with("epsilon") && !(0.0..=max).contains(&x) {
-            return Err(format!("{key} must be a number in [0, {max}]"));
-        }
-        Ok(())
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
@@ -123,16 +104,13 @@ impl Pass for ConstructRtile {
     ) -> Result<(), Diagnostic> {
         let (dev, file) = self.device(ctx, op)?;
         let opts = ConstructOptions {
-            top_k: self.opts.get_int("top-k").max(1) as usize,
-            epsilon: self.opts.get_float("epsilon"),
-            epsilon_max: self.opts.get_float("epsilon-max"),
-            tensor_core: self.opts.get_bool("tensor-core"),
+            top_k: self.opts.top_k.max(1) as usize,
+            epsilon: self.opts.epsilon,
+            epsilon_max: self.opts.epsilon_max,
+            tensor_core: self.opts.tensor_core,
             ..ConstructOptions::default()
         };
         let computes = compute_ops(ctx, op);
-        stats.declare("computes", "te.compute ops given rPrograms");
-        stats.declare("skipped", "te.compute ops the construction cannot handle");
-        stats.declare("programs", "rPrograms attached");
         for c in computes {
             let built = compute_from_op(ctx, c)
                 .and_then(|(tc, _)| expr_from_compute(&tc).map(|e| (tc, e)))
@@ -145,8 +123,8 @@ impl Pass for ConstructRtile {
                         p.device_file = file.clone();
                     }
                     set_programs(ctx, c, &progs, &own);
-                    stats.add("computes", "te.compute ops given rPrograms", 1);
-                    stats.add("programs", "rPrograms attached", progs.len() as u64);
+                    stats.add(Self::COMPUTES, 1);
+                    stats.add(Self::PROGRAMS, progs.len() as u64);
                 }
                 other => {
                     let why = match other {
@@ -159,11 +137,7 @@ impl Pass for ConstructRtile {
                         format!("construct-rtile: op left unchanged: {why}"),
                     );
                     eprint!("{}", render(ctx, &d));
-                    stats.add(
-                        "skipped",
-                        "te.compute ops the construction cannot handle",
-                        1,
-                    );
+                    stats.add(Self::SKIPPED, 1);
                 }
             }
         }

@@ -11,7 +11,7 @@ use rtile::ir::attributes::{Attribute, NamedAttribute};
 use rtile::ir::{
     BlockId, Builder, Context, DenseArray, Location, OpId, Rewriter, Type, Value, WalkOrder,
 };
-use rtile::pass::{OptionKind, Pass, PassOptionSpec, PassOptions, PassStatistics};
+use rtile::pass::{OptionKind, OptionType, Pass, PassStatistics};
 use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::TensorType;
@@ -22,33 +22,54 @@ use crate::device::Device;
 
 use super::kernel::{LowerOptions, LoweredKernel, ThreadMapping, lower_compute_opts};
 
-static OPTIONS: &[PassOptionSpec] = &[
-    PassOptionSpec {
-        name: "prefetch",
-        kind: OptionKind::Bool,
-        default: "true",
-        description: "register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier)",
-    },
-    PassOptionSpec {
-        name: "thread-mapping",
-        kind: OptionKind::String,
-        default: "auto",
-        description: "thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads), transposed (auto, and A[m, k]-like tiles stored transposed for 16-byte reads too) or interleaved",
-    },
-];
+rtile::declare_pass! {
+    pass LowerToGpu {
+        flag: "lower-to-gpu",
+        display_name: "LowerToGpu",
+        summary: "Lower te.compute ops with a selected #rtile.program to gpu.func kernels and gpu.launch_func host code",
+        description: "Every func.func holding te.computes with a selected rtile.program becomes a host function over memrefs that launches one kernel per compute; the kernels go into gpu.module @kernels.",
+        anchor: "builtin.module",
+        options(opts: LowerToGpuOptions) {
+            /// register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier)
+            prefetch: bool = "true", "prefetch";
+            /// thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads), transposed (auto, and A[m, k]-like tiles stored transposed for 16-byte reads too) or interleaved
+            thread_mapping: ThreadMapping = "auto", "thread-mapping";
+        }
+        statistics {
+            KERNELS: "kernels", "Number of kernels generated";
+            SHARED_BYTES: "shared-bytes", "Static shared memory of all kernels, bytes";
+            VECTOR_LOADS: "vector-loads", "Data tiles loaded with 16-byte vector loads";
+        }
+    }
+}
+
+/// `thread-mapping=auto|transposed|interleaved`.
+impl OptionType for ThreadMapping {
+    const KIND: OptionKind = OptionKind::String;
+    fn parse_option(text: &str) -> Result<Self, String> {
+        ThreadMapping::parse(text).ok_or_else(|| {
+            format!(
+                "invalid value '{text}' for option 'thread-mapping' (expected auto, transposed or interleaved)"
+            )
+        })
+    }
+    fn print_option(&self) -> Option<String> {
+        Some(
+            match self {
+                ThreadMapping::Auto => "auto",
+                ThreadMapping::Transposed => "transposed",
+                ThreadMapping::Interleaved => "interleaved",
+            }
+            .to_string(),
+        )
+    }
+}
 
 /// The `lower-to-gpu` pass (options `prefetch`, see [`LowerOptions::prefetch`], and
 /// `thread-mapping`, see [`ThreadMapping`]).
+#[derive(Default)]
 pub struct LowerToGpu {
-    opts: PassOptions,
-}
-
-impl Default for LowerToGpu {
-    fn default() -> Self {
-        LowerToGpu {
-            opts: PassOptions::new(OPTIONS),
-        }
-    }
+    opts: LowerToGpuOptions,
 }
 
 /// The memref a static tensor is passed as (identity layout, default memory space).
@@ -368,15 +389,10 @@ pub fn lower_module_with(
         }
     }
     for k in &kernels {
-        stats.add("kernels", "Number of kernels generated", 1);
+        stats.add(LowerToGpu::KERNELS, 1);
+        stats.add(LowerToGpu::SHARED_BYTES, k.shared_bytes);
         stats.add(
-            "shared-bytes",
-            "Static shared memory of all kernels, bytes",
-            k.shared_bytes,
-        );
-        stats.add(
-            "vector-loads",
-            "Data tiles loaded with 16-byte vector loads",
+            LowerToGpu::VECTOR_LOADS,
             k.vectorized.iter().filter(|&&v| v).count() as u64,
         );
     }
@@ -468,29 +484,6 @@ fn mark_target(ctx: &mut Context, gpu_module: OpId, device: &Device) {
 }
 
 impl Pass for LowerToGpu {
-    fn name(&self) -> &'static str {
-        "lower-to-gpu"
-    }
-    fn display_name(&self) -> &'static str {
-        "LowerToGpu"
-    }
-    fn description(&self) -> &'static str {
-        "Lower te.compute ops with a selected #rtile.program to gpu.func kernels and gpu.launch_func host code"
-    }
-    fn anchor(&self) -> Option<&'static str> {
-        Some("builtin.module")
-    }
-    fn options(&self) -> &[PassOptionSpec] {
-        self.opts.specs()
-    }
-    fn set_option(&mut self, key: &str, value: &str) -> Result<(), String> {
-        if key == "thread-mapping" && ThreadMapping::parse(value).is_none() {
-            return Err(format!(
-                "invalid value '{value}' for option 'thread-mapping' (expected auto, transposed or interleaved)"
-            ));
-        }
-        self.opts.set(key, value)
-    }
     fn run(
         &mut self,
         ctx: &mut Context,
@@ -498,9 +491,8 @@ impl Pass for LowerToGpu {
         stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
         let opts = LowerOptions {
-            prefetch: self.opts.get_bool("prefetch"),
-            thread_mapping: ThreadMapping::parse(self.opts.get_str("thread-mapping"))
-                .unwrap_or_default(),
+            prefetch: self.opts.prefetch,
+            thread_mapping: self.opts.thread_mapping,
             ..LowerOptions::default()
         };
         lower_module_with(ctx, op, stats, opts)

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::dialect::DialectRegistry;
 use rtile::ir::{Context, OpId};
 use rtile_dialects::te::module::parse_computes;
 
@@ -139,9 +138,7 @@ pub fn run_check(ctx: &Context, module: OpId, seed: u64) -> Result<CheckReport, 
 /// A context with every rtile dialect registered (arith, math and func ops are accepted
 /// unregistered where this build does not define them).
 pub fn context() -> Context {
-    let mut reg = DialectRegistry::with_builtin();
-    rtile_dialects::register_all(&mut reg);
-    let mut ctx = Context::new(Arc::new(reg));
+    let mut ctx = Context::new(Arc::new(rtile_dialects::dialect_registry()));
     ctx.allow_unregistered = true;
     ctx
 }

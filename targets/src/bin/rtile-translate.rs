@@ -17,7 +17,6 @@ use std::sync::Arc;
 
 use clap::Parser;
 use rtile::diagnostics::render;
-use rtile::dialect::DialectRegistry;
 use rtile::ir::Context;
 use rtile::parser::parse_source;
 use rtile_dialects::gpu::target::{TargetKind, module_targets};
@@ -118,9 +117,7 @@ fn main() -> ExitCode {
             }
         },
     };
-    let mut reg = DialectRegistry::with_builtin();
-    rtile_dialects::register_all(&mut reg);
-    let mut ctx = Context::new(Arc::new(reg));
+    let mut ctx = Context::new(Arc::new(rtile_dialects::dialect_registry()));
     // The gpu-level dialects are read generically, so they need not be registered.
     ctx.allow_unregistered = true;
     let file = ctx.add_source(name, text.clone());
