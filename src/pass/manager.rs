@@ -89,6 +89,10 @@ impl OpPassManager {
     pub fn dump_pipeline(&self) -> String {
         fn pretty(pm: &OpPassManager, indent: usize, out: &mut String) {
             out.push_str(&format!("{}(\n", pm.anchor));
+            if pm.entries.is_empty() {
+                // mlir-opt leaves one empty line between the parentheses.
+                out.push('\n');
+            }
             let pad = " ".repeat(indent + 2);
             for (i, e) in pm.entries.iter().enumerate() {
                 out.push_str(&pad);

@@ -43,6 +43,9 @@ pub struct OptOptions {
     pub print: PrintOptions,
     /// The passes to run.
     pub pipeline: Pipeline,
+    /// `--dump-pass-pipeline`: print the pipeline, every pass with all its options, to
+    /// stderr before running it (mlir-opt's format).
+    pub dump_pass_pipeline: bool,
     /// Pass-manager instrumentation (verify-each, IR printing, timing, statistics).
     pub pass_config: PassManagerConfig,
     /// Force colour in rendered diagnostics (tests pass `Some(false)`); `None`: auto.
@@ -290,6 +293,12 @@ fn process(
             return None;
         }
     };
+    if opts.dump_pass_pipeline {
+        let empty = OpPassManager::new(ROOT_ANCHOR);
+        let text = root.as_ref().unwrap_or(&empty).dump_pipeline();
+        // Best effort, as the other reports: a closed stderr is not an IR error.
+        let _ = pass_log.clone().write_all(text.as_bytes());
+    }
     let Some(root) = root else {
         return Some(print_op(ctx, module, &opts.print));
     };

@@ -33,6 +33,7 @@ const STATIC_FLAGS: &[&str] = &[
     "mlir-print-ir-after-failure",
     "mlir-timing",
     "mlir-pass-statistics",
+    "dump-pass-pipeline",
     "verify-each",
 ];
 
@@ -137,6 +138,10 @@ fn command(registry: &PassRegistry, pass_flags: &[String]) -> Command {
         .arg(flag(
             "mlir-pass-statistics",
             "Report the statistics of each pass",
+        ))
+        .arg(flag(
+            "dump-pass-pipeline",
+            "Print the pipeline that will be run, every pass with all its options",
         ))
         .arg(
             Arg::new("verify-each")
@@ -253,6 +258,7 @@ fn main() -> ExitCode {
             debug_info: matches.get_flag("mlir-print-debuginfo"),
         },
         pipeline,
+        dump_pass_pipeline: matches.get_flag("dump-pass-pipeline"),
         pass_config: PassManagerConfig {
             verify_each: matches
                 .get_one::<bool>("verify-each")

@@ -1,0 +1,25 @@
+// rtile-opt --help lists every pass with its options, their types and defaults, all
+// generated from the passes' declarations (rtile::declare_pass!).
+// RUN: rtile-opt --help | FileCheck %s --match-full-lines --strict-whitespace
+
+// CHECK:Passes:
+// CHECK-NEXT:  --axis-fusion                    - Fuse adjacent te.compute axes that every tensor uses together (Roller §3.2)
+// CHECK-NEXT:  --construct-rtile                - Attach Roller's top-k rPrograms (rtile.programs, best first) to every te.compute
+// CHECK-NEXT:      --device=<string>            - built-in device: v100, k80, mi50, a100, h100, h200, mi250x
+// CHECK-NEXT:      --device-file=<string>       - a TOML device description (passes/devices/*.toml schema) instead
+// CHECK-NEXT:      --top-k=<int>                - rPrograms to construct per compute (Figure 8 TopK) (default: 10)
+// CHECK-NEXT:      --epsilon=<number>           - initial tensor-padding bound (Roller §3.1) (default: 0.2)
+// CHECK-NEXT:      --epsilon-max=<number>       - epsilon grows by 0.2 up to this bound (at most 1) while fewer than top-k programs exist (default: 1.0)
+// CHECK-NEXT:      --tensor-core=<bool>         - use tensor cores for f16/bf16/i8 contractions when the device has them (default: true)
+// CHECK-NEXT:  --lower-to-gpu                   - Lower te.compute ops with a selected #rtile.program to gpu.func kernels and gpu.launch_func host code
+// CHECK-NEXT:      --prefetch=<bool>            - register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier) (default: true)
+// CHECK-NEXT:      --thread-mapping=<string>    - thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads), transposed (auto, and A[m, k]-like tiles stored transposed for 16-byte reads too) or interleaved (default: auto)
+// CHECK-NEXT:  --print-op-stats                 - Print statistics of operations
+// CHECK-NEXT:      --json=<bool>                - print the stats as JSON (default: false)
+// CHECK-NEXT:  --rtile-select                   - Keep one of the rtile.programs candidates as rtile.program
+// CHECK-NEXT:      --rank=<int>                 - which candidate to keep, 0 = the best (default: 0)
+// CHECK-NEXT:  --symbol-dce                     - Eliminate dead symbols
+// CHECK-NEXT:  --tensor-padding                 - Pad te.compute extents to multiples of the rTile shape when the waste is at most epsilon (Roller §3.1)
+// CHECK-NEXT:      --epsilon=<number>           - largest allowed padding waste per axis, (S - N mod S) / N (default: 0.25)
+// CHECK-NEXT:      --tile=<int,...>             - rTile shape for computes without an `rtile.tile` attribute (one size per axis, or one for all)
+// CHECK-NOT:{{.}}
