@@ -198,22 +198,37 @@ pub trait PassDeclaration {
 /// defaults), and the [`PassDeclaration`] impl that parses into and prints from it.
 /// Statistics become associated [`StatisticDecl`] constants of the pass type.
 ///
-/// ```ignore
+/// ```
+/// use rtile::diagnostics::Diagnostic;
+/// use rtile::ir::{Context, OpId};
+/// use rtile::pass::{Pass, PassDeclaration, PassStatistics};
+///
+/// #[derive(Default)]
+/// pub struct CountOps { opts: CountOpsOptions }
 /// rtile::declare_pass! {
-///     pass RtileSelect {
-///         flag: "rtile-select",
-///         display_name: "RTileSelect",
-///         summary: "Keep one of the rtile.programs candidates as rtile.program",
-///         description: "",
-///         options(opts: RtileSelectOptions) {
-///             /// which candidate to keep, 0 = the best
-///             rank: i64 = "0", "rank", check = non_negative;
+///     pass CountOps {
+///         flag: "count-ops", display_name: "CountOps",
+///         summary: "Count the ops of one name", description: "",
+///         options(opts: CountOpsOptions) {
+///             /// the op name to count
+///             name: String = "func.func", "op-name";
 ///         }
-///         statistics {
-///             SELECTED: "selected", "ops given an rtile.program";
-///         }
+///         statistics { FOUND: "found", "Ops of that name"; }
 ///     }
 /// }
+/// impl Pass for CountOps {
+///     fn run(&mut self, ctx: &mut Context, op: OpId, stats: &mut PassStatistics) -> Result<(), Diagnostic> {
+///         let n = ctx.collect_ops(op).into_iter().filter(|&o| ctx.op_name(o) == self.opts.name).count();
+///         stats.add(Self::FOUND, n as u64);
+///         Ok(())
+///     }
+/// }
+///
+/// let mut p = CountOps::default();
+/// p.set_option("op-name", "test.op").unwrap();
+/// assert_eq!(p.opts.name, "test.op");
+/// assert_eq!(p.textual_form(), "count-ops{op-name=test.op}");
+/// assert_eq!(p.options()[0].default, "func.func");
 /// ```
 ///
 /// The pass type (declared by the caller, with a field `opts` of the options struct)

@@ -1,5 +1,8 @@
-//! Typed pass options: a pass declares its options once as a static list of
-//! [`PassOptionSpec`]s and keeps a [`PassOptions`] value map that parses and stores them.
+//! Pass option text: the [`PassOptionSpec`]s that `declare_pass!` generates for `--help` and
+//! pipeline parsing, the option-string splitter, and value parsing with LLVM's error texts
+//! (which the typed [`super::OptionType`] impls reuse). [`PassOptions`] is an untyped value
+//! map over a spec list, for code that handles options generically; passes never use it
+//! (their options are fields of their declared struct).
 //!
 //! Option strings follow MLIR's syntax: `key=value` pairs separated by spaces, a value may
 //! be quoted (`"a b"`, `'a b'`) or braced (`{a b}`, braces stripped), lists are comma
