@@ -165,8 +165,8 @@ pub trait PassDeclaration {
     fn display_name(&self) -> &'static str {
         self.decl().display_name
     }
-    /// One line for `--help`.
-    fn description(&self) -> &'static str {
+    /// One line for `--help` (the declared summary).
+    fn summary(&self) -> &'static str {
         self.decl().summary
     }
     /// The declared options.

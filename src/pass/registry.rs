@@ -50,7 +50,7 @@ impl PassRegistry {
             decl: p.decl(),
             name: p.name(),
             display_name: p.display_name(),
-            description: p.description(),
+            description: p.summary(),
             anchor: p.anchor(),
             options: p.options().to_vec(),
             factory,
