@@ -956,9 +956,11 @@ impl<'s> State<'s> {
 
     /// `sparse<indices, values> : type` or `sparse<> : type`.
     fn parse_sparse_attr(&mut self) -> Result<Attribute, Diagnostic> {
+        let start = self.cur.span;
         self.bump();
         self.expect_punct("<")?;
-        let (indices, values) = if self.at_punct(">") {
+        let empty = self.at_punct(">");
+        let (indices, values) = if empty {
             (
                 DenseLiteral::List(Vec::new()),
                 DenseLiteral::List(Vec::new()),
@@ -972,15 +974,26 @@ impl<'s> State<'s> {
         self.expect_punct(":")?;
         let ty_span = self.cur.span;
         let ty = self.parse_type()?;
-        let Some(rank) = ty.shape().map(|s| s.len() as i64) else {
+        let Some(shape) = ty.shape().map(|s| s.to_vec()) else {
             return Err(self.error_at(ty_span, "elements literal must be a shaped type"));
         };
+        if shape.contains(&DYNAMIC) {
+            return Err(self.error_at(start, "elements literal type must have static shape"));
+        }
+        let rank = shape.len() as i64;
         let shape_of = |l: &DenseLiteral, splat: Vec<i64>| {
             literal_shape(l).map(|s| if s.is_empty() { splat } else { s })
         };
-        let index_shape =
-            shape_of(&indices, vec![1, rank]).map_err(|(m, _)| self.error_at(ty_span, m))?;
-        let value_shape = shape_of(&values, vec![1]).map_err(|(m, _)| self.error_at(ty_span, m))?;
+        let (index_shape, value_shape) = if empty {
+            (vec![0, rank], vec![0])
+        } else {
+            let is =
+                shape_of(&indices, vec![1, rank]).map_err(|(m, _)| self.error_at(ty_span, m))?;
+            let vs = shape_of(&values, vec![is[0]]).map_err(|(m, _)| self.error_at(ty_span, m))?;
+            (is, vs)
+        };
+        check_sparse(&shape, &indices, &index_shape, &value_shape, &ty)
+            .map_err(|m| self.error_at(start, m))?;
         Ok(Attribute::Sparse {
             indices,
             index_shape,
@@ -1378,6 +1391,84 @@ fn literal_shape(lit: &DenseLiteral) -> Result<Vec<i64>, (String, bool)> {
     let mut shape = vec![items.len() as i64];
     shape.extend(inner.unwrap_or_default());
     Ok(shape)
+}
+
+/// Upstream's `SparseElementsAttr` rules: the indices are `[count, rank]` (or, for a 1-d
+/// type, a flat list), the values hold one element per index, and every index lies in the
+/// type's shape. The messages are mlir-opt's.
+fn check_sparse(
+    shape: &[i64],
+    indices: &DenseLiteral,
+    index_shape: &[i64],
+    value_shape: &[i64],
+    ty: &Type,
+) -> Result<(), String> {
+    let dims = |s: &[i64]| {
+        s.iter()
+            .map(|d| {
+                if *d == DYNAMIC {
+                    "?".to_string()
+                } else {
+                    d.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let shape_error = || {
+        format!(
+            "expected shape ([{}]); inferred shape of indices literal ([{}]); inferred shape of values literal ([{}])",
+            dims(shape),
+            dims(index_shape),
+            dims(value_shape)
+        )
+    };
+    let rank = shape.len() as i64;
+    match index_shape {
+        [_, r] if *r == rank => {}
+        [_] if rank == 1 => {}
+        _ => return Err(shape_error()),
+    }
+    if value_shape.len() != 1 {
+        return Err("expected 1-d tensor for sparse element values".into());
+    }
+    if value_shape[0] != index_shape[0] {
+        return Err(shape_error());
+    }
+    let ints = |l: &DenseLiteral| -> Vec<i128> {
+        match l {
+            DenseLiteral::Int(v) => vec![*v],
+            DenseLiteral::List(v) => v
+                .iter()
+                .filter_map(|x| match x {
+                    DenseLiteral::Int(i) => Some(*i),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let tuples: Vec<Vec<i128>> = match indices {
+        // `[[i, j], ...]` gives one tuple per row, a flat `[i, ...]` (1-d) one per element.
+        DenseLiteral::List(v) => v.iter().map(ints).collect(),
+        single => vec![ints(single)],
+    };
+    for (n, t) in tuples.iter().enumerate() {
+        let inside = t.len() == shape.len()
+            && t.iter()
+                .zip(shape)
+                .all(|(&i, &d)| i >= 0 && i < i128::from(d));
+        if !inside {
+            // mlir-opt prints the indices as the unsigned 64-bit values it stores.
+            let idx: Vec<String> = t.iter().map(|&i| (i as i64 as u64).to_string()).collect();
+            return Err(format!(
+                "sparse index #{n} is not contained within the value shape, with index=[{}], and type='{}'",
+                idx.join(", "),
+                crate::printer::type_to_string(ty)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Each scalar of `lit` must suit element type `elem` (integer types take integers,

@@ -368,3 +368,37 @@ module attributes {foo = 1} {
 // expected-error @+1 {{unknown key 'foo' in file metadata dictionary}}
 {-# foo: {} #-}
 "t.a"() : () -> ()
+
+// ===== sparse elements =====
+
+// -----
+
+// Found by the fuzzer: indices of the wrong rank were printed in a form that read back as
+// another attribute.
+// expected-error @+1 {{expected shape ([]); inferred shape of indices literal ([1, 2]); inferred shape of values literal ([2])}}
+"t.a"() {a = sparse<[[2, 2]], [1, 5]> : tensor<i32>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{expected shape ([2, 2]); inferred shape of indices literal ([1, 2]); inferred shape of values literal ([2])}}
+"t.a"() {a = sparse<[[0, 1]], [1, 2]> : tensor<2x2xi32>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{expected 1-d tensor for sparse element values}}
+"t.a"() {a = sparse<[[0, 1]], [[1, 2]]> : tensor<2x2xi32>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{sparse index #0 is not contained within the value shape, with index=[18446744073709551615, 1], and type='tensor<2x2xi32>'}}
+"t.a"() {a = sparse<[[-1, 1]], [1]> : tensor<2x2xi32>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{sparse index #1 is not contained within the value shape, with index=[2, 0], and type='tensor<2x2xi32>'}}
+"t.a"() {a = sparse<[[0, 1], [2, 0]], [1, 2]> : tensor<2x2xi32>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{elements literal type must have static shape}}
+"t.a"() {a = sparse<[[0, 1]], [1]> : tensor<2x?xi32>} : () -> ()
