@@ -1451,7 +1451,8 @@ fn check_sparse(
     let tuples: Vec<Vec<i128>> = match indices {
         // `[[i, j], ...]` gives one tuple per row, a flat `[i, ...]` (1-d) one per element.
         DenseLiteral::List(v) => v.iter().map(ints).collect(),
-        single => vec![ints(single)],
+        // A splat index is the whole `[1, rank]` tuple filled with it.
+        single => vec![ints(single).repeat(shape.len())],
     };
     for (n, t) in tuples.iter().enumerate() {
         let inside = t.len() == shape.len()

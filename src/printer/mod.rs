@@ -870,7 +870,9 @@ impl<'a> OpAsmPrinter<'a> {
                     self.buf.push_str("  // no predecessors");
                 }
             }
-            Some(v) if v.iter().all(|p| *p == v[0]) => {
+            // As MLIR's `getSinglePredecessor`: two edges from one block (a conditional
+            // branch to the same block twice) are two predecessors.
+            Some(v) if v.len() == 1 => {
                 self.buf.push_str("  // pred: ");
                 self.names.push_block(&mut self.buf, v[0]);
             }

@@ -30,3 +30,13 @@
 // reading such an array back failed ("invalid floating point literal").
 // CHECK: "t.hex_array"() {d = array<f32: 0x7F800000, 2.500000e+20>, e = array<f64: 0x7FF8000000000000>}
 "t.hex_array"() {d = array<f32: 0x7F800000, 2.5e+20>, e = array<f64: 0x7FF8000000000000>} : () -> ()
+
+// Found by the differential check (fuzz/upstream-diff.py on the fuzz corpus): a branch to
+// the same block twice makes two predecessors, as MLIR counts them (it printed `// pred:`).
+// CHECK-LABEL: "t.twice"
+// CHECK: ^bb1:  // 2 preds: ^bb0, ^bb0
+"t.twice"() ({
+  "t.branch"()[^bb1, ^bb1] : () -> ()
+^bb1:
+  "t.return"() : () -> ()
+}) : () -> ()
