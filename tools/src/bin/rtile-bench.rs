@@ -32,6 +32,11 @@ enum Cmd {
     Parse(ParseArgs),
     /// Roller construction time per operator (top-1 and top-10), no GPU needed.
     Construct(ConstructArgs),
+    /// Internal to `parse`: parse+print FILE in this process and print `ms ops` on stdout.
+    /// `parse` runs it as a child so that its own memory stays small: a child's peak RSS
+    /// counts its parent's RSS at fork, so every tool is spawned from a small process.
+    #[command(hide = true)]
+    ParseOnce { file: PathBuf },
 }
 
 #[derive(clap::Args)]
@@ -134,7 +139,7 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
-/// Parse + generic print in-process; returns (time, op count).
+/// Parse + generic print in this process; returns (time, op count).
 fn rtile_in_process(name: &str, text: &str) -> Result<(Duration, usize), String> {
     let registry = Arc::new(rtile_tools::dialect_registry());
     let start = Instant::now();
@@ -156,6 +161,39 @@ fn rtile_in_process(name: &str, text: &str) -> Result<(Duration, usize), String>
     let t = start.elapsed();
     std::hint::black_box(printed.len());
     Ok((t, ctx.num_ops()))
+}
+
+/// `rtile-bench parse-once FILE`: the in-process measurement, printed as `ms ops`.
+fn parse_once(file: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("could not read {}: {e}", file.display()))?;
+    let (t, ops) = rtile_in_process(&file.display().to_string(), &text)?;
+    println!("{} {ops}", ms(t));
+    Ok(())
+}
+
+/// Runs `parse-once` in a child: (its in-process time, op count).
+fn in_process_child(file: &Path) -> Result<(Duration, usize), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(&exe)
+        .arg("parse-once")
+        .arg(file)
+        .output()
+        .map_err(|e| format!("could not run {}: {e}", exe.display()))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut words = text.split_whitespace();
+    let ms: f64 = words
+        .next()
+        .and_then(|w| w.parse().ok())
+        .ok_or("bad parse-once output")?;
+    let ops: usize = words
+        .next()
+        .and_then(|w| w.parse().ok())
+        .ok_or("bad parse-once output")?;
+    Ok((Duration::from_secs_f64(ms / 1000.0), ops))
 }
 
 fn find_rtile_opt(explicit: Option<PathBuf>) -> Option<PathBuf> {
@@ -209,7 +247,10 @@ fn bench_parse(a: ParseArgs) -> Result<(), String> {
             );
             continue;
         }
-        let report = time_one(shape, &file, &text, &mlir_opt, rtile_opt.as_deref(), a.runs)?;
+        // Keep this process small while it spawns the measured ones (see `ParseOnce`).
+        let bytes = text.len();
+        drop(text);
+        let report = time_one(shape, &file, bytes, &mlir_opt, rtile_opt.as_deref(), a.runs)?;
         print_report(&report);
         reports.push(report);
     }
@@ -231,7 +272,7 @@ const FLAGS: [&str; 2] = ["--allow-unregistered-dialect", "--mlir-print-op-gener
 fn time_one(
     shape: Shape,
     file: &Path,
-    text: &str,
+    bytes: usize,
     mlir_opt: &Path,
     rtile_opt: Option<&Path>,
     runs: usize,
@@ -241,7 +282,7 @@ fn time_one(
     let (mut in_proc, mut bin, mut upstream) = (Vec::new(), Vec::new(), Vec::new());
     let mut ops = 0;
     for i in 0..runs {
-        let (t, n) = rtile_in_process(&name, text)?;
+        let (t, n) = in_process_child(file)?;
         in_proc.push(ms(t));
         ops = n;
         if let Some(p) = rtile_opt {
@@ -281,7 +322,7 @@ fn time_one(
         benchmark: "parse+print generic",
         shape,
         file: name,
-        bytes: text.len(),
+        bytes,
         ops,
         runs,
         rows,
@@ -323,6 +364,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Parse(a) => bench_parse(a),
         Cmd::Construct(a) => bench_construct(a),
+        Cmd::ParseOnce { file } => parse_once(&file),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
