@@ -447,6 +447,12 @@ impl<'s> State<'s> {
     /// that the printer can define them again (see [`crate::ir::Context::text_aliases`]).
     fn note_text_aliases(&mut self, start: usize, end: usize) {
         let bytes = self.src.as_bytes();
+        // The quoted form `#d<"body">` is the same attribute as `#d.body` (the printer
+        // quotes a body it cannot print bare), so its string is scanned as the body is.
+        let (start, end) = match &self.src[start..end] {
+            b if b.len() >= 4 && b.starts_with("<\"") && b.ends_with("\">") => (start + 2, end - 2),
+            _ => (start, end),
+        };
         let mut i = start;
         while i < end {
             let sigil = bytes[i];

@@ -4,6 +4,7 @@
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic %t.1 > %t.2
 // RUN: diff %t.1 %t.2
 // RUN: FileCheck %s < %t.1
+// RUN: FileCheck %s --check-prefix=QA < %t.1
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-debuginfo %s > %t.3
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-debuginfo %t.3 > %t.4
 // RUN: diff %t.3 %t.4
@@ -30,6 +31,14 @@
 // reading such an array back failed ("invalid floating point literal").
 // CHECK: "t.hex_array"() {d = array<f32: 0x7F800000, 2.500000e+20>, e = array<f64: 0x7FF8000000000000>}
 "t.hex_array"() {d = array<f32: 0x7F800000, 2.5e+20>, e = array<f64: 0x7FF8000000000000>} : () -> ()
+
+// An alias named in a dialect attribute's body stays defined when the printer quotes the
+// body (`#x._b<#qa>` prints as `#x<"_b<#qa>">`): the quoted body was not scanned for alias
+// names, so the second print dropped `#qa`.
+// QA: #qa = "quoted"
+// QA: "t.quoted"() {d = #x<"_b<#qa>">} : () -> ()
+#qa = "quoted"
+"t.quoted"() {d = #x._b<#qa>} : () -> ()
 
 // Found by the differential check (fuzz/upstream-diff.py on the fuzz corpus): a branch to
 // the same block twice makes two predecessors, as MLIR counts them (it printed `// pred:`).
