@@ -36,6 +36,9 @@ pub(crate) struct Aliases {
     pub resources_used: Vec<String>,
     /// Aliased `distinct` attributes (those with a non-unit value), by alias number.
     distincts: HashMap<Attribute, usize>,
+    /// Alias depth of each aliased `distinct` attribute: one more than the deepest alias its
+    /// value names (0 when none), so that it is defined after them, as MLIR orders aliases.
+    distinct_depth: HashMap<Attribute, u32>,
     /// Input ID of a `distinct` attribute -> printed ID, in print order (alias
     /// definitions first: they are numbered before the op is printed).
     distinct_ids: std::cell::RefCell<HashMap<u64, u64>>,
@@ -253,6 +256,8 @@ impl Aliases {
                     self.seq += 1;
                 }
                 self.visit_attr(value);
+                let depth = self.alias_depth(value).map_or(0, |d| d + 1);
+                self.distinct_depth.insert(a.clone(), depth);
             }
             Attribute::TypedDialect { ty, .. } | Attribute::Sparse { ty, .. } => {
                 self.visit_type(ty)
@@ -266,6 +271,18 @@ impl Aliases {
             _ => {}
         }
     }
+    /// The deepest alias depth among the aliases `a` names once visited (maps and sets 0,
+    /// locations their depth, `distinct`s theirs); `None` when it names none.
+    fn alias_depth(&self, a: &Attribute) -> Option<u32> {
+        match a {
+            Attribute::AffineMap(_) | Attribute::IntegerSet(_) => Some(0),
+            Attribute::Location(l) => self.locs.get(l).map(|&i| self.loc_list[i].1),
+            Attribute::Distinct { .. } => self.distinct_depth.get(a).copied(),
+            Attribute::Array(v) => v.iter().filter_map(|x| self.alias_depth(x)).max(),
+            Attribute::Dictionary(v) => v.iter().filter_map(|n| self.alias_depth(&n.value)).max(),
+            _ => None,
+        }
+    }
     /// The alias definitions printed before the op, one line each
     /// (`#map = affine_map<...>`), ordered by depth then first visit.
     pub fn definitions(&self, out: &mut String) {
@@ -277,12 +294,14 @@ impl Aliases {
             .iter()
             .enumerate()
             .map(|(i, &seq)| {
-                let name = match self.order[i] {
-                    AliasDef::Map(_) => "map",
-                    AliasDef::Set(_) => "set",
-                    AliasDef::Distinct(_) => "distinct",
+                let (name, depth) = match &self.order[i] {
+                    AliasDef::Map(_) => ("map", 0),
+                    AliasDef::Set(_) => ("set", 0),
+                    AliasDef::Distinct(a) => {
+                        ("distinct", self.distinct_depth.get(a).copied().unwrap_or(0))
+                    }
                 };
-                (0, true, name, seq, AliasRef::Attr(i))
+                (depth, true, name, seq, AliasRef::Attr(i))
             })
             .collect();
         for (i, e) in self.loc_list.iter().enumerate() {

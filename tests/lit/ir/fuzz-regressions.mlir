@@ -5,6 +5,7 @@
 // RUN: diff %t.1 %t.2
 // RUN: FileCheck %s < %t.1
 // RUN: FileCheck %s --check-prefix=QA < %t.1
+// RUN: FileCheck %s --check-prefix=DLOC < %t.1
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-debuginfo %s > %t.3
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-debuginfo %t.3 > %t.4
 // RUN: diff %t.3 %t.4
@@ -39,6 +40,12 @@
 // QA: "t.quoted"() {d = #x<"_b<#qa>">} : () -> ()
 #qa = "quoted"
 "t.quoted"() {d = #x._b<#qa>} : () -> ()
+
+// A distinct attribute holding a location was defined before the location's alias it
+// names, so the output did not parse again: its alias depth now counts what it holds.
+// DLOC: #loc = loc("f.mlir":1:2)
+// DLOC: #distinct{{[0-9]*}} = distinct[{{[0-9]+}}]<#loc>
+"t.dloc"() {y = distinct[3]<loc("f.mlir":1:2)>} : () -> ()
 
 // Found by the differential check (fuzz/upstream-diff.py on the fuzz corpus): a branch to
 // the same block twice makes two predecessors, as MLIR counts them (it printed `// pred:`).
