@@ -311,7 +311,11 @@ impl Aliases {
         }
         for (i, t) in self.text.iter().enumerate() {
             match t {
-                TextAlias::Attr(name, _) => top.push((0, true, name, i, AliasRef::Text(i))),
+                // After the aliases its value prints with (`#id = #map3`), as MLIR orders them.
+                TextAlias::Attr(name, a) => {
+                    let depth = self.alias_depth(a).map_or(0, |d| d + 1);
+                    top.push((depth, true, name, i, AliasRef::Text(i)))
+                }
                 TextAlias::Type(name, _) => top.push((0, false, name, i, AliasRef::Text(i))),
             }
         }

@@ -6,6 +6,7 @@
 // RUN: FileCheck %s < %t.1
 // RUN: FileCheck %s --check-prefix=QA < %t.1
 // RUN: FileCheck %s --check-prefix=DLOC < %t.1
+// RUN: FileCheck %s --check-prefix=TID < %t.1
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-debuginfo %s > %t.3
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-debuginfo %t.3 > %t.4
 // RUN: diff %t.3 %t.4
@@ -56,3 +57,10 @@
 ^bb1:
   "t.return"() : () -> ()
 }) : () -> ()
+
+// A text alias whose value is also printed through another alias (`#aid = #map`) was
+// defined before that alias, so the output did not parse again; it now follows it.
+// TID: #map{{[0-9]*}} = affine_map<(d0, d1) -> (d1, d0)>
+// TID: #aid = #map
+#aid = affine_map<(d0, d1) -> (d1, d0)>
+"t.tid"() {a = #aid, b = #foo.x<#aid>} : () -> ()
