@@ -188,19 +188,14 @@ fn main() -> ExitCode {
                 }
             });
         (Output::LlvmIr { flavor, cpu }, "llvmir".to_string())
-    } else if let Some(asked) = &cli.to_ptx {
+    } else if let Some((asked, kind)) = (cli.to_ptx.as_ref().map(|a| (a, TargetKind::Nvvm)))
+        .or_else(|| cli.to_amdgpu.as_ref().map(|a| (a, TargetKind::Rocdl)))
+    {
+        // An empty value is the bare flag: the module's target decides.
         let asked = (!asked.is_empty()).then_some(asked.as_str());
-        match resolve_arch(&ctx, module, TargetKind::Nvvm, asked) {
-            Ok(sm) => (Output::Ptx { sm: sm.clone() }, sm),
-            Err(d) => {
-                eprint!("{}", render(&ctx, &d));
-                return ExitCode::FAILURE;
-            }
-        }
-    } else if let Some(asked) = &cli.to_amdgpu {
-        let asked = (!asked.is_empty()).then_some(asked.as_str());
-        match resolve_arch(&ctx, module, TargetKind::Rocdl, asked) {
-            Ok(gfx) => (Output::Amdgpu { gfx: gfx.clone() }, gfx),
+        match resolve_arch(&ctx, module, kind, asked) {
+            Ok(arch) if kind == TargetKind::Nvvm => (Output::Ptx { sm: arch.clone() }, arch),
+            Ok(arch) => (Output::Amdgpu { gfx: arch.clone() }, arch),
             Err(d) => {
                 eprint!("{}", render(&ctx, &d));
                 return ExitCode::FAILURE;
