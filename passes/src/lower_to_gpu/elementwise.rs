@@ -2,7 +2,7 @@
 //! over the thread's points are unrolled from the innermost spatial axis outwards, up to
 //! [`ELEMENTWISE_UNROLL`] points, all the unrolled points' loads are written before any use
 //! (so that many are in flight per thread: a store waiting on a load would stall the next
-//! load behind it), and where [`vector_ok`] the thread moves 4 consecutive elements with
+//! load behind it), and where `vector_ok` the thread moves 4 consecutive elements with
 //! one 16-byte `vector.load`/`vector.store`: point `base + (j·nthr + tc)·4 + l`, so
 //! neighbouring threads still touch neighbouring 16-byte chunks (coalesced warps).
 

@@ -165,7 +165,7 @@ pub(super) fn plan_staged(
 /// construction charged (data and accumulators, plus `THREAD_REGISTER_OVERHEAD` = 24 for
 /// addresses, indices and counters, which the prefetch's address arithmetic shares since
 /// it ends at the load), so they must fit the headroom between that charge and the
-/// block's `.maxnreg` share ([`prefetch_budget`]). 32 (8 16-byte loads in flight per
+/// block's `.maxnreg` share (`prefetch_budget`). 32 (8 16-byte loads in flight per
 /// thread) also caps the unrolled load code; the Table-1 programs need at most 16.
 pub const PREFETCH_MAX_REGISTERS: i64 = 32;
 

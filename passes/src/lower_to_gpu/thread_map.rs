@@ -42,7 +42,7 @@ impl ThreadMapping {
 
 /// A staged tile stored transposed in shared memory: its dim `dim`, indexed by the blocked
 /// spatial axis `axis`, becomes the last dim (swapped with the tile's last dim, which a
-/// reduction axis indexes), `pitch` elements long with the padding (see [`transposable`]).
+/// reduction axis indexes), `pitch` elements long with the padding (see `transposable`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transpose {
     pub dim: usize,
