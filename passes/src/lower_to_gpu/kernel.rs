@@ -268,6 +268,8 @@ fn build_kernel(
                 }
             }
         }
+        // No reduction axis, so no k-step loop: `open_k_steps` only loads the staged tiles
+        // (if the program stages any) once, before the body reads them.
         StageBody::Elementwise(e) => {
             cx.open_k_steps(&mut None, ids.tid);
             cx.elementwise(e)?;
