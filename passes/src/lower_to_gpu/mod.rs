@@ -3,10 +3,21 @@
 //! description (`rtile.launch`), following Roller's rProgram loop nest (§3.2, Figure 6) and
 //! code generation (§4). See `docs/passes/lower-to-gpu.md`.
 
+mod access;
 pub mod adapter;
+mod body;
+mod context;
+pub mod elementwise;
 pub mod emit;
+mod epilogue;
 pub mod kernel;
+pub mod launch;
 pub mod pass;
+pub mod plan;
+pub mod reduction;
+pub mod staging;
+pub mod thread_map;
+mod types;
 
 pub use adapter::expr_info;
 pub use kernel::{
@@ -14,6 +25,7 @@ pub use kernel::{
     lower_compute_opts, lower_compute_with, reference_text,
 };
 pub use pass::{LowerToGpu, lower_module, lower_module_with, selected_program};
+pub use plan::KernelPlan;
 
 use rtile::ir::{Attribute, Builder, Context, OpId};
 

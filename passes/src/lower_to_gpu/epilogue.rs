@@ -1,0 +1,110 @@
+//! The epilogue: the results to the output tensor in global memory, guarded on the spatial
+//! axes the grid pads.
+
+use rtile::ir::Value;
+use rtile_dialects::arith::CmpIPredicate;
+
+use super::access::output_map;
+use super::context::{Lowering, REDUCTION_SLOT};
+use super::reduction::RegTile;
+use super::thread_map::ThreadIds;
+use super::types::ty;
+
+impl Lowering<'_> {
+    /// Stores `v` to the output at the point `vals` (view axis values).
+    pub fn store_out(&mut self, vals: &[Option<Value>], v: Value) -> Result<(), String> {
+        let c = self.compute;
+        let (m, idx, _) = self.direct_access(
+            self.output,
+            &output_map(c),
+            &c.result.shape,
+            c.result.elem,
+            vals,
+        )?;
+        let mut args = vec![v, m];
+        args.extend(idx);
+        self.em.op0("memref.store", &args, &[]);
+        Ok(())
+    }
+
+    /// The register tile to the output (guarded on padded spatial axes).
+    pub fn store_register_tile(&mut self, tile: &RegTile) -> Result<(), String> {
+        let accs = match tile {
+            RegTile::Values(accs) => accs,
+            RegTile::Memory(acc) => {
+                let loops = self.open_points();
+                let rt = ty(self.compute.result.elem);
+                let v = self.em.op("memref.load", &[*acc, loops.point], &[], rt);
+                self.store_out(&loops.vals, v)?;
+                self.close_points(&loops);
+                return Ok(());
+            }
+        };
+        let stage = self.stage;
+        let spatial = stage.spatial();
+        let pts = self.unrolled_points(&spatial, true);
+        // Consecutive points under the same guard (the same padded coordinates) share one
+        // scf.if. On a blocked axis whose extent is a multiple of 4 a run (4-aligned) is
+        // wholly inside or outside the tensor, so its 4 points share the run start's guard,
+        // and their stores stay adjacent for the back end to merge into one 16-byte store.
+        let conds: Vec<Option<Value>> = pts
+            .iter()
+            .map(|pt| {
+                let mut gv = pt.vals.clone();
+                for &s in &spatial {
+                    if let Some((run, _)) = pt.runs[s]
+                        && stage.axes[s].extent % 4 == 0
+                    {
+                        let base = self.tile_base[s];
+                        gv[s] = Some(self.em.add(base, run));
+                    }
+                }
+                self.point_guard(&spatial, &gv)
+            })
+            .collect();
+        let mut open: Option<Value> = None;
+        for ((pt, &v), cond) in pts.iter().zip(accs).zip(conds) {
+            if open.is_some() && open != cond {
+                self.em.end_then();
+                open = None;
+            }
+            if open.is_none()
+                && let Some(c) = cond
+            {
+                self.em.begin_then(c);
+                open = cond;
+            }
+            self.store_out(&pt.vals, v)?;
+        }
+        if open.is_some() {
+            self.em.end_then();
+        }
+        Ok(())
+    }
+
+    /// After the cross-thread tree: lane 0 stores the result of each of its points.
+    pub fn store_lane_zero(&mut self, ids: ThreadIds) -> Result<(), String> {
+        let rt = ty(self.compute.result.elem);
+        let red = self.shared_buffer(REDUCTION_SLOT);
+        let z0 = self.em.idx(0);
+        let lead = self.em.cmp(CmpIPredicate::Eq, ids.lane, z0);
+        self.em.begin_then(lead);
+        let loops = self.open_points();
+        let v = self
+            .em
+            .op("memref.load", &[red, loops.point, z0, ids.spatial], &[], rt);
+        self.store_out(&loops.vals, v)?;
+        self.close_points(&loops);
+        self.em.end_then();
+        Ok(())
+    }
+
+    /// No reduction and no unrolling: each point's value goes straight to the output.
+    pub fn store_each_point(&mut self) -> Result<(), String> {
+        let loops = self.open_points();
+        let v = self.point_value(&loops.vals, &[], &[])?;
+        self.store_out(&loops.vals, v)?;
+        self.close_points(&loops);
+        Ok(())
+    }
+}

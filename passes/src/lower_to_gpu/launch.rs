@@ -1,0 +1,223 @@
+//! The launch side of a kernel: its launch description, the `gpu.func` around its body,
+//! the layout of its shared buffers (static workgroup attributions or views into dynamic
+//! shared memory) and the device limits a block must respect.
+
+use rtile::ir::attributes::NamedAttribute;
+use rtile::ir::{Attribute, BlockId, Context, OpId, Type};
+
+use super::context::Lowering;
+use super::kernel::LoweredKernel;
+use super::plan::SharedBuffer;
+use super::types::{dynamic_shared_bytes, i32_array};
+use crate::construct_rtile::RProgram;
+use crate::construct_rtile::device_check::program_device;
+use crate::device::{Device, KernelLimits};
+
+/// Grid, block and dynamic shared memory of a kernel launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchDesc {
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+    pub dynamic_shared_memory: u64,
+}
+
+/// Shared memory a kernel can declare statically on NVIDIA devices (48 KiB per block); a
+/// kernel whose buffers need more gets them from dynamic shared memory instead. The
+/// lowering takes the limit of the program's device ([`kernel_limits`]): this is its value
+/// on every built-in NVIDIA device and on a device the lowering cannot read.
+pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
+
+/// The limits assumed for a device the lowering cannot read (a hand-written program
+/// naming an unknown device): NVIDIA's.
+pub fn fallback_limits() -> KernelLimits {
+    KernelLimits {
+        threads_per_block: 1024,
+        static_shared_bytes: STATIC_SHARED_LIMIT,
+        registers_per_thread: 255,
+    }
+}
+
+/// The per-kernel limits of the program's device (threads per block, static shared memory,
+/// registers: `passes/devices/*.toml`'s `[target]`), or NVIDIA's when the device cannot be
+/// read (a hand-written program naming an unknown device).
+pub fn kernel_limits(p: &RProgram) -> KernelLimits {
+    match program_device(p) {
+        Ok(d) => d.kernel_limits(),
+        Err(_) => fallback_limits(),
+    }
+}
+
+/// Shared memory one block may use on the program's device: the per-block capacity of its
+/// description's shared layer (§3.3; the opt-in maximum, e.g. 227 KiB on H100, 163 KiB on
+/// A100). The device is the one the program names (`device`, or `device_file`).
+pub fn device_shared_limit(p: &RProgram) -> Result<u64, String> {
+    shared_limit_of(&program_device(p), p)
+}
+
+/// [`device_shared_limit`] of a device already read (`device`: what reading the program's
+/// device gave).
+pub(super) fn shared_limit_of(
+    device: &Result<Device, String>,
+    p: &RProgram,
+) -> Result<u64, String> {
+    match device {
+        Ok(dev) => Ok(dev.layers[Device::SHARED].capacity_bytes),
+        Err(e) => Err(format!(
+            "cannot tell how much shared memory a block of device '{}' may use: {e}",
+            p.device
+        )),
+    }
+}
+
+/// Refuses a kernel whose shared memory exceeds what a block of the device may use.
+pub(super) fn check_shared_limit(
+    k: &LoweredKernel,
+    p: &RProgram,
+    limit: u64,
+) -> Result<(), String> {
+    if k.shared_bytes > limit {
+        let split = if k.rsplit > 1 {
+            format!(" (with a {}-lane cross-thread reduction buffer)", k.rsplit)
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "the kernel needs {} bytes of shared memory per block{split}, more than the {limit} a block of device '{}' may use",
+            k.shared_bytes, p.device
+        ));
+    }
+    Ok(())
+}
+
+/// Threads of blocks of `threads` threads and `shared` bytes that one core holds at once
+/// (its thread, block and shared-memory limits). Registers are left out: a split lane keeps
+/// the same register tile, so registers bound every split alike (up to block granularity,
+/// which the construction's conservative register count would distort).
+pub(super) fn resident_threads(dev: &Device, threads: u64, shared: u64) -> u64 {
+    threads * dev.resident_blocks(threads, shared, None)
+}
+
+/// Alignment of each shared buffer in dynamic shared memory: the widest shared access is a
+/// 16-byte `vector<4xf32>`, and CUDA/HIP guarantee the dynamic allocation itself 16 bytes.
+pub const DYNAMIC_SHARED_ALIGN: u64 = 16;
+
+/// Byte offsets of shared buffers of `sizes` bytes laid out one after another in declaration
+/// order, each [`DYNAMIC_SHARED_ALIGN`]-aligned (so they never overlap), and the total bytes
+/// (the end of the last buffer, rounded up to the alignment).
+pub fn shared_layout(sizes: &[u64]) -> (Vec<u64>, u64) {
+    let mut offsets = Vec::with_capacity(sizes.len());
+    let mut end = 0u64;
+    for &n in sizes {
+        offsets.push(end);
+        end = (end + n).next_multiple_of(DYNAMIC_SHARED_ALIGN);
+    }
+    (offsets, end)
+}
+
+/// How the kernel's shared buffers were declared.
+pub(super) struct SharedDecl {
+    /// Workgroup attributions (entry block arguments after the memrefs); 0 when dynamic.
+    pub attributions: usize,
+    /// The launch's dynamic shared memory, bytes (0 when the buffers are static).
+    pub dynamic_bytes: u64,
+    /// The ops viewing the dynamic shared memory, built at the kernel's entry.
+    pub prologue: Vec<OpId>,
+}
+
+/// Makes the shared `buffers`: static workgroup attributions while they fit the device's
+/// static limit ([`KernelLimits::static_shared_bytes`], [`STATIC_SHARED_LIMIT`] on NVIDIA),
+/// else views into the launch's dynamic shared memory, built at the kernel's entry.
+pub(super) fn declare_shared(cx: &mut Lowering, buffers: &[SharedBuffer]) -> SharedDecl {
+    let sizes: Vec<u64> = buffers.iter().map(|b| b.bytes).collect();
+    let (offsets, laid_out) = shared_layout(&sizes);
+    if laid_out <= cx.plan.limits.static_shared_bytes {
+        let entry = cx.em.entry();
+        for buffer in buffers {
+            let v = cx
+                .em
+                .builder()
+                .ctx_mut()
+                .add_block_argument(entry, buffer.ty.clone(), None);
+            cx.shared.push((buffer.slot, v));
+        }
+        return SharedDecl {
+            attributions: buffers.len(),
+            dynamic_bytes: 0,
+            prologue: Vec::new(),
+        };
+    }
+    // Each buffer is a `memref.view` of `gpu.dynamic_shared_memory` at its byte offset, so
+    // the body addresses it exactly as it would a workgroup attribution.
+    let (base_op, base) = cx.em.at_entry(
+        "gpu.dynamic_shared_memory",
+        &[],
+        &[],
+        dynamic_shared_bytes(),
+    );
+    let mut ops = vec![base_op];
+    for (buffer, &off) in buffers.iter().zip(&offsets) {
+        let value = Attribute::int(off as i64, Type::Index);
+        let (c_op, c) = cx
+            .em
+            .at_entry("arith.constant", &[], &[("value", value)], Type::Index);
+        let (v_op, v) = cx
+            .em
+            .at_entry("memref.view", &[base, c], &[], buffer.ty.clone());
+        ops.extend([c_op, v_op]);
+        cx.shared.push((buffer.slot, v));
+    }
+    SharedDecl {
+        attributions: 0,
+        dynamic_bytes: laid_out,
+        prologue: ops,
+    }
+}
+
+/// Wraps `entry` (the kernel's body) in a detached `gpu.func` named `name` over memrefs of
+/// `arg_types`, with `attributions` workgroup attributions (the entry block's last
+/// arguments), the launch's `known_*_size`, and the `rtile.launch` and `rtile.te`
+/// (`reference`) attributes.
+pub(super) fn build_gpu_func(
+    ctx: &mut Context,
+    entry: BlockId,
+    arg_types: Vec<Type>,
+    name: &str,
+    launch: &LaunchDesc,
+    (attributions, reference): (usize, String),
+) -> OpId {
+    let [nblocks, ..] = launch.grid;
+    let [all_threads, ..] = launch.block;
+    let (nblocks, all_threads) = (nblocks as i64, all_threads as i64);
+    let region = ctx.create_region();
+    ctx.append_block(region, entry);
+    let named = |name: &str, value: Attribute| NamedAttribute {
+        name: name.into(),
+        value,
+    };
+    let rtile_launch = Attribute::dictionary(vec![
+        named("block", i32_array(&[all_threads, 1, 1])),
+        named(
+            "dynamic_shared_memory",
+            Attribute::i64(launch.dynamic_shared_memory as i64),
+        ),
+        named("grid", i32_array(&[nblocks, 1, 1])),
+    ]);
+    let mut b = rtile::ir::Builder::new(ctx);
+    b.op("gpu.func")
+        .property(
+            "function_type",
+            Attribute::Type(Type::function(arg_types, vec![])),
+        )
+        .property("known_block_size", i32_array(&[all_threads, 1, 1]))
+        .property("known_grid_size", i32_array(&[nblocks, 1, 1]))
+        .region(region)
+        .attr("gpu.kernel", Attribute::Unit)
+        .attr("rtile.launch", rtile_launch)
+        .attr("rtile.te", Attribute::string(reference))
+        .attr("sym_name", Attribute::string(name))
+        .attr(
+            "workgroup_attributions",
+            Attribute::i64(attributions as i64),
+        )
+        .build()
+}
