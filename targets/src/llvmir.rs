@@ -42,7 +42,7 @@ use rtile::ir::{
     Attribute, BlockId, Context, DenseLiteral, FloatFormat, FloatKind, OpId, Type, Value,
 };
 
-use rtile_gpu_vocab::{GpuOp as G, MathFn};
+use rtile_gpu_vocab::{FastMathFlags, GpuOp as G, MathFn};
 
 use crate::gpuir::{
     KernelInfo, Launch, MemRefInfo, MemSpace, attr_words, dimension, gpu_funcs, kernel_info,
@@ -368,21 +368,8 @@ impl<'a> FnEmitter<'a> {
         if self.opts.fast_math {
             return "fast ".into();
         }
-        let Some(a) = self.ctx.inherent_attr(op, "fastmath") else {
-            return String::new();
-        };
-        let words = attr_words(a);
-        let mut out = String::new();
-        for w in words {
-            match w.as_str() {
-                "fast" | "reassoc" | "nnan" | "ninf" | "nsz" | "arcp" | "contract" | "afn" => {
-                    out.push_str(&w);
-                    out.push(' ');
-                }
-                _ => {}
-            }
-        }
-        out
+        let flags = FastMathFlags::of(self.ctx.inherent_attr(op, "fastmath"));
+        flags.words.iter().map(|w| format!("{w} ")).collect()
     }
 
     fn scalar(&self, op: OpId, v: Value) -> Result<(String, String), Diagnostic> {

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use rtile::ir::FloatFormat;
 use rtile::ir::types::{FloatKind, Type};
 use rtile_dialects::te::model::ElemType;
+use rtile_gpu_vocab::attrs::cmpi_from_value;
 use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp, MathFn};
 
 use crate::interp::erf;
@@ -127,40 +128,47 @@ fn fmin(a: f64, b: f64) -> f64 {
         a.min(b)
     }
 }
+/// `arith.cmpi` with the predicate number `p` (decoding refuses unknown numbers before a
+/// kernel runs; a direct call with one compares as `uge`).
 fn cmpi(a: f64, b: f64, t: Num, p: i64) -> bool {
+    use CmpIPredicate as P;
     let (ua, ub) = (t.unsigned(a), t.unsigned(b));
-    match p {
-        0 => a == b,
-        1 => a != b,
-        2 => a < b,
-        3 => a <= b,
-        4 => a > b,
-        5 => a >= b,
-        6 => ua < ub,
-        7 => ua <= ub,
-        8 => ua > ub,
-        _ => ua >= ub,
+    match cmpi_from_value(p).unwrap_or(P::Uge) {
+        P::Eq => a == b,
+        P::Ne => a != b,
+        P::Slt => a < b,
+        P::Sle => a <= b,
+        P::Sgt => a > b,
+        P::Sge => a >= b,
+        P::Ult => ua < ub,
+        P::Ule => ua <= ub,
+        P::Ugt => ua > ub,
+        P::Uge => ua >= ub,
     }
 }
+
+/// `arith.cmpf` with the predicate number `p` (decoding refuses unknown numbers before a
+/// kernel runs; a direct call with one is `true`).
 fn cmpf(a: f64, b: f64, p: i64) -> bool {
+    use CmpFPredicate as P;
     let uno = a.is_nan() || b.is_nan();
-    match p {
-        0 => false,
-        1 => !uno && a == b,
-        2 => !uno && a > b,
-        3 => !uno && a >= b,
-        4 => !uno && a < b,
-        5 => !uno && a <= b,
-        6 => !uno && a != b,
-        7 => !uno,
-        8 => uno || a == b,
-        9 => uno || a > b,
-        10 => uno || a >= b,
-        11 => uno || a < b,
-        12 => uno || a <= b,
-        13 => uno || a != b,
-        14 => uno,
-        _ => true,
+    match CmpFPredicate::from_value(p).unwrap_or(P::AlwaysTrue) {
+        P::AlwaysFalse => false,
+        P::Oeq => !uno && a == b,
+        P::Ogt => !uno && a > b,
+        P::Oge => !uno && a >= b,
+        P::Olt => !uno && a < b,
+        P::Ole => !uno && a <= b,
+        P::One => !uno && a != b,
+        P::Ord => !uno,
+        P::Ueq => uno || a == b,
+        P::Ugt => uno || a > b,
+        P::Uge => uno || a >= b,
+        P::Ult => uno || a < b,
+        P::Ule => uno || a <= b,
+        P::Une => uno || a != b,
+        P::Uno => uno,
+        P::AlwaysTrue => true,
     }
 }
 fn b(x: bool) -> f64 {
