@@ -306,6 +306,85 @@ impl GpuOp {
         }
     }
 
+    /// The fewest operands and results the op has (upstream semantics). The back ends check
+    /// this first: ops of unregistered dialects are not verified, and a malformed one must
+    /// be a diagnostic, not an out-of-bounds index.
+    pub fn min_arity(self) -> (usize, usize) {
+        use GpuOp as G;
+        match self {
+            G::Barrier | G::Return | G::Dealloc | G::Yield => (0, 0),
+            G::ThreadId
+            | G::BlockId
+            | G::BlockDim
+            | G::GridDim
+            | G::GlobalId
+            | G::LaneId
+            | G::DynamicSharedMemory
+            | G::Constant
+            | G::Alloca
+            | G::Alloc => (0, 1),
+            G::Store | G::VectorStore => (2, 0),
+            G::If => (1, 0),
+            G::For => (3, 0),
+            G::Shuffle | G::Select | G::VectorFma | G::Math(MathFn::Fma) => (3, 1),
+            G::View | G::Dim | G::Insert | G::InsertElement => (2, 1),
+            G::Load
+            | G::VectorLoad
+            | G::Extract
+            | G::ExtractElement
+            | G::Broadcast
+            | G::Splat
+            | G::Cast
+            | G::CollapseShape => (1, 1),
+            G::Math(MathFn::CopySign) => (2, 1),
+            G::Math(_) => (1, 1),
+            G::NegF
+            | G::IndexCast
+            | G::IndexCastUI
+            | G::ExtSI
+            | G::ExtUI
+            | G::TruncI
+            | G::ExtF
+            | G::TruncF
+            | G::SIToFP
+            | G::UIToFP
+            | G::FPToSI
+            | G::FPToUI
+            | G::Bitcast => (1, 1),
+            G::AddI
+            | G::SubI
+            | G::MulI
+            | G::DivSI
+            | G::DivUI
+            | G::RemSI
+            | G::RemUI
+            | G::FloorDivSI
+            | G::CeilDivSI
+            | G::CeilDivUI
+            | G::AndI
+            | G::OrI
+            | G::XOrI
+            | G::ShLI
+            | G::ShRSI
+            | G::ShRUI
+            | G::MaxSI
+            | G::MinSI
+            | G::MaxUI
+            | G::MinUI
+            | G::AddF
+            | G::SubF
+            | G::MulF
+            | G::DivF
+            | G::RemF
+            | G::MaximumF
+            | G::MinimumF
+            | G::MaxNumF
+            | G::MinNumF
+            | G::CmpI(_)
+            | G::CmpF(_) => (2, 1),
+        }
+    }
+
     /// The predicate number of a comparison (`None` for other ops).
     pub fn predicate_value(self) -> Option<i64> {
         match self {

@@ -5,6 +5,7 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Attribute, BlockId, Context, OpId, Span, Type, Value, WalkOrder};
+use rtile_gpu_vocab::GpuOp;
 
 /// An error at `op`'s source position.
 pub fn op_error(ctx: &Context, op: OpId, msg: impl Into<String>) -> Diagnostic {
@@ -350,43 +351,12 @@ pub fn dtype_name(t: &Type) -> Option<&'static str> {
     })
 }
 
-/// The fewest operands and results an op of the gpu-level set has (upstream
-/// semantics). The back ends check this first: ops of unregistered dialects are not
-/// verified, and a malformed one must be a diagnostic, not an out-of-bounds index.
+/// The fewest operands and results an op of the gpu-level set has ([`GpuOp::min_arity`];
+/// `(0, 0)` for an op outside the vocabulary, which loading refuses anyway).
 pub fn min_arity(name: &str) -> (usize, usize) {
     match name {
-        "gpu.barrier" | "gpu.return" | "memref.dealloc" => (0, 0),
-        "gpu.thread_id"
-        | "gpu.block_id"
-        | "gpu.block_dim"
-        | "gpu.grid_dim"
-        | "gpu.global_id"
-        | "gpu.lane_id"
-        | "gpu.dynamic_shared_memory"
-        | "arith.constant"
-        | "memref.alloca"
-        | "memref.alloc" => (0, 1),
-        "memref.store" => (2, 0),
-        "vector.store" => (2, 0),
-        "scf.if" => (1, 0),
-        "scf.for" => (3, 0),
-        "gpu.shuffle" => (3, 1),
-        "arith.select" | "math.fma" | "vector.fma" => (3, 1),
-        "memref.view" | "memref.dim" | "vector.insert" | "vector.insertelement" => (2, 1),
-        "memref.load"
-        | "vector.load"
-        | "vector.extract"
-        | "vector.extractelement"
-        | "vector.broadcast"
-        | "vector.splat"
-        | "memref.cast"
-        | "memref.collapse_shape" => (1, 1),
-        n if n.starts_with("math.") => (if n == "math.copysign" { 2 } else { 1 }, 1),
-        "arith.negf" | "arith.index_cast" | "arith.index_castui" | "arith.extsi"
-        | "arith.extui" | "arith.trunci" | "arith.extf" | "arith.truncf" | "arith.sitofp"
-        | "arith.uitofp" | "arith.fptosi" | "arith.fptoui" | "arith.bitcast" => (1, 1),
-        n if n.starts_with("arith.") => (2, 1),
-        _ => (0, 0),
+        "arith.cmpi" | "arith.cmpf" => (2, 1),
+        _ => GpuOp::from_name(name).map_or((0, 0), GpuOp::min_arity),
     }
 }
 
