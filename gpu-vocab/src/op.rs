@@ -336,8 +336,26 @@ impl GpuOp {
             | G::Splat
             | G::Cast
             | G::CollapseShape => (1, 1),
-            G::Math(MathFn::CopySign) => (2, 1),
-            G::Math(_) => (1, 1),
+            G::Math(MathFn::CopySign | MathFn::PowF) => (2, 1),
+            G::Math(
+                MathFn::Exp
+                | MathFn::Exp2
+                | MathFn::Log
+                | MathFn::Log2
+                | MathFn::Sqrt
+                | MathFn::Rsqrt
+                | MathFn::Tanh
+                | MathFn::Erf
+                | MathFn::Sin
+                | MathFn::Cos
+                | MathFn::AbsF
+                | MathFn::AbsI
+                | MathFn::Floor
+                | MathFn::Ceil
+                | MathFn::Round
+                | MathFn::RoundEven
+                | MathFn::Trunc,
+            ) => (1, 1),
             G::NegF
             | G::IndexCast
             | G::IndexCastUI
