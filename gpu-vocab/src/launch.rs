@@ -1,6 +1,6 @@
 //! The launch description of a kernel, read in one place for every consumer.
 
-use rtile::ir::{Attribute, Context, OpId};
+use rtile::ir::{Attribute, Context, DenseArray, NamedAttribute, OpId, Type};
 
 /// A kernel's launch (CUDA's `<<<grid, block, shared>>>`): the `rtile.launch = {grid,
 /// block, dynamic_shared_memory}` attribute the lowering writes, else upstream's
@@ -50,20 +50,56 @@ impl Launch {
             l.grid = dims3(a);
         }
         if let Some(d) = ctx.attr(func, "rtile.launch") {
-            l.has_rtile_launch = true;
-            if let Some(g) = d.dict_get("grid").and_then(dims3) {
-                l.grid = Some(g);
-            }
-            if let Some(b) = d.dict_get("block").and_then(dims3) {
-                l.block = Some(b);
-            }
-            if let Some(s) = d
-                .dict_get("dynamic_shared_memory")
-                .and_then(Attribute::as_int)
-            {
-                l.dynamic_shared_memory = s.max(0) as u64;
-            }
+            l.read_rtile_launch(d);
         }
         l
+    }
+
+    /// Overrides what the `rtile.launch` dictionary `d` gives.
+    fn read_rtile_launch(&mut self, d: &Attribute) {
+        self.has_rtile_launch = true;
+        if let Some(g) = d.dict_get("grid").and_then(dims3) {
+            self.grid = Some(g);
+        }
+        if let Some(b) = d.dict_get("block").and_then(dims3) {
+            self.block = Some(b);
+        }
+        if let Some(s) = d
+            .dict_get("dynamic_shared_memory")
+            .and_then(Attribute::as_int)
+        {
+            self.dynamic_shared_memory = s.max(0) as u64;
+        }
+    }
+
+    /// The launch of an `rtile.launch` dictionary alone.
+    pub fn from_rtile_launch(d: &Attribute) -> Launch {
+        let mut l = Launch::default();
+        l.read_rtile_launch(d);
+        l
+    }
+
+    /// The `rtile.launch = {block = array<i32: ...>, dynamic_shared_memory = N : i64, grid =
+    /// array<i32: ...>}` dictionary of a launch whose grid and block are known (what
+    /// [`Launch::of`] reads back), for the lowering to write.
+    pub fn rtile_launch_attribute(&self) -> Option<Attribute> {
+        let i32_array = |v: [u32; 3]| {
+            Attribute::DenseArray(DenseArray::Int {
+                elem: Type::i32(),
+                values: v.iter().map(|&x| i64::from(x)).collect(),
+            })
+        };
+        let named = |name: &str, value: Attribute| NamedAttribute {
+            name: name.into(),
+            value,
+        };
+        Some(Attribute::dictionary(vec![
+            named("block", i32_array(self.block?)),
+            named(
+                "dynamic_shared_memory",
+                Attribute::i64(self.dynamic_shared_memory as i64),
+            ),
+            named("grid", i32_array(self.grid?)),
+        ]))
     }
 }

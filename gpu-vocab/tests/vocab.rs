@@ -164,6 +164,13 @@ fn launch_is_read_once() {
     assert_eq!(l.block, Some([8, 1, 1]));
     assert_eq!(l.dynamic_shared_memory, 64);
     assert!(l.has_rtile_launch);
+    // What the lowering writes reads back unchanged, and prints as the lowering prints it.
+    let a = l.rtile_launch_attribute().unwrap();
+    assert_eq!(Launch::from_rtile_launch(&a), l);
+    let printed = ctx.attr(f, "rtile.launch").unwrap();
+    assert_eq!(&a, printed);
+    let unknown = Launch::default();
+    assert_eq!(unknown.rtile_launch_attribute(), None);
 }
 
 #[test]
