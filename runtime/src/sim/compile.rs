@@ -679,48 +679,59 @@ impl<'c> Compiler<'c> {
                 | MathFn::PowF
                 | MathFn::AbsF
                 | MathFn::AbsI,
-            ) => {
-                let Some(f) = scalar_fn(g) else {
-                    return Err(err(ctx, op, "the simulator does not execute this op"));
-                };
-                if operands.is_empty() || operands.len() > 3 || results.len() != 1 {
-                    return Err(err(
-                        ctx,
-                        op,
-                        "simulator: expects 1 to 3 operands and one result",
-                    ));
-                }
-                // select's operand type is its value operands'; others the first operand's.
-                let ty_of = if g == G::Select {
-                    operands[1]
-                } else {
-                    operands[0]
-                };
-                let arg_ty = Num::of(ctx.value_type(ty_of))
-                    .ok_or_else(|| err(ctx, op, "simulator: scalar operands only"))?;
-                let res_ty = Num::of(ctx.value_type(results[0]))
-                    .ok_or_else(|| err(ctx, op, "simulator: scalar results only"))?;
-                let mut args = [0u32; 3];
-                for (i, &v) in operands.iter().enumerate() {
-                    args[i] = self.reg(v, op)?;
-                }
-                // Comparisons take their predicate number (decoded once, in [`G::decode`]).
-                let aux = match g {
-                    G::CmpI(p) => p.value(),
-                    G::CmpF(p) => p.value(),
-                    _ => 0,
-                };
-                let dst = self.def(results[0], op)?;
-                self.emit(Inst::Op {
-                    f,
-                    args,
-                    dst,
-                    arg_ty,
-                    res_ty,
-                    aux,
-                });
-            }
+            ) => self.scalar(op, g, &operands, &results)?,
         }
+        Ok(())
+    }
+
+    /// Compiles an `arith`/`math` op on scalars into a call of its [`scalar_fn`].
+    fn scalar(
+        &mut self,
+        op: OpId,
+        g: G,
+        operands: &[Value],
+        results: &[Value],
+    ) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let Some(f) = scalar_fn(g) else {
+            return Err(err(ctx, op, "the simulator does not execute this op"));
+        };
+        if operands.is_empty() || operands.len() > 3 || results.len() != 1 {
+            return Err(err(
+                ctx,
+                op,
+                "simulator: expects 1 to 3 operands and one result",
+            ));
+        }
+        // select's operand type is its value operands'; others the first operand's.
+        let ty_of = if g == G::Select {
+            operands[1]
+        } else {
+            operands[0]
+        };
+        let arg_ty = Num::of(ctx.value_type(ty_of))
+            .ok_or_else(|| err(ctx, op, "simulator: scalar operands only"))?;
+        let res_ty = Num::of(ctx.value_type(results[0]))
+            .ok_or_else(|| err(ctx, op, "simulator: scalar results only"))?;
+        let mut args = [0u32; 3];
+        for (i, &v) in operands.iter().enumerate() {
+            args[i] = self.reg(v, op)?;
+        }
+        // Comparisons take their predicate number (decoded once, in [`G::decode`]).
+        let aux = match g {
+            G::CmpI(p) => p.value(),
+            G::CmpF(p) => p.value(),
+            _ => 0,
+        };
+        let dst = self.def(results[0], op)?;
+        self.emit(Inst::Op {
+            f,
+            args,
+            dst,
+            arg_ty,
+            res_ty,
+            aux,
+        });
         Ok(())
     }
 }
