@@ -8,10 +8,10 @@ use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
 use rtile::ir::{BlockId, Context, OpId, Value};
-use rtile_dialects::gpu::common::{is_address_space, memory_space};
+use rtile_dialects::gpu::common::memory_space;
 use rtile_dialects::gpu::{function_type, workgroup_attributions};
 
-use rtile_gpu_vocab::{GpuOp as G, MathFn};
+use rtile_gpu_vocab::{AddressSpace, GpuOp as G, MathFn};
 
 use super::ops::{Num, OpFn, scalar_fn};
 
@@ -162,6 +162,12 @@ struct Compiler<'c> {
     cur: OpId,
     /// Whether the next emitted instruction counts one execution of `cur`.
     first: bool,
+}
+
+/// `t` lives in workgroup (shared) memory, as the back ends read address spaces
+/// (`#gpu.address_space<workgroup>` or `3`).
+fn is_workgroup(t: &Type) -> bool {
+    AddressSpace::of(memory_space(t)) == Some(AddressSpace::Workgroup)
 }
 
 fn err(ctx: &Context, op: OpId, m: impl AsRef<str>) -> Diagnostic {
@@ -389,7 +395,7 @@ impl<'c> Compiler<'c> {
                 let t = ctx.value_type(r);
                 let ok = matches!(t, Type::MemRef { shape, elem, layout: None, .. }
                     if shape.len() == 1 && matches!(**elem, Type::Integer { width: 8, .. }))
-                    && is_address_space(memory_space(t), "workgroup");
+                    && is_workgroup(t);
                 if !ok {
                     return Err(err(
                         ctx,
@@ -789,7 +795,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
                 ));
             }
         } else if i < nin + wg {
-            if !is_address_space(memory_space(t), "workgroup") {
+            if !is_workgroup(t) {
                 return Err(err(
                     ctx,
                     func,
