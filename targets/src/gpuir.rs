@@ -5,6 +5,7 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Attribute, BlockId, Context, OpId, Span, Type, Value, WalkOrder};
+use rtile_gpu_vocab::GpuOp;
 
 /// An error at `op`'s source position.
 pub fn op_error(ctx: &Context, op: OpId, msg: impl Into<String>) -> Diagnostic {
@@ -16,16 +17,8 @@ pub fn span_of(ctx: &Context, op: OpId) -> Option<Span> {
     ctx.op(op).span
 }
 
-/// Where a memref lives, from its memory-space attribute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemSpace {
-    /// Default/global memory (kernel arguments).
-    Global,
-    /// `#gpu.address_space<workgroup>` or `3`: shared memory.
-    Workgroup,
-    /// `#gpu.address_space<private>` or `5`: per-thread memory.
-    Private,
-}
+/// Memory space of a memref (the vocabulary's address space).
+pub use rtile_gpu_vocab::AddressSpace as MemSpace;
 
 /// A memref type with a static shape, row-major (or static strided) layout.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,25 +58,7 @@ impl MemRefInfo {
 
 /// Memory space of a memref's `memory_space` attribute.
 pub fn mem_space(attr: Option<&Attribute>) -> Option<MemSpace> {
-    match attr {
-        None => Some(MemSpace::Global),
-        Some(Attribute::Integer { value, .. }) => match value {
-            0 | 1 => Some(MemSpace::Global),
-            3 => Some(MemSpace::Workgroup),
-            5 => Some(MemSpace::Private),
-            _ => None,
-        },
-        Some(Attribute::Dialect { dialect, body }) if dialect == "gpu" => {
-            let b: String = body.chars().filter(|c| !c.is_whitespace()).collect();
-            match b.as_str() {
-                "address_space<global>" | "<address_spaceglobal>" => Some(MemSpace::Global),
-                "address_space<workgroup>" => Some(MemSpace::Workgroup),
-                "address_space<private>" => Some(MemSpace::Private),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    MemSpace::of(attr)
 }
 
 /// Static memref information of `ty`, or why it is not supported.
@@ -166,72 +141,12 @@ pub fn dimension(ctx: &Context, op: OpId) -> Option<usize> {
     }
 }
 
-/// The words of an enum-like dialect attribute body: `#arith.fastmath<nnan, ninf>` →
-/// `["nnan", "ninf"]`, `#gpu<shuffle_mode xor>` → `["shuffle_mode", "xor"]`.
-pub fn attr_words(attr: &Attribute) -> Vec<String> {
-    match attr {
-        Attribute::Dialect { body, .. } => body
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect(),
-        Attribute::String { value, .. } => vec![value.clone()],
-        _ => Vec::new(),
-    }
-}
-
-/// A kernel's launch description: the `rtile.launch` attribute, else
-/// `known_grid_size`/`known_block_size`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Launch {
-    /// Grid size in blocks, when known.
-    pub grid: Option<[u32; 3]>,
-    /// Block size in threads, when known.
-    pub block: Option<[u32; 3]>,
-    /// Dynamic shared memory bytes.
-    pub dynamic_shared_memory: u64,
-}
-
-fn dims3(a: &Attribute) -> Option<[u32; 3]> {
-    let v: Vec<i64> = match a {
-        Attribute::DenseArray(_) => a.as_dense_ints()?.to_vec(),
-        Attribute::Array(xs) => xs.iter().map(|x| x.as_int()).collect::<Option<_>>()?,
-        _ => return None,
-    };
-    if v.is_empty() || v.len() > 3 || v.iter().any(|&x| x <= 0 || x > u32::MAX as i64) {
-        return None;
-    }
-    let mut out = [1u32; 3];
-    for (i, x) in v.iter().enumerate() {
-        out[i] = *x as u32;
-    }
-    Some(out)
-}
+pub use rtile_gpu_vocab::Launch;
+pub use rtile_gpu_vocab::attrs::attr_words;
 
 /// Reads the launch description of a `gpu.func`.
 pub fn launch_of(ctx: &Context, func: OpId) -> Launch {
-    let mut l = Launch::default();
-    if let Some(a) = ctx.inherent_attr(func, "known_block_size") {
-        l.block = dims3(a);
-    }
-    if let Some(a) = ctx.inherent_attr(func, "known_grid_size") {
-        l.grid = dims3(a);
-    }
-    if let Some(d) = ctx.attr(func, "rtile.launch") {
-        if let Some(g) = d.dict_get("grid").and_then(dims3) {
-            l.grid = Some(g);
-        }
-        if let Some(b) = d.dict_get("block").and_then(dims3) {
-            l.block = Some(b);
-        }
-        if let Some(s) = d
-            .dict_get("dynamic_shared_memory")
-            .and_then(Attribute::as_int)
-        {
-            l.dynamic_shared_memory = s.max(0) as u64;
-        }
-    }
-    l
+    Launch::of(ctx, func)
 }
 
 /// One `gpu.func` and what the back ends need to know about it.
@@ -436,43 +351,12 @@ pub fn dtype_name(t: &Type) -> Option<&'static str> {
     })
 }
 
-/// The fewest operands and results an op of the gpu-level set has (upstream
-/// semantics). The back ends check this first: ops of unregistered dialects are not
-/// verified, and a malformed one must be a diagnostic, not an out-of-bounds index.
+/// The fewest operands and results an op of the gpu-level set has ([`GpuOp::min_arity`];
+/// `(0, 0)` for an op outside the vocabulary, which loading refuses anyway).
 pub fn min_arity(name: &str) -> (usize, usize) {
     match name {
-        "gpu.barrier" | "gpu.return" | "memref.dealloc" => (0, 0),
-        "gpu.thread_id"
-        | "gpu.block_id"
-        | "gpu.block_dim"
-        | "gpu.grid_dim"
-        | "gpu.global_id"
-        | "gpu.lane_id"
-        | "gpu.dynamic_shared_memory"
-        | "arith.constant"
-        | "memref.alloca"
-        | "memref.alloc" => (0, 1),
-        "memref.store" => (2, 0),
-        "vector.store" => (2, 0),
-        "scf.if" => (1, 0),
-        "scf.for" => (3, 0),
-        "gpu.shuffle" => (3, 1),
-        "arith.select" | "math.fma" | "vector.fma" => (3, 1),
-        "memref.view" | "memref.dim" | "vector.insert" | "vector.insertelement" => (2, 1),
-        "memref.load"
-        | "vector.load"
-        | "vector.extract"
-        | "vector.extractelement"
-        | "vector.broadcast"
-        | "vector.splat"
-        | "memref.cast"
-        | "memref.collapse_shape" => (1, 1),
-        n if n.starts_with("math.") => (if n == "math.copysign" { 2 } else { 1 }, 1),
-        "arith.negf" | "arith.index_cast" | "arith.index_castui" | "arith.extsi"
-        | "arith.extui" | "arith.trunci" | "arith.extf" | "arith.truncf" | "arith.sitofp"
-        | "arith.uitofp" | "arith.fptosi" | "arith.fptoui" | "arith.bitcast" => (1, 1),
-        n if n.starts_with("arith.") => (2, 1),
-        _ => (0, 0),
+        "arith.cmpi" | "arith.cmpf" => (2, 1),
+        _ => GpuOp::from_name(name).map_or((0, 0), GpuOp::min_arity),
     }
 }
 

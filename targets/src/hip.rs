@@ -7,6 +7,7 @@
 //! `iter_args` are variables, `scf.if` an `if`; memref indexing is the same row-major
 //! linearisation as the LLVM path. Vector values use clang's `ext_vector_type`.
 
+use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp as G, MathFn};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -20,6 +21,7 @@ use crate::gpuir::{
 
 /// Translates every kernel of a `gpu.module` into one HIP source file.
 pub fn translate_module(ctx: &Context, module: OpId, name: &str) -> Result<String, Diagnostic> {
+    rtile_gpu_vocab::check_module(ctx, module, "rtile-translate")?;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -319,16 +321,17 @@ impl<'a> HipEmitter<'a> {
     fn block(&mut self, b: BlockId) -> Result<Vec<Value>, Diagnostic> {
         let ops: Vec<OpId> = self.ctx.block_ops(b).collect();
         for op in ops {
-            match self.ctx.op_name(op) {
-                "scf.yield" => return Ok(self.ctx.operands(op).to_vec()),
-                "gpu.return" => {
+            let g = G::decode(self.ctx, op)?;
+            match g {
+                G::Yield => return Ok(self.ctx.operands(op).to_vec()),
+                G::Return => {
                     // The final return of the body is implicit.
                     if self.ctx.next_op(op).is_some() || self.indent > 1 {
                         self.line("return;");
                     }
                     return Ok(Vec::new());
                 }
-                _ => self.op(op)?,
+                _ => self.op(op, g)?,
             }
         }
         Ok(Vec::new())
@@ -415,25 +418,27 @@ impl<'a> HipEmitter<'a> {
         self.define(op, &e)
     }
 
-    fn op(&mut self, op: OpId) -> Result<(), Diagnostic> {
+    /// Emits `op`, decoded as `g`. The match has no wildcard arm: a new [`G`] variant does
+    /// not compile until it is translated here.
+    fn op(&mut self, op: OpId, g: G) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         crate::gpuir::check_arity(ctx, op)?;
         let name = ctx.op_name(op).to_string();
         let o = ctx.operands(op).to_vec();
-        match name.as_str() {
-            "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
+        match g {
+            G::ThreadId | G::BlockId | G::BlockDim | G::GridDim => {
                 let e = self.special(op, &name[4..])?;
                 self.define(op, &e)?;
             }
-            "gpu.global_id" => {
+            G::GlobalId => {
                 let t = self.special(op, "thread_id")?;
                 let b = self.special(op, "block_id")?;
                 let d = self.special(op, "block_dim")?;
                 self.define(op, &format!("{b} * {d} + {t}"))?;
             }
-            "gpu.lane_id" => self.define(op, "(int64_t)__lane_id()")?,
-            "gpu.barrier" => self.line("__syncthreads();"),
-            "gpu.shuffle" => {
+            G::LaneId => self.define(op, "(int64_t)__lane_id()")?,
+            G::Barrier => self.line("__syncthreads();"),
+            G::Shuffle => {
                 let mode = ctx
                     .inherent_attr(op, "mode")
                     .map(attr_words)
@@ -473,11 +478,11 @@ impl<'a> HipEmitter<'a> {
                         .insert(ctx.result(op, 1), Name::Scalar(p, "bool".into()));
                 }
             }
-            "gpu.dynamic_shared_memory" => {
+            G::DynamicSharedMemory => {
                 self.prelude.dyn_shmem = true;
                 self.names.insert(ctx.result(op, 0), Name::DynShmem);
             }
-            "arith.constant" => {
+            G::Constant => {
                 let r = ctx.result(op, 0);
                 let rt = ctx.value_type(r).clone();
                 let ty = self.c_type(op, &rt)?;
@@ -489,27 +494,27 @@ impl<'a> HipEmitter<'a> {
                 // Constants are inlined where used: readable and what a person would write.
                 self.names.insert(r, Name::Scalar(lit, ty));
             }
-            "arith.addi" | "arith.addf" => self.bin(op, "+", false)?,
-            "arith.subi" | "arith.subf" => self.bin(op, "-", false)?,
-            "arith.muli" | "arith.mulf" => self.bin(op, "*", false)?,
-            "arith.divsi" | "arith.divf" => self.bin(op, "/", false)?,
-            "arith.remsi" => self.bin(op, "%", false)?,
-            "arith.divui" => self.bin(op, "/", true)?,
-            "arith.remui" => self.bin(op, "%", true)?,
-            "arith.andi" => self.bin(op, "&", false)?,
-            "arith.ori" => self.bin(op, "|", false)?,
-            "arith.xori" => self.bin(op, "^", false)?,
-            "arith.shli" => self.bin(op, "<<", false)?,
-            "arith.shrsi" => self.bin(op, ">>", false)?,
-            "arith.shrui" => self.bin(op, ">>", true)?,
-            "arith.remf" => self.call1(op, "fmod")?,
-            "arith.maxsi" | "arith.minsi" | "arith.maxui" | "arith.minui" => {
+            G::AddI | G::AddF => self.bin(op, "+", false)?,
+            G::SubI | G::SubF => self.bin(op, "-", false)?,
+            G::MulI | G::MulF => self.bin(op, "*", false)?,
+            G::DivSI | G::DivF => self.bin(op, "/", false)?,
+            G::RemSI => self.bin(op, "%", false)?,
+            G::DivUI => self.bin(op, "/", true)?,
+            G::RemUI => self.bin(op, "%", true)?,
+            G::AndI => self.bin(op, "&", false)?,
+            G::OrI => self.bin(op, "|", false)?,
+            G::XOrI => self.bin(op, "^", false)?,
+            G::ShLI => self.bin(op, "<<", false)?,
+            G::ShRSI => self.bin(op, ">>", false)?,
+            G::ShRUI => self.bin(op, ">>", true)?,
+            G::RemF => self.call1(op, "fmod")?,
+            G::MaxSI | G::MinSI | G::MaxUI | G::MinUI => {
                 let (a, ty) = self.val(op, o[0])?;
                 let (b, _) = self.val(op, o[1])?;
-                let (cmp, u) = match name.as_str() {
-                    "arith.maxsi" => (">", false),
-                    "arith.minsi" => ("<", false),
-                    "arith.maxui" => (">", true),
+                let (cmp, u) = match g {
+                    G::MaxSI => (">", false),
+                    G::MinSI => ("<", false),
+                    G::MaxUI => (">", true),
                     _ => ("<", true),
                 };
                 let (ca, cb) = if u {
@@ -520,14 +525,14 @@ impl<'a> HipEmitter<'a> {
                 };
                 self.define(op, &format!("{ca} {cmp} {cb} ? {a} : {b}"))?;
             }
-            "arith.floordivsi" | "arith.ceildivsi" | "arith.ceildivui" => {
+            G::FloorDivSI | G::CeilDivSI | G::CeilDivUI => {
                 let (a, ty) = self.val(op, o[0])?;
                 let (b, _) = self.val(op, o[1])?;
-                let e = match name.as_str() {
-                    "arith.floordivsi" => format!(
+                let e = match g {
+                    G::FloorDivSI => format!(
                         "({a} / {b}) - ((({a} % {b}) != 0 && ((({a} % {b}) < 0) != ({b} < 0))) ? 1 : 0)"
                     ),
-                    "arith.ceildivsi" => format!(
+                    G::CeilDivSI => format!(
                         "({a} / {b}) + ((({a} % {b}) != 0 && ((({a} % {b}) < 0) == ({b} < 0))) ? 1 : 0)"
                     ),
                     _ => {
@@ -537,15 +542,15 @@ impl<'a> HipEmitter<'a> {
                 };
                 self.define(op, &e)?;
             }
-            "arith.negf" => {
+            G::NegF => {
                 let (a, _) = self.val(op, o[0])?;
                 self.define(op, &format!("-{a}"))?;
             }
-            "arith.maximumf" | "arith.minimumf" => {
+            G::MaximumF | G::MinimumF => {
                 let (a, ty) = self.val(op, o[0])?;
                 let (b, _) = self.val(op, o[1])?;
                 self.prelude.maximum = true;
-                let f = if name == "arith.maximumf" {
+                let f = if g == G::MaximumF {
                     "rt_maximumf"
                 } else {
                     "rt_minimumf"
@@ -557,23 +562,23 @@ impl<'a> HipEmitter<'a> {
                 };
                 self.define(op, &e)?;
             }
-            "arith.maxnumf" => self.call1(op, "fmax")?,
-            "arith.minnumf" => self.call1(op, "fmin")?,
-            "arith.cmpi" | "arith.cmpf" => self.cmp(op, name == "arith.cmpf")?,
-            "arith.select" => {
+            G::MaxNumF => self.call1(op, "fmax")?,
+            G::MinNumF => self.call1(op, "fmin")?,
+            G::CmpI(p) => self.cmpi(op, p)?,
+            G::CmpF(p) => self.cmpf(op, p)?,
+            G::Select => {
                 let (c, _) = self.val(op, o[0])?;
                 let (a, _) = self.val(op, o[1])?;
                 let (b, _) = self.val(op, o[2])?;
                 self.define(op, &format!("{c} ? {a} : {b}"))?;
             }
-            "arith.index_cast" | "arith.extsi" | "arith.trunci" | "arith.extf" | "arith.truncf"
-            | "arith.sitofp" | "arith.fptosi" => {
+            G::IndexCast | G::ExtSI | G::TruncI | G::ExtF | G::TruncF | G::SIToFP | G::FPToSI => {
                 let (a, _) = self.val(op, o[0])?;
                 let rt = ctx.value_type(ctx.result(op, 0)).clone();
                 let ty = self.c_type(op, &rt)?;
                 self.define(op, &format!("({ty}){a}"))?;
             }
-            "arith.index_castui" | "arith.extui" | "arith.uitofp" | "arith.fptoui" => {
+            G::IndexCastUI | G::ExtUI | G::UIToFP | G::FPToUI => {
                 let (a, aty) = self.val(op, o[0])?;
                 let rt = ctx.value_type(ctx.result(op, 0)).clone();
                 let ty = self.c_type(op, &rt)?;
@@ -584,62 +589,62 @@ impl<'a> HipEmitter<'a> {
                 };
                 self.define(op, &e)?;
             }
-            "arith.bitcast" => {
+            G::Bitcast => {
                 let (a, _) = self.val(op, o[0])?;
                 let rt = ctx.value_type(ctx.result(op, 0)).clone();
                 let ty = self.c_type(op, &rt)?;
                 self.define(op, &format!("__builtin_bit_cast({ty}, {a})"))?;
             }
-            "math.exp" => self.call1(op, "exp")?,
-            "math.exp2" => self.call1(op, "exp2")?,
-            "math.log" => self.call1(op, "log")?,
-            "math.log2" => self.call1(op, "log2")?,
-            "math.sqrt" => self.call1(op, "sqrt")?,
-            "math.rsqrt" => self.call1(op, "rsqrt")?,
-            "math.tanh" => self.call1(op, "tanh")?,
-            "math.erf" => self.call1(op, "erf")?,
-            "math.absf" => self.call1(op, "fabs")?,
-            "math.fma" => self.call1(op, "fma")?,
-            "math.floor" => self.call1(op, "floor")?,
-            "math.ceil" => self.call1(op, "ceil")?,
-            "math.round" => self.call1(op, "round")?,
-            "math.trunc" => self.call1(op, "trunc")?,
-            "math.roundeven" => self.call1(op, "rint")?,
-            "math.absi" => {
+            G::Math(MathFn::Exp) => self.call1(op, "exp")?,
+            G::Math(MathFn::Exp2) => self.call1(op, "exp2")?,
+            G::Math(MathFn::Log) => self.call1(op, "log")?,
+            G::Math(MathFn::Log2) => self.call1(op, "log2")?,
+            G::Math(MathFn::Sqrt) => self.call1(op, "sqrt")?,
+            G::Math(MathFn::Rsqrt) => self.call1(op, "rsqrt")?,
+            G::Math(MathFn::Tanh) => self.call1(op, "tanh")?,
+            G::Math(MathFn::Erf) => self.call1(op, "erf")?,
+            G::Math(MathFn::AbsF) => self.call1(op, "fabs")?,
+            G::Math(MathFn::Fma) => self.call1(op, "fma")?,
+            G::Math(MathFn::Floor) => self.call1(op, "floor")?,
+            G::Math(MathFn::Ceil) => self.call1(op, "ceil")?,
+            G::Math(MathFn::Round) => self.call1(op, "round")?,
+            G::Math(MathFn::Trunc) => self.call1(op, "trunc")?,
+            G::Math(MathFn::RoundEven) => self.call1(op, "rint")?,
+            G::Math(MathFn::AbsI) => {
                 let (a, ty) = self.val(op, o[0])?;
                 self.define(op, &format!("({a} < ({ty})0 ? ({ty})-{a} : {a})"))?;
             }
-            "math.copysign" => self.call1(op, "copysign")?,
-            "memref.load" => {
+            G::Math(MathFn::CopySign) => self.call1(op, "copysign")?,
+            G::Load => {
                 let (m, info) = self.mem(op, o[0])?;
                 let i = self.index(op, &info, &o[1..])?;
                 self.define(op, &format!("{m}[{i}]"))?;
             }
-            "memref.store" => {
+            G::Store => {
                 let (v, _) = self.val(op, o[0])?;
                 let (m, info) = self.mem(op, o[1])?;
                 let i = self.index(op, &info, &o[2..])?;
                 self.line(&format!("{m}[{i}] = {v};"));
             }
-            "vector.load" => {
+            G::VectorLoad => {
                 let (m, info) = self.mem(op, o[0])?;
                 let i = self.index(op, &info, &o[1..])?;
                 let rt = ctx.value_type(ctx.result(op, 0)).clone();
                 let vty = self.c_type(op, &rt)?;
                 self.define(op, &format!("*reinterpret_cast<const {vty}*>(&{m}[{i}])"))?;
             }
-            "vector.store" => {
+            G::VectorStore => {
                 let (v, vty) = self.val(op, o[0])?;
                 let (m, info) = self.mem(op, o[1])?;
                 let i = self.index(op, &info, &o[2..])?;
                 self.line(&format!("*reinterpret_cast<{vty}*>(&{m}[{i}]) = {v};"));
             }
-            "vector.extract" | "vector.extractelement" => {
+            G::Extract | G::ExtractElement => {
                 let (v, _) = self.val(op, o[0])?;
                 let pos = self.position(op, &o[1..])?;
                 self.define(op, &format!("{v}[{pos}]"))?;
             }
-            "vector.insert" | "vector.insertelement" => {
+            G::Insert | G::InsertElement => {
                 let (s, _) = self.val(op, o[0])?;
                 let (v, vty) = self.val(op, o[1])?;
                 let pos = self.position(op, &o[2..])?;
@@ -648,19 +653,19 @@ impl<'a> HipEmitter<'a> {
                 self.line(&format!("{n}[{pos}] = {s};"));
                 self.names.insert(ctx.result(op, 0), Name::Scalar(n, vty));
             }
-            "vector.broadcast" | "vector.splat" => {
+            G::Broadcast | G::Splat => {
                 let (s, _) = self.val(op, o[0])?;
                 let rt = ctx.value_type(ctx.result(op, 0)).clone();
                 let vty = self.c_type(op, &rt)?;
                 self.define(op, &format!("({vty})({s})"))?;
             }
-            "vector.fma" => {
+            G::VectorFma => {
                 let (a, _) = self.val(op, o[0])?;
                 let (b, _) = self.val(op, o[1])?;
                 let (c, _) = self.val(op, o[2])?;
                 self.define(op, &format!("{a} * {b} + {c}"))?;
             }
-            "memref.alloca" | "memref.alloc" => {
+            G::Alloca | G::Alloc => {
                 let r = ctx.result(op, 0);
                 let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;
                 let ety = self.c_type(op, &mi.elem)?;
@@ -681,8 +686,8 @@ impl<'a> HipEmitter<'a> {
                 ));
                 self.names.insert(r, Name::Mem(n, mi));
             }
-            "memref.dealloc" => {}
-            "memref.view" => {
+            G::Dealloc => {}
+            G::View => {
                 if !matches!(self.names.get(&o[0]), Some(Name::DynShmem)) {
                     return Err(self.err(
                         op,
@@ -700,13 +705,13 @@ impl<'a> HipEmitter<'a> {
                 self.names.insert(r, Name::Mem(n, mi));
             }
             // A collapse of identity-layout memrefs: the same pointer under a new shape.
-            "memref.cast" | "memref.collapse_shape" => {
+            G::Cast | G::CollapseShape => {
                 let (m, _) = self.mem(op, o[0])?;
                 let r = ctx.result(op, 0);
                 let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;
                 self.names.insert(r, Name::Mem(m, mi));
             }
-            "memref.dim" => {
+            G::Dim => {
                 let (_, info) = self.mem(op, o[0])?;
                 let (i, _) = self.val(op, o[1])?;
                 let d = i
@@ -720,17 +725,20 @@ impl<'a> HipEmitter<'a> {
                     Name::Scalar(format!("(int64_t){d}"), "int64_t".into()),
                 );
             }
-            "scf.for" => self.scf_for(op)?,
-            "scf.if" => self.scf_if(op)?,
-            other => {
+            G::For => self.scf_for(op)?,
+            G::If => self.scf_if(op)?,
+            G::Math(m @ (MathFn::Sin | MathFn::Cos | MathFn::PowF)) => {
                 return Err(self.err(
                     op,
                     format!(
-                        "rtile-translate --to-hip: unsupported operation '{other}' in gpu.func @{}",
+                        "rtile-translate --to-hip: unsupported operation '{}' in gpu.func @{}",
+                        m.name(),
                         self.info.name
                     ),
                 ));
             }
+            // `block` ends the block at its terminator before coming here.
+            G::Yield | G::Return => unreachable!("terminators are handled by block"),
         }
         Ok(())
     }
@@ -797,60 +805,50 @@ impl<'a> HipEmitter<'a> {
         scalar(a).ok_or_else(|| self.err(op, "unsupported constant"))
     }
 
-    fn cmp(&mut self, op: OpId, float: bool) -> Result<(), Diagnostic> {
-        const IPRED: [&str; 10] = [
-            "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
-        ];
-        const FPRED: [&str; 16] = [
-            "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
-            "ule", "une", "uno", "true",
-        ];
-        let table: &[&str] = if float { &FPRED } else { &IPRED };
-        let pred = match self.ctx.inherent_attr(op, "predicate") {
-            Some(Attribute::Integer { value, .. }) => table.get(*value as usize).copied(),
-            Some(a) => attr_words(a)
-                .iter()
-                .rev()
-                .find_map(|w| table.iter().find(|p| **p == w.as_str()).copied()),
-            None => None,
-        }
-        .ok_or_else(|| self.err(op, "missing or unknown comparison predicate"))?;
+    /// `arith.cmpf` as a C comparison: ordered predicates are false on NaN as C's are;
+    /// unordered ones are the negation of the opposite ordered one.
+    fn cmpf(&mut self, op: OpId, p: CmpFPredicate) -> Result<(), Diagnostic> {
+        let o = self.ctx.operands(op).to_vec();
+        let (a, _) = self.val(op, o[0])?;
+        let (b, _) = self.val(op, o[1])?;
+        let e = match p {
+            CmpFPredicate::AlwaysFalse => "false".to_string(),
+            CmpFPredicate::AlwaysTrue => "true".to_string(),
+            CmpFPredicate::Oeq => format!("{a} == {b}"),
+            CmpFPredicate::Ogt => format!("{a} > {b}"),
+            CmpFPredicate::Oge => format!("{a} >= {b}"),
+            CmpFPredicate::Olt => format!("{a} < {b}"),
+            CmpFPredicate::Ole => format!("{a} <= {b}"),
+            CmpFPredicate::One => format!("({a} < {b} || {a} > {b})"),
+            CmpFPredicate::Ord => format!("({a} == {a} && {b} == {b})"),
+            CmpFPredicate::Ueq => format!("!({a} < {b} || {a} > {b})"),
+            CmpFPredicate::Ugt => format!("!({a} <= {b})"),
+            CmpFPredicate::Uge => format!("!({a} < {b})"),
+            CmpFPredicate::Ult => format!("!({a} >= {b})"),
+            CmpFPredicate::Ule => format!("!({a} > {b})"),
+            CmpFPredicate::Une => format!("{a} != {b}"),
+            CmpFPredicate::Uno => format!("({a} != {a} || {b} != {b})"),
+        };
+        self.define(op, &e)
+    }
+
+    /// `arith.cmpi` as a C comparison; unsigned predicates compare through the unsigned type.
+    fn cmpi(&mut self, op: OpId, p: CmpIPredicate) -> Result<(), Diagnostic> {
         let o = self.ctx.operands(op).to_vec();
         let (a, ty) = self.val(op, o[0])?;
         let (b, _) = self.val(op, o[1])?;
-        let e = if float {
-            match pred {
-                "false" => "false".to_string(),
-                "true" => "true".to_string(),
-                "oeq" => format!("{a} == {b}"),
-                "ogt" => format!("{a} > {b}"),
-                "oge" => format!("{a} >= {b}"),
-                "olt" => format!("{a} < {b}"),
-                "ole" => format!("{a} <= {b}"),
-                "one" => format!("({a} < {b} || {a} > {b})"),
-                "ord" => format!("({a} == {a} && {b} == {b})"),
-                "ueq" => format!("!({a} < {b} || {a} > {b})"),
-                "ugt" => format!("!({a} <= {b})"),
-                "uge" => format!("!({a} < {b})"),
-                "ult" => format!("!({a} >= {b})"),
-                "ule" => format!("!({a} > {b})"),
-                "une" => format!("{a} != {b}"),
-                _ => format!("({a} != {a} || {b} != {b})"),
-            }
-        } else {
-            let u = unsigned_of(&ty);
-            match pred {
-                "eq" => format!("{a} == {b}"),
-                "ne" => format!("{a} != {b}"),
-                "slt" => format!("{a} < {b}"),
-                "sle" => format!("{a} <= {b}"),
-                "sgt" => format!("{a} > {b}"),
-                "sge" => format!("{a} >= {b}"),
-                "ult" => format!("({u}){a} < ({u}){b}"),
-                "ule" => format!("({u}){a} <= ({u}){b}"),
-                "ugt" => format!("({u}){a} > ({u}){b}"),
-                _ => format!("({u}){a} >= ({u}){b}"),
-            }
+        let u = unsigned_of(&ty);
+        let e = match p {
+            CmpIPredicate::Eq => format!("{a} == {b}"),
+            CmpIPredicate::Ne => format!("{a} != {b}"),
+            CmpIPredicate::Slt => format!("{a} < {b}"),
+            CmpIPredicate::Sle => format!("{a} <= {b}"),
+            CmpIPredicate::Sgt => format!("{a} > {b}"),
+            CmpIPredicate::Sge => format!("{a} >= {b}"),
+            CmpIPredicate::Ult => format!("({u}){a} < ({u}){b}"),
+            CmpIPredicate::Ule => format!("({u}){a} <= ({u}){b}"),
+            CmpIPredicate::Ugt => format!("({u}){a} > ({u}){b}"),
+            CmpIPredicate::Uge => format!("({u}){a} >= ({u}){b}"),
         };
         self.define(op, &e)
     }

@@ -42,6 +42,8 @@ use rtile::ir::{
     Attribute, BlockId, Context, DenseLiteral, FloatFormat, FloatKind, OpId, Type, Value,
 };
 
+use rtile_gpu_vocab::{FastMathFlags, GpuOp as G, MathFn};
+
 use crate::gpuir::{
     KernelInfo, Launch, MemRefInfo, MemSpace, attr_words, dimension, gpu_funcs, kernel_info,
     memref_info, op_error,
@@ -113,6 +115,7 @@ pub fn translate_module(
     name: &str,
     opts: &LlvmOptions,
 ) -> Result<String, Diagnostic> {
+    rtile_gpu_vocab::check_module(ctx, module, "rtile-translate")?;
     let mut m = ModuleState::default();
     let mut funcs = String::new();
     for f in gpu_funcs(ctx, module) {
@@ -365,21 +368,8 @@ impl<'a> FnEmitter<'a> {
         if self.opts.fast_math {
             return "fast ".into();
         }
-        let Some(a) = self.ctx.inherent_attr(op, "fastmath") else {
-            return String::new();
-        };
-        let words = attr_words(a);
-        let mut out = String::new();
-        for w in words {
-            match w.as_str() {
-                "fast" | "reassoc" | "nnan" | "ninf" | "nsz" | "arcp" | "contract" | "afn" => {
-                    out.push_str(&w);
-                    out.push(' ');
-                }
-                _ => {}
-            }
-        }
-        out
+        let flags = FastMathFlags::of(self.ctx.inherent_attr(op, "fastmath"));
+        flags.words.iter().map(|w| format!("{w} ")).collect()
     }
 
     fn scalar(&self, op: OpId, v: Value) -> Result<(String, String), Diagnostic> {
@@ -541,16 +531,17 @@ impl<'a> FnEmitter<'a> {
     fn emit_block(&mut self, block: BlockId) -> Result<Vec<Value>, Diagnostic> {
         let ops: Vec<OpId> = self.ctx.block_ops(block).collect();
         for op in ops {
-            match self.ctx.op_name(op) {
-                "scf.yield" => return Ok(self.ctx.operands(op).to_vec()),
-                "gpu.return" => {
+            let g = G::decode(self.ctx, op)?;
+            match g {
+                G::Yield => return Ok(self.ctx.operands(op).to_vec()),
+                G::Return => {
                     if !self.ctx.operands(op).is_empty() {
                         return Err(self.err(op, "gpu.return with operands is not supported"));
                     }
                     self.line("ret void");
                     return Ok(Vec::new());
                 }
-                _ => self.emit_op(op)?,
+                _ => self.emit_op(op, g)?,
             }
         }
         Ok(Vec::new())
@@ -868,17 +859,19 @@ impl<'a> FnEmitter<'a> {
         s
     }
 
-    fn emit_op(&mut self, op: OpId) -> Result<(), Diagnostic> {
+    /// Emits `op`, decoded as `g`. The match has no wildcard arm: a new [`G`] variant does
+    /// not compile until it is translated here.
+    fn emit_op(&mut self, op: OpId, g: G) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         crate::gpuir::check_arity(ctx, op)?;
         let name = ctx.op_name(op).to_string();
         let operands = ctx.operands(op).to_vec();
-        match name.as_str() {
-            "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
+        match g {
+            G::ThreadId | G::BlockId | G::BlockDim | G::GridDim => {
                 let r = self.special_reg(op, &name[4..])?;
                 self.set(ctx.result(op, 0), r, self.idx.into());
             }
-            "gpu.global_id" => {
+            G::GlobalId => {
                 let t = self.special_reg(op, "thread_id")?;
                 let b = self.special_reg(op, "block_id")?;
                 let d = self.special_reg(op, "block_dim")?;
@@ -887,14 +880,14 @@ impl<'a> FnEmitter<'a> {
                 let r = self.assign(&format!("add nuw nsw {idx} {m}, {t}"));
                 self.set(ctx.result(op, 0), r, idx.into());
             }
-            "gpu.lane_id" => {
+            G::LaneId => {
                 let r = self.lane_id();
                 let r = self.widen_i32(&r);
                 self.set(ctx.result(op, 0), r, self.idx.into());
             }
-            "gpu.barrier" => self.barrier(),
-            "gpu.shuffle" => self.shuffle(op)?,
-            "gpu.dynamic_shared_memory" => {
+            G::Barrier => self.barrier(),
+            G::Shuffle => self.shuffle(op)?,
+            G::DynamicSharedMemory => {
                 if !self.m.has_dyn_shmem {
                     self.m.has_dyn_shmem = true;
                     self.m.globals.push(format!(
@@ -903,7 +896,7 @@ impl<'a> FnEmitter<'a> {
                 }
                 self.vals.insert(ctx.result(op, 0), Val::DynShmem);
             }
-            "arith.constant" => {
+            G::Constant => {
                 let ty = self.result_ty(op)?;
                 let a = ctx
                     .inherent_attr(op, "value")
@@ -912,69 +905,68 @@ impl<'a> FnEmitter<'a> {
                 let lit = self.const_attr(op, &a, &ty)?;
                 self.set(ctx.result(op, 0), lit, ty);
             }
-            "arith.addi" => self.bin(op, "add", &self.overflow_flags(op))?,
-            "arith.subi" => self.bin(op, "sub", &self.overflow_flags(op))?,
-            "arith.muli" => self.bin(op, "mul", &self.overflow_flags(op))?,
-            "arith.divsi" => self.bin(op, "sdiv", "")?,
-            "arith.divui" => self.bin(op, "udiv", "")?,
-            "arith.remsi" => self.bin(op, "srem", "")?,
-            "arith.remui" => self.bin(op, "urem", "")?,
-            "arith.andi" => self.bin(op, "and", "")?,
-            "arith.ori" => self.bin(op, "or", "")?,
-            "arith.xori" => self.bin(op, "xor", "")?,
-            "arith.shli" => self.bin(op, "shl", "")?,
-            "arith.shrsi" => self.bin(op, "ashr", "")?,
-            "arith.shrui" => self.bin(op, "lshr", "")?,
-            "arith.maxsi" => self.intr(op, "llvm.smax", "")?,
-            "arith.minsi" => self.intr(op, "llvm.smin", "")?,
-            "arith.maxui" => self.intr(op, "llvm.umax", "")?,
-            "arith.minui" => self.intr(op, "llvm.umin", "")?,
-            "arith.floordivsi" | "arith.ceildivsi" | "arith.ceildivui" => {
-                self.div_round(op, &name)?
-            }
-            "arith.addf" => self.bin(op, "fadd", &self.fmf(op))?,
-            "arith.subf" => self.bin(op, "fsub", &self.fmf(op))?,
-            "arith.mulf" => self.bin(op, "fmul", &self.fmf(op))?,
-            "arith.divf" => self.bin(op, "fdiv", &self.fmf(op))?,
-            "arith.remf" => self.remf(op)?,
-            "arith.maximumf" => self.intr(op, "llvm.maximum", &self.fmf(op))?,
-            "arith.minimumf" => self.intr(op, "llvm.minimum", &self.fmf(op))?,
-            "arith.maxnumf" => self.intr(op, "llvm.maxnum", &self.fmf(op))?,
-            "arith.minnumf" => self.intr(op, "llvm.minnum", &self.fmf(op))?,
-            "arith.negf" => {
+            G::AddI => self.bin(op, "add", &self.overflow_flags(op))?,
+            G::SubI => self.bin(op, "sub", &self.overflow_flags(op))?,
+            G::MulI => self.bin(op, "mul", &self.overflow_flags(op))?,
+            G::DivSI => self.bin(op, "sdiv", "")?,
+            G::DivUI => self.bin(op, "udiv", "")?,
+            G::RemSI => self.bin(op, "srem", "")?,
+            G::RemUI => self.bin(op, "urem", "")?,
+            G::AndI => self.bin(op, "and", "")?,
+            G::OrI => self.bin(op, "or", "")?,
+            G::XOrI => self.bin(op, "xor", "")?,
+            G::ShLI => self.bin(op, "shl", "")?,
+            G::ShRSI => self.bin(op, "ashr", "")?,
+            G::ShRUI => self.bin(op, "lshr", "")?,
+            G::MaxSI => self.intr(op, "llvm.smax", "")?,
+            G::MinSI => self.intr(op, "llvm.smin", "")?,
+            G::MaxUI => self.intr(op, "llvm.umax", "")?,
+            G::MinUI => self.intr(op, "llvm.umin", "")?,
+            G::FloorDivSI | G::CeilDivSI | G::CeilDivUI => self.div_round(op, g)?,
+            G::AddF => self.bin(op, "fadd", &self.fmf(op))?,
+            G::SubF => self.bin(op, "fsub", &self.fmf(op))?,
+            G::MulF => self.bin(op, "fmul", &self.fmf(op))?,
+            G::DivF => self.bin(op, "fdiv", &self.fmf(op))?,
+            G::RemF => self.remf(op)?,
+            G::MaximumF => self.intr(op, "llvm.maximum", &self.fmf(op))?,
+            G::MinimumF => self.intr(op, "llvm.minimum", &self.fmf(op))?,
+            G::MaxNumF => self.intr(op, "llvm.maxnum", &self.fmf(op))?,
+            G::MinNumF => self.intr(op, "llvm.minnum", &self.fmf(op))?,
+            G::NegF => {
                 let (a, ty) = self.scalar(op, operands[0])?;
                 let f = self.fmf(op);
                 let r = self.assign(&format!("fneg {f}{ty} {a}"));
                 self.set(ctx.result(op, 0), r, ty);
             }
-            "arith.cmpi" => self.cmp(op, false)?,
-            "arith.cmpf" => self.cmp(op, true)?,
-            "arith.select" => {
+            G::CmpI(p) => self.cmp(op, "icmp ", p.keyword())?,
+            G::CmpF(p) => {
+                let f = self.fmf(op);
+                self.cmp(op, &format!("fcmp {f}"), p.keyword())?
+            }
+            G::Select => {
                 let (c, cty) = self.scalar(op, operands[0])?;
                 let (a, ty) = self.scalar(op, operands[1])?;
                 let (b, _) = self.scalar(op, operands[2])?;
                 let r = self.assign(&format!("select {cty} {c}, {ty} {a}, {ty} {b}"));
                 self.set(ctx.result(op, 0), r, ty);
             }
-            "arith.index_cast" | "arith.index_castui" | "arith.extsi" | "arith.extui"
-            | "arith.trunci" => {
+            G::IndexCast | G::IndexCastUI | G::ExtSI | G::ExtUI | G::TruncI => {
                 let (a, from) = self.scalar(op, operands[0])?;
                 let to = self.result_ty(op)?;
-                let signed = !matches!(name.as_str(), "arith.index_castui" | "arith.extui");
+                let signed = !matches!(g, G::IndexCastUI | G::ExtUI);
                 let r = self.convert_int(&a, &from, &to, signed);
                 self.set(ctx.result(op, 0), r, to);
             }
-            "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.fptosi"
-            | "arith.fptoui" | "arith.bitcast" => {
+            G::ExtF | G::TruncF | G::SIToFP | G::UIToFP | G::FPToSI | G::FPToUI | G::Bitcast => {
                 let (a, from) = self.scalar(op, operands[0])?;
                 let to = self.result_ty(op)?;
-                let inst = match name.as_str() {
-                    "arith.extf" => "fpext",
-                    "arith.truncf" => "fptrunc",
-                    "arith.sitofp" => "sitofp",
-                    "arith.uitofp" => "uitofp",
-                    "arith.fptosi" => "fptosi",
-                    "arith.fptoui" => "fptoui",
+                let inst = match g {
+                    G::ExtF => "fpext",
+                    G::TruncF => "fptrunc",
+                    G::SIToFP => "sitofp",
+                    G::UIToFP => "uitofp",
+                    G::FPToSI => "fptosi",
+                    G::FPToUI => "fptoui",
                     _ => "bitcast",
                 };
                 let r = if from == to {
@@ -984,10 +976,10 @@ impl<'a> FnEmitter<'a> {
                 };
                 self.set(ctx.result(op, 0), r, to);
             }
-            n if n.starts_with("math.") => self.math(op, &n[5..])?,
-            "scf.for" => self.scf_for(op)?,
-            "scf.if" => self.scf_if(op)?,
-            "memref.load" => {
+            G::Math(m) => self.math(op, m)?,
+            G::For => self.scf_for(op)?,
+            G::If => self.scf_if(op)?,
+            G::Load => {
                 let (p, _info, asp, ety) = self.element_ptr(op, operands[0], &operands[1..])?;
                 let align = self.elem_align(&ety);
                 let r = self.assign(&format!(
@@ -996,7 +988,7 @@ impl<'a> FnEmitter<'a> {
                 ));
                 self.set(ctx.result(op, 0), r, ety);
             }
-            "memref.store" => {
+            G::Store => {
                 let (v, _) = self.scalar(op, operands[0])?;
                 let (p, _info, asp, ety) = self.element_ptr(op, operands[1], &operands[2..])?;
                 let align = self.elem_align(&ety);
@@ -1005,7 +997,7 @@ impl<'a> FnEmitter<'a> {
                     addrspace(asp)
                 ));
             }
-            "vector.load" => {
+            G::VectorLoad => {
                 let (p, _info, asp, _ety) = self.element_ptr(op, operands[0], &operands[1..])?;
                 let vty = self.result_ty(op)?;
                 let align = self.vec_align(&vty);
@@ -1015,7 +1007,7 @@ impl<'a> FnEmitter<'a> {
                 ));
                 self.set(ctx.result(op, 0), r, vty);
             }
-            "vector.store" => {
+            G::VectorStore => {
                 let (v, vty) = self.scalar(op, operands[0])?;
                 let (p, _info, asp, _ety) = self.element_ptr(op, operands[1], &operands[2..])?;
                 let align = self.vec_align(&vty);
@@ -1024,7 +1016,7 @@ impl<'a> FnEmitter<'a> {
                     addrspace(asp)
                 ));
             }
-            "vector.extract" | "vector.extractelement" => {
+            G::Extract | G::ExtractElement => {
                 let (v, vty) = self.scalar(op, operands[0])?;
                 let pos = self.position(op, &operands[1..])?;
                 let ety = self.result_ty(op)?;
@@ -1034,7 +1026,7 @@ impl<'a> FnEmitter<'a> {
                 ));
                 self.set(ctx.result(op, 0), r, ety);
             }
-            "vector.insert" | "vector.insertelement" => {
+            G::Insert | G::InsertElement => {
                 let (s, sty) = self.scalar(op, operands[0])?;
                 let (v, vty) = self.scalar(op, operands[1])?;
                 let pos = self.position(op, &operands[2..])?;
@@ -1044,7 +1036,7 @@ impl<'a> FnEmitter<'a> {
                 ));
                 self.set(ctx.result(op, 0), r, vty);
             }
-            "vector.broadcast" | "vector.splat" => {
+            G::Broadcast | G::Splat => {
                 let (s, sty) = self.scalar(op, operands[0])?;
                 let vty = self.result_ty(op)?;
                 if sty == vty {
@@ -1063,8 +1055,8 @@ impl<'a> FnEmitter<'a> {
                     self.set(ctx.result(op, 0), r, vty);
                 }
             }
-            "vector.fma" => self.intr(op, "llvm.fma", &self.fmf(op))?,
-            "memref.alloca" | "memref.alloc" => {
+            G::VectorFma => self.intr(op, "llvm.fma", &self.fmf(op))?,
+            G::Alloca | G::Alloc => {
                 if !operands.is_empty() {
                     return Err(self.err(op, "dynamic allocation sizes are not supported"));
                 }
@@ -1097,8 +1089,8 @@ impl<'a> FnEmitter<'a> {
                 };
                 self.vals.insert(r, Val::Mem { ptr, info: mi });
             }
-            "memref.dealloc" => {}
-            "memref.view" => {
+            G::Dealloc => {}
+            G::View => {
                 if !matches!(self.vals.get(&operands[0]), Some(Val::DynShmem)) {
                     return Err(self.err(
                         op,
@@ -1114,13 +1106,13 @@ impl<'a> FnEmitter<'a> {
                 self.vals.insert(r, Val::Mem { ptr: p, info: mi });
             }
             // A collapse of identity-layout memrefs: the same pointer under a new shape.
-            "memref.cast" | "memref.collapse_shape" => {
+            G::Cast | G::CollapseShape => {
                 let (p, _) = self.mem(op, operands[0])?;
                 let r = ctx.result(op, 0);
                 let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;
                 self.vals.insert(r, Val::Mem { ptr: p, info: mi });
             }
-            "memref.dim" => {
+            G::Dim => {
                 let (_, info) = self.mem(op, operands[0])?;
                 let (i, _) = self.scalar(op, operands[1])?;
                 let d = i
@@ -1132,15 +1124,8 @@ impl<'a> FnEmitter<'a> {
                     })?;
                 self.set(ctx.result(op, 0), d.to_string(), self.idx.into());
             }
-            other => {
-                return Err(self.err(
-                    op,
-                    format!(
-                        "rtile-translate: unsupported operation '{other}' in gpu.func @{} (see docs/targets.md for the supported gpu-level op set)",
-                        self.info.name
-                    ),
-                ));
-            }
+            // emit_block ends the block at its terminator before coming here.
+            G::Yield | G::Return => unreachable!("terminators are handled by emit_block"),
         }
         Ok(())
     }
@@ -1219,11 +1204,11 @@ impl<'a> FnEmitter<'a> {
         }
     }
 
-    fn div_round(&mut self, op: OpId, name: &str) -> Result<(), Diagnostic> {
+    fn div_round(&mut self, op: OpId, g: G) -> Result<(), Diagnostic> {
         let ops = self.ctx.operands(op).to_vec();
         let (a, ty) = self.scalar(op, ops[0])?;
         let (b, _) = self.scalar(op, ops[1])?;
-        let r = if name == "arith.ceildivui" {
+        let r = if g == G::CeilDivUI {
             let q = self.assign(&format!("udiv {ty} {a}, {b}"));
             let m = self.assign(&format!("urem {ty} {a}, {b}"));
             let nz = self.assign(&format!("icmp ne {ty} {m}, 0"));
@@ -1235,7 +1220,7 @@ impl<'a> FnEmitter<'a> {
             let nz = self.assign(&format!("icmp ne {ty} {m}, 0"));
             let mneg = self.assign(&format!("icmp slt {ty} {m}, 0"));
             let bneg = self.assign(&format!("icmp slt {ty} {b}, 0"));
-            let (cmp, delta) = if name == "arith.floordivsi" {
+            let (cmp, delta) = if g == G::FloorDivSI {
                 ("xor", "-1")
             } else {
                 ("icmp eq", "1")
@@ -1253,51 +1238,31 @@ impl<'a> FnEmitter<'a> {
         Ok(())
     }
 
-    fn cmp(&mut self, op: OpId, float: bool) -> Result<(), Diagnostic> {
-        const IPRED: [&str; 10] = [
-            "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
-        ];
-        const FPRED: [&str; 16] = [
-            "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
-            "ule", "une", "uno", "true",
-        ];
-        let table: &[&str] = if float { &FPRED } else { &IPRED };
-        let pred = match self.ctx.inherent_attr(op, "predicate") {
-            Some(Attribute::Integer { value, .. }) => table.get(*value as usize).copied(),
-            Some(a) => attr_words(a)
-                .iter()
-                .rev()
-                .find_map(|w| table.iter().find(|p| **p == w.as_str()).copied()),
-            None => None,
-        }
-        .ok_or_else(|| self.err(op, "missing or unknown comparison predicate"))?;
+    /// `icmp`/`fcmp` (`inst`, with its fastmath flags) of the predicate keyword `pred`.
+    fn cmp(&mut self, op: OpId, inst: &str, pred: &str) -> Result<(), Diagnostic> {
         let ops = self.ctx.operands(op).to_vec();
         let (a, ty) = self.scalar(op, ops[0])?;
         let (b, _) = self.scalar(op, ops[1])?;
         let rty = self.result_ty(op)?;
-        let r = if float {
-            let f = self.fmf(op);
-            self.assign(&format!("fcmp {f}{pred} {ty} {a}, {b}"))
-        } else {
-            self.assign(&format!("icmp {pred} {ty} {a}, {b}"))
-        };
+        let r = self.assign(&format!("{inst}{pred} {ty} {a}, {b}"));
         self.set(self.ctx.result(op, 0), r, rty);
         Ok(())
     }
 
-    fn math(&mut self, op: OpId, fname: &str) -> Result<(), Diagnostic> {
+    fn math(&mut self, op: OpId, m: MathFn) -> Result<(), Diagnostic> {
+        let fname = m.short_name();
         let f = self.fmf(op);
-        match fname {
-            "sqrt" => return self.intr(op, "llvm.sqrt", &f),
-            "absf" => return self.intr(op, "llvm.fabs", &f),
-            "fma" => return self.intr(op, "llvm.fma", &f),
-            "floor" => return self.intr(op, "llvm.floor", &f),
-            "ceil" => return self.intr(op, "llvm.ceil", &f),
-            "round" => return self.intr(op, "llvm.round", &f),
-            "roundeven" => return self.intr(op, "llvm.roundeven", &f),
-            "trunc" => return self.intr(op, "llvm.trunc", &f),
-            "copysign" => return self.intr(op, "llvm.copysign", &f),
-            "absi" => {
+        match m {
+            MathFn::Sqrt => return self.intr(op, "llvm.sqrt", &f),
+            MathFn::AbsF => return self.intr(op, "llvm.fabs", &f),
+            MathFn::Fma => return self.intr(op, "llvm.fma", &f),
+            MathFn::Floor => return self.intr(op, "llvm.floor", &f),
+            MathFn::Ceil => return self.intr(op, "llvm.ceil", &f),
+            MathFn::Round => return self.intr(op, "llvm.round", &f),
+            MathFn::RoundEven => return self.intr(op, "llvm.roundeven", &f),
+            MathFn::Trunc => return self.intr(op, "llvm.trunc", &f),
+            MathFn::CopySign => return self.intr(op, "llvm.copysign", &f),
+            MathFn::AbsI => {
                 let (a, ty) = self.scalar(op, self.ctx.operands(op)[0])?;
                 let r = self.call(
                     &ty,
@@ -1308,7 +1273,7 @@ impl<'a> FnEmitter<'a> {
                 self.set(self.ctx.result(op, 0), r, ty);
                 return Ok(());
             }
-            "rsqrt" => {
+            MathFn::Rsqrt => {
                 let (a, ty) = self.scalar(op, self.ctx.operands(op)[0])?;
                 let s = self.call(
                     &ty,
@@ -1321,9 +1286,14 @@ impl<'a> FnEmitter<'a> {
                 self.set(self.ctx.result(op, 0), r, ty);
                 return Ok(());
             }
-            "exp" | "exp2" | "log" | "log2" | "tanh" | "erf" => {}
-            other => {
-                return Err(self.err(op, format!("unsupported math function 'math.{other}'")));
+            MathFn::Exp
+            | MathFn::Exp2
+            | MathFn::Log
+            | MathFn::Log2
+            | MathFn::Tanh
+            | MathFn::Erf => {}
+            MathFn::Sin | MathFn::Cos | MathFn::PowF => {
+                return Err(self.err(op, format!("unsupported math function 'math.{fname}'")));
             }
         }
         // Transcendental functions work on f32 (f16/bf16 are computed in f32); vectors

@@ -15,6 +15,13 @@ use rtile_dialects::te::generic::{
 use rtile_dialects::te::ir::compute_from_op;
 use rtile_dialects::te::model::{AxisKind, Combiner, ElemType, Expr, TeCompute, TensorType, UnOp};
 use rtile_dialects::te::walk::{compute_ops, enclosing_func};
+use rtile_gpu_vocab::attrs::cmpi_from_value;
+use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp as G, MathFn};
+
+/// ` <{predicate = N : i64}>`: the properties of an `arith.cmpi` with predicate `p`.
+fn cmpi_property(p: CmpIPredicate) -> String {
+    format!(" <{{predicate = {} : i64}}>", p.value())
+}
 
 /// Threads per block of the naive kernels.
 pub const BLOCK: i64 = 256;
@@ -181,7 +188,7 @@ fn kernel(c: &TeCompute, name: &str) -> Result<String, String> {
         &mut body,
         ind,
         &m,
-        "arith.muli",
+        G::MulI.name(),
         &[&bid, &cb],
         &["index", "index"],
         "index",
@@ -192,7 +199,7 @@ fn kernel(c: &TeCompute, name: &str) -> Result<String, String> {
         &mut body,
         ind,
         &gid,
-        "arith.addi",
+        G::AddI.name(),
         &[&m, &tid],
         &["index", "index"],
         "index",
@@ -204,11 +211,11 @@ fn kernel(c: &TeCompute, name: &str) -> Result<String, String> {
         &mut body,
         ind,
         &inb,
-        "arith.cmpi",
+        G::CmpI(CmpIPredicate::Ult).name(),
         &[&gid, &ctot],
         &["index", "index"],
         "i1",
-        " <{predicate = 6 : i64}>",
+        &cmpi_property(CmpIPredicate::Ult),
     );
     let _ = writeln!(body, "{ind}\"scf.if\"({inb}) ({{");
     let ind2 = "        ";
@@ -225,7 +232,7 @@ fn kernel(c: &TeCompute, name: &str) -> Result<String, String> {
                 &mut body,
                 ind2,
                 &r,
-                "arith.remui",
+                G::RemUI.name(),
                 &[&rest, &e],
                 &["index", "index"],
                 "index",
@@ -236,7 +243,7 @@ fn kernel(c: &TeCompute, name: &str) -> Result<String, String> {
                 &mut body,
                 ind2,
                 &q,
-                "arith.divui",
+                G::DivUI.name(),
                 &[&rest, &e],
                 &["index", "index"],
                 "index",
@@ -307,14 +314,14 @@ fn reduce_nest(
         let v = eval_point(g, c, dims, out, &ind)?;
         let r = g.fresh();
         let name = match (comb, t.is_float()) {
-            (Combiner::Sum, true) => "arith.addf",
-            (Combiner::Sum, false) => "arith.addi",
-            (Combiner::Prod, true) => "arith.mulf",
-            (Combiner::Prod, false) => "arith.muli",
-            (Combiner::Max, true) => "arith.maximumf",
-            (Combiner::Max, false) => "arith.maxsi",
-            (Combiner::Min, true) => "arith.minimumf",
-            (Combiner::Min, false) => "arith.minsi",
+            (Combiner::Sum, true) => G::AddF.name(),
+            (Combiner::Sum, false) => G::AddI.name(),
+            (Combiner::Prod, true) => G::MulF.name(),
+            (Combiner::Prod, false) => G::MulI.name(),
+            (Combiner::Max, true) => G::MaximumF.name(),
+            (Combiner::Max, false) => G::MaxSI.name(),
+            (Combiner::Min, true) => G::MinimumF.name(),
+            (Combiner::Min, false) => G::MinSI.name(),
         };
         op1(out, &ind, &r, name, &[acc_in, &v], &[tk, tk], tk, "");
         return Ok(r);
@@ -366,43 +373,43 @@ fn affine(
         AffineExpr::Constant(c) => g.index(*c),
         AffineExpr::Add(a, b) => {
             let (x, y) = (affine(g, a, dims, out, ind)?, affine(g, b, dims, out, ind)?);
-            bin(g, out, "arith.addi", &x, &y)
+            bin(g, out, G::AddI.name(), &x, &y)
         }
         AffineExpr::Mul(a, b) => {
             let (x, y) = (affine(g, a, dims, out, ind)?, affine(g, b, dims, out, ind)?);
-            bin(g, out, "arith.muli", &x, &y)
+            bin(g, out, G::MulI.name(), &x, &y)
         }
         AffineExpr::FloorDiv(a, b) => {
             let (x, y) = (affine(g, a, dims, out, ind)?, affine(g, b, dims, out, ind)?);
-            bin(g, out, "arith.floordivsi", &x, &y)
+            bin(g, out, G::FloorDivSI.name(), &x, &y)
         }
         AffineExpr::CeilDiv(a, b) => {
             let (x, y) = (affine(g, a, dims, out, ind)?, affine(g, b, dims, out, ind)?);
-            bin(g, out, "arith.ceildivsi", &x, &y)
+            bin(g, out, G::CeilDivSI.name(), &x, &y)
         }
         AffineExpr::Mod(a, b) => {
             // Affine `mod` is never negative: r = a rem b; r < 0 ? r + b : r.
             let (x, y) = (affine(g, a, dims, out, ind)?, affine(g, b, dims, out, ind)?);
-            let r = bin(g, out, "arith.remsi", &x, &y);
-            let rb = bin(g, out, "arith.addi", &r, &y);
+            let r = bin(g, out, G::RemSI.name(), &x, &y);
+            let rb = bin(g, out, G::AddI.name(), &r, &y);
             let zero = g.index(0);
             let neg = g.fresh();
             op1(
                 out,
                 ind,
                 &neg,
-                "arith.cmpi",
+                G::CmpI(CmpIPredicate::Slt).name(),
                 &[&r, &zero],
                 &["index", "index"],
                 "i1",
-                " <{predicate = 2 : i64}>",
+                &cmpi_property(CmpIPredicate::Slt),
             );
             let s = g.fresh();
             op1(
                 out,
                 ind,
                 &s,
-                "arith.select",
+                G::Select.name(),
                 &[&neg, &rb, &r],
                 &["i1", "index", "index"],
                 "index",
@@ -438,7 +445,7 @@ fn eval_point(
         let v = match a.pad {
             None => {
                 let v = g.fresh();
-                op1(out, ind, &v, "memref.load", &largs, &ltys, ek, "");
+                op1(out, ind, &v, G::Load.name(), &largs, &ltys, ek, "");
                 v
             }
             Some(p) => {
@@ -456,29 +463,29 @@ fn eval_point(
                         out,
                         ind,
                         &ge,
-                        "arith.cmpi",
+                        G::CmpI(CmpIPredicate::Sge).name(),
                         &[x, &zero],
                         &["index", "index"],
                         "i1",
-                        " <{predicate = 5 : i64}>",
+                        &cmpi_property(CmpIPredicate::Sge),
                     );
                     let lt = g.fresh();
                     op1(
                         out,
                         ind,
                         &lt,
-                        "arith.cmpi",
+                        G::CmpI(CmpIPredicate::Slt).name(),
                         &[x, &dim],
                         &["index", "index"],
                         "i1",
-                        " <{predicate = 2 : i64}>",
+                        &cmpi_property(CmpIPredicate::Slt),
                     );
                     let both = g.fresh();
                     op1(
                         out,
                         ind,
                         &both,
-                        "arith.andi",
+                        G::AndI.name(),
                         &[&ge, &lt],
                         &["i1", "i1"],
                         "i1",
@@ -492,7 +499,7 @@ fn eval_point(
                                 out,
                                 ind,
                                 &r,
-                                "arith.andi",
+                                G::AndI.name(),
                                 &[&prev, &both],
                                 &["i1", "i1"],
                                 "i1",
@@ -514,7 +521,7 @@ fn eval_point(
                     out,
                     &format!("{ind}  "),
                     &lv,
-                    "memref.load",
+                    G::Load.name(),
                     &largs,
                     &ltys,
                     ek,
@@ -562,9 +569,18 @@ fn expr(
                 match op {
                     UnOp::Neg => {
                         let z = g.scalar_const(0.0, t);
-                        op1(out, ind, &r, "arith.subi", &[&z, &x], &[k, k], k, "");
+                        op1(out, ind, &r, G::SubI.name(), &[&z, &x], &[k, k], k, "");
                     }
-                    _ => op1(out, ind, &r, "math.absi", &[&x], &[k], k, ""),
+                    _ => op1(
+                        out,
+                        ind,
+                        &r,
+                        G::Math(MathFn::AbsI).name(),
+                        &[&x],
+                        &[k],
+                        k,
+                        "",
+                    ),
                 }
                 return Ok((r, t));
             }
@@ -576,11 +592,13 @@ fn expr(
             let (x, t) = expr(g, a, vals, out, ind)?;
             let (y, _) = expr(g, b, vals, out, ind)?;
             let k = t.keyword();
-            let (name, pred) = if t.is_float() {
-                ("arith.cmpf", cmpf_predicate(*op))
+            let cmp = if t.is_float() {
+                CmpFPredicate::from_value(cmpf_predicate(*op)).map(G::CmpF)
             } else {
-                ("arith.cmpi", cmpi_predicate(*op))
-            };
+                cmpi_from_value(cmpi_predicate(*op)).map(G::CmpI)
+            }
+            .ok_or("a te comparison without an arith predicate")?;
+            let (name, pred) = (cmp.name(), cmp.predicate_value().unwrap_or_default());
             let r = g.fresh();
             op1(
                 out,
@@ -604,7 +622,7 @@ fn expr(
                 out,
                 ind,
                 &r,
-                "arith.select",
+                G::Select.name(),
                 &[&cv, &x, &y],
                 &["i1", k, k],
                 k,
@@ -618,14 +636,14 @@ fn expr(
                 return Ok((x, from));
             }
             let name = match (from.is_float(), to.is_float()) {
-                (true, true) if to.width() > from.width() => "arith.extf",
-                (true, true) => "arith.truncf",
-                (false, true) if from == ElemType::I1 => "arith.uitofp",
-                (false, true) => "arith.sitofp",
-                (true, false) => "arith.fptosi",
-                (false, false) if from == ElemType::I1 => "arith.extui",
-                (false, false) if to.width() > from.width() => "arith.extsi",
-                (false, false) => "arith.trunci",
+                (true, true) if to.width() > from.width() => G::ExtF.name(),
+                (true, true) => G::TruncF.name(),
+                (false, true) if from == ElemType::I1 => G::UIToFP.name(),
+                (false, true) => G::SIToFP.name(),
+                (true, false) => G::FPToSI.name(),
+                (false, false) if from == ElemType::I1 => G::ExtUI.name(),
+                (false, false) if to.width() > from.width() => G::ExtSI.name(),
+                (false, false) => G::TruncI.name(),
             };
             let r = g.fresh();
             op1(

@@ -115,6 +115,7 @@ pub(crate) fn kernel_name(ctx: &Context, k: OpId) -> String {
 /// Runs every kernel under `module` that carries `rtile.te` and compares it with the
 /// interpreter. Simulator errors are returned as diagnostics at the failing op.
 pub fn run_check(ctx: &Context, module: OpId, seed: u64) -> Result<CheckReport, Diagnostic> {
+    rtile_gpu_vocab::check_module(ctx, module, "rtile-run --sim")?;
     let mut report = CheckReport::default();
     for k in kernels(ctx, module) {
         let Some((mut args, want)) = reference_case(ctx, k, seed)? else {

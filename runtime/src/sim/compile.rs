@@ -8,10 +8,12 @@ use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
 use rtile::ir::{BlockId, Context, OpId, Value};
-use rtile_dialects::gpu::common::{is_address_space, memory_space};
+use rtile_dialects::gpu::common::memory_space;
 use rtile_dialects::gpu::{function_type, workgroup_attributions};
 
-use super::ops::{Num, OpFn, table};
+use rtile_gpu_vocab::{AddressSpace, GpuOp as G, MathFn};
+
+use super::ops::{Num, OpFn, scalar_fn};
 
 /// Which memory a buffer lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +164,12 @@ struct Compiler<'c> {
     first: bool,
 }
 
+/// `t` lives in workgroup (shared) memory, as the back ends read address spaces
+/// (`#gpu.address_space<workgroup>` or `3`).
+fn is_workgroup(t: &Type) -> bool {
+    AddressSpace::of(memory_space(t)) == Some(AddressSpace::Workgroup)
+}
+
 fn err(ctx: &Context, op: OpId, m: impl AsRef<str>) -> Diagnostic {
     Diagnostic::op_error(ctx, op, m)
 }
@@ -279,10 +287,11 @@ impl<'c> Compiler<'c> {
         let ctx = self.ctx;
         let mut yielded = Vec::new();
         for op in ctx.block_ops(b) {
-            if ctx.op_name(op) == "scf.yield" {
+            let g = G::decode(ctx, op)?;
+            if g == G::Yield {
                 yielded = ctx.operands(op).to_vec();
             } else {
-                self.op(op)?;
+                self.op(op, g)?;
             }
         }
         Ok(yielded)
@@ -315,23 +324,24 @@ impl<'c> Compiler<'c> {
     }
 
     /// Compiles one op, recording it as the origin of the instructions it emits.
-    fn op(&mut self, op: OpId) -> Result<(), Diagnostic> {
+    fn op(&mut self, op: OpId, g: G) -> Result<(), Diagnostic> {
         let saved = (self.cur, self.first);
         self.cur = op;
         // An scf.for's execution count is its loop check's (set where it is emitted).
-        self.first = self.ctx.op_name(op) != "scf.for";
-        let r = self.op_body(op);
+        self.first = g != G::For;
+        let r = self.op_body(op, g);
         (self.cur, self.first) = saved;
         r
     }
 
-    fn op_body(&mut self, op: OpId) -> Result<(), Diagnostic> {
+    /// Compiles `op`, decoded as `g`. The match has no wildcard arm: a new [`G`] variant
+    /// does not compile until the simulator executes it (or refuses it, listed below).
+    fn op_body(&mut self, op: OpId, g: G) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
         let operands = ctx.operands(op).to_vec();
         let results = ctx.results(op).to_vec();
-        match name {
-            "arith.constant" => {
+        match g {
+            G::Constant => {
                 let v = match ctx.inherent_attr(op, "value") {
                     Some(Attribute::Integer { value, .. }) => *value as f64,
                     Some(Attribute::Float { value, .. }) => value.get(),
@@ -352,11 +362,11 @@ impl<'c> Compiler<'c> {
                 let dst = self.def(r, op)?;
                 self.emit(Inst::Const { dst, v: n.round(v) });
             }
-            "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
-                let kind = match name {
-                    "gpu.thread_id" => 0,
-                    "gpu.block_id" => 1,
-                    "gpu.block_dim" => 2,
+            G::ThreadId | G::BlockId | G::BlockDim | G::GridDim => {
+                let kind = match g {
+                    G::ThreadId => 0,
+                    G::BlockId => 1,
+                    G::BlockDim => 2,
                     _ => 3,
                 };
                 let dim = match ctx.inherent_attr(op, "dimension") {
@@ -371,21 +381,21 @@ impl<'c> Compiler<'c> {
                 let dst = self.def(results[0], op)?;
                 self.emit(Inst::Id { dst, kind, dim });
             }
-            "gpu.barrier" => {
+            G::Barrier => {
                 let at = self.at(op);
                 self.emit(Inst::Barrier { at });
             }
-            "gpu.return" => {
+            G::Return => {
                 self.emit(Inst::Return);
             }
-            "gpu.dynamic_shared_memory" => {
+            G::DynamicSharedMemory => {
                 let [r] = results[..] else {
                     return Err(err(ctx, op, "expects one result"));
                 };
                 let t = ctx.value_type(r);
                 let ok = matches!(t, Type::MemRef { shape, elem, layout: None, .. }
                     if shape.len() == 1 && matches!(**elem, Type::Integer { width: 8, .. }))
-                    && is_address_space(memory_space(t), "workgroup");
+                    && is_workgroup(t);
                 if !ok {
                     return Err(err(
                         ctx,
@@ -395,7 +405,7 @@ impl<'c> Compiler<'c> {
                 }
                 self.dyn_bases.insert(r);
             }
-            "memref.view" => {
+            G::View => {
                 if operands.len() != 2 || !self.dyn_bases.contains(&operands[0]) {
                     return Err(err(
                         ctx,
@@ -421,7 +431,7 @@ impl<'c> Compiler<'c> {
                     at,
                 });
             }
-            "memref.collapse_shape" => {
+            G::CollapseShape => {
                 // The same buffer under a new shape (identity layouts are contiguous, so
                 // the row-major offset of an element is unchanged).
                 let src = self.mem(operands[0], op)?;
@@ -436,11 +446,11 @@ impl<'c> Compiler<'c> {
                 d.buf = s.buf;
                 d.view = s.view;
             }
-            "memref.alloca" => {
+            G::Alloca => {
                 let n = self.k.private.len();
                 self.memref(results[0], Space::Private, n, op)?;
             }
-            "memref.load" | "vector.load" => {
+            G::Load | G::VectorLoad => {
                 let mem = self.mem(operands[0], op)?;
                 let idx = operands[1..]
                     .iter()
@@ -459,12 +469,12 @@ impl<'c> Compiler<'c> {
                 });
             }
             // Rank-1 vectors live in consecutive registers: lanes move one by one.
-            "vector.extract" | "vector.insert" | "vector.broadcast" => {
+            G::Extract | G::Insert | G::Broadcast => {
                 let [r] = results[..] else {
                     return Err(err(ctx, op, "expects one result"));
                 };
                 let (n, _) = lanes(ctx.value_type(r)).ok_or_else(|| err(ctx, op, "bad result"))?;
-                let fixed = if name == "vector.broadcast" {
+                let fixed = if g == G::Broadcast {
                     None
                 } else {
                     let pos = match ctx
@@ -480,7 +490,7 @@ impl<'c> Compiler<'c> {
                             ));
                         }
                     };
-                    let vec = operands[usize::from(name == "vector.insert")];
+                    let vec = operands[usize::from(g == G::Insert)];
                     let (m, _) =
                         lanes(ctx.value_type(vec)).ok_or_else(|| err(ctx, op, "bad vector"))?;
                     if pos >= m {
@@ -490,11 +500,11 @@ impl<'c> Compiler<'c> {
                 };
                 let src = self.reg(operands[0], op)?;
                 let dst = self.def(r, op)?;
-                match (name, fixed) {
-                    ("vector.extract", Some(k)) => {
+                match (g, fixed) {
+                    (G::Extract, Some(k)) => {
                         self.emit(Inst::Move { dst, src: src + k });
                     }
-                    ("vector.insert", Some(k)) => {
+                    (G::Insert, Some(k)) => {
                         let v = self.reg(operands[1], op)?;
                         for l in 0..n {
                             let from = if l == k { src } else { v + l };
@@ -511,7 +521,7 @@ impl<'c> Compiler<'c> {
                     }
                 }
             }
-            "memref.store" | "vector.store" => {
+            G::Store | G::VectorStore => {
                 let src = self.reg(operands[0], op)?;
                 let mem = self.mem(operands[1], op)?;
                 let idx = operands[2..]
@@ -529,7 +539,7 @@ impl<'c> Compiler<'c> {
                     at,
                 });
             }
-            "scf.for" => {
+            G::For => {
                 let [lb, ub, step] =
                     [operands[0], operands[1], operands[2]].map(|v| self.reg(v, op));
                 let (lb, ub, step) = (lb?, ub?, step?);
@@ -567,7 +577,7 @@ impl<'c> Compiler<'c> {
                     }
                 }
             }
-            "scf.if" => {
+            G::If => {
                 let cond = self.reg(operands[0], op)?;
                 let mut outs = Vec::new();
                 for &r in &results {
@@ -592,46 +602,142 @@ impl<'c> Compiler<'c> {
                 let end = self.here();
                 self.patch(skip, end);
             }
-            _ => {
-                let Some(&f) = table().get(name) else {
-                    return Err(err(ctx, op, "the simulator does not execute this op"));
-                };
-                if operands.is_empty() || operands.len() > 3 || results.len() != 1 {
-                    return Err(err(
-                        ctx,
-                        op,
-                        "simulator: expects 1 to 3 operands and one result",
-                    ));
-                }
-                // select's operand type is its value operands'; others the first operand's.
-                let ty_of = if name == "arith.select" {
-                    operands[1]
-                } else {
-                    operands[0]
-                };
-                let arg_ty = Num::of(ctx.value_type(ty_of))
-                    .ok_or_else(|| err(ctx, op, "simulator: scalar operands only"))?;
-                let res_ty = Num::of(ctx.value_type(results[0]))
-                    .ok_or_else(|| err(ctx, op, "simulator: scalar results only"))?;
-                let mut args = [0u32; 3];
-                for (i, &v) in operands.iter().enumerate() {
-                    args[i] = self.reg(v, op)?;
-                }
-                let aux = match ctx.inherent_attr(op, "predicate") {
-                    Some(Attribute::Integer { value, .. }) => *value as i64,
-                    _ => 0,
-                };
-                let dst = self.def(results[0], op)?;
-                self.emit(Inst::Op {
-                    f,
-                    args,
-                    dst,
-                    arg_ty,
-                    res_ty,
-                    aux,
-                });
+            G::GlobalId
+            | G::LaneId
+            | G::Shuffle
+            | G::Alloc
+            | G::Dealloc
+            | G::Cast
+            | G::Dim
+            | G::ExtractElement
+            | G::InsertElement
+            | G::Splat
+            | G::VectorFma
+            | G::CeilDivUI
+            | G::ShLI
+            | G::ShRSI
+            | G::ShRUI
+            | G::MaxUI
+            | G::MinUI
+            | G::Bitcast
+            | G::Math(
+                MathFn::Fma
+                | MathFn::Floor
+                | MathFn::Ceil
+                | MathFn::Round
+                | MathFn::RoundEven
+                | MathFn::Trunc
+                | MathFn::CopySign,
+            ) => {
+                return Err(err(ctx, op, "the simulator does not execute this op"));
             }
+            // Its block ends at it ([`Self::block`] takes its operands).
+            G::Yield => return Err(err(ctx, op, "scf.yield is only valid as a terminator")),
+            G::AddF
+            | G::SubF
+            | G::MulF
+            | G::DivF
+            | G::RemF
+            | G::NegF
+            | G::MaximumF
+            | G::MinimumF
+            | G::MaxNumF
+            | G::MinNumF
+            | G::AddI
+            | G::SubI
+            | G::MulI
+            | G::DivSI
+            | G::DivUI
+            | G::RemSI
+            | G::RemUI
+            | G::FloorDivSI
+            | G::CeilDivSI
+            | G::MaxSI
+            | G::MinSI
+            | G::AndI
+            | G::OrI
+            | G::XOrI
+            | G::CmpI(_)
+            | G::CmpF(_)
+            | G::Select
+            | G::IndexCast
+            | G::IndexCastUI
+            | G::ExtSI
+            | G::ExtUI
+            | G::TruncI
+            | G::ExtF
+            | G::TruncF
+            | G::SIToFP
+            | G::UIToFP
+            | G::FPToSI
+            | G::FPToUI
+            | G::Math(
+                MathFn::Exp
+                | MathFn::Exp2
+                | MathFn::Log
+                | MathFn::Log2
+                | MathFn::Sqrt
+                | MathFn::Rsqrt
+                | MathFn::Tanh
+                | MathFn::Erf
+                | MathFn::Sin
+                | MathFn::Cos
+                | MathFn::PowF
+                | MathFn::AbsF
+                | MathFn::AbsI,
+            ) => self.scalar(op, g, &operands, &results)?,
         }
+        Ok(())
+    }
+
+    /// Compiles an `arith`/`math` op on scalars into a call of its [`scalar_fn`].
+    fn scalar(
+        &mut self,
+        op: OpId,
+        g: G,
+        operands: &[Value],
+        results: &[Value],
+    ) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let Some(f) = scalar_fn(g) else {
+            return Err(err(ctx, op, "the simulator does not execute this op"));
+        };
+        if operands.is_empty() || operands.len() > 3 || results.len() != 1 {
+            return Err(err(
+                ctx,
+                op,
+                "simulator: expects 1 to 3 operands and one result",
+            ));
+        }
+        // select's operand type is its value operands'; others the first operand's.
+        let ty_of = if g == G::Select {
+            operands[1]
+        } else {
+            operands[0]
+        };
+        let arg_ty = Num::of(ctx.value_type(ty_of))
+            .ok_or_else(|| err(ctx, op, "simulator: scalar operands only"))?;
+        let res_ty = Num::of(ctx.value_type(results[0]))
+            .ok_or_else(|| err(ctx, op, "simulator: scalar results only"))?;
+        let mut args = [0u32; 3];
+        for (i, &v) in operands.iter().enumerate() {
+            args[i] = self.reg(v, op)?;
+        }
+        // Comparisons take their predicate number (decoded once, in [`G::decode`]).
+        let aux = match g {
+            G::CmpI(p) => p.value(),
+            G::CmpF(p) => p.value(),
+            _ => 0,
+        };
+        let dst = self.def(results[0], op)?;
+        self.emit(Inst::Op {
+            f,
+            args,
+            dst,
+            arg_ty,
+            res_ty,
+            aux,
+        });
         Ok(())
     }
 }
@@ -689,7 +795,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
                 ));
             }
         } else if i < nin + wg {
-            if !is_address_space(memory_space(t), "workgroup") {
+            if !is_workgroup(t) {
                 return Err(err(
                     ctx,
                     func,

@@ -11,14 +11,14 @@ use rayon::prelude::*;
 use super::compile::{Inst, Kernel, MemDesc, Space};
 use super::counters::{BlockProfile, RawProfile, WARP};
 
-/// Grid and block sizes of a launch (CUDA's `<<<grid, block, shared>>>`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Launch {
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    /// Dynamic shared memory bytes per block: the storage `gpu.dynamic_shared_memory`
-    /// returns, which `memref.view`s slice.
-    pub dynamic_shared_memory: u64,
+pub use rtile_gpu_vocab::Launch;
+
+/// The grid and block sizes of a launch whose both are known (checked when it starts).
+#[derive(Clone, Copy)]
+struct Dims {
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_shared_memory: u64,
 }
 
 /// What went wrong, where: the kernel op (index into [`Kernel::ops`]), block and thread.
@@ -82,7 +82,7 @@ struct BlockState<'a> {
     nregs: usize,
     phase: u32,
     block: [u32; 3],
-    launch: Launch,
+    launch: Dims,
     /// The first read of uninitialised shared memory in this phase: reported when the
     /// phase ends without a race (threads run one after another, so a read that a later
     /// thread's write would have raced with is a race, not an uninitialised read).
@@ -589,7 +589,12 @@ pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), Sim
 /// The blocks a profiled run covers: every block, or `sample` blocks spread evenly over the
 /// grid (linear block `i * total / sample` for `i < sample`).
 pub fn sampled_blocks(launch: &Launch, sample: Option<u64>) -> Vec<u64> {
-    let total: u64 = launch.grid.iter().map(|&x| x as u64).product();
+    let total: u64 = launch
+        .grid
+        .unwrap_or_default()
+        .iter()
+        .map(|&x| x as u64)
+        .product();
     match sample {
         Some(s) if s > 0 && s < total => (0..s).map(|i| i * total / s).collect(),
         _ => (0..total).collect(),
@@ -661,6 +666,15 @@ fn run_blocks(
             )));
         }
     }
+    let (Some(grid), Some(block)) = (launch.grid, launch.block) else {
+        return Err(bad("the launch needs a grid and a block size".into()));
+    };
+    let launch = Dims {
+        grid,
+        block,
+        dynamic_shared_memory: launch.dynamic_shared_memory,
+    };
+    let launch_dsm = launch.dynamic_shared_memory;
     if launch.grid.contains(&0) || launch.block.contains(&0) {
         return Err(bad("grid and block sizes must be positive".into()));
     }
@@ -668,15 +682,14 @@ fn run_blocks(
     if threads > 1024 {
         return Err(bad(format!("{threads} threads per block exceed 1024")));
     }
-    if launch.dynamic_shared_memory > MAX_DYNAMIC_SHARED {
+    if launch_dsm > MAX_DYNAMIC_SHARED {
         return Err(bad(format!(
-            "{} bytes of dynamic shared memory per block exceed the simulator's {MAX_DYNAMIC_SHARED}",
-            launch.dynamic_shared_memory
+            "{launch_dsm} bytes of dynamic shared memory per block exceed the simulator's {MAX_DYNAMIC_SHARED}"
         )));
     }
     // Only kernels that take dynamic shared memory get its storage.
     let dyn_bytes = if k.mems.iter().any(|m| m.space == Space::DynShared) {
-        launch.dynamic_shared_memory as usize
+        launch_dsm as usize
     } else {
         0
     };
@@ -730,7 +743,7 @@ fn run_blocks(
                 phase: 0,
                 pending: None,
                 block,
-                launch: *launch,
+                launch,
                 prof: profile.then(|| Box::new(BlockProfile::new(k))),
             };
             match st.run() {

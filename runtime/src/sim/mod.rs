@@ -12,49 +12,32 @@ pub mod ops;
 pub mod profile;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::attributes::Attribute;
 use rtile::ir::{Context, OpId, WalkOrder};
 
 pub use check::{CheckReport, run_check, run_check_text};
 pub use compile::{Kernel, compile_kernel};
 pub use exec::{Launch, SimError, SimErrorKind, run};
 
-fn triple(a: Option<&Attribute>) -> Option<[u32; 3]> {
-    let v = a?.as_dense_ints()?;
-    let mut out = [1u32; 3];
-    if v.is_empty() || v.len() > 3 {
-        return None;
-    }
-    for (o, &x) in out.iter_mut().zip(v) {
-        *o = u32::try_from(x).ok()?;
-    }
-    Some(out)
-}
-
 /// The launch description of a kernel: its `rtile.launch = {grid, block,
-/// dynamic_shared_memory}` attribute (the gpu-level IR convention).
+/// dynamic_shared_memory}` attribute (the gpu-level IR convention), read by the one reader
+/// the back ends share ([`Launch::of`]).
 pub fn launch_of(ctx: &Context, func: OpId) -> Result<Launch, Diagnostic> {
-    let a = ctx.attr(func, "rtile.launch").ok_or_else(|| {
-        Diagnostic::op_error(ctx, func, "has no 'rtile.launch' launch description")
-    })?;
-    let grid = triple(a.dict_get("grid"));
-    let block = triple(a.dict_get("block"));
-    let dsm = a
-        .dict_get("dynamic_shared_memory")
-        .and_then(|x| x.as_int())
-        .unwrap_or(0);
-    match (grid, block) {
-        (Some(grid), Some(block)) => Ok(Launch {
-            grid,
-            block,
-            dynamic_shared_memory: dsm.max(0) as u64,
-        }),
-        _ => Err(Diagnostic::op_error(
+    let l = Launch::of(ctx, func);
+    if !l.has_rtile_launch {
+        return Err(Diagnostic::op_error(
+            ctx,
+            func,
+            "has no 'rtile.launch' launch description",
+        ));
+    }
+    if l.grid.is_none() || l.block.is_none() {
+        return Err(Diagnostic::op_error(
             ctx,
             func,
             "'rtile.launch' needs grid and block as array<i32: x, y, z>",
-        )),
+        ));
     }
+    Ok(l)
 }
 
 /// Every `gpu.func` with the `gpu.kernel` attribute under `root`, in order.

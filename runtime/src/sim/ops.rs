@@ -1,6 +1,6 @@
 //! Scalar semantics of the `arith` and `math` ops the simulator executes, with upstream
-//! meaning, dispatched through a table keyed by op name (built once, then compiled into
-//! function pointers so the hot loop never looks a name up).
+//! meaning: [`scalar_fn`] gives each [`GpuOp`] its function, compiled into function pointers
+//! so the hot loop never looks an op up.
 //!
 //! Registers hold every scalar as an f64: floats rounded to their type after each op (f32
 //! results are exact f32 values), integers and `index` exactly (the kernels' integers stay far
@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 use rtile::ir::FloatFormat;
 use rtile::ir::types::{FloatKind, Type};
 use rtile_dialects::te::model::ElemType;
+use rtile_gpu_vocab::attrs::cmpi_from_value;
+use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp, MathFn};
 
 use crate::interp::erf;
 use crate::round::round_to;
@@ -126,40 +128,47 @@ fn fmin(a: f64, b: f64) -> f64 {
         a.min(b)
     }
 }
+/// `arith.cmpi` with the predicate number `p` (decoding refuses unknown numbers before a
+/// kernel runs; a direct call with one compares as `uge`).
 fn cmpi(a: f64, b: f64, t: Num, p: i64) -> bool {
+    use CmpIPredicate as P;
     let (ua, ub) = (t.unsigned(a), t.unsigned(b));
-    match p {
-        0 => a == b,
-        1 => a != b,
-        2 => a < b,
-        3 => a <= b,
-        4 => a > b,
-        5 => a >= b,
-        6 => ua < ub,
-        7 => ua <= ub,
-        8 => ua > ub,
-        _ => ua >= ub,
+    match cmpi_from_value(p).unwrap_or(P::Uge) {
+        P::Eq => a == b,
+        P::Ne => a != b,
+        P::Slt => a < b,
+        P::Sle => a <= b,
+        P::Sgt => a > b,
+        P::Sge => a >= b,
+        P::Ult => ua < ub,
+        P::Ule => ua <= ub,
+        P::Ugt => ua > ub,
+        P::Uge => ua >= ub,
     }
 }
+
+/// `arith.cmpf` with the predicate number `p` (decoding refuses unknown numbers before a
+/// kernel runs; a direct call with one is `true`).
 fn cmpf(a: f64, b: f64, p: i64) -> bool {
+    use CmpFPredicate as P;
     let uno = a.is_nan() || b.is_nan();
-    match p {
-        0 => false,
-        1 => !uno && a == b,
-        2 => !uno && a > b,
-        3 => !uno && a >= b,
-        4 => !uno && a < b,
-        5 => !uno && a <= b,
-        6 => !uno && a != b,
-        7 => !uno,
-        8 => uno || a == b,
-        9 => uno || a > b,
-        10 => uno || a >= b,
-        11 => uno || a < b,
-        12 => uno || a <= b,
-        13 => uno || a != b,
-        14 => uno,
-        _ => true,
+    match CmpFPredicate::from_value(p).unwrap_or(P::AlwaysTrue) {
+        P::AlwaysFalse => false,
+        P::Oeq => !uno && a == b,
+        P::Ogt => !uno && a > b,
+        P::Oge => !uno && a >= b,
+        P::Olt => !uno && a < b,
+        P::Ole => !uno && a <= b,
+        P::One => !uno && a != b,
+        P::Ord => !uno,
+        P::Ueq => uno || a == b,
+        P::Ugt => uno || a > b,
+        P::Uge => uno || a >= b,
+        P::Ult => uno || a < b,
+        P::Ule => uno || a <= b,
+        P::Une => uno || a != b,
+        P::Uno => uno,
+        P::AlwaysTrue => true,
     }
 }
 fn b(x: bool) -> f64 {
@@ -182,42 +191,37 @@ fn srem(a: f64, c: f64) -> f64 {
     }
 }
 
-/// The table: op name → scalar function. Ops not in it are rejected when a kernel is
-/// compiled, with the op's location.
-pub fn table() -> &'static HashMap<&'static str, OpFn> {
-    static T: OnceLock<HashMap<&'static str, OpFn>> = OnceLock::new();
-    T.get_or_init(|| {
-        let mut m: HashMap<&'static str, OpFn> = HashMap::new();
-        m.insert("arith.addf", |a, _, _| a[0] + a[1]);
-        m.insert("arith.subf", |a, _, _| a[0] - a[1]);
-        m.insert("arith.mulf", |a, _, _| a[0] * a[1]);
-        m.insert("arith.divf", |a, _, _| a[0] / a[1]);
-        m.insert("arith.remf", |a, _, _| a[0] % a[1]);
-        m.insert("arith.negf", |a, _, _| -a[0]);
-        m.insert("arith.maximumf", |a, _, _| fmax(a[0], a[1]));
-        m.insert("arith.minimumf", |a, _, _| fmin(a[0], a[1]));
-        m.insert("arith.maxnumf", |a, _, _| a[0].max(a[1]));
-        m.insert("arith.minnumf", |a, _, _| a[0].min(a[1]));
-        m.insert("arith.addi", |a, _, _| {
-            (a[0] as i64).wrapping_add(a[1] as i64) as f64
-        });
-        m.insert("arith.subi", |a, _, _| {
-            (a[0] as i64).wrapping_sub(a[1] as i64) as f64
-        });
-        m.insert("arith.muli", |a, _, _| {
-            (a[0] as i64).wrapping_mul(a[1] as i64) as f64
-        });
-        m.insert("arith.divsi", |a, _, _| sdiv(a[0], a[1]));
-        m.insert("arith.remsi", |a, _, _| srem(a[0], a[1]));
-        m.insert("arith.divui", |a, t, _| {
+/// The scalar function of `g`: `None` for the ops [`super::compile`] turns into
+/// instructions of their own (memory, control flow, ids) and for those the simulator does not
+/// execute. The match has no wildcard arm: a new [`GpuOp`] variant does not compile until it
+/// is given semantics (or listed as not executed) here.
+pub fn scalar_fn(g: GpuOp) -> Option<OpFn> {
+    use GpuOp as G;
+    let f: OpFn = match g {
+        G::AddF => |a, _, _| a[0] + a[1],
+        G::SubF => |a, _, _| a[0] - a[1],
+        G::MulF => |a, _, _| a[0] * a[1],
+        G::DivF => |a, _, _| a[0] / a[1],
+        G::RemF => |a, _, _| a[0] % a[1],
+        G::NegF => |a, _, _| -a[0],
+        G::MaximumF => |a, _, _| fmax(a[0], a[1]),
+        G::MinimumF => |a, _, _| fmin(a[0], a[1]),
+        G::MaxNumF => |a, _, _| a[0].max(a[1]),
+        G::MinNumF => |a, _, _| a[0].min(a[1]),
+        G::AddI => |a, _, _| (a[0] as i64).wrapping_add(a[1] as i64) as f64,
+        G::SubI => |a, _, _| (a[0] as i64).wrapping_sub(a[1] as i64) as f64,
+        G::MulI => |a, _, _| (a[0] as i64).wrapping_mul(a[1] as i64) as f64,
+        G::DivSI => |a, _, _| sdiv(a[0], a[1]),
+        G::RemSI => |a, _, _| srem(a[0], a[1]),
+        G::DivUI => |a, t, _| {
             let (x, y) = (t.unsigned(a[0]), t.unsigned(a[1]));
             x.checked_div(y).map_or(0.0, |q| q as f64)
-        });
-        m.insert("arith.remui", |a, t, _| {
+        },
+        G::RemUI => |a, t, _| {
             let (x, y) = (t.unsigned(a[0]), t.unsigned(a[1]));
             x.checked_rem(y).map_or(0.0, |q| q as f64)
-        });
-        m.insert("arith.floordivsi", |a, _, _| {
+        },
+        G::FloorDivSI => |a, _, _| {
             let (x, y) = (a[0] as i64, a[1] as i64);
             if y == 0 {
                 return 0.0;
@@ -228,8 +232,8 @@ pub fn table() -> &'static HashMap<&'static str, OpFn> {
             } else {
                 q
             }) as f64
-        });
-        m.insert("arith.ceildivsi", |a, _, _| {
+        },
+        G::CeilDivSI => |a, _, _| {
             let (x, y) = (a[0] as i64, a[1] as i64);
             if y == 0 {
                 return 0.0;
@@ -240,61 +244,106 @@ pub fn table() -> &'static HashMap<&'static str, OpFn> {
             } else {
                 q
             }) as f64
-        });
-        m.insert("arith.maxsi", |a, _, _| a[0].max(a[1]));
-        m.insert("arith.minsi", |a, _, _| a[0].min(a[1]));
-        m.insert("arith.andi", |a, _, _| {
-            ((a[0] as i64) & (a[1] as i64)) as f64
-        });
-        m.insert("arith.ori", |a, _, _| {
-            ((a[0] as i64) | (a[1] as i64)) as f64
-        });
-        m.insert("arith.xori", |a, _, _| {
-            ((a[0] as i64) ^ (a[1] as i64)) as f64
-        });
-        m.insert("arith.cmpi", |a, t, p| b(cmpi(a[0], a[1], t, p)));
-        m.insert("arith.cmpf", |a, _, p| b(cmpf(a[0], a[1], p)));
-        m.insert(
-            "arith.select",
-            |a, _, _| if a[0] != 0.0 { a[1] } else { a[2] },
-        );
-        for n in [
-            "arith.index_cast",
-            "arith.extsi",
-            "arith.trunci",
-            "arith.extf",
-            "arith.truncf",
-            "arith.sitofp",
-        ] {
-            m.insert(n, |a, _, _| a[0]);
-        }
-        m.insert("arith.index_castui", |a, t, _| t.unsigned(a[0]) as f64);
-        m.insert("arith.extui", |a, t, _| t.unsigned(a[0]) as f64);
-        m.insert("arith.uitofp", |a, t, _| t.unsigned(a[0]) as f64);
-        m.insert("arith.fptosi", |a, _, _| {
+        },
+        G::MaxSI => |a, _, _| a[0].max(a[1]),
+        G::MinSI => |a, _, _| a[0].min(a[1]),
+        G::AndI => |a, _, _| ((a[0] as i64) & (a[1] as i64)) as f64,
+        G::OrI => |a, _, _| ((a[0] as i64) | (a[1] as i64)) as f64,
+        G::XOrI => |a, _, _| ((a[0] as i64) ^ (a[1] as i64)) as f64,
+        G::CmpI(_) => |a, t, p| b(cmpi(a[0], a[1], t, p)),
+        G::CmpF(_) => |a, _, p| b(cmpf(a[0], a[1], p)),
+        G::Select => |a, _, _| if a[0] != 0.0 { a[1] } else { a[2] },
+        G::IndexCastUI => |a, t, _| t.unsigned(a[0]) as f64,
+        G::ExtUI => |a, t, _| t.unsigned(a[0]) as f64,
+        G::UIToFP => |a, t, _| t.unsigned(a[0]) as f64,
+        G::FPToSI => |a, _, _| {
             if a[0].is_nan() { 0.0 } else { a[0].trunc() }
-        });
-        m.insert("arith.fptoui", |a, _, _| {
+        },
+        G::FPToUI => |a, _, _| {
             if a[0].is_nan() {
                 0.0
             } else {
                 a[0].trunc().max(0.0)
             }
-        });
-        m.insert("math.exp", |a, _, _| a[0].exp());
-        m.insert("math.exp2", |a, _, _| a[0].exp2());
-        m.insert("math.log", |a, _, _| a[0].ln());
-        m.insert("math.log2", |a, _, _| a[0].log2());
-        m.insert("math.sqrt", |a, _, _| a[0].sqrt());
-        m.insert("math.rsqrt", |a, _, _| 1.0 / a[0].sqrt());
-        m.insert("math.tanh", |a, _, _| a[0].tanh());
-        m.insert("math.erf", |a, _, _| erf(a[0]));
-        m.insert("math.absf", |a, _, _| a[0].abs());
-        m.insert("math.absi", |a, _, _| a[0].abs());
-        m.insert("math.sin", |a, _, _| a[0].sin());
-        m.insert("math.cos", |a, _, _| a[0].cos());
-        m.insert("math.powf", |a, _, _| a[0].powf(a[1]));
-        m
+        },
+        G::Math(MathFn::Exp) => |a, _, _| a[0].exp(),
+        G::Math(MathFn::Exp2) => |a, _, _| a[0].exp2(),
+        G::Math(MathFn::Log) => |a, _, _| a[0].ln(),
+        G::Math(MathFn::Log2) => |a, _, _| a[0].log2(),
+        G::Math(MathFn::Sqrt) => |a, _, _| a[0].sqrt(),
+        G::Math(MathFn::Rsqrt) => |a, _, _| 1.0 / a[0].sqrt(),
+        G::Math(MathFn::Tanh) => |a, _, _| a[0].tanh(),
+        G::Math(MathFn::Erf) => |a, _, _| erf(a[0]),
+        G::Math(MathFn::AbsF) => |a, _, _| a[0].abs(),
+        G::Math(MathFn::AbsI) => |a, _, _| a[0].abs(),
+        G::Math(MathFn::Sin) => |a, _, _| a[0].sin(),
+        G::Math(MathFn::Cos) => |a, _, _| a[0].cos(),
+        G::Math(MathFn::PowF) => |a, _, _| a[0].powf(a[1]),
+        G::IndexCast | G::ExtSI | G::TruncI | G::ExtF | G::TruncF | G::SIToFP => |a, _, _| a[0],
+        G::ThreadId
+        | G::BlockId
+        | G::BlockDim
+        | G::GridDim
+        | G::GlobalId
+        | G::LaneId
+        | G::Barrier
+        | G::Shuffle
+        | G::DynamicSharedMemory
+        | G::Return
+        | G::For
+        | G::If
+        | G::Yield
+        | G::Load
+        | G::Store
+        | G::Alloca
+        | G::Alloc
+        | G::Dealloc
+        | G::View
+        | G::Cast
+        | G::CollapseShape
+        | G::Dim
+        | G::VectorLoad
+        | G::VectorStore
+        | G::Extract
+        | G::ExtractElement
+        | G::Insert
+        | G::InsertElement
+        | G::Broadcast
+        | G::Splat
+        | G::VectorFma
+        | G::Constant
+        | G::CeilDivUI
+        | G::ShLI
+        | G::ShRSI
+        | G::ShRUI
+        | G::MaxUI
+        | G::MinUI
+        | G::Bitcast
+        | G::Math(
+            MathFn::Fma
+            | MathFn::Floor
+            | MathFn::Ceil
+            | MathFn::Round
+            | MathFn::RoundEven
+            | MathFn::Trunc
+            | MathFn::CopySign,
+        ) => return None,
+    };
+    Some(f)
+}
+
+/// The scalar functions by op name (`arith.cmpi` and `arith.cmpf` take the predicate number
+/// as their third argument), built once from [`scalar_fn`].
+pub fn table() -> &'static HashMap<&'static str, OpFn> {
+    static T: OnceLock<HashMap<&'static str, OpFn>> = OnceLock::new();
+    T.get_or_init(|| {
+        GpuOp::all_named()
+            .chain([
+                GpuOp::CmpI(CmpIPredicate::Eq),
+                GpuOp::CmpF(CmpFPredicate::AlwaysFalse),
+            ])
+            .filter_map(|g| Some((g.name(), scalar_fn(g)?)))
+            .collect()
     })
 }
 

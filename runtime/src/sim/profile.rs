@@ -184,11 +184,17 @@ pub fn profile(
     seed: u64,
     sample: Option<u64>,
 ) -> Result<ProfileReport, Diagnostic> {
+    rtile_gpu_vocab::check_module(ctx, module, "rtile-run --sim")?;
     let mut report = ProfileReport::default();
     for f in kernels(ctx, module) {
         let k = compile_kernel(ctx, f)?;
         let launch = launch_of(ctx, f)?;
-        let blocks_total: u64 = launch.grid.iter().map(|&x| u64::from(x)).product();
+        let blocks_total: u64 = launch
+            .grid
+            .unwrap_or_default()
+            .iter()
+            .map(|&x| u64::from(x))
+            .product();
         let (raw, blocks_run, max_rel_err) = match sample {
             Some(_) => {
                 let (raw, n) = run_profiled(&k, &launch, None, sample)
@@ -415,8 +421,8 @@ fn line_col_of(loc: &str) -> &str {
 }
 
 fn kernel_text(k: &KernelProfile, s: &mut String) {
-    let [gx, gy, gz] = k.launch.grid;
-    let [bx, by, bz] = k.launch.block;
+    let [gx, gy, gz] = k.launch.grid.unwrap_or_default();
+    let [bx, by, bz] = k.launch.block.unwrap_or_default();
     s.push_str(&format!(
         "@{}: grid {gx}x{gy}x{gz}, block {bx}x{by}x{bz}\n",
         k.kernel
