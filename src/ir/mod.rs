@@ -12,7 +12,7 @@ pub mod rewriter;
 pub mod types;
 
 pub use affine::{AffineExpr, AffineMap, IntegerSet};
-pub use attributes::{Attribute, DenseArray, DenseLiteral, FloatBits, NamedAttribute};
+pub use attributes::{AttrKind, Attribute, DenseArray, DenseLiteral, FloatBits, NamedAttribute};
 pub use builder::{Builder, InsertionPoint, OpDraft};
 pub use context::{
     BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, TextAlias, Use,
@@ -22,4 +22,4 @@ pub use float::FloatFormat;
 pub use location::{Location, Span};
 pub use resources::{FileResources, ResourceGroup, ResourceValue};
 pub use rewriter::{RewriteError, Rewriter};
-pub use types::{DYNAMIC, FloatKind, Signedness, Type};
+pub use types::{DYNAMIC, FloatKind, Signedness, Type, TypeKind};

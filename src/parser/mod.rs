@@ -19,6 +19,7 @@ mod types_attrs;
 #[cfg(test)]
 mod tests;
 
+use crate::ir::{AttrKind, TypeKind};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
@@ -654,8 +655,8 @@ impl<'s> State<'s> {
 
     /// The location alias `#name` used before its definition, now that the file is read.
     fn deferred_location(&self, name: &str, span: Span) -> Result<Location, Diagnostic> {
-        match self.attr_aliases.get(name) {
-            Some(Attribute::Location(l)) => Ok(l.clone()),
+        match self.attr_aliases.get(name).map(|x| x.kind()) {
+            Some(AttrKind::Location(l)) => Ok(l.clone()),
             Some(_) => Err(self.error_at(span, format!("expected location, but found '#{name}'"))),
             None => Err(self.error_at(
                 span,
@@ -1159,7 +1160,7 @@ impl<'s> State<'s> {
         if self.at_punct("<") && self.peek_next().token == Token::LBrace {
             self.bump();
             let props = self.parse_dictionary()?;
-            state.properties = Some(Attribute::Dictionary(props));
+            state.properties = Some(Attribute::new(AttrKind::Dictionary(props)));
             self.expect_punct(">")?;
         }
         if self.at_punct("(") && self.peek_next().token == Token::LBrace {
@@ -1193,7 +1194,7 @@ impl<'s> State<'s> {
         self.bump();
         let ty_start = self.cur.span;
         let ty = self.parse_type()?;
-        let Type::Function { inputs, results } = ty else {
+        let TypeKind::Function { inputs, results } = ty.kind() else {
             return Err(self.error_at(ty_start, "expected function type"));
         };
         if inputs.len() != operands.len() {
@@ -1207,11 +1208,11 @@ impl<'s> State<'s> {
                 ),
             ));
         }
-        for (&(name, index, span), t) in operands.iter().zip(&inputs) {
+        for (&(name, index, span), t) in operands.iter().zip(inputs) {
             let v = self.resolve_use(name, index, span, t)?;
             state.operands.push(v);
         }
-        state.result_types = results;
+        state.result_types = results.clone();
         state.span = Some(self.span_of(start, name_tok.end()));
         state.location = self.file_location(name_tok.start());
         let deferred = self.finish_location(&mut state)?;
@@ -1451,6 +1452,6 @@ pub(crate) fn move_inherent_to_properties(state: &mut OperationState, inherent: 
     state.attributes = rest;
     if !props.is_empty() {
         // Both come from sorted dictionaries: `props` is sorted.
-        state.properties = Some(Attribute::Dictionary(props));
+        state.properties = Some(Attribute::new(AttrKind::Dictionary(props)));
     }
 }

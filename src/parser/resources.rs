@@ -1,6 +1,7 @@
 //! The file metadata section `{-# dialect_resources: {...}, external_resources: {...} #-}`,
 //! read into [`crate::ir::Context::resources`].
 
+use crate::ir::AttrKind;
 use super::State;
 use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
@@ -19,7 +20,7 @@ impl State<'_> {
         if ty.shape().is_none() {
             return Err(self.err_expected("a shaped type for dense_resource"));
         }
-        Ok(Attribute::DenseResource { handle, ty })
+        Ok(Attribute::new(AttrKind::DenseResource { handle, ty }))
     }
 
     /// `{-# key: { owner: { name: value, ... }, ... }, ... #-}` with `key` one of

@@ -19,6 +19,7 @@ mod resources;
 #[cfg(test)]
 mod tests;
 
+use crate::ir::TypeKind;
 use pretty::{Arena, DocAllocator, DocBuilder};
 use slotmap::SecondaryMap;
 
@@ -413,7 +414,7 @@ impl<'a> OpAsmPrinter<'a> {
         }
         self.lead(' ');
         self.buf.push_str(" -> ");
-        let wrap = ts.len() != 1 || matches!(ts[0], Type::Function { .. });
+        let wrap = ts.len() != 1 || matches!((ts[0]).kind(), TypeKind::Function { .. });
         if wrap {
             self.buf.push('(');
         }
@@ -755,7 +756,7 @@ impl<'a> OpAsmPrinter<'a> {
         self.buf.push_str(") -> ");
         let results = ctx.results(op);
         let wrap =
-            results.len() != 1 || matches!(ctx.value_type(results[0]), Type::Function { .. });
+            results.len() != 1 || matches!(ctx.value_type(results[0]).kind(), TypeKind::Function { .. });
         if wrap {
             self.buf.push('(');
         }
