@@ -2,6 +2,7 @@
 //! custom syntax, generic form (properties `function_type`, `sym_name`, `sym_visibility`,
 //! `arg_attrs`, `res_attrs`, `callee`) and verifiers. See `docs/dialects/func.md`.
 
+use rtile::ir::{AttrKind, TypeKind};
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, Constraint, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
@@ -36,11 +37,11 @@ impl Dialect for FuncDialect {
 
 /// The `(inputs, results)` of a `func.func`'s `function_type`.
 pub fn function_type(ctx: &Context, op: OpId) -> Option<(&[Type], &[Type])> {
-    match ctx
+    match (ctx
         .inherent_attr(op, "function_type")
-        .and_then(Attribute::as_type)
+        .and_then(|a| a.as_type())).map(|x| x.kind())
     {
-        Some(Type::Function { inputs, results }) => Some((inputs, results)),
+        Some(TypeKind::Function { inputs, results }) => Some((inputs, results)),
         _ => None,
     }
 }
@@ -48,7 +49,7 @@ pub fn function_type(ctx: &Context, op: OpId) -> Option<(&[Type], &[Type])> {
 /// The `sym_name` of an op.
 pub fn sym_name(ctx: &Context, op: OpId) -> Option<&str> {
     ctx.inherent_attr(op, "sym_name")
-        .and_then(Attribute::as_str)
+        .and_then(|a| a.as_str())
 }
 
 /// Finds the `func.func @name` visible from `from`: the nearest enclosing symbol table
@@ -99,15 +100,15 @@ fn attrs_array(dicts: Vec<Vec<NamedAttribute>>) -> Option<Attribute> {
     if dicts.iter().all(Vec::is_empty) {
         return None;
     }
-    Some(Attribute::Array(
+    Some(Attribute::new(AttrKind::Array(
         dicts.into_iter().map(Attribute::dictionary).collect(),
-    ))
+    )))
 }
 
 fn dict_at(a: Option<&Attribute>, i: usize) -> Vec<NamedAttribute> {
-    a.and_then(Attribute::as_array)
+    a.and_then(|a| a.as_array())
         .and_then(|v| v.get(i))
-        .and_then(Attribute::as_dictionary)
+        .and_then(|a| a.as_dictionary())
         .map(<[NamedAttribute]>::to_vec)
         .unwrap_or_default()
 }
@@ -138,7 +139,7 @@ pub const FUNC_OP: OpDecl = OpDecl {
 };
 
 fn is_function_type(a: &Attribute) -> bool {
-    matches!(a.as_type(), Some(Type::Function { .. }))
+    matches!(a.as_type().map(|x| x.kind()), Some(TypeKind::Function { .. }))
 }
 
 fn verify_func(ctx: &Context, op: OpId) -> Result<(), String> {
@@ -150,7 +151,7 @@ fn verify_func(ctx: &Context, op: OpId) -> Result<(), String> {
         // A declaration must not be public.
         if ctx
             .inherent_attr(op, "sym_visibility")
-            .and_then(Attribute::as_str)
+            .and_then(|a| a.as_str())
             .is_none_or(|v| v == "public")
         {
             return Err("symbol declaration cannot have public visibility".into());
@@ -208,7 +209,7 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
             }
             if is_named {
                 let (o, ty) = p.parse_argument(true)?;
-                let ty = ty.unwrap_or(Type::None);
+                let ty = ty.unwrap_or(Type::new(TypeKind::None));
                 inputs.push(ty.clone());
                 args.push((o, ty));
             } else {
@@ -243,7 +244,7 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
     }
     props.push(NamedAttribute {
         name: "function_type".into(),
-        value: Attribute::Type(Type::function(inputs, results)),
+        value: Attribute::new(AttrKind::Type(Type::function(inputs, results))),
     });
     if let Some(a) = attrs_array(arg_attrs) {
         props.push(NamedAttribute {
@@ -278,7 +279,7 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
 fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     if let Some(v) = ctx
         .inherent_attr(op, "sym_visibility")
-        .and_then(Attribute::as_str)
+        .and_then(|a| a.as_str())
     {
         p.write(" ");
         p.write(v);
@@ -312,7 +313,7 @@ fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     if !results.is_empty() {
         p.write(" -> ");
         let parens =
-            results.len() > 1 || any_res_attr || matches!(results[0], Type::Function { .. });
+            results.len() > 1 || any_res_attr || matches!((results[0]).kind(), TypeKind::Function { .. });
         if parens {
             p.write("(");
         }
@@ -440,7 +441,7 @@ fn verify_call(ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
     let err = |m: String| Diagnostic::op_error(ctx, op, m);
     let Some(callee) = ctx
         .inherent_attr(op, "callee")
-        .and_then(Attribute::as_flat_symbol)
+        .and_then(|a| a.as_flat_symbol())
     else {
         return Ok(()); // the declared constraint reports it
     };
@@ -525,7 +526,7 @@ fn print_call(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     p.write(" ");
     p.print_symbol_name(
         ctx.inherent_attr(op, "callee")
-            .and_then(Attribute::as_flat_symbol)
+            .and_then(|a| a.as_flat_symbol())
             .unwrap_or(""),
     );
     p.write("(");

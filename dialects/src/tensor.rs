@@ -7,6 +7,7 @@
 //! %1 = tensor.expand_shape %0 [[0, 1], [2]] output_shape [4, 5, 6] : tensor<20x6xf32> into tensor<4x5x6xf32>
 //! ```
 
+use rtile::ir::AttrKind;
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
@@ -40,12 +41,12 @@ impl Dialect for TensorDialect {
 
 /// The `reassociation` attribute for `groups`.
 pub fn reassociation_attr(groups: &[Vec<usize>]) -> Attribute {
-    Attribute::Array(
+    Attribute::new(AttrKind::Array(
         groups
             .iter()
-            .map(|g| Attribute::Array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
+            .map(|g| Attribute::array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
             .collect(),
-    )
+    ))
 }
 
 /// The groups of a `reassociation` attribute.
@@ -165,7 +166,7 @@ impl Reshape {
         if self.expand {
             let out = ctx
                 .inherent_attr(op, "static_output_shape")
-                .and_then(Attribute::as_dense_ints);
+                .and_then(|a| a.as_dense_ints());
             if out.is_some_and(|o| o != rs) {
                 return Err("static_output_shape does not match the result type".into());
             }

@@ -93,7 +93,7 @@ pub fn file_line_col(l: &rtile::ir::Location) -> Option<String> {
 fn func_name(ctx: &Context, mut op: OpId) -> String {
     while let Some(p) = ctx.parent_op(op) {
         if ctx.op_name(p) == "func.func"
-            && let Some(n) = ctx.inherent_attr(p, "sym_name").and_then(Attribute::as_str)
+            && let Some(n) = ctx.inherent_attr(p, "sym_name").and_then(|a| a.as_str())
         {
             return format!("@{n}");
         }
@@ -207,7 +207,7 @@ fn pad_of(ctx: &Context, v: Value) -> Option<(Value, Vec<i64>, f64)> {
 fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
     let segs = ctx
         .inherent_attr(op, "operandSegmentSizes")
-        .and_then(Attribute::as_dense_ints)
+        .and_then(|a| a.as_dense_ints())
         .ok_or("no operandSegmentSizes")?
         .to_vec();
     if segs.len() != 2 || segs[1] != 1 {
@@ -220,14 +220,14 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
     }
     let maps: Vec<AffineMap> = ctx
         .inherent_attr(op, "indexing_maps")
-        .and_then(Attribute::as_array)
+        .and_then(|a| a.as_array())
         .ok_or("no indexing_maps")?
         .iter()
         .map(|a| a.as_affine_map().cloned().ok_or("indexing map"))
         .collect::<Result<_, _>>()?;
     let iters: Vec<AxisKind> = ctx
         .inherent_attr(op, "iterator_types")
-        .and_then(Attribute::as_array)
+        .and_then(|a| a.as_array())
         .ok_or("no iterator_types")?
         .iter()
         .map(|a| match a {
@@ -446,7 +446,7 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
             )),
             "arith.cmpf" | "arith.cmpi" => Some(BodyAttr::Predicate(
                 ctx.inherent_attr(o, "predicate")
-                    .and_then(Attribute::as_int)
+                    .and_then(|a| a.as_int())
                     .ok_or("comparison without predicate")?,
             )),
             _ => None,

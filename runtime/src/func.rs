@@ -15,14 +15,14 @@ use crate::tensor::Tensor;
 /// The symbol name of a `func.func`.
 pub fn func_name(ctx: &Context, op: OpId) -> Option<&str> {
     ctx.inherent_attr(op, "sym_name")
-        .and_then(Attribute::as_str)
+        .and_then(|a| a.as_str())
 }
 
 /// The argument types of a `func.func` (from `function_type`, else its entry block).
 pub fn func_input_types(ctx: &Context, op: OpId) -> Result<Vec<TensorType>, String> {
     match ctx
         .inherent_attr(op, "function_type")
-        .and_then(Attribute::as_type)
+        .and_then(|a| a.as_type())
     {
         Some(Type::Function { inputs, .. }) => inputs
             .iter()
@@ -144,7 +144,7 @@ fn run_func_depth(
             "func.call" => {
                 let callee = ctx
                     .inherent_attr(op, "callee")
-                    .and_then(Attribute::as_flat_symbol)
+                    .and_then(|a| a.as_flat_symbol())
                     .ok_or_else(|| format!("@{name}: func.call without a callee"))?;
                 let f = module
                     .and_then(|m| find_func(ctx, m, callee))

@@ -226,7 +226,7 @@ pub fn launch_of(ctx: &Context, func: OpId) -> Launch {
         }
         if let Some(s) = d
             .dict_get("dynamic_shared_memory")
-            .and_then(Attribute::as_int)
+            .and_then(|a| a.as_int())
         {
             l.dynamic_shared_memory = s.max(0) as u64;
         }
@@ -262,7 +262,7 @@ pub fn gpu_modules(ctx: &Context, root: OpId) -> Vec<(OpId, String)> {
         if ctx.op_name(op) == "gpu.module" {
             let name = ctx
                 .inherent_attr(op, "sym_name")
-                .and_then(Attribute::as_str)
+                .and_then(|a| a.as_str())
                 .unwrap_or("gpu_module")
                 .to_string();
             out.push((op, name));
@@ -290,7 +290,7 @@ pub fn gpu_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
 pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> {
     let name = ctx
         .inherent_attr(func, "sym_name")
-        .and_then(Attribute::as_str)
+        .and_then(|a| a.as_str())
         .ok_or_else(|| op_error(ctx, func, "gpu.func without a sym_name"))?
         .to_string();
     let n_inputs = match ctx.inherent_attr(func, "function_type") {
@@ -330,7 +330,7 @@ pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> 
     let all = ctx.block_args(entry).to_vec();
     let n_wg = ctx
         .inherent_attr(func, "workgroup_attributions")
-        .and_then(Attribute::as_int)
+        .and_then(|a| a.as_int())
         .unwrap_or(0)
         .max(0) as usize;
     if all.len() < n_inputs + n_wg {

@@ -739,7 +739,7 @@ impl<'a> HipEmitter<'a> {
         if let Some(p) = self
             .ctx
             .inherent_attr(op, "static_position")
-            .and_then(Attribute::as_dense_ints)
+            .and_then(|a| a.as_dense_ints())
             && let [k] = p
             && *k >= 0
         {

@@ -1192,7 +1192,7 @@ impl<'a> FnEmitter<'a> {
         if let Some(p) = self
             .ctx
             .inherent_attr(op, "static_position")
-            .and_then(Attribute::as_dense_ints)
+            .and_then(|a| a.as_dense_ints())
         {
             match p {
                 [k] if *k >= 0 => return Ok(k.to_string()),

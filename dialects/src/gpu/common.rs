@@ -1,6 +1,7 @@
 //! Helpers shared by the upstream-subset dialects (gpu, scf, memref, vector): shorthands for
 //! declaring an op as an [`OpDecl`] and the small type checks their verifiers repeat.
 
+use rtile::ir::{AttrKind, TypeKind};
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, OpDecl, ParseFn, PrintFn, Verify};
 use rtile::dialect::{OpDefinition, OpTraits};
@@ -54,9 +55,9 @@ pub fn counts(ctx: &Context, op: OpId, operands: usize, results: usize) -> Resul
 
 /// The memory space of a memref type.
 pub fn memory_space(t: &Type) -> Option<&Attribute> {
-    match t {
-        Type::MemRef { memory_space, .. } | Type::UnrankedMemRef { memory_space, .. } => {
-            memory_space.as_deref()
+    match t.kind() {
+        TypeKind::MemRef { memory_space, .. } | TypeKind::UnrankedMemRef { memory_space, .. } => {
+            memory_space.as_ref()
         }
         _ => None,
     }
@@ -64,8 +65,8 @@ pub fn memory_space(t: &Type) -> Option<&Attribute> {
 
 /// True when `a` is `#gpu.address_space<space>`.
 pub fn is_address_space(a: Option<&Attribute>, space: &str) -> bool {
-    match a {
-        Some(Attribute::Dialect { dialect, body }) => {
+    match a.map(|x| x.kind()) {
+        Some(AttrKind::Dialect { dialect, body }) => {
             dialect == "gpu" && body.replace(' ', "") == format!("address_space<{space}>")
         }
         _ => false,
@@ -74,7 +75,7 @@ pub fn is_address_space(a: Option<&Attribute>, space: &str) -> bool {
 
 /// Checks that `indices` values are all `index`-typed.
 pub fn all_index(ctx: &Context, vals: &[rtile::ir::Value], what: &str) -> Result<(), String> {
-    if vals.iter().all(|&v| *ctx.value_type(v) == Type::Index) {
+    if vals.iter().all(|&v| *ctx.value_type(v) == Type::index()) {
         Ok(())
     } else {
         Err(format!("{what} must be of type 'index'"))
@@ -143,7 +144,7 @@ fn resolve_indexed(
     let v = p.resolve_operand(m, mt)?;
     state.operands.push(v);
     for i in idx {
-        let v = p.resolve_operand(i, &Type::Index)?;
+        let v = p.resolve_operand(i, &Type::index())?;
         state.operands.push(v);
     }
     Ok(())

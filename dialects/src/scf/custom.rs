@@ -81,7 +81,7 @@ pub fn parse_for(
     let ivt = if p.parse_optional_punct(":") {
         p.parse_type()?
     } else {
-        Type::Index
+        Type::index()
     };
     for o in [&lb, &ub, &step] {
         let v = p.resolve_operand(o, &ivt)?;
@@ -141,7 +141,7 @@ pub fn print_for(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         p.print_types(&tys);
         p.write(")");
     }
-    if *ctx.value_type(ops[0]) != Type::Index {
+    if *ctx.value_type(ops[0]) != Type::index() {
         p.write(" : ");
         p.print_type(ctx.value_type(ops[0]));
     }

@@ -1,6 +1,7 @@
 //! `vector`: upstream MLIR's `vector.load` / `vector.store` (wide, e.g. 16-byte, accesses of
 //! consecutive memref elements) with upstream generic syntax and verification rules.
 
+use rtile::ir::TypeKind;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::Type;
 use rtile::ir::{Context, OpId};
@@ -77,8 +78,8 @@ impl Dialect for VectorDialect {
 }
 
 fn vector_elem(t: &Type) -> Option<&Type> {
-    match t {
-        Type::Vector { elem, .. } => Some(elem),
+    match t.kind() {
+        TypeKind::Vector { elem, .. } => Some(elem),
         _ => None,
     }
 }

@@ -469,7 +469,7 @@ impl<'c> Compiler<'c> {
                 } else {
                     let pos = match ctx
                         .inherent_attr(op, "static_position")
-                        .and_then(Attribute::as_dense_ints)
+                        .and_then(|a| a.as_dense_ints())
                     {
                         Some([k]) if *k >= 0 => *k as u32,
                         _ => {
