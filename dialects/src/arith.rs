@@ -5,10 +5,11 @@
 //! prints them); their custom forms are not needed by te, whose custom form prints the
 //! body as an expression.
 
-use rtile::ir::{AttrKind, TypeKind};
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
-use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Type};
+use rtile::ir::{
+    AttrKind, Attribute, Context, NamedAttribute, OpId, OperationState, Type, TypeKind,
+};
 use rtile::parser::OpAsmParser;
 use rtile::printer::{OpAsmPrinter, type_to_string};
 
@@ -596,7 +597,7 @@ impl OpDefinition for ScalarOp {
                 let ty = match v.kind() {
                     AttrKind::Integer { ty, .. }
                     | AttrKind::Float { ty, .. }
-                    | AttrKind::DenseElements { ty, .. } => ty.clone(),
+                    | AttrKind::DenseElements { ty, .. } => *ty,
                     AttrKind::Bool(_) => Type::new(TypeKind::Integer {
                         width: 1,
                         signedness: rtile::ir::Signedness::Signless,
@@ -633,7 +634,7 @@ impl OpDefinition for ScalarOp {
                 p.parse_punct(":")?;
                 let t = p.parse_type()?;
                 state.result_types = vec![bool_like(&t)];
-                types = vec![t.clone(), t];
+                types = vec![t, t];
             }
             Kind::Select => {
                 for i in 0..3 {
@@ -656,8 +657,8 @@ impl OpDefinition for ScalarOp {
                         first,
                     )
                 };
-                state.result_types = vec![t.clone()];
-                types = vec![cond, t.clone(), t];
+                state.result_types = vec![t];
+                types = vec![cond, t, t];
             }
             Kind::Cast { .. } | Kind::Bitcast => {
                 operands.push(p.parse_operand()?);
@@ -694,7 +695,7 @@ impl OpDefinition for ScalarOp {
                 p.parse_optional_attr_dict(&mut attrs)?;
                 p.parse_punct(":")?;
                 let t = p.parse_type()?;
-                state.result_types = vec![t.clone()];
+                state.result_types = vec![t];
                 types = vec![t; n];
             }
         }
@@ -721,8 +722,8 @@ impl OpDefinition for ScalarOp {
     }
     fn print(&self, ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         let operands = ctx.operands(op);
-        let ty = |i: usize| operands.get(i).map(|&v| ctx.value_type(v).clone());
-        let res = ctx.results(op).first().map(|&v| ctx.value_type(v).clone());
+        let ty = |i: usize| operands.get(i).map(|&v| *ctx.value_type(v));
+        let res = ctx.results(op).first().map(|&v| *ctx.value_type(v));
         // Properties the syntax does not spell print in the dictionary, as upstream.
         let props: &[NamedAttribute] = ctx
             .op(op)
@@ -782,7 +783,9 @@ impl OpDefinition for ScalarOp {
                 p.print_operands(operands);
                 p.print_optional_attr_dict(&dict, &[]);
                 p.write(" : ");
-                if let Some(c) = ty(0).filter(|c| !matches!(c.kind(), TypeKind::Integer { width: 1, .. })) {
+                if let Some(c) =
+                    ty(0).filter(|c| !matches!(c.kind(), TypeKind::Integer { width: 1, .. }))
+                {
                     p.print_type(&c);
                     p.write(", ");
                 }

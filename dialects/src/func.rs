@@ -2,11 +2,12 @@
 //! custom syntax, generic form (properties `function_type`, `sym_name`, `sym_visibility`,
 //! `arg_attrs`, `res_attrs`, `callee`) and verifiers. See `docs/dialects/func.md`.
 
-use rtile::ir::{AttrKind, TypeKind};
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, Constraint, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
-use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Span, Type, Value};
+use rtile::ir::{
+    AttrKind, Attribute, Context, NamedAttribute, OpId, OperationState, Span, Type, TypeKind, Value,
+};
 use rtile::parser::{OpAsmParser, UnresolvedOperand};
 use rtile::printer::{OpAsmPrinter, type_to_string};
 
@@ -39,7 +40,8 @@ impl Dialect for FuncDialect {
 pub fn function_type(ctx: &Context, op: OpId) -> Option<(&[Type], &[Type])> {
     match (ctx
         .inherent_attr(op, "function_type")
-        .and_then(|a| a.as_type())).map(|x| x.kind())
+        .and_then(|a| a.as_type()))
+    .map(|x| x.kind())
     {
         Some(TypeKind::Function { inputs, results }) => Some((inputs, results)),
         _ => None,
@@ -48,8 +50,7 @@ pub fn function_type(ctx: &Context, op: OpId) -> Option<(&[Type], &[Type])> {
 
 /// The `sym_name` of an op.
 pub fn sym_name(ctx: &Context, op: OpId) -> Option<&str> {
-    ctx.inherent_attr(op, "sym_name")
-        .and_then(|a| a.as_str())
+    ctx.inherent_attr(op, "sym_name").and_then(|a| a.as_str())
 }
 
 /// Finds the `func.func @name` visible from `from`: the nearest enclosing symbol table
@@ -139,7 +140,10 @@ pub const FUNC_OP: OpDecl = OpDecl {
 };
 
 fn is_function_type(a: &Attribute) -> bool {
-    matches!(a.as_type().map(|x| x.kind()), Some(TypeKind::Function { .. }))
+    matches!(
+        a.as_type().map(|x| x.kind()),
+        Some(TypeKind::Function { .. })
+    )
 }
 
 fn verify_func(ctx: &Context, op: OpId) -> Result<(), String> {
@@ -210,7 +214,7 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
             if is_named {
                 let (o, ty) = p.parse_argument(true)?;
                 let ty = ty.unwrap_or(Type::new(TypeKind::None));
-                inputs.push(ty.clone());
+                inputs.push(ty);
                 args.push((o, ty));
             } else {
                 unnamed_span.get_or_insert(here);
@@ -312,8 +316,9 @@ fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let any_res_attr = (0..results.len()).any(|i| !dict_at(res_attrs, i).is_empty());
     if !results.is_empty() {
         p.write(" -> ");
-        let parens =
-            results.len() > 1 || any_res_attr || matches!((results[0]).kind(), TypeKind::Function { .. });
+        let parens = results.len() > 1
+            || any_res_attr
+            || matches!((results[0]).kind(), TypeKind::Function { .. });
         if parens {
             p.write("(");
         }
@@ -413,10 +418,7 @@ fn print_return(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     p.write(" ");
     p.print_operands(operands);
     p.write(" : ");
-    let types: Vec<Type> = operands
-        .iter()
-        .map(|&v| ctx.value_type(v).clone())
-        .collect();
+    let types: Vec<Type> = operands.iter().map(|&v| *ctx.value_type(v)).collect();
     p.print_types(&types);
 }
 
@@ -473,7 +475,7 @@ fn verify_call(ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
     for (i, (&v, t)) in res.iter().zip(results).enumerate() {
         if ctx.value_type(v) != t {
             let span = ctx.op(op).span;
-            let got: Vec<Type> = res.iter().map(|&r| ctx.value_type(r).clone()).collect();
+            let got: Vec<Type> = res.iter().map(|&r| *ctx.value_type(r)).collect();
             return Err(err(format!("result type mismatch at index {i}"))
                 .with_note(Diagnostic::note(
                     span,
@@ -537,12 +539,12 @@ fn print_call(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let ins: Vec<Type> = ctx
         .operands(op)
         .iter()
-        .map(|&v| ctx.value_type(v).clone())
+        .map(|&v| *ctx.value_type(v))
         .collect();
     let outs: Vec<Type> = ctx
         .results(op)
         .iter()
-        .map(|&v| ctx.value_type(v).clone())
+        .map(|&v| *ctx.value_type(v))
         .collect();
     p.print_function_type(&ins, &outs);
 }

@@ -7,12 +7,11 @@
 //! %1 = tensor.expand_shape %0 [[0, 1], [2]] output_shape [4, 5, 6] : tensor<20x6xf32> into tensor<4x5x6xf32>
 //! ```
 
-use rtile::ir::AttrKind;
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::DYNAMIC;
-use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Type};
+use rtile::ir::{AttrKind, Attribute, Context, NamedAttribute, OpId, OperationState, Type};
 use rtile::parser::OpAsmParser;
 use rtile::printer::{OpAsmPrinter, type_to_string};
 
@@ -255,7 +254,7 @@ impl Reshape {
         if let Some(a) = ctx.inherent_attr(op, "reassociation") {
             p.print_attribute(a);
         }
-        let res = ctx.results(op).first().map(|&r| ctx.value_type(r).clone());
+        let res = ctx.results(op).first().map(|&r| *ctx.value_type(r));
         if self.expand {
             let shape = res
                 .as_ref()

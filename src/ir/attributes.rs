@@ -236,7 +236,6 @@ impl Attribute {
 }
 
 impl AttrKind {
-
     /// The integer of an integer or bool attribute.
     pub fn as_int(&self) -> Option<i64> {
         match self {

@@ -22,11 +22,11 @@
 //! assert_eq!(b.ctx().block_ops(body).count(), 2);
 //! ```
 
-use crate::ir::AttrKind;
 use super::attributes::{Attribute, NamedAttribute};
 use super::context::{BlockId, Context, OpId, OperationState, RegionId, Value};
 use super::location::Location;
 use super::types::Type;
+use crate::ir::AttrKind;
 
 /// Where the next op goes: before `before` in `block`, or at the end of `block` when
 /// `before` is `None` (MLIR's block + iterator pair). Inserting several ops in a row keeps

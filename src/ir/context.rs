@@ -153,7 +153,8 @@ impl OperationState {
             }
         }
         props.sort_by(|a, b| a.name.cmp(&b.name));
-        self.properties = (!props.is_empty()).then_some(Attribute::new(AttrKind::Dictionary(props)));
+        self.properties =
+            (!props.is_empty()).then_some(Attribute::new(AttrKind::Dictionary(props)));
     }
     /// Adds (or replaces) a discardable attribute.
     pub fn add_attribute(&mut self, name: impl Into<String>, value: Attribute) {

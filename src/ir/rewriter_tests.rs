@@ -1,7 +1,6 @@
 //! Tests of the builder and the rewriter: after every operation the use lists are checked
 //! against the operands (both directions), and the result verifies and prints as expected.
 
-use crate::ir::TypeKind;
 use super::*;
 use crate::ir::{Attribute, Builder, InsertionPoint, Type, Use};
 use crate::printer::{PrintOptions, print_op};

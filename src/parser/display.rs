@@ -1,8 +1,7 @@
 //! A compact type spelling for parser diagnostics (the printer owns the real one; the
 //! parser must not depend on it to report errors).
 
-use crate::ir::TypeKind;
-use crate::ir::{DYNAMIC, Signedness, Type};
+use crate::ir::{DYNAMIC, Signedness, Type, TypeKind};
 
 fn dims(shape: &[i64], scalable: Option<&[bool]>, out: &mut String) {
     for (i, d) in shape.iter().enumerate() {

@@ -19,7 +19,6 @@ mod types_attrs;
 #[cfg(test)]
 mod tests;
 
-use crate::ir::{AttrKind, TypeKind};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
@@ -28,7 +27,8 @@ use std::sync::Arc;
 use crate::diagnostics::Diagnostic;
 use crate::dialect::{DialectRegistry, dialect_of};
 use crate::ir::{
-    Attribute, BlockId, Context, Location, OpId, OperationState, RegionId, Span, Type, Value,
+    AttrKind, Attribute, BlockId, Context, Location, OpId, OperationState, RegionId, Span, Type,
+    TypeKind, Value,
 };
 use lexer::{Lexer, SpannedToken, Token};
 
@@ -807,8 +807,8 @@ impl<'s> State<'s> {
                     .with_note(Diagnostic::note(Some(prev.span), "previously defined here")));
             }
             let (old_ty, new_ty) = (
-                self.ctx.value_type(prev.value).clone(),
-                self.ctx.value_type(value).clone(),
+                *self.ctx.value_type(prev.value),
+                *self.ctx.value_type(value),
             );
             if old_ty != new_ty {
                 return Err(self
@@ -876,7 +876,7 @@ impl<'s> State<'s> {
             return Ok(e.value);
         }
         let mut st = OperationState::new("builtin.unrealized_forward_ref");
-        st.result_types.push(ty.clone());
+        st.result_types.push(*ty);
         st.span = Some(span);
         let ph = self.ctx.create_op(st);
         let v = self.ctx.result(ph, 0);
@@ -1368,7 +1368,7 @@ impl<'s> State<'s> {
             let block = self.ctx.create_block(Vec::new());
             self.ctx.append_block(region, block);
             for (i, (o, ty)) in entry_args.iter().enumerate() {
-                let v = self.ctx.add_block_argument(block, ty.clone(), Some(o.span));
+                let v = self.ctx.add_block_argument(block, *ty, Some(o.span));
                 let loc = self
                     .pending_arg_locs
                     .remove(&o.span.start)

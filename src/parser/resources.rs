@@ -1,11 +1,10 @@
 //! The file metadata section `{-# dialect_resources: {...}, external_resources: {...} #-}`,
 //! read into [`crate::ir::Context::resources`].
 
-use crate::ir::AttrKind;
 use super::State;
 use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Attribute, ResourceGroup, ResourceValue};
+use crate::ir::{AttrKind, Attribute, ResourceGroup, ResourceValue};
 
 impl State<'_> {
     /// `dense_resource<handle> : type`: elements held in a blob of the file's

@@ -80,7 +80,7 @@ impl OpDefinition for FuncOp {
                 results.push(p.parse_type()?);
             }
         }
-        let inputs = args.iter().map(|a| a.1.clone()).collect();
+        let inputs = args.iter().map(|a| a.1).collect();
         st.add_attribute(
             "function_type",
             Attribute::new(AttrKind::Type(Type::function(inputs, results))),
@@ -197,7 +197,7 @@ impl OpDefinition for ConstOp {
     ) -> Result<(), Diagnostic> {
         let a = p.parse_attribute()?;
         let ty = match a.kind() {
-            AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => ty.clone(),
+            AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => *ty,
             AttrKind::Bool(_) => Type::i1(),
             _ => Type::new(TypeKind::None),
         };
@@ -208,7 +208,7 @@ impl OpDefinition for ConstOp {
             st.add_attribute(x.name, x.value);
         }
         for _ in 0..p.num_results().max(1) {
-            st.result_types.push(ty.clone());
+            st.result_types.push(ty);
         }
         Ok(())
     }
@@ -334,7 +334,7 @@ fn type_of(src_ty: &str) -> Type {
     let src = format!("\"t.op\"() : () -> {src_ty}");
     let (c, out) = parse(&src);
     let op = top_ops(&c, out.module)[0];
-    c.value_type(c.result(op, 0)).clone()
+    *c.value_type(c.result(op, 0))
 }
 
 // ----- lexer ------------------------------------------------------------------------
@@ -444,9 +444,7 @@ fn shaped_types() {
     assert_eq!(type_of("tensor<0xf32>"), Type::tensor(vec![0], Type::f32()));
     assert_eq!(
         type_of("tensor<*xf32>"),
-        Type::new(TypeKind::UnrankedTensor {
-            elem: Type::f32()
-        })
+        Type::new(TypeKind::UnrankedTensor { elem: Type::f32() })
     );
     let TypeKind::Tensor { encoding, .. } = type_of("tensor<4xf32, #foo.enc<1>>").kind() else {
         panic!()
@@ -482,7 +480,8 @@ fn shaped_types() {
         layout,
         memory_space,
         ..
-    } = (type_of("memref<8xf32, affine_map<(d0) -> (d0 + 1)>, #gpu.address_space<workgroup>>")).kind()
+    } = (type_of("memref<8xf32, affine_map<(d0) -> (d0 + 1)>, #gpu.address_space<workgroup>>"))
+        .kind()
     else {
         panic!()
     };
@@ -609,7 +608,10 @@ fn scalar_attributes() {
     assert_eq!(attr_of("i32"), Attribute::new(AttrKind::Type(Type::i32())));
     assert_eq!(
         attr_of("(i32) -> f32"),
-        Attribute::new(AttrKind::Type(Type::function(vec![Type::i32()], vec![Type::f32()])))
+        Attribute::new(AttrKind::Type(Type::function(
+            vec![Type::i32()],
+            vec![Type::f32()]
+        )))
     );
 }
 
@@ -790,9 +792,9 @@ fn attribute_aliases_and_locations() {
     );
     assert_eq!(
         c.attr(ops[0], "a"),
-        Some(&Attribute::new(AttrKind::Array(vec![Attribute::new(AttrKind::AffineMap(
-            AffineMap::identity(1)
-        ))])))
+        Some(&Attribute::new(AttrKind::Array(vec![Attribute::new(
+            AttrKind::AffineMap(AffineMap::identity(1))
+        )])))
     );
     assert_eq!(
         c.attr(ops[0], "l"),
@@ -1778,7 +1780,7 @@ fn non_ascii_strings_round_trip() {
 /// form and from a generic attribute dictionary alike, as in MLIR.
 #[test]
 fn module_name_and_visibility_are_properties() {
-    let props = |c: &Context, m: OpId| c.op(m).properties.clone();
+    let props = |c: &Context, m: OpId| c.op(m).properties;
     let want = Some(Attribute::new(AttrKind::Dictionary(vec![
         NamedAttribute {
             name: "sym_name".into(),

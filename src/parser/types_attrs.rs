@@ -2,14 +2,13 @@
 //! AttributeParser.cpp), plus the context-sensitive lexing they need: dimension lists
 //! (`4x?xf32`) and pretty dialect bodies scanned raw (`!llvm.ptr<1>`).
 
-use crate::ir::{AttrKind, TypeKind};
 use super::State;
 use super::affine_expr::{self, AffTok};
 use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
-    Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatFormat, FloatKind, Location,
-    NamedAttribute, Signedness, Span, TextAlias, Type,
+    AttrKind, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatFormat, FloatKind,
+    Location, NamedAttribute, Signedness, Span, TextAlias, Type, TypeKind,
 };
 
 /// Bound on the tokens of one affine map/set (its syntax tree is walked recursively).
@@ -302,9 +301,7 @@ impl<'s> State<'s> {
             self.parse_x_in_dimension_list()?;
             let elem = self.parse_type()?;
             self.expect_punct_in(">", "tensor type")?;
-            return Ok(Type::new(TypeKind::UnrankedTensor {
-                elem: elem,
-            }));
+            return Ok(Type::new(TypeKind::UnrankedTensor { elem }));
         }
         let shape = self.parse_dimension_list(true)?;
         let elem = self.parse_type()?;
@@ -316,7 +313,7 @@ impl<'s> State<'s> {
         self.expect_punct_in(">", "tensor type")?;
         Ok(Type::new(TypeKind::Tensor {
             shape,
-            elem: elem,
+            elem,
             encoding: encoding.map(|b| *b),
         }))
     }
@@ -334,7 +331,7 @@ impl<'s> State<'s> {
             };
             self.expect_punct_in(">", "memref type")?;
             return Ok(Type::new(TypeKind::UnrankedMemRef {
-                elem: elem,
+                elem,
                 memory_space: memory_space.map(|b| *b),
             }));
         }
@@ -371,7 +368,7 @@ impl<'s> State<'s> {
         self.expect_punct_in(">", "memref type")?;
         Ok(Type::new(TypeKind::MemRef {
             shape,
-            elem: elem,
+            elem,
             layout: layout.map(|b| *b),
             memory_space: memory_space.map(|b| *b),
         }))
@@ -412,7 +409,7 @@ impl<'s> State<'s> {
         Ok(Type::new(TypeKind::Vector {
             shape,
             scalable,
-            elem: elem,
+            elem,
         }))
     }
 
@@ -478,11 +475,11 @@ impl<'s> State<'s> {
                 b'#' => self
                     .attr_aliases
                     .get(name)
-                    .map(|a| TextAlias::Attr(name.to_string(), a.clone())),
+                    .map(|a| TextAlias::Attr(name.to_string(), *a)),
                 _ => self
                     .type_aliases
                     .get(name)
-                    .map(|t| TextAlias::Type(name.to_string(), t.clone())),
+                    .map(|t| TextAlias::Type(name.to_string(), *t)),
             };
             if let Some(a) = alias
                 && !self.ctx.text_aliases.contains(&a)
@@ -532,7 +529,9 @@ impl<'s> State<'s> {
                     "array" => self.parse_dense_array_attr(),
                     "strided" => self.parse_strided_attr(),
                     "loc" => Ok(Attribute::new(AttrKind::Location(self.parse_location()?))),
-                    _ if is_type_keyword(kw) => Ok(Attribute::new(AttrKind::Type(self.parse_type()?))),
+                    _ if is_type_keyword(kw) => {
+                        Ok(Attribute::new(AttrKind::Type(self.parse_type()?)))
+                    }
                     "dense_resource" => self.parse_dense_resource_attr(),
                     "sparse" => self.parse_sparse_attr(),
                     "distinct" => self.parse_distinct_attr(),
@@ -579,7 +578,9 @@ impl<'s> State<'s> {
                 }
                 Ok(Attribute::new(AttrKind::Array(v)))
             }
-            Token::LBrace => Ok(Attribute::new(AttrKind::Dictionary(self.parse_dictionary()?))),
+            Token::LBrace => Ok(Attribute::new(AttrKind::Dictionary(
+                self.parse_dictionary()?,
+            ))),
             Token::AtId | Token::AtString => {
                 let root = self.parse_symbol_name()?;
                 let mut nested = Vec::new();
@@ -593,11 +594,13 @@ impl<'s> State<'s> {
                 let span = self.cur.span;
                 match self.parse_dialect_symbol()? {
                     // An optional `: type`, as MLIR reads after a dialect attribute.
-                    Ok((dialect, body)) if self.eat_punct(":") => Ok(Attribute::new(AttrKind::TypedDialect {
-                        dialect,
-                        body,
-                        ty: self.parse_type()?,
-                    })),
+                    Ok((dialect, body)) if self.eat_punct(":") => {
+                        Ok(Attribute::new(AttrKind::TypedDialect {
+                            dialect,
+                            body,
+                            ty: self.parse_type()?,
+                        }))
+                    }
                     Ok((dialect, body)) => Ok(Attribute::new(AttrKind::Dialect { dialect, body })),
                     Err(alias) => self.attr_aliases.get(alias).cloned().ok_or_else(|| {
                         self.error_at(span, format!("undefined symbol alias id '{alias}'"))
@@ -955,10 +958,7 @@ impl<'s> State<'s> {
             self.parse_attribute()?
         };
         self.expect_punct(">")?;
-        Ok(Attribute::new(AttrKind::Distinct {
-            id,
-            value,
-        }))
+        Ok(Attribute::new(AttrKind::Distinct { id, value }))
     }
 
     /// `sparse<indices, values> : type` or `sparse<> : type`.
@@ -1484,10 +1484,14 @@ fn check_sparse(
 fn check_dense_elements(lit: &DenseLiteral, elem: &Type) -> Result<(), (String, bool)> {
     match lit {
         DenseLiteral::List(items) => items.iter().try_for_each(|i| check_dense_elements(i, elem)),
-        DenseLiteral::Float(_) if matches!(elem.kind(), TypeKind::Integer { .. } | TypeKind::Index) => Err((
-            "expected integer elements, but parsed floating-point".into(),
-            false,
-        )),
+        DenseLiteral::Float(_)
+            if matches!(elem.kind(), TypeKind::Integer { .. } | TypeKind::Index) =>
+        {
+            Err((
+                "expected integer elements, but parsed floating-point".into(),
+                false,
+            ))
+        }
         DenseLiteral::Bool(_)
             if matches!(elem.kind(), TypeKind::Index)
                 || matches!(elem.kind(), TypeKind::Integer { width, .. } if *width != 1) =>

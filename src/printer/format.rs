@@ -2,13 +2,12 @@
 //! them (mlir/lib/IR/AsmPrinter.cpp). Everything appends to a `String`: these run for
 //! every operand type of every op, so they avoid intermediate allocations.
 
-use crate::ir::{AttrKind, TypeKind};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::ir::{
-    AffineExpr, AffineMap, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatFormat, FloatKind,
-    IntegerSet, Location, NamedAttribute, Signedness, TextAlias, Type,
+    AffineExpr, AffineMap, AttrKind, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatFormat,
+    FloatKind, IntegerSet, Location, NamedAttribute, Signedness, TextAlias, Type, TypeKind,
 };
 
 /// Attribute aliases (`#map`, `#set1`), numbered in first-use order as MLIR's
@@ -202,9 +201,9 @@ impl Aliases {
                     self.visit_attr(e);
                 }
             }
-            TypeKind::UnrankedTensor { elem } | TypeKind::Complex(elem) | TypeKind::Vector { elem, .. } => {
-                self.visit_type(elem)
-            }
+            TypeKind::UnrankedTensor { elem }
+            | TypeKind::Complex(elem)
+            | TypeKind::Vector { elem, .. } => self.visit_type(elem),
             TypeKind::MemRef {
                 elem,
                 layout,
@@ -253,18 +252,16 @@ impl Aliases {
             }
             AttrKind::Distinct { value, .. } if **value != AttrKind::Unit => {
                 if !self.distincts.contains_key(a) {
-                    self.distincts.insert(a.clone(), self.distincts.len());
-                    self.order.push(AliasDef::Distinct(a.clone()));
+                    self.distincts.insert(*a, self.distincts.len());
+                    self.order.push(AliasDef::Distinct(*a));
                     self.order_seq.push(self.seq);
                     self.seq += 1;
                 }
                 self.visit_attr(value);
                 let depth = self.alias_depth(value).map_or(0, |d| d + 1);
-                self.distinct_depth.insert(a.clone(), depth);
+                self.distinct_depth.insert(*a, depth);
             }
-            AttrKind::TypedDialect { ty, .. } | AttrKind::Sparse { ty, .. } => {
-                self.visit_type(ty)
-            }
+            AttrKind::TypedDialect { ty, .. } | AttrKind::Sparse { ty, .. } => self.visit_type(ty),
             AttrKind::DenseResource { handle, ty } => {
                 if !self.resources_used.contains(handle) {
                     self.resources_used.push(handle.clone());

@@ -19,12 +19,12 @@ mod resources;
 #[cfg(test)]
 mod tests;
 
-use crate::ir::TypeKind;
 use pretty::{Arena, DocAllocator, DocBuilder};
 use slotmap::SecondaryMap;
 
 use crate::ir::{
-    Attribute, BlockId, Context, Location, NamedAttribute, OpId, RegionId, Type, Value, ValueDef,
+    Attribute, BlockId, Context, Location, NamedAttribute, OpId, RegionId, Type, TypeKind, Value,
+    ValueDef,
 };
 use format::{Aliases, Fmt, push_u64};
 
@@ -755,8 +755,8 @@ impl<'a> OpAsmPrinter<'a> {
         }
         self.buf.push_str(") -> ");
         let results = ctx.results(op);
-        let wrap =
-            results.len() != 1 || matches!(ctx.value_type(results[0]).kind(), TypeKind::Function { .. });
+        let wrap = results.len() != 1
+            || matches!(ctx.value_type(results[0]).kind(), TypeKind::Function { .. });
         if wrap {
             self.buf.push('(');
         }

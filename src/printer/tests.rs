@@ -1,13 +1,12 @@
 //! Printer tests: IR built with the Context API, compared with what mlir-opt prints.
 
-use crate::ir::{AttrKind, TypeKind};
 use std::sync::Arc;
 
 use super::*;
 use crate::dialect::{Dialect, DialectRegistry, OpDefinition, OpTraits};
 use crate::ir::{
-    AffineExpr as E, AffineMap, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatKind,
-    IntegerSet, Location, OperationState, Signedness, Span,
+    AffineExpr as E, AffineMap, AttrKind, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatKind,
+    IntegerSet, Location, OperationState, Signedness, Span, TypeKind,
 };
 
 /// A stand-in `func` dialect with custom forms, to exercise the custom-form hooks.
@@ -89,7 +88,7 @@ impl OpDefinition for ReturnOp {
         if !ops.is_empty() {
             p.print_operands(&ops);
             p.write(" : ");
-            let tys: Vec<Type> = ops.iter().map(|v| ctx.value_type(*v).clone()).collect();
+            let tys: Vec<Type> = ops.iter().map(|v| *ctx.value_type(*v)).collect();
             p.print_types(&tys);
         }
     }
@@ -166,7 +165,10 @@ fn nested_regions_and_naming() {
     fs.add_attribute("sym_name", Attribute::string("f"));
     fs.add_attribute(
         "function_type",
-        Attribute::new(AttrKind::Type(Type::function(vec![Type::i32()], vec![Type::i32()]))),
+        Attribute::new(AttrKind::Type(Type::function(
+            vec![Type::i32()],
+            vec![Type::i32()],
+        ))),
     );
     let f = c.create_op(fs);
     c.append_op(b, f);
@@ -468,9 +470,7 @@ fn types() {
     );
     assert_eq!(t(Type::tensor(vec![], Type::f32())), "tensor<f32>");
     assert_eq!(
-        t(Type::new(TypeKind::UnrankedTensor {
-            elem: Type::f32()
-        })),
+        t(Type::new(TypeKind::UnrankedTensor { elem: Type::f32() })),
         "tensor<*xf32>"
     );
     assert_eq!(
@@ -696,7 +696,10 @@ fn attributes() {
         })),
         "strided<[?, 1], offset: ?>"
     );
-    assert_eq!(a(Attribute::new(AttrKind::Location(Location::Unknown))), "loc(unknown)");
+    assert_eq!(
+        a(Attribute::new(AttrKind::Location(Location::Unknown))),
+        "loc(unknown)"
+    );
     assert_eq!(
         a(Attribute::new(AttrKind::Dialect {
             dialect: "d".into(),
@@ -823,7 +826,9 @@ fn floats() {
 }
 
 fn map(nd: u32, ns: u32, r: Vec<E>) -> String {
-    a(Attribute::new(AttrKind::AffineMap(AffineMap::new(nd, ns, r))))
+    a(Attribute::new(AttrKind::AffineMap(AffineMap::new(
+        nd, ns, r,
+    ))))
 }
 
 #[test]

@@ -1,6 +1,5 @@
 //! Verifier rules on hand-built IR, one test per rule.
 
-use crate::ir::TypeKind;
 use std::sync::Arc;
 
 use super::*;

@@ -4,7 +4,9 @@
 //! `--lower-to-gpu`) without depending on rtile's own gpu/scf/memref dialect definitions.
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::{Attribute, BlockId, Context, OpId, Span, Type, Value, WalkOrder};
+use rtile::ir::{
+    AttrKind, Attribute, BlockId, Context, OpId, Span, Type, TypeKind, Value, WalkOrder,
+};
 
 /// An error at `op`'s source position.
 pub fn op_error(ctx: &Context, op: OpId, msg: impl Into<String>) -> Diagnostic {
@@ -65,15 +67,15 @@ impl MemRefInfo {
 
 /// Memory space of a memref's `memory_space` attribute.
 pub fn mem_space(attr: Option<&Attribute>) -> Option<MemSpace> {
-    match attr {
+    match attr.map(|x| x.kind()) {
         None => Some(MemSpace::Global),
-        Some(Attribute::Integer { value, .. }) => match value {
+        Some(AttrKind::Integer { value, .. }) => match value {
             0 | 1 => Some(MemSpace::Global),
             3 => Some(MemSpace::Workgroup),
             5 => Some(MemSpace::Private),
             _ => None,
         },
-        Some(Attribute::Dialect { dialect, body }) if dialect == "gpu" => {
+        Some(AttrKind::Dialect { dialect, body }) if dialect == "gpu" => {
             let b: String = body.chars().filter(|c| !c.is_whitespace()).collect();
             match b.as_str() {
                 "address_space<global>" | "<address_spaceglobal>" => Some(MemSpace::Global),
@@ -88,23 +90,23 @@ pub fn mem_space(attr: Option<&Attribute>) -> Option<MemSpace> {
 
 /// Static memref information of `ty`, or why it is not supported.
 pub fn memref_info(ty: &Type) -> Result<MemRefInfo, String> {
-    let Type::MemRef {
+    let TypeKind::MemRef {
         shape,
         elem,
         layout,
         memory_space,
-    } = ty
+    } = ty.kind()
     else {
         return Err("expected a memref type".into());
     };
     if shape.iter().any(|&d| d < 0) {
         return Err("memrefs with dynamic extents are not supported (static shapes only)".into());
     }
-    let space = mem_space(memory_space.as_deref())
+    let space = mem_space(memory_space.as_ref())
         .ok_or_else(|| "unsupported memref memory space".to_string())?;
-    let (strides, offset) = match layout.as_deref() {
+    let (strides, offset) = match layout.as_ref().map(|x| x.kind()) {
         None => (row_major_strides(shape), 0),
-        Some(Attribute::Strided { strides, offset }) => {
+        Some(AttrKind::Strided { strides, offset }) => {
             if strides.contains(&rtile::ir::DYNAMIC) || *offset == rtile::ir::DYNAMIC {
                 return Err(
                     "strided layouts with dynamic strides or offset are not supported".into(),
@@ -112,7 +114,7 @@ pub fn memref_info(ty: &Type) -> Result<MemRefInfo, String> {
             }
             (strides.clone(), *offset)
         }
-        Some(Attribute::AffineMap(m)) if is_identity_map(m, shape.len()) => {
+        Some(AttrKind::AffineMap(m)) if is_identity_map(m, shape.len()) => {
             (row_major_strides(shape), 0)
         }
         Some(_) => {
@@ -123,7 +125,7 @@ pub fn memref_info(ty: &Type) -> Result<MemRefInfo, String> {
         shape: shape.clone(),
         strides,
         offset,
-        elem: (**elem).clone(),
+        elem: Type::new((**elem).clone()),
         space,
     })
 }
@@ -149,8 +151,8 @@ pub fn row_major_strides(shape: &[i64]) -> Vec<i64> {
 
 /// The `x|y|z` of a `dimension = #gpu<dim x>` property (0, 1, 2).
 pub fn dimension(ctx: &Context, op: OpId) -> Option<usize> {
-    match ctx.inherent_attr(op, "dimension")? {
-        Attribute::Dialect { body, .. } => {
+    match (ctx.inherent_attr(op, "dimension")?).kind() {
+        AttrKind::Dialect { body, .. } => {
             let b = body.trim_start_matches('<').trim_end_matches('>');
             let last = b.split_whitespace().last()?;
             let last = last.trim_start_matches("dim<").trim_end_matches('>');
@@ -161,7 +163,7 @@ pub fn dimension(ctx: &Context, op: OpId) -> Option<usize> {
                 _ => None,
             }
         }
-        Attribute::Integer { value, .. } if (0..3).contains(value) => Some(*value as usize),
+        AttrKind::Integer { value, .. } if (0..3).contains(value) => Some(*value as usize),
         _ => None,
     }
 }
@@ -169,13 +171,13 @@ pub fn dimension(ctx: &Context, op: OpId) -> Option<usize> {
 /// The words of an enum-like dialect attribute body: `#arith.fastmath<nnan, ninf>` →
 /// `["nnan", "ninf"]`, `#gpu<shuffle_mode xor>` → `["shuffle_mode", "xor"]`.
 pub fn attr_words(attr: &Attribute) -> Vec<String> {
-    match attr {
-        Attribute::Dialect { body, .. } => body
+    match attr.kind() {
+        AttrKind::Dialect { body, .. } => body
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .filter(|w| !w.is_empty())
             .map(str::to_string)
             .collect(),
-        Attribute::String { value, .. } => vec![value.clone()],
+        AttrKind::String { value, .. } => vec![value.clone()],
         _ => Vec::new(),
     }
 }
@@ -193,9 +195,9 @@ pub struct Launch {
 }
 
 fn dims3(a: &Attribute) -> Option<[u32; 3]> {
-    let v: Vec<i64> = match a {
-        Attribute::DenseArray(_) => a.as_dense_ints()?.to_vec(),
-        Attribute::Array(xs) => xs.iter().map(|x| x.as_int()).collect::<Option<_>>()?,
+    let v: Vec<i64> = match a.kind() {
+        AttrKind::DenseArray(_) => a.as_dense_ints()?.to_vec(),
+        AttrKind::Array(xs) => xs.iter().map(|x| x.as_int()).collect::<Option<_>>()?,
         _ => return None,
     };
     if v.is_empty() || v.len() > 3 || v.iter().any(|&x| x <= 0 || x > u32::MAX as i64) {
@@ -224,10 +226,7 @@ pub fn launch_of(ctx: &Context, func: OpId) -> Launch {
         if let Some(b) = d.dict_get("block").and_then(dims3) {
             l.block = Some(b);
         }
-        if let Some(s) = d
-            .dict_get("dynamic_shared_memory")
-            .and_then(|a| a.as_int())
-        {
+        if let Some(s) = d.dict_get("dynamic_shared_memory").and_then(|a| a.as_int()) {
             l.dynamic_shared_memory = s.max(0) as u64;
         }
     }
@@ -293,8 +292,12 @@ pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> 
         .and_then(|a| a.as_str())
         .ok_or_else(|| op_error(ctx, func, "gpu.func without a sym_name"))?
         .to_string();
-    let n_inputs = match ctx.inherent_attr(func, "function_type") {
-        Some(Attribute::Type(Type::Function { inputs, results })) => {
+    let n_inputs = match ctx
+        .inherent_attr(func, "function_type")
+        .and_then(|a| a.as_type())
+        .map(|t| t.kind())
+    {
+        Some(TypeKind::Function { inputs, results }) => {
             if !results.is_empty() {
                 return Err(op_error(
                     ctx,
@@ -408,13 +411,13 @@ pub fn is_read(ctx: &Context, func: OpId, arg: Value) -> bool {
 /// The name of a scalar element type for manifests and C (`f32`, `i32`, ...).
 pub fn dtype_name(t: &Type) -> Option<&'static str> {
     use rtile::ir::{FloatKind, Signedness};
-    Some(match t {
-        Type::Float(FloatKind::F16) => "f16",
-        Type::Float(FloatKind::BF16) => "bf16",
-        Type::Float(FloatKind::F32) => "f32",
-        Type::Float(FloatKind::F64) => "f64",
-        Type::Integer { width: 1, .. } => "i1",
-        Type::Integer {
+    Some(match t.kind() {
+        TypeKind::Float(FloatKind::F16) => "f16",
+        TypeKind::Float(FloatKind::BF16) => "bf16",
+        TypeKind::Float(FloatKind::F32) => "f32",
+        TypeKind::Float(FloatKind::F64) => "f64",
+        TypeKind::Integer { width: 1, .. } => "i1",
+        TypeKind::Integer {
             width,
             signedness: Signedness::Unsigned,
         } => match width {
@@ -424,14 +427,14 @@ pub fn dtype_name(t: &Type) -> Option<&'static str> {
             64 => "u64",
             _ => return None,
         },
-        Type::Integer { width, .. } => match width {
+        TypeKind::Integer { width, .. } => match width {
             8 => "i8",
             16 => "i16",
             32 => "i32",
             64 => "i64",
             _ => return None,
         },
-        Type::Index => "i64",
+        TypeKind::Index => "i64",
         _ => return None,
     })
 }

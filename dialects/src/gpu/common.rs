@@ -1,13 +1,12 @@
 //! Helpers shared by the upstream-subset dialects (gpu, scf, memref, vector): shorthands for
 //! declaring an op as an [`OpDecl`] and the small type checks their verifiers repeat.
 
-use rtile::ir::{AttrKind, TypeKind};
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, OpDecl, ParseFn, PrintFn, Verify};
 use rtile::dialect::{OpDefinition, OpTraits};
 use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
-use rtile::ir::{Context, OpId, OperationState};
+use rtile::ir::{AttrKind, Context, OpId, OperationState, TypeKind};
 use rtile::parser::{OpAsmParser, UnresolvedOperand};
 use rtile::printer::OpAsmPrinter;
 
@@ -275,7 +274,7 @@ pub fn print_values(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     print_attrs(ctx, op, p);
     if !ops.is_empty() {
         p.write(" : ");
-        let tys: Vec<Type> = ops.iter().map(|&v| ctx.value_type(v).clone()).collect();
+        let tys: Vec<Type> = ops.iter().map(|&v| *ctx.value_type(v)).collect();
         p.print_types(&tys);
     }
 }

@@ -5,11 +5,10 @@
 pub mod common;
 pub mod target;
 
-use rtile::ir::{AttrKind, TypeKind};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::attributes::{Attribute, DenseArray};
 use rtile::ir::types::Type;
-use rtile::ir::{Context, OpId, Signedness, Value};
+use rtile::ir::{AttrKind, Context, OpId, Signedness, TypeKind, Value};
 
 use common::{
     counts, custom, is_address_space, memory_space, op, parse_attrs, parse_values, print_attrs,
@@ -144,7 +143,7 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
     let mut props = vec![NamedAttribute {
         name: "function_type".into(),
         value: Attribute::new(AttrKind::Type(Type::new(TypeKind::Function {
-            inputs: args.iter().map(|a| a.1.clone()).collect(),
+            inputs: args.iter().map(|a| a.1).collect(),
             results,
         }))),
     }];
@@ -419,7 +418,10 @@ pub fn function_type(ctx: &Context, o: OpId) -> Option<(&[Type], &[Type])> {
 
 /// `workgroup_attributions` of a `gpu.func` (0 when absent).
 pub fn workgroup_attributions(ctx: &Context, o: OpId) -> usize {
-    match ctx.inherent_attr(o, "workgroup_attributions").map(|x| x.kind()) {
+    match ctx
+        .inherent_attr(o, "workgroup_attributions")
+        .map(|x| x.kind())
+    {
         Some(AttrKind::Integer { value, .. }) => usize::try_from(*value).unwrap_or(0),
         _ => 0,
     }
@@ -525,7 +527,10 @@ fn verify_launch(ctx: &Context, o: OpId) -> Result<(), String> {
     // Upstream's segments: async dependencies, grid x/y/z, block x/y/z, then clusters,
     // shared memory size, arguments and the async object; without them (rtile's own
     // launches) the sizes come first.
-    let first = match ctx.inherent_attr(o, "operandSegmentSizes").map(|x| x.kind()) {
+    let first = match ctx
+        .inherent_attr(o, "operandSegmentSizes")
+        .map(|x| x.kind())
+    {
         Some(AttrKind::DenseArray(DenseArray::Int { values, .. })) if values.len() >= 7 => {
             if values[1..7].iter().any(|&n| n != 1) {
                 return Err("expects one operand for each grid and block size".into());

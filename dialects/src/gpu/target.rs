@@ -4,9 +4,8 @@
 //! `#rocdl.target<chip = "gfx90a">` for AMD ones. `rtile-translate` takes its default
 //! architecture from it and refuses to translate for another one.
 
-use rtile::ir::AttrKind;
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{AttrKind, Context, OpId};
 
 /// The back end a target attribute names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

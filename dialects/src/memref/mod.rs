@@ -3,11 +3,10 @@
 //! with upstream generic syntax and verification rules. Address spaces are attributes on
 //! the memref type (`#gpu.address_space<workgroup>`).
 
-use rtile::ir::{AttrKind, TypeKind};
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::{DYNAMIC, Type};
-use rtile::ir::{Attribute, DenseArray, NamedAttribute, OperationState};
+use rtile::ir::{AttrKind, Attribute, DenseArray, NamedAttribute, OperationState, TypeKind};
 use rtile::ir::{Context, OpId};
 use rtile::parser::OpAsmParser;
 use rtile::printer::OpAsmPrinter;

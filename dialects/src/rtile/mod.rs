@@ -15,10 +15,9 @@
 pub mod attr;
 pub mod verify;
 
-use rtile::ir::AttrKind;
 use rtile::dialect::{AttributeVerifier, Dialect, OpDefinition};
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{AttrKind, Context, OpId};
 
 pub use attr::RProgram;
 

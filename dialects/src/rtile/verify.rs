@@ -9,11 +9,10 @@
 //!   description: known device, thread count and TEU alignment, register and shared-memory
 //!   capacities, tensor-core eligibility.
 
-use rtile::ir::AttrKind;
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::AttributeVerifier;
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{AttrKind, Context, OpId};
 
 use super::{
     DEVICE, LAUNCH, PROGRAM, PROGRAMS, RProgram, TE_REFERENCE, TILE, TileAttr, UNROLL,

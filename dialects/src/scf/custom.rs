@@ -136,7 +136,7 @@ pub fn print_for(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         let tys: Vec<Type> = ctx
             .results(op)
             .iter()
-            .map(|&v| ctx.value_type(v).clone())
+            .map(|&v| *ctx.value_type(v))
             .collect();
         p.print_types(&tys);
         p.write(")");
@@ -181,7 +181,7 @@ pub fn print_if(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let res = ctx.results(op);
     if !res.is_empty() {
         p.write(" -> (");
-        let tys: Vec<Type> = res.iter().map(|&v| ctx.value_type(v).clone()).collect();
+        let tys: Vec<Type> = res.iter().map(|&v| *ctx.value_type(v)).collect();
         p.print_types(&tys);
         p.write(")");
     }

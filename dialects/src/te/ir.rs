@@ -5,9 +5,9 @@
 //! (its parser builds the op with [`build_compute_op`], its printer recovers the model
 //! with [`compute_from_op`]). See `docs/dialects/te.md` for the attribute table.
 
-use rtile::ir::AttrKind;
 use rtile::ir::{
-    AffineMap, Attribute, BlockId, Context, NamedAttribute, OpId, OperationState, Type, Value,
+    AffineMap, AttrKind, Attribute, BlockId, Context, NamedAttribute, OpId, OperationState, Type,
+    Value,
 };
 
 use super::generic::{
@@ -38,7 +38,9 @@ pub fn compute_attrs(c: &TeCompute) -> Vec<NamedAttribute> {
     let mut v = vec![
         NamedAttribute {
             name: "axis_names".into(),
-            value: Attribute::new(AttrKind::Array(c.axes.iter().map(|a| Attribute::string(&a.name)).collect())),
+            value: Attribute::new(AttrKind::Array(
+                c.axes.iter().map(|a| Attribute::string(&a.name)).collect(),
+            )),
         },
         NamedAttribute {
             name: "domain".into(),
@@ -50,7 +52,9 @@ pub fn compute_attrs(c: &TeCompute) -> Vec<NamedAttribute> {
                 c.accesses
                     .iter()
                     .map(|a| Attribute::new(AttrKind::AffineMap(a.map.clone())))
-                    .chain(std::iter::once(Attribute::new(AttrKind::AffineMap(c.result_map()))))
+                    .chain(std::iter::once(Attribute::new(AttrKind::AffineMap(
+                        c.result_map(),
+                    ))))
                     .collect(),
             )),
         },
@@ -78,7 +82,11 @@ pub fn compute_attrs(c: &TeCompute) -> Vec<NamedAttribute> {
                 c.accesses
                     .iter()
                     .zip(&tys)
-                    .map(|(a, &t)| a.pad.map(|p| scalar_attr(p, t)).unwrap_or(Attribute::unit()))
+                    .map(|(a, &t)| {
+                        a.pad
+                            .map(|p| scalar_attr(p, t))
+                            .unwrap_or(Attribute::unit())
+                    })
                     .collect(),
             )),
         });

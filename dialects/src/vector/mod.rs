@@ -1,10 +1,9 @@
 //! `vector`: upstream MLIR's `vector.load` / `vector.store` (wide, e.g. 16-byte, accesses of
 //! consecutive memref elements) with upstream generic syntax and verification rules.
 
-use rtile::ir::TypeKind;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::Type;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{Context, OpId, TypeKind};
 
 use crate::gpu::common::{
     all_index, counts, custom, op, parse_load, parse_store, print_load, print_store, pure,

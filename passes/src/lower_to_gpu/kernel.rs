@@ -4,7 +4,9 @@
 
 use rtile::ir::affine::AffineExpr;
 use rtile::ir::attributes::NamedAttribute;
-use rtile::ir::{Attribute, BlockId, Context, DYNAMIC, DenseArray, OpId, Type, Value};
+use rtile::ir::{
+    AttrKind, Attribute, BlockId, Context, DYNAMIC, DenseArray, OpId, Type, TypeKind, Value,
+};
 use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::te::generic::{
     binary_op_name, cmpf_predicate, cmpi_predicate, float_unary_op_name,
@@ -73,10 +75,10 @@ fn ty(e: ElemType) -> Type {
 
 /// `#gpu.address_space<workgroup>`.
 fn workgroup() -> Attribute {
-    Attribute::Dialect {
+    Attribute::new(AttrKind::Dialect {
         dialect: "gpu".into(),
         body: "address_space<workgroup>".into(),
-    }
+    })
 }
 
 /// `memref<shape x e>` in the default memory space.
@@ -86,29 +88,29 @@ fn memref(shape: &[i64], e: ElemType) -> Type {
 
 /// `memref<shape x e, #gpu.address_space<workgroup>>`: a shared buffer.
 fn shared_memref(shape: &[i64], e: ElemType) -> Type {
-    Type::MemRef {
+    Type::new(TypeKind::MemRef {
         shape: shape.to_vec(),
-        elem: Box::new(ty(e)),
+        elem: ty(e),
         layout: None,
-        memory_space: Some(Box::new(workgroup())),
-    }
+        memory_space: Some(workgroup()),
+    })
 }
 
 /// `vector<n x e>`.
 fn vector(n: i64, e: ElemType) -> Type {
-    Type::Vector {
+    Type::new(TypeKind::Vector {
         shape: vec![n],
         scalable: vec![false],
-        elem: Box::new(ty(e)),
-    }
+        elem: ty(e),
+    })
 }
 
 /// `array<i32: ...>`.
 fn i32_array(values: &[i64]) -> Attribute {
-    Attribute::DenseArray(DenseArray::Int {
+    Attribute::new(AttrKind::DenseArray(DenseArray::Int {
         elem: Type::i32(),
         values: values.to_vec(),
-    })
+    }))
 }
 
 /// `static_position = array<i64: l>` of `vector.extract` / `vector.insert`.
@@ -234,12 +236,12 @@ fn mark_dims(e: &AffineExpr, used: &mut [bool]) {
 
 /// `[[0, 1], [2]]`: an MLIR reassociation attribute.
 fn reassociation(groups: &[Vec<usize>]) -> Attribute {
-    Attribute::Array(
+    Attribute::new(AttrKind::Array(
         groups
             .iter()
-            .map(|g| Attribute::Array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
+            .map(|g| Attribute::array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
             .collect(),
-    )
+    ))
 }
 
 impl Ctx<'_> {
@@ -502,7 +504,8 @@ impl Ctx<'_> {
         if e.is_float() {
             self.em.float(v, e)
         } else if e == ElemType::I1 {
-            self.em.constant(Attribute::Bool(v as i64 != 0))
+            self.em
+                .constant(Attribute::new(AttrKind::Bool(v as i64 != 0)))
         } else {
             self.em.constant(Attribute::int(v as i64, ty(e)))
         }
@@ -607,10 +610,10 @@ impl Ctx<'_> {
 
 /// `#arith.fastmath<flags>`.
 fn fastmath(flags: &str) -> Attribute {
-    Attribute::Dialect {
+    Attribute::new(AttrKind::Dialect {
         dialect: "arith".into(),
         body: format!("fastmath<{flags}>"),
-    }
+    })
 }
 /// How many threads share the reduction of each output point (§4 "cross-thread
 /// reduction" for reduction-heavy operators).
@@ -1411,7 +1414,7 @@ fn build_kernel(
                 "memref.alloca",
                 &[],
                 &[("operandSegmentSizes", i32_array(&[0, 0]))],
-                acc_mem.clone(),
+                acc_mem,
             );
             let (z, one, qt) = (cx.em.idx(0), cx.em.idx(1), cx.em.idx(q_total));
             let (q, _, _) = cx.em.begin_for(z, qt, one, &[]);
@@ -1683,7 +1686,7 @@ fn build_kernel(
                     stack.push(res);
                     *accs = args;
                 }
-                let rts: Vec<Type> = accs.iter().map(|_| rt.clone()).collect();
+                let rts: Vec<Type> = accs.iter().map(|_| rt).collect();
                 let cond = red_guard(&mut cx, &vals);
                 let if_res = cond.map(|c| cx.em.begin_if(c, &rts));
                 let mut next = Vec::new();
@@ -1726,7 +1729,7 @@ fn build_kernel(
             }
             RegTile::Memory(acc) => {
                 let (mut vals, q, opened, guarded) = open_points(&mut cx);
-                let a0 = cx.em.op("memref.load", &[*acc, q], &[], rt.clone());
+                let a0 = cx.em.op("memref.load", &[*acc, q], &[], rt);
                 // Inner reduction loops over the k-step's tile, the accumulator carried.
                 let mut a = a0;
                 let mut stack = Vec::new();
@@ -1774,7 +1777,7 @@ fn build_kernel(
                 }
                 RegTile::Memory(acc) => {
                     let (q, _, _) = cx.em.begin_for(z, qt, one, &[]);
-                    let v = cx.em.op("memref.load", &[*acc, q], &[], rt.clone());
+                    let v = cx.em.op("memref.load", &[*acc, q], &[], rt);
                     cx.em.op0("memref.store", &[v, red, q, tr, ts], &[]);
                     cx.em.end_for(&[]);
                 }
@@ -1787,10 +1790,8 @@ fn build_kernel(
                 cx.em.begin_then(cnd);
                 let (q, _, _) = cx.em.begin_for(z, qt, one, &[]);
                 let other = cx.em.add(tr, h);
-                let a = cx.em.op("memref.load", &[red, q, tr, ts], &[], rt.clone());
-                let b = cx
-                    .em
-                    .op("memref.load", &[red, q, other, ts], &[], rt.clone());
+                let a = cx.em.op("memref.load", &[red, q, tr, ts], &[], rt);
+                let b = cx.em.op("memref.load", &[red, q, other, ts], &[], rt);
                 let s2 = cx.combine(comb, a, b, res_elem);
                 cx.em.op0("memref.store", &[s2, red, q, tr, ts], &[]);
                 cx.em.end_for(&[]);
@@ -1803,7 +1804,7 @@ fn build_kernel(
             let lead = cx.em.cmp(CmpIPredicate::Eq, tr, z0);
             cx.em.begin_then(lead);
             let (vals, q, opened, guarded) = open_points(&mut cx);
-            let v = cx.em.op("memref.load", &[red, q, z0, ts], &[], rt.clone());
+            let v = cx.em.op("memref.load", &[red, q, z0, ts], &[], rt);
             store_out(&mut cx, &vals, v)?;
             close_points(&mut cx, opened, guarded);
             cx.em.end_then();
@@ -1852,7 +1853,7 @@ fn build_kernel(
                 }
                 RegTile::Memory(acc) => {
                     let (vals, q, opened, guarded) = open_points(&mut cx);
-                    let v = cx.em.op("memref.load", &[*acc, q], &[], rt.clone());
+                    let v = cx.em.op("memref.load", &[*acc, q], &[], rt);
                     store_out(&mut cx, &vals, v)?;
                     close_points(&mut cx, opened, guarded);
                 }
@@ -1930,12 +1931,12 @@ fn build_gpu_func(
     b.op("gpu.func")
         .property(
             "function_type",
-            Attribute::Type(Type::function(arg_types, vec![])),
+            Attribute::new(AttrKind::Type(Type::function(arg_types, vec![]))),
         )
         .property("known_block_size", i32_array(&[all_threads, 1, 1]))
         .property("known_grid_size", i32_array(&[nblocks, 1, 1]))
         .region(region)
-        .attr("gpu.kernel", Attribute::Unit)
+        .attr("gpu.kernel", Attribute::unit())
         .attr("rtile.launch", rtile_launch)
         .attr("rtile.te", Attribute::string(reference))
         .attr("sym_name", Attribute::string(name))
@@ -1965,29 +1966,29 @@ fn shared_buffers(cx: &mut Ctx, decls: &[(usize, Type, u64)]) -> (usize, u64, Ve
                 .em
                 .builder()
                 .ctx_mut()
-                .add_block_argument(entry, t.clone(), None);
+                .add_block_argument(entry, *t, None);
             cx.shared.push((*slot, v));
         }
         return (decls.len(), 0, Vec::new());
     }
     // Each buffer is a `memref.view` of `gpu.dynamic_shared_memory` at its byte offset, so
     // the body addresses it exactly as it would a workgroup attribution.
-    let base_t = Type::MemRef {
+    let base_t = TypeKind::MemRef {
         shape: vec![DYNAMIC],
-        elem: Box::new(Type::int(8)),
+        elem: Type::int(8),
         layout: None,
-        memory_space: Some(Box::new(workgroup())),
+        memory_space: Some(workgroup()),
     };
     let (base_op, base) = cx
         .em
-        .at_entry("gpu.dynamic_shared_memory", &[], &[], base_t);
+        .at_entry("gpu.dynamic_shared_memory", &[], &[], Type::new(base_t));
     let mut ops = vec![base_op];
     for ((slot, t, _), &off) in decls.iter().zip(&offsets) {
-        let value = Attribute::int(off as i64, Type::Index);
+        let value = Attribute::int(off as i64, Type::index());
         let (c_op, c) = cx
             .em
-            .at_entry("arith.constant", &[], &[("value", value)], Type::Index);
-        let (v_op, v) = cx.em.at_entry("memref.view", &[base, c], &[], t.clone());
+            .at_entry("arith.constant", &[], &[("value", value)], Type::index());
+        let (v_op, v) = cx.em.at_entry("memref.view", &[base, c], &[], *t);
         ops.extend([c_op, v_op]);
         cx.shared.push((*slot, v));
     }
@@ -2178,7 +2179,7 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
                     let pv = cx.pad_value(&cx.accs[i]);
                     let mut k = cx.constant(pv, e);
                     if v > 1 {
-                        k = cx.em.op("vector.broadcast", &[k], &[], t.clone());
+                        k = cx.em.op("vector.broadcast", &[k], &[], *t);
                     }
                     pads.push(k);
                 }
@@ -2209,10 +2210,8 @@ fn elementwise(cx: &mut Ctx, sp: &[usize]) -> Result<(), String> {
                     .collect();
                 let r = cx.body(&body, &lanes)?.0;
                 vec_val = Some(match vec_val {
-                    None => cx.em.op("vector.broadcast", &[r], &[], vt.clone()),
-                    Some(acc) => cx
-                        .em
-                        .op("vector.insert", &[r, acc], &[position(l)], vt.clone()),
+                    None => cx.em.op("vector.broadcast", &[r], &[], vt),
+                    Some(acc) => cx.em.op("vector.insert", &[r, acc], &[position(l)], vt),
                 });
             }
             let vec_val = vec_val.ok_or("internal error: an empty vector")?;
@@ -2658,10 +2657,10 @@ fn prefetch_load(cx: &mut Ctx, t: &StagedTile, tid: Value, threads: i64) -> Vec<
             "memref.load"
         };
         out.push(match cond {
-            None => cx.em.op(name, &la, &[], lt.clone()),
+            None => cx.em.op(name, &la, &[], lt),
             Some(c) => {
                 let r = cx.em.begin_if(c, std::slice::from_ref(&lt));
-                let v = cx.em.op(name, &la, &[], lt.clone());
+                let v = cx.em.op(name, &la, &[], lt);
                 cx.em.else_(&[v]);
                 let p = t.pad_lane(cx);
                 cx.em.end_if(Some(&[p]));
