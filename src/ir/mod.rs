@@ -6,6 +6,7 @@ pub mod attributes;
 pub mod builder;
 pub mod context;
 pub mod float;
+pub mod identifier;
 pub mod location;
 pub mod resources;
 pub mod rewriter;
@@ -19,6 +20,7 @@ pub use context::{
     Value, ValueDef, WalkOrder,
 };
 pub use float::FloatFormat;
+pub use identifier::Identifier;
 pub use location::{Location, Span};
 pub use resources::{FileResources, ResourceGroup, ResourceValue};
 pub use rewriter::{RewriteError, Rewriter};

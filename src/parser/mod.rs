@@ -27,8 +27,8 @@ use std::sync::Arc;
 use crate::diagnostics::Diagnostic;
 use crate::dialect::{DialectRegistry, dialect_of};
 use crate::ir::{
-    AttrKind, Attribute, BlockId, Context, Location, OpId, OperationState, RegionId, Span, Type,
-    TypeKind, Value,
+    AttrKind, Attribute, BlockId, Context, Identifier, Location, OpId, OperationState, RegionId,
+    Span, Type, TypeKind, Value,
 };
 use lexer::{Lexer, SpannedToken, Token};
 
@@ -248,7 +248,8 @@ pub(crate) struct State<'s> {
     /// and arguments written without one (as mlir-opt assigns).
     line_starts: Vec<u32>,
     /// The source's name as given (the file name in locations).
-    file_name: String,
+    /// Interned once: every op parsed gets a location in this file.
+    file_name: Identifier,
     warnings: Vec<Diagnostic>,
     depth: usize,
     op_names: FxMap<String, Arc<str>>,
@@ -267,8 +268,7 @@ impl<'s> State<'s> {
         let file_name = ctx
             .sources
             .get(file as usize)
-            .map(|s| s.name.clone())
-            .unwrap_or_default();
+            .map_or(Identifier::new(""), |s| Identifier::new(&s.name));
         let line_starts = std::iter::once(0)
             .chain(
                 src.bytes()
@@ -588,7 +588,7 @@ impl<'s> State<'s> {
             state.span = Some(self.span_of(0, 0));
             // mlir-opt's implicit module is at line 0, column 0 of the file.
             state.location = Location::FileLineCol {
-                file: self.file_name.clone(),
+                file: self.file_name,
                 line: 0,
                 col: 0,
             };
@@ -672,7 +672,7 @@ impl<'s> State<'s> {
         let line = self.line_starts.partition_point(|&s| s <= offset);
         let start = self.line_starts[line.saturating_sub(1)];
         Location::FileLineCol {
-            file: self.file_name.clone(),
+            file: self.file_name,
             line: line as u32,
             col: offset - start + 1,
         }

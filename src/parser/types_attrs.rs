@@ -1291,7 +1291,11 @@ impl<'s> State<'s> {
                         self.expect_punct(":")?;
                         self.parse_u32("column number in file location range")?;
                     }
-                    Ok(Location::FileLineCol { file: s, line, col })
+                    Ok(Location::FileLineCol {
+                        file: s.into(),
+                        line,
+                        col,
+                    })
                 } else if self.eat_punct("(") {
                     let child = self.parse_location_inner()?;
                     self.expect_punct(")")?;
