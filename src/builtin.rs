@@ -60,7 +60,7 @@ fn is_string(a: &Attribute) -> bool {
 fn verify_module(ctx: &Context, op: OpId) -> Result<(), String> {
     if let Some(v) = ctx
         .inherent_attr(op, "sym_visibility")
-        .and_then(Attribute::as_str)
+        .and_then(|a| a.as_str())
         && !matches!(v, "public" | "private" | "nested")
     {
         return Err(format!(

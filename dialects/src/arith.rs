@@ -7,7 +7,9 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
-use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Type};
+use rtile::ir::{
+    AttrKind, Attribute, Context, NamedAttribute, OpId, OperationState, Type, TypeKind,
+};
 use rtile::parser::OpAsmParser;
 use rtile::printer::{OpAsmPrinter, type_to_string};
 
@@ -81,19 +83,19 @@ pub fn default_properties(op_name: &str) -> Vec<NamedAttribute> {
     if fastmath {
         v.push(NamedAttribute {
             name: "fastmath".into(),
-            value: Attribute::Dialect {
+            value: Attribute::new(AttrKind::Dialect {
                 dialect: "arith".into(),
                 body: "fastmath<none>".into(),
-            },
+            }),
         });
     }
     if OVERFLOW_OPS.contains(&op_name) {
         v.push(NamedAttribute {
             name: "overflowFlags".into(),
-            value: Attribute::Dialect {
+            value: Attribute::new(AttrKind::Dialect {
                 dialect: "arith".into(),
                 body: "overflow<none>".into(),
-            },
+            }),
         });
     }
     v
@@ -352,8 +354,8 @@ fn ops(table: &[(&'static str, Kind)]) -> Vec<Box<dyn OpDefinition>> {
 
 /// The element type of a scalar, vector or tensor type.
 fn elem(t: &Type) -> &Type {
-    match t {
-        Type::Tensor { .. } | Type::Vector { .. } | Type::UnrankedTensor { .. } => {
+    match t.kind() {
+        TypeKind::Tensor { .. } | TypeKind::Vector { .. } | TypeKind::UnrankedTensor { .. } => {
             t.element_type().unwrap_or(t)
         }
         _ => t,
@@ -362,8 +364,8 @@ fn elem(t: &Type) -> &Type {
 
 /// The same container (shape) with another element type, to compare cast shapes.
 fn shape_of(t: &Type) -> Option<Vec<i64>> {
-    match t {
-        Type::Tensor { shape, .. } | Type::Vector { shape, .. } => Some(shape.clone()),
+    match t.kind() {
+        TypeKind::Tensor { shape, .. } | TypeKind::Vector { shape, .. } => Some(shape.clone()),
         _ => None,
     }
 }
@@ -373,11 +375,11 @@ fn is_float(t: &Type) -> bool {
 }
 
 fn is_int(t: &Type) -> bool {
-    matches!(elem(t), Type::Integer { .. } | Type::Index)
+    matches!(elem(t).kind(), TypeKind::Integer { .. } | TypeKind::Index)
 }
 
 fn is_bool(t: &Type) -> bool {
-    matches!(elem(t), Type::Integer { width: 1, .. })
+    matches!(elem(t).kind(), TypeKind::Integer { width: 1, .. })
 }
 
 fn kind_name(float: bool) -> &'static str {
@@ -455,7 +457,7 @@ impl ScalarOp {
                 }
                 if ctx
                     .inherent_attr(op, "predicate")
-                    .and_then(Attribute::as_int)
+                    .and_then(|a| a.as_int())
                     .is_none()
                 {
                     return Err("requires attribute 'predicate'".into());
@@ -529,9 +531,9 @@ impl ScalarOp {
                 let Some(v) = ctx.inherent_attr(op, "value") else {
                     return Err("requires attribute 'value'".into());
                 };
-                let vt = match v {
-                    Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => Some(ty),
-                    Attribute::DenseElements { ty, .. } => Some(ty),
+                let vt = match v.kind() {
+                    AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => Some(ty),
+                    AttrKind::DenseElements { ty, .. } => Some(ty),
                     _ => None,
                 };
                 if vt.is_some_and(|t| t != res) {
@@ -592,14 +594,14 @@ impl OpDefinition for ScalarOp {
                 p.parse_optional_attr_dict(&mut attrs)?;
                 let at = p.current_span();
                 let v = p.parse_attribute()?;
-                let ty = match &v {
-                    Attribute::Integer { ty, .. }
-                    | Attribute::Float { ty, .. }
-                    | Attribute::DenseElements { ty, .. } => ty.clone(),
-                    Attribute::Bool(_) => Type::Integer {
+                let ty = match v.kind() {
+                    AttrKind::Integer { ty, .. }
+                    | AttrKind::Float { ty, .. }
+                    | AttrKind::DenseElements { ty, .. } => *ty,
+                    AttrKind::Bool(_) => Type::new(TypeKind::Integer {
                         width: 1,
                         signedness: rtile::ir::Signedness::Signless,
-                    },
+                    }),
                     _ => return Err(p.error_at(at, "expected a typed constant value")),
                 };
                 props.push(NamedAttribute {
@@ -632,7 +634,7 @@ impl OpDefinition for ScalarOp {
                 p.parse_punct(":")?;
                 let t = p.parse_type()?;
                 state.result_types = vec![bool_like(&t)];
-                types = vec![t.clone(), t];
+                types = vec![t, t];
             }
             Kind::Select => {
                 for i in 0..3 {
@@ -648,15 +650,15 @@ impl OpDefinition for ScalarOp {
                     (first, p.parse_type()?)
                 } else {
                     (
-                        bool_like(&Type::Integer {
+                        bool_like(&Type::new(TypeKind::Integer {
                             width: 1,
                             signedness: rtile::ir::Signedness::Signless,
-                        }),
+                        })),
                         first,
                     )
                 };
-                state.result_types = vec![t.clone()];
-                types = vec![cond, t.clone(), t];
+                state.result_types = vec![t];
+                types = vec![cond, t, t];
             }
             Kind::Cast { .. } | Kind::Bitcast => {
                 operands.push(p.parse_operand()?);
@@ -693,7 +695,7 @@ impl OpDefinition for ScalarOp {
                 p.parse_optional_attr_dict(&mut attrs)?;
                 p.parse_punct(":")?;
                 let t = p.parse_type()?;
-                state.result_types = vec![t.clone()];
+                state.result_types = vec![t];
                 types = vec![t; n];
             }
         }
@@ -720,14 +722,14 @@ impl OpDefinition for ScalarOp {
     }
     fn print(&self, ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         let operands = ctx.operands(op);
-        let ty = |i: usize| operands.get(i).map(|&v| ctx.value_type(v).clone());
-        let res = ctx.results(op).first().map(|&v| ctx.value_type(v).clone());
+        let ty = |i: usize| operands.get(i).map(|&v| *ctx.value_type(v));
+        let res = ctx.results(op).first().map(|&v| *ctx.value_type(v));
         // Properties the syntax does not spell print in the dictionary, as upstream.
         let props: &[NamedAttribute] = ctx
             .op(op)
             .properties
             .as_ref()
-            .and_then(Attribute::as_dictionary)
+            .and_then(|a| a.as_dictionary())
             .unwrap_or(&[]);
         let mut dict: Vec<NamedAttribute> = ctx.op(op).attributes.clone();
         let spelled: &[&str] = match self.kind {
@@ -762,7 +764,7 @@ impl OpDefinition for ScalarOp {
                 };
                 let n = ctx
                     .inherent_attr(op, "predicate")
-                    .and_then(Attribute::as_int)
+                    .and_then(|a| a.as_int())
                     .and_then(|n| usize::try_from(n).ok())
                     .and_then(|n| table.get(n))
                     .copied()
@@ -781,7 +783,9 @@ impl OpDefinition for ScalarOp {
                 p.print_operands(operands);
                 p.print_optional_attr_dict(&dict, &[]);
                 p.write(" : ");
-                if let Some(c) = ty(0).filter(|c| !matches!(c, Type::Integer { width: 1, .. })) {
+                if let Some(c) =
+                    ty(0).filter(|c| !matches!(c.kind(), TypeKind::Integer { width: 1, .. }))
+                {
                     p.print_type(&c);
                     p.write(", ");
                 }
@@ -828,23 +832,20 @@ impl OpDefinition for ScalarOp {
 
 /// `i1` with the shape of `t` (the result type of a comparison).
 fn bool_like(t: &Type) -> Type {
-    let i1 = Type::Integer {
-        width: 1,
-        signedness: rtile::ir::Signedness::Signless,
-    };
-    match t {
-        Type::Tensor { shape, .. } => Type::Tensor {
+    let i1 = Type::i1();
+    match t.kind() {
+        TypeKind::Tensor { shape, .. } => Type::new(TypeKind::Tensor {
             shape: shape.clone(),
-            elem: Box::new(i1),
+            elem: i1,
             encoding: None,
-        },
-        Type::Vector {
+        }),
+        TypeKind::Vector {
             shape, scalable, ..
-        } => Type::Vector {
+        } => Type::new(TypeKind::Vector {
             shape: shape.clone(),
             scalable: scalable.clone(),
-            elem: Box::new(i1),
-        },
+            elem: i1,
+        }),
         _ => i1,
     }
 }
@@ -862,10 +863,10 @@ fn flags(p: &mut OpAsmParser<'_, '_>, props: &mut Vec<NamedAttribute>) -> Result
             p.parse_punct(">")?;
             props.push(NamedAttribute {
                 name: prop.into(),
-                value: Attribute::Dialect {
+                value: Attribute::new(AttrKind::Dialect {
                     dialect: "arith".into(),
                     body: format!("{kw}<{}>", words.join(",")),
-                },
+                }),
             });
         }
     }
@@ -875,7 +876,7 @@ fn flags(p: &mut OpAsmParser<'_, '_>, props: &mut Vec<NamedAttribute>) -> Result
 /// Prints the non-default `fastmath` / `overflowFlags` of `op`.
 fn print_flags(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     for prop in ["fastmath", "overflowFlags"] {
-        if let Some(Attribute::Dialect { body, .. }) = ctx.inherent_attr(op, prop)
+        if let Some(AttrKind::Dialect { body, .. }) = ctx.inherent_attr(op, prop).map(|x| x.kind())
             && !body.ends_with("<none>")
         {
             p.write(" ");

@@ -5,7 +5,9 @@
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, Constraint, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
-use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Span, Type, Value};
+use rtile::ir::{
+    AttrKind, Attribute, Context, NamedAttribute, OpId, OperationState, Span, Type, TypeKind, Value,
+};
 use rtile::parser::{OpAsmParser, UnresolvedOperand};
 use rtile::printer::{OpAsmPrinter, type_to_string};
 
@@ -36,19 +38,19 @@ impl Dialect for FuncDialect {
 
 /// The `(inputs, results)` of a `func.func`'s `function_type`.
 pub fn function_type(ctx: &Context, op: OpId) -> Option<(&[Type], &[Type])> {
-    match ctx
+    match (ctx
         .inherent_attr(op, "function_type")
-        .and_then(Attribute::as_type)
+        .and_then(|a| a.as_type()))
+    .map(|x| x.kind())
     {
-        Some(Type::Function { inputs, results }) => Some((inputs, results)),
+        Some(TypeKind::Function { inputs, results }) => Some((inputs, results)),
         _ => None,
     }
 }
 
 /// The `sym_name` of an op.
 pub fn sym_name(ctx: &Context, op: OpId) -> Option<&str> {
-    ctx.inherent_attr(op, "sym_name")
-        .and_then(Attribute::as_str)
+    ctx.inherent_attr(op, "sym_name").and_then(|a| a.as_str())
 }
 
 /// Finds the `func.func @name` visible from `from`: the nearest enclosing symbol table
@@ -99,15 +101,15 @@ fn attrs_array(dicts: Vec<Vec<NamedAttribute>>) -> Option<Attribute> {
     if dicts.iter().all(Vec::is_empty) {
         return None;
     }
-    Some(Attribute::Array(
+    Some(Attribute::new(AttrKind::Array(
         dicts.into_iter().map(Attribute::dictionary).collect(),
-    ))
+    )))
 }
 
 fn dict_at(a: Option<&Attribute>, i: usize) -> Vec<NamedAttribute> {
-    a.and_then(Attribute::as_array)
+    a.and_then(|a| a.as_array())
         .and_then(|v| v.get(i))
-        .and_then(Attribute::as_dictionary)
+        .and_then(|a| a.as_dictionary())
         .map(<[NamedAttribute]>::to_vec)
         .unwrap_or_default()
 }
@@ -138,7 +140,10 @@ pub const FUNC_OP: OpDecl = OpDecl {
 };
 
 fn is_function_type(a: &Attribute) -> bool {
-    matches!(a.as_type(), Some(Type::Function { .. }))
+    matches!(
+        a.as_type().map(|x| x.kind()),
+        Some(TypeKind::Function { .. })
+    )
 }
 
 fn verify_func(ctx: &Context, op: OpId) -> Result<(), String> {
@@ -150,7 +155,7 @@ fn verify_func(ctx: &Context, op: OpId) -> Result<(), String> {
         // A declaration must not be public.
         if ctx
             .inherent_attr(op, "sym_visibility")
-            .and_then(Attribute::as_str)
+            .and_then(|a| a.as_str())
             .is_none_or(|v| v == "public")
         {
             return Err("symbol declaration cannot have public visibility".into());
@@ -208,8 +213,8 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
             }
             if is_named {
                 let (o, ty) = p.parse_argument(true)?;
-                let ty = ty.unwrap_or(Type::None);
-                inputs.push(ty.clone());
+                let ty = ty.unwrap_or(Type::new(TypeKind::None));
+                inputs.push(ty);
                 args.push((o, ty));
             } else {
                 unnamed_span.get_or_insert(here);
@@ -243,7 +248,7 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
     }
     props.push(NamedAttribute {
         name: "function_type".into(),
-        value: Attribute::Type(Type::function(inputs, results)),
+        value: Attribute::new(AttrKind::Type(Type::function(inputs, results))),
     });
     if let Some(a) = attrs_array(arg_attrs) {
         props.push(NamedAttribute {
@@ -278,7 +283,7 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
 fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     if let Some(v) = ctx
         .inherent_attr(op, "sym_visibility")
-        .and_then(Attribute::as_str)
+        .and_then(|a| a.as_str())
     {
         p.write(" ");
         p.write(v);
@@ -311,8 +316,9 @@ fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let any_res_attr = (0..results.len()).any(|i| !dict_at(res_attrs, i).is_empty());
     if !results.is_empty() {
         p.write(" -> ");
-        let parens =
-            results.len() > 1 || any_res_attr || matches!(results[0], Type::Function { .. });
+        let parens = results.len() > 1
+            || any_res_attr
+            || matches!((results[0]).kind(), TypeKind::Function { .. });
         if parens {
             p.write("(");
         }
@@ -412,10 +418,7 @@ fn print_return(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     p.write(" ");
     p.print_operands(operands);
     p.write(" : ");
-    let types: Vec<Type> = operands
-        .iter()
-        .map(|&v| ctx.value_type(v).clone())
-        .collect();
+    let types: Vec<Type> = operands.iter().map(|&v| *ctx.value_type(v)).collect();
     p.print_types(&types);
 }
 
@@ -440,7 +443,7 @@ fn verify_call(ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
     let err = |m: String| Diagnostic::op_error(ctx, op, m);
     let Some(callee) = ctx
         .inherent_attr(op, "callee")
-        .and_then(Attribute::as_flat_symbol)
+        .and_then(|a| a.as_flat_symbol())
     else {
         return Ok(()); // the declared constraint reports it
     };
@@ -472,7 +475,7 @@ fn verify_call(ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
     for (i, (&v, t)) in res.iter().zip(results).enumerate() {
         if ctx.value_type(v) != t {
             let span = ctx.op(op).span;
-            let got: Vec<Type> = res.iter().map(|&r| ctx.value_type(r).clone()).collect();
+            let got: Vec<Type> = res.iter().map(|&r| *ctx.value_type(r)).collect();
             return Err(err(format!("result type mismatch at index {i}"))
                 .with_note(Diagnostic::note(
                     span,
@@ -525,7 +528,7 @@ fn print_call(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     p.write(" ");
     p.print_symbol_name(
         ctx.inherent_attr(op, "callee")
-            .and_then(Attribute::as_flat_symbol)
+            .and_then(|a| a.as_flat_symbol())
             .unwrap_or(""),
     );
     p.write("(");
@@ -536,12 +539,12 @@ fn print_call(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let ins: Vec<Type> = ctx
         .operands(op)
         .iter()
-        .map(|&v| ctx.value_type(v).clone())
+        .map(|&v| *ctx.value_type(v))
         .collect();
     let outs: Vec<Type> = ctx
         .results(op)
         .iter()
-        .map(|&v| ctx.value_type(v).clone())
+        .map(|&v| *ctx.value_type(v))
         .collect();
     p.print_function_type(&ins, &outs);
 }

@@ -11,7 +11,7 @@ use rtile::diagnostics::Diagnostic;
 use rtile::dialect::decl::{Assembly, OpDecl, Verify};
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::DYNAMIC;
-use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Type};
+use rtile::ir::{AttrKind, Attribute, Context, NamedAttribute, OpId, OperationState, Type};
 use rtile::parser::OpAsmParser;
 use rtile::printer::{OpAsmPrinter, type_to_string};
 
@@ -40,12 +40,12 @@ impl Dialect for TensorDialect {
 
 /// The `reassociation` attribute for `groups`.
 pub fn reassociation_attr(groups: &[Vec<usize>]) -> Attribute {
-    Attribute::Array(
+    Attribute::new(AttrKind::Array(
         groups
             .iter()
-            .map(|g| Attribute::Array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
+            .map(|g| Attribute::array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
             .collect(),
-    )
+    ))
 }
 
 /// The groups of a `reassociation` attribute.
@@ -165,7 +165,7 @@ impl Reshape {
         if self.expand {
             let out = ctx
                 .inherent_attr(op, "static_output_shape")
-                .and_then(Attribute::as_dense_ints);
+                .and_then(|a| a.as_dense_ints());
             if out.is_some_and(|o| o != rs) {
                 return Err("static_output_shape does not match the result type".into());
             }
@@ -254,7 +254,7 @@ impl Reshape {
         if let Some(a) = ctx.inherent_attr(op, "reassociation") {
             p.print_attribute(a);
         }
-        let res = ctx.results(op).first().map(|&r| ctx.value_type(r).clone());
+        let res = ctx.results(op).first().map(|&r| *ctx.value_type(r));
         if self.expand {
             let shape = res
                 .as_ref()

@@ -1,7 +1,7 @@
 //! The enums that gpu-level ops carry in their properties, declared once: comparison
 //! predicates, fastmath flags and memory address spaces.
 
-use rtile::ir::Attribute;
+use rtile::ir::{AttrKind, Attribute};
 use rtile_dialects::arith::CMPF_PREDICATES;
 pub use rtile_dialects::arith::CmpIPredicate;
 
@@ -106,13 +106,13 @@ pub(crate) fn predicate_of<P: Copy>(
 /// The words of an enum-like dialect attribute body: `#arith.fastmath<nnan, ninf>` →
 /// `["nnan", "ninf"]`, `#gpu<shuffle_mode xor>` → `["shuffle_mode", "xor"]`.
 pub fn attr_words(attr: &Attribute) -> Vec<String> {
-    match attr {
-        Attribute::Dialect { body, .. } => body
+    match attr.kind() {
+        AttrKind::Dialect { body, .. } => body
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .filter(|w| !w.is_empty())
             .map(str::to_string)
             .collect(),
-        Attribute::String { value, .. } => vec![value.clone()],
+        AttrKind::String { value, .. } => vec![value.clone()],
         _ => Vec::new(),
     }
 }
@@ -162,15 +162,15 @@ pub enum AddressSpace {
 impl AddressSpace {
     /// The address space of a memref's memory-space attribute (`None`: unknown).
     pub fn of(attr: Option<&Attribute>) -> Option<AddressSpace> {
-        match attr {
+        match attr.map(|x| x.kind()) {
             None => Some(AddressSpace::Global),
-            Some(Attribute::Integer { value, .. }) => match value {
+            Some(AttrKind::Integer { value, .. }) => match value {
                 0 | 1 => Some(AddressSpace::Global),
                 3 => Some(AddressSpace::Workgroup),
                 5 => Some(AddressSpace::Private),
                 _ => None,
             },
-            Some(Attribute::Dialect { dialect, body }) if dialect == "gpu" => {
+            Some(AttrKind::Dialect { dialect, body }) if dialect == "gpu" => {
                 let b: String = body.chars().filter(|c| !c.is_whitespace()).collect();
                 match b.as_str() {
                     "address_space<global>" | "<address_spaceglobal>" => Some(AddressSpace::Global),

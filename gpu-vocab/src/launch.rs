@@ -1,6 +1,6 @@
 //! The launch description of a kernel, read in one place for every consumer.
 
-use rtile::ir::{Attribute, Context, DenseArray, NamedAttribute, OpId, Type};
+use rtile::ir::{AttrKind, Attribute, Context, DenseArray, NamedAttribute, OpId, Type};
 
 /// A kernel's launch (CUDA's `<<<grid, block, shared>>>`): the `rtile.launch = {grid,
 /// block, dynamic_shared_memory}` attribute the lowering writes, else upstream's
@@ -64,10 +64,7 @@ impl Launch {
         if let Some(b) = d.dict_get("block").and_then(dims3) {
             self.block = Some(b);
         }
-        if let Some(s) = d
-            .dict_get("dynamic_shared_memory")
-            .and_then(Attribute::as_int)
-        {
+        if let Some(s) = d.dict_get("dynamic_shared_memory").and_then(|a| a.as_int()) {
             self.dynamic_shared_memory = s.max(0) as u64;
         }
     }
@@ -84,7 +81,7 @@ impl Launch {
     /// [`Launch::of`] reads back), for the lowering to write.
     pub fn rtile_launch_attribute(&self) -> Option<Attribute> {
         let i32_array = |v: [u32; 3]| {
-            Attribute::DenseArray(DenseArray::Int {
+            AttrKind::DenseArray(DenseArray::Int {
                 elem: Type::i32(),
                 values: v.iter().map(|&x| i64::from(x)).collect(),
             })
@@ -94,12 +91,12 @@ impl Launch {
             value,
         };
         Some(Attribute::dictionary(vec![
-            named("block", i32_array(self.block?)),
+            named("block", Attribute::new(i32_array(self.block?))),
             named(
                 "dynamic_shared_memory",
                 Attribute::i64(self.dynamic_shared_memory as i64),
             ),
-            named("grid", i32_array(self.grid?)),
+            named("grid", Attribute::new(i32_array(self.grid?))),
         ]))
     }
 }

@@ -10,7 +10,7 @@
 //! with a remark.
 
 use rtile::ir::affine::AffineMap;
-use rtile::ir::{Attribute, Context, NamedAttribute, OpId, OperationState, Value};
+use rtile::ir::{AttrKind, Attribute, Context, NamedAttribute, OpId, OperationState, Value};
 use rtile_dialects::rtile::attr::RProgram;
 use rtile_dialects::rtile::{program, programs};
 use rtile_dialects::te::ir::{YIELD, build_body_region, compute_from_op, scalar_attr};
@@ -49,7 +49,9 @@ pub fn export_linalg(ctx: &mut Context, root: OpId) -> ExportReport {
 }
 
 fn u64s(v: &[u64]) -> Attribute {
-    Attribute::Array(v.iter().map(|&x| Attribute::i64(x as i64)).collect())
+    Attribute::new(AttrKind::Array(
+        v.iter().map(|&x| Attribute::i64(x as i64)).collect(),
+    ))
 }
 
 /// The IREE-style lowering configuration of `p`.
@@ -65,11 +67,11 @@ pub fn lowering_config(p: &RProgram) -> Attribute {
         },
         NamedAttribute {
             name: "staged".into(),
-            value: Attribute::Bool(p.staged),
+            value: Attribute::new(AttrKind::Bool(p.staged)),
         },
         NamedAttribute {
             name: "tensor_core".into(),
-            value: Attribute::Bool(p.tensor_core),
+            value: Attribute::new(AttrKind::Bool(p.tensor_core)),
         },
         NamedAttribute {
             name: "threads".into(),
@@ -77,24 +79,24 @@ pub fn lowering_config(p: &RProgram) -> Attribute {
         },
         NamedAttribute {
             name: "tile_sizes".into(),
-            value: Attribute::Array(vec![u64s(&p.block), u64s(&p.thread)]),
+            value: Attribute::new(AttrKind::Array(vec![u64s(&p.block), u64s(&p.thread)])),
         },
     ])
 }
 
 /// `array<i32: ins, outs>`.
 fn segments(ins: i64, outs: i64) -> Attribute {
-    Attribute::DenseArray(rtile::ir::DenseArray::Int {
+    Attribute::new(AttrKind::DenseArray(rtile::ir::DenseArray::Int {
         elem: rtile::ir::Type::int(32),
         values: vec![ins, outs],
-    })
+    }))
 }
 
 fn iterator(kind: AxisKind) -> Attribute {
-    Attribute::Dialect {
+    Attribute::new(AttrKind::Dialect {
         dialect: "linalg".into(),
         body: format!("iterator_type<{}>", kind.keyword()),
-    }
+    })
 }
 
 fn props(entries: Vec<(&str, Attribute)>) -> Option<Attribute> {
@@ -132,7 +134,7 @@ fn create_before(ctx: &mut Context, anchor: OpId, st: OperationState) -> OpId {
 fn build_init(ctx: &mut Context, op: OpId, c: &TeCompute) -> Value {
     let rt = c.result.to_type();
     let mut empty = OperationState::new("tensor.empty");
-    empty.result_types = vec![rt.clone()];
+    empty.result_types = vec![rt];
     let e = create_before(ctx, op, empty);
     let e = ctx.result(e, 0);
     let Some(comb) = c.combiner else {
@@ -160,14 +162,16 @@ fn build_init(ctx: &mut Context, op: OpId, c: &TeCompute) -> Value {
     fill.properties = props(vec![
         (
             "indexing_maps",
-            Attribute::Array(vec![
-                Attribute::AffineMap(AffineMap::new(rank, 0, Vec::new())),
-                Attribute::AffineMap(AffineMap::identity(rank)),
-            ]),
+            Attribute::new(AttrKind::Array(vec![
+                Attribute::new(AttrKind::AffineMap(AffineMap::new(rank, 0, Vec::new()))),
+                Attribute::new(AttrKind::AffineMap(AffineMap::identity(rank))),
+            ])),
         ),
         (
             "iterator_types",
-            Attribute::Array((0..rank).map(|_| iterator(AxisKind::Parallel)).collect()),
+            Attribute::new(AttrKind::Array(
+                (0..rank).map(|_| iterator(AxisKind::Parallel)).collect(),
+            )),
         ),
         ("operandSegmentSizes", segments(1, 1)),
     ]);
@@ -257,17 +261,19 @@ fn export_one(ctx: &mut Context, op: OpId) -> Result<(), String> {
     let mut maps: Vec<Attribute> = c
         .accesses
         .iter()
-        .map(|a| Attribute::AffineMap(a.map.clone()))
+        .map(|a| Attribute::new(AttrKind::AffineMap(a.map.clone())))
         .collect();
     if let Some((_, m)) = &window_operand {
-        maps.push(Attribute::AffineMap(m.clone()));
+        maps.push(Attribute::new(AttrKind::AffineMap(m.clone())));
     }
-    maps.push(Attribute::AffineMap(c.result_map()));
+    maps.push(Attribute::new(AttrKind::AffineMap(c.result_map())));
     st.properties = props(vec![
-        ("indexing_maps", Attribute::Array(maps)),
+        ("indexing_maps", Attribute::new(AttrKind::Array(maps))),
         (
             "iterator_types",
-            Attribute::Array(c.axes.iter().map(|a| iterator(a.kind)).collect()),
+            Attribute::new(AttrKind::Array(
+                c.axes.iter().map(|a| iterator(a.kind)).collect(),
+            )),
         ),
         (
             "operandSegmentSizes",

@@ -15,7 +15,7 @@
 //! What cannot be imported stays as it is and yields a remark: never a failure.
 
 use rtile::ir::affine::{AffineExpr, AffineMap};
-use rtile::ir::{Attribute, Context, OpId, Type, Value, WalkOrder};
+use rtile::ir::{AttrKind, Context, OpId, Type, TypeKind, Value, WalkOrder};
 use rtile_dialects::te::generic::{BodyAttr, BodyOp, BodyValue, GenericBody, intern_op_name};
 use rtile_dialects::te::ir::build_compute_op;
 use rtile_dialects::te::model::{
@@ -93,7 +93,7 @@ pub fn file_line_col(l: &rtile::ir::Location) -> Option<String> {
 fn func_name(ctx: &Context, mut op: OpId) -> String {
     while let Some(p) = ctx.parent_op(op) {
         if ctx.op_name(p) == "func.func"
-            && let Some(n) = ctx.inherent_attr(p, "sym_name").and_then(Attribute::as_str)
+            && let Some(n) = ctx.inherent_attr(p, "sym_name").and_then(|a| a.as_str())
         {
             return format!("@{n}");
         }
@@ -130,7 +130,8 @@ fn is_fill(ctx: &Context, op: OpId) -> Option<f64> {
         return None;
     }
     let operands = ctx.operands(op);
-    if operands.len() != 2 || matches!(ctx.value_type(operands[0]), Type::Tensor { .. }) {
+    if operands.len() != 2 || matches!(ctx.value_type(operands[0]).kind(), TypeKind::Tensor { .. })
+    {
         return None;
     }
     let block = *ctx.region_blocks(*ctx.regions(op).first()?).first()?;
@@ -153,8 +154,8 @@ fn constant_of(ctx: &Context, v: Value) -> Option<f64> {
 }
 
 fn static_shape(t: &Type) -> Option<(Vec<i64>, &Type)> {
-    match t {
-        Type::Tensor {
+    match t.kind() {
+        TypeKind::Tensor {
             shape,
             elem,
             encoding: None,
@@ -207,7 +208,7 @@ fn pad_of(ctx: &Context, v: Value) -> Option<(Value, Vec<i64>, f64)> {
 fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
     let segs = ctx
         .inherent_attr(op, "operandSegmentSizes")
-        .and_then(Attribute::as_dense_ints)
+        .and_then(|a| a.as_dense_ints())
         .ok_or("no operandSegmentSizes")?
         .to_vec();
     if segs.len() != 2 || segs[1] != 1 {
@@ -220,21 +221,19 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
     }
     let maps: Vec<AffineMap> = ctx
         .inherent_attr(op, "indexing_maps")
-        .and_then(Attribute::as_array)
+        .and_then(|a| a.as_array())
         .ok_or("no indexing_maps")?
         .iter()
         .map(|a| a.as_affine_map().cloned().ok_or("indexing map"))
         .collect::<Result<_, _>>()?;
     let iters: Vec<AxisKind> = ctx
         .inherent_attr(op, "iterator_types")
-        .and_then(Attribute::as_array)
+        .and_then(|a| a.as_array())
         .ok_or("no iterator_types")?
         .iter()
-        .map(|a| match a {
-            Attribute::Dialect { body, .. } if body.contains("parallel") => Ok(AxisKind::Parallel),
-            Attribute::Dialect { body, .. } if body.contains("reduction") => {
-                Ok(AxisKind::Reduction)
-            }
+        .map(|a| match a.kind() {
+            AttrKind::Dialect { body, .. } if body.contains("parallel") => Ok(AxisKind::Parallel),
+            AttrKind::Dialect { body, .. } if body.contains("reduction") => Ok(AxisKind::Reduction),
             _ => Err("unknown iterator type".to_string()),
         })
         .collect::<Result<_, _>>()?;
@@ -265,7 +264,7 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
     }
     // Output: identity over its dims after reordering.
     let out_map = &maps[n_in];
-    let out_ty = ctx.value_type(operands[n_in]).clone();
+    let out_ty = *ctx.value_type(operands[n_in]);
     let (out_shape, out_elem) = static_shape(&out_ty).ok_or("the output is not a static tensor")?;
     let out_elem = ElemType::from_type(out_elem).ok_or("unsupported output element type")?;
     let mut order: Vec<u32> = Vec::new();
@@ -446,7 +445,7 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
             )),
             "arith.cmpf" | "arith.cmpi" => Some(BodyAttr::Predicate(
                 ctx.inherent_attr(o, "predicate")
-                    .and_then(Attribute::as_int)
+                    .and_then(|a| a.as_int())
                     .ok_or("comparison without predicate")?,
             )),
             _ => None,

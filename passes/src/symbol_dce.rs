@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::{Attribute, Context, OpId, WalkOrder};
+use rtile::ir::{AttrKind, Attribute, Context, OpId, WalkOrder};
 use rtile::pass::{Pass, PassStatistics};
 use rtile::verifier::symbol_name;
 
@@ -55,10 +55,10 @@ fn children(ctx: &Context, table: OpId) -> Vec<OpId> {
 
 /// Every symbol reference held by an attribute, recursively.
 fn collect_refs<'a>(a: &'a Attribute, out: &mut Vec<(&'a str, &'a [String])>) {
-    match a {
-        Attribute::SymbolRef { root, nested } => out.push((root, nested)),
-        Attribute::Array(v) => v.iter().for_each(|x| collect_refs(x, out)),
-        Attribute::Dictionary(v) => v.iter().for_each(|n| collect_refs(&n.value, out)),
+    match a.kind() {
+        AttrKind::SymbolRef { root, nested } => out.push((root, nested)),
+        AttrKind::Array(v) => v.iter().for_each(|x| collect_refs(x, out)),
+        AttrKind::Dictionary(v) => v.iter().for_each(|n| collect_refs(&n.value, out)),
         _ => {}
     }
 }
@@ -252,12 +252,12 @@ mod tests {
         c.set_attr(
             user,
             "refs",
-            Attribute::Array(vec![Attribute::dictionary(vec![
+            Attribute::new(AttrKind::Array(vec![Attribute::dictionary(vec![
                 rtile::ir::NamedAttribute {
                     name: "x".into(),
                     value: Attribute::symbol("a"),
                 },
-            ])]),
+            ])])),
         );
         c.op_mut(user).properties = Some(Attribute::dictionary(vec![rtile::ir::NamedAttribute {
             name: "callee".into(),
@@ -281,10 +281,10 @@ mod tests {
         c.set_attr(
             user,
             "uses",
-            Attribute::SymbolRef {
+            Attribute::new(AttrKind::SymbolRef {
                 root: "inner".into(),
                 nested: vec!["kept_nested".into()],
-            },
+            }),
         );
         // A dead private nested module is erased with its contents (which MLIR counts).
         let (dead_mod, db) = module(&mut c, Some(mb));

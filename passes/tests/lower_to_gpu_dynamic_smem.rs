@@ -4,7 +4,7 @@
 //! them through the views and matches the interpreter; the device's per-block maximum bounds
 //! the cross-thread split and refuses what does not fit.
 
-use rtile::ir::{Attribute, Context, Type};
+use rtile::ir::{AttrKind, Context, Type, TypeKind};
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::RProgram;
 use rtile_passes::lower_to_gpu::kernel::{STATIC_SHARED_LIMIT, shared_layout};
@@ -60,22 +60,24 @@ fn views(ctx: &Context, k: &LoweredKernel) -> Vec<(Vec<i64>, u64, u64)> {
         let base_op = ctx.defining_op(*base).expect("a base op");
         assert_eq!(ctx.op_name(base_op), "gpu.dynamic_shared_memory");
         let off_op = ctx.defining_op(*off).expect("an offset constant");
-        let Some(Attribute::Integer { value, .. }) = ctx.inherent_attr(off_op, "value") else {
+        let Some(AttrKind::Integer { value, .. }) =
+            ctx.inherent_attr(off_op, "value").map(|x| x.kind())
+        else {
             panic!("bad offset constant");
         };
-        let Type::MemRef {
+        let TypeKind::MemRef {
             shape,
             elem,
             memory_space,
             ..
-        } = ctx.value_type(ctx.result(op, 0))
+        } = (ctx.value_type(ctx.result(op, 0))).kind()
         else {
             panic!("a view is a memref");
         };
-        assert_eq!(**elem, Type::f32());
+        assert_eq!(*elem, Type::f32());
         assert_eq!(
             memory_space.as_deref(),
-            Some(&Attribute::Dialect {
+            Some(&AttrKind::Dialect {
                 dialect: "gpu".into(),
                 body: "address_space<workgroup>".into()
             })

@@ -193,7 +193,7 @@ fn matmul_and_conv_with_and_without_prefetch_match_the_interpreter() {
     assert_eq!(ctx.op_name(ub), "arith.constant");
     assert_eq!(
         ctx.inherent_attr(ub, "value"),
-        Some(&Attribute::int(9, Type::Index)),
+        Some(&Attribute::int(9, Type::index())),
         "{}",
         kernel_text(&ctx, &on)
     );

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use rtile::ir::{Attribute, Context, OpId, Type, Value};
+use rtile::ir::{Context, OpId, TypeKind, Value};
 use rtile_dialects::te::ir::compute_from_op;
 use rtile_dialects::te::model::TensorType;
 
@@ -14,17 +14,17 @@ use crate::tensor::Tensor;
 
 /// The symbol name of a `func.func`.
 pub fn func_name(ctx: &Context, op: OpId) -> Option<&str> {
-    ctx.inherent_attr(op, "sym_name")
-        .and_then(Attribute::as_str)
+    ctx.inherent_attr(op, "sym_name").and_then(|a| a.as_str())
 }
 
 /// The argument types of a `func.func` (from `function_type`, else its entry block).
 pub fn func_input_types(ctx: &Context, op: OpId) -> Result<Vec<TensorType>, String> {
-    match ctx
+    match (ctx
         .inherent_attr(op, "function_type")
-        .and_then(Attribute::as_type)
+        .and_then(|a| a.as_type()))
+    .map(|x| x.kind())
     {
-        Some(Type::Function { inputs, .. }) => inputs
+        Some(TypeKind::Function { inputs, .. }) => inputs
             .iter()
             .map(|t| {
                 TensorType::from_type(t)
@@ -130,8 +130,8 @@ fn run_func_depth(
             "tensor.collapse_shape" | "tensor.expand_shape" => {
                 let src = get(&env, ctx.operands(op)[0])?;
                 let res = ctx.result(op, 0);
-                let shape = match ctx.value_type(res) {
-                    Type::Tensor { shape, .. } => shape.clone(),
+                let shape = match ctx.value_type(res).kind() {
+                    TypeKind::Tensor { shape, .. } => shape.clone(),
                     _ => return Err(format!("@{name}: {opname} must produce a tensor")),
                 };
                 let mut t = src;
@@ -144,7 +144,7 @@ fn run_func_depth(
             "func.call" => {
                 let callee = ctx
                     .inherent_attr(op, "callee")
-                    .and_then(Attribute::as_flat_symbol)
+                    .and_then(|a| a.as_flat_symbol())
                     .ok_or_else(|| format!("@{name}: func.call without a callee"))?;
                 let f = module
                     .and_then(|m| find_func(ctx, m, callee))
@@ -172,7 +172,7 @@ fn run_func_depth(
 mod tests {
     use super::*;
     use rtile::dialect::DialectRegistry;
-    use rtile::ir::{NamedAttribute, OperationState};
+    use rtile::ir::{AttrKind, Attribute, NamedAttribute, OperationState, Type};
     use rtile_dialects::te::expr::{CustomHeader, parse_custom};
     use rtile_dialects::te::ir::build_compute_op;
     use rtile_dialects::te::model::ElemType;
@@ -210,10 +210,10 @@ mod tests {
         gst.attributes = vec![
             NamedAttribute {
                 name: "function_type".into(),
-                value: Attribute::Type(Type::function(
+                value: Attribute::new(AttrKind::Type(Type::function(
                     vec![f32t(&[3]).to_type()],
                     vec![f32t(&[3]).to_type()],
-                )),
+                ))),
             },
             NamedAttribute {
                 name: "sym_name".into(),

@@ -1,4 +1,14 @@
 //! Builtin attributes with MLIR's meaning (mlir/IR/BuiltinAttributes.td).
+//!
+//! Attributes are uniqued like types ([`super::types`]): an [`Attribute`] is a `Copy`
+//! handle to the one stored copy of its [`AttrKind`], so dense element data and long
+//! strings are stored once however many ops hold them, and handles compare and hash in
+//! O(1).
+
+use std::fmt;
+use std::ops::Deref;
+
+use internment::Intern;
 
 use super::affine::{AffineMap, IntegerSet};
 use super::location::Location;
@@ -52,9 +62,14 @@ pub struct NamedAttribute {
     pub value: Attribute,
 }
 
-/// A builtin or dialect attribute.
+/// A builtin or dialect attribute: a uniqued, `Copy` handle to its [`AttrKind`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Attribute(Intern<AttrKind>);
+
+/// What an [`Attribute`] is: MLIR's builtin attributes, and dialect attributes kept as
+/// text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Attribute {
+pub enum AttrKind {
     /// `unit`, or an attribute name with no value in a dictionary.
     Unit,
     /// `true` / `false`.
@@ -91,7 +106,7 @@ pub enum Attribute {
     /// `distinct[id]<value>`: a unique attribute; `id` identifies it within the file it
     /// was read from (the printer renumbers in print order, as MLIR does). A `unit`
     /// value is written `distinct[id]<>`.
-    Distinct { id: u64, value: Box<Attribute> },
+    Distinct { id: u64, value: Attribute },
     /// `sparse<indices, values> : tensor<...>`: `indices` is an N x rank list of i64
     /// coordinates (`index_shape`), `values` the N values (`value_shape`); a splat
     /// literal has shape `[1, rank]` / `[1]`. No indices at all is `sparse<>`.
@@ -120,116 +135,168 @@ pub enum Attribute {
     Dialect { dialect: String, body: String },
 }
 
+impl Deref for Attribute {
+    type Target = AttrKind;
+    fn deref(&self) -> &AttrKind {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Attribute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<AttrKind> for Attribute {
+    fn from(kind: AttrKind) -> Attribute {
+        Attribute::new(kind)
+    }
+}
+
 impl Attribute {
+    /// The uniqued attribute of `kind`.
+    pub fn new(kind: AttrKind) -> Attribute {
+        Attribute(Intern::new(kind))
+    }
+    /// What this attribute is, for matching.
+    pub fn kind(&self) -> &'static AttrKind {
+        self.0.as_ref()
+    }
+    /// `unit`.
+    pub fn unit() -> Attribute {
+        Attribute::new(AttrKind::Unit)
+    }
+    /// `true` / `false`.
+    pub fn bool(value: bool) -> Attribute {
+        Attribute::new(AttrKind::Bool(value))
+    }
+    /// A type used as an attribute.
+    pub fn ty(ty: Type) -> Attribute {
+        Attribute::new(AttrKind::Type(ty))
+    }
+    /// `[a, b, ...]`.
+    pub fn array(values: Vec<Attribute>) -> Attribute {
+        Attribute::new(AttrKind::Array(values))
+    }
+    /// A dialect attribute kept as text (see [`AttrKind::Dialect`]).
+    pub fn dialect(dialect: impl Into<String>, body: impl Into<String>) -> Attribute {
+        Attribute::new(AttrKind::Dialect {
+            dialect: dialect.into(),
+            body: body.into(),
+        })
+    }
     /// `value : i64`.
     pub fn i64(value: i64) -> Attribute {
-        Attribute::Integer {
+        Attribute::new(AttrKind::Integer {
             value: value as i128,
             ty: Type::i64(),
-        }
+        })
     }
     /// `value : ty` for an integer or index type.
     pub fn int(value: i64, ty: Type) -> Attribute {
-        Attribute::Integer {
+        Attribute::new(AttrKind::Integer {
             value: value as i128,
             ty,
-        }
+        })
     }
     /// `value : ty` for a float type.
     pub fn float(value: f64, ty: Type) -> Attribute {
-        Attribute::Float {
+        Attribute::new(AttrKind::Float {
             value: FloatBits::new(value),
             ty,
-        }
+        })
     }
     /// `"value"`.
     pub fn string(value: impl Into<String>) -> Attribute {
-        Attribute::String {
+        Attribute::new(AttrKind::String {
             value: value.into(),
             ty: None,
-        }
+        })
     }
     /// `@name`.
     pub fn symbol(name: impl Into<String>) -> Attribute {
-        Attribute::SymbolRef {
+        Attribute::new(AttrKind::SymbolRef {
             root: name.into(),
             nested: Vec::new(),
-        }
+        })
     }
     /// `array<i64: ...>`.
     pub fn dense_i64_array(values: Vec<i64>) -> Attribute {
-        Attribute::DenseArray(DenseArray::Int {
+        Attribute::new(AttrKind::DenseArray(DenseArray::Int {
             elem: Type::i64(),
             values,
-        })
+        }))
     }
     /// A dictionary, sorted by name.
     pub fn dictionary(mut entries: Vec<NamedAttribute>) -> Attribute {
         entries.sort_by(|a, b| a.name.cmp(&b.name));
-        Attribute::Dictionary(entries)
+        Attribute::new(AttrKind::Dictionary(entries))
     }
+}
 
+impl AttrKind {
     /// The integer of an integer or bool attribute.
     pub fn as_int(&self) -> Option<i64> {
         match self {
-            Attribute::Integer { value, .. } => i64::try_from(*value).ok(),
-            Attribute::Bool(b) => Some(*b as i64),
+            AttrKind::Integer { value, .. } => i64::try_from(*value).ok(),
+            AttrKind::Bool(b) => Some(*b as i64),
             _ => None,
         }
     }
     /// The value of a float attribute.
     pub fn as_float(&self) -> Option<f64> {
         match self {
-            Attribute::Float { value, .. } => Some(value.get()),
+            AttrKind::Float { value, .. } => Some(value.get()),
             _ => None,
         }
     }
     /// The contents of a string attribute.
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            Attribute::String { value, .. } => Some(value),
+            AttrKind::String { value, .. } => Some(value),
             _ => None,
         }
     }
     /// The elements of an array attribute.
     pub fn as_array(&self) -> Option<&[Attribute]> {
         match self {
-            Attribute::Array(v) => Some(v),
+            AttrKind::Array(v) => Some(v),
             _ => None,
         }
     }
     /// The values of an integer dense array (`array<i64: ...>` and friends).
     pub fn as_dense_ints(&self) -> Option<&[i64]> {
         match self {
-            Attribute::DenseArray(DenseArray::Int { values, .. }) => Some(values),
+            AttrKind::DenseArray(DenseArray::Int { values, .. }) => Some(values),
             _ => None,
         }
     }
     /// The type of a type attribute.
     pub fn as_type(&self) -> Option<&Type> {
         match self {
-            Attribute::Type(t) => Some(t),
+            AttrKind::Type(t) => Some(t),
             _ => None,
         }
     }
     /// The map of an affine map attribute.
     pub fn as_affine_map(&self) -> Option<&AffineMap> {
         match self {
-            Attribute::AffineMap(m) => Some(m),
+            AttrKind::AffineMap(m) => Some(m),
             _ => None,
         }
     }
     /// The root name of a symbol reference with no nested references.
     pub fn as_flat_symbol(&self) -> Option<&str> {
         match self {
-            Attribute::SymbolRef { root, nested } if nested.is_empty() => Some(root),
+            AttrKind::SymbolRef { root, nested } if nested.is_empty() => Some(root),
             _ => None,
         }
     }
     /// The entries of a dictionary attribute.
     pub fn as_dictionary(&self) -> Option<&[NamedAttribute]> {
         match self {
-            Attribute::Dictionary(v) => Some(v),
+            AttrKind::Dictionary(v) => Some(v),
             _ => None,
         }
     }

@@ -13,12 +13,12 @@
 //! // `create_block_in` moved the insertion point to the end of `body`.
 //! let c = b
 //!     .op("arith.constant")
-//!     .property("value", Attribute::int(4, Type::Index))
-//!     .result(Type::Index)
+//!     .property("value", Attribute::int(4, Type::index()))
+//!     .result(Type::index())
 //!     .value();
-//! let sum = b.op("arith.addi").operands(&[c, c]).result(Type::Index).value();
+//! let sum = b.op("arith.addi").operands(&[c, c]).result(Type::index()).value();
 //! assert_eq!(b.ctx().uses(c).len(), 2);
-//! assert_eq!(b.ctx().value_type(sum), &Type::Index);
+//! assert_eq!(b.ctx().value_type(sum), &Type::index());
 //! assert_eq!(b.ctx().block_ops(body).count(), 2);
 //! ```
 
@@ -26,6 +26,7 @@ use super::attributes::{Attribute, NamedAttribute};
 use super::context::{BlockId, Context, OpId, OperationState, RegionId, Value};
 use super::location::Location;
 use super::types::Type;
+use crate::ir::AttrKind;
 
 /// Where the next op goes: before `before` in `block`, or at the end of `block` when
 /// `before` is `None` (MLIR's block + iterator pair). Inserting several ops in a row keeps
@@ -315,7 +316,7 @@ impl<'b, 'c> OpDraft<'b, 'c> {
 
     fn finish(mut self) -> (&'b mut Builder<'c>, OpId) {
         if !self.props.is_empty() {
-            self.state.properties = Some(Attribute::Dictionary(self.props));
+            self.state.properties = Some(Attribute::new(AttrKind::Dictionary(self.props)));
         }
         for _ in 0..self.new_regions {
             let r = self.b.ctx.create_region();

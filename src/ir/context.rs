@@ -7,6 +7,7 @@
 //! insertion and removal are O(1)), an operation owns its results. Every value keeps its
 //! use list, so `replace_all_uses_with` touches only the users.
 
+use crate::ir::AttrKind;
 use std::sync::Arc;
 
 use slotmap::{SlotMap, new_key_type};
@@ -137,12 +138,11 @@ impl OperationState {
         if defaults.is_empty() {
             return;
         }
-        let mut props = match self.properties.take() {
-            Some(Attribute::Dictionary(p)) => p,
-            Some(other) => {
-                self.properties = Some(other);
-                return;
-            }
+        let mut props = match self.properties {
+            Some(p) => match p.kind() {
+                AttrKind::Dictionary(entries) => entries.clone(),
+                _ => return,
+            },
             None => Vec::new(),
         };
         for d in defaults {
@@ -153,7 +153,8 @@ impl OperationState {
             }
         }
         props.sort_by(|a, b| a.name.cmp(&b.name));
-        self.properties = (!props.is_empty()).then_some(Attribute::Dictionary(props));
+        self.properties =
+            (!props.is_empty()).then_some(Attribute::new(AttrKind::Dictionary(props)));
     }
     /// Adds (or replaces) a discardable attribute.
     pub fn add_attribute(&mut self, name: impl Into<String>, value: Attribute) {

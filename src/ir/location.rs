@@ -2,6 +2,7 @@
 //! for diagnostics.
 
 use super::attributes::Attribute;
+use super::identifier::Identifier;
 
 /// A byte range in one of the context's source files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,7 +40,11 @@ pub enum Location {
     /// `loc(unknown)`.
     Unknown,
     /// `loc("file.mlir":3:7)`.
-    FileLineCol { file: String, line: u32, col: u32 },
+    FileLineCol {
+        file: Identifier,
+        line: u32,
+        col: u32,
+    },
     /// `loc("name")` or `loc("name"(child))`.
     Name {
         name: String,

@@ -6,20 +6,22 @@ pub mod attributes;
 pub mod builder;
 pub mod context;
 pub mod float;
+pub mod identifier;
 pub mod location;
 pub mod resources;
 pub mod rewriter;
 pub mod types;
 
 pub use affine::{AffineExpr, AffineMap, IntegerSet};
-pub use attributes::{Attribute, DenseArray, DenseLiteral, FloatBits, NamedAttribute};
+pub use attributes::{AttrKind, Attribute, DenseArray, DenseLiteral, FloatBits, NamedAttribute};
 pub use builder::{Builder, InsertionPoint, OpDraft};
 pub use context::{
     BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, TextAlias, Use,
     Value, ValueDef, WalkOrder,
 };
 pub use float::FloatFormat;
+pub use identifier::Identifier;
 pub use location::{Location, Span};
 pub use resources::{FileResources, ResourceGroup, ResourceValue};
 pub use rewriter::{RewriteError, Rewriter};
-pub use types::{DYNAMIC, FloatKind, Signedness, Type};
+pub use types::{DYNAMIC, FloatKind, Signedness, Type, TypeKind};

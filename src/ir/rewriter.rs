@@ -8,18 +8,18 @@
 //!
 //! let mut ctx = Context::default();
 //! ctx.allow_unregistered = true;
-//! let block = ctx.create_block(vec![Type::Index]);
+//! let block = ctx.create_block(vec![Type::index()]);
 //! let x = ctx.block_args(block)[0];
 //! let mut rw = Rewriter::new(&mut ctx);
 //! rw.set_insertion_point_to_end(block);
-//! let twice = rw.op("arith.addi").operands(&[x, x]).result(Type::Index).build();
+//! let twice = rw.op("arith.addi").operands(&[x, x]).result(Type::index()).build();
 //! let sum = rw.ctx().result(twice, 0);
 //! let user = rw.op("test.use").operand(sum).build();
 //! // `x + x` becomes `x * 2`: a new op in front of the old one, which goes away.
 //! rw.set_insertion_point(twice);
-//! let two = rw.op("arith.constant").property("value", Attribute::int(2, Type::Index))
-//!     .result(Type::Index).value();
-//! let mul = rw.op("arith.muli").operands(&[x, two]).result(Type::Index).value();
+//! let two = rw.op("arith.constant").property("value", Attribute::int(2, Type::index()))
+//!     .result(Type::index()).value();
+//! let mul = rw.op("arith.muli").operands(&[x, two]).result(Type::index()).value();
 //! rw.replace_op(twice, &[mul]).unwrap();
 //! assert_eq!(rw.ctx().operands(user), &[mul]);
 //! assert_eq!(rw.ctx().uses(x).len(), 1);

@@ -68,8 +68,8 @@ fn verified_text(ctx: &Context, m: OpId) -> String {
 
 fn konst(b: &mut Builder, v: i64) -> Value {
     b.op("test.const")
-        .attr("value", Attribute::int(v, Type::Index))
-        .result(Type::Index)
+        .attr("value", Attribute::int(v, Type::index()))
+        .result(Type::index())
         .value()
 }
 
@@ -123,8 +123,8 @@ fn ops_with_properties_regions_successors_and_block_args() {
         .regions(1)
         .build();
     let r = b.ctx().regions(f)[0];
-    let entry = b.create_block_in(r, &[Type::Index, Type::Index]);
-    let exit = b.create_block_in(r, &[Type::Index]);
+    let entry = b.create_block_in(r, &[Type::index(), Type::index()]);
+    let exit = b.create_block_in(r, &[Type::index()]);
     let (x, y) = (b.ctx().block_args(entry)[0], b.ctx().block_args(entry)[1]);
     let z = b.ctx().block_args(exit)[0];
     b.op("test.ret").operand(z).build();
@@ -135,7 +135,7 @@ fn ops_with_properties_regions_successors_and_block_args() {
     let pair = b
         .op("test.pair")
         .operands(&[x, y])
-        .results([Type::Index, Type::i32()])
+        .results([Type::index(), Type::i32()])
         .values();
     assert_eq!(b.ctx().value_type(pair[1]), &Type::i32());
     b.op("test.br").operand(pair[0]).successor(mid).build();
@@ -155,7 +155,7 @@ fn replace_op_moves_uses_and_erases() {
     let mut rw = Rewriter::new(&mut ctx);
     rw.set_insertion_point_to_end(body);
     let a = konst(&mut rw, 1);
-    let old = rw.op("test.neg").operand(a).result(Type::Index).build();
+    let old = rw.op("test.neg").operand(a).result(Type::index()).build();
     let old_v = rw.ctx().result(old, 0);
     let user = rw.op("test.use").operands(&[old_v, old_v]).build();
     rw.set_insertion_point(old);
@@ -183,7 +183,7 @@ fn replace_op_moves_uses_and_erases() {
     let state = {
         let mut s = OperationState::new("test.abs");
         s.operands = vec![a];
-        s.result_types = vec![Type::Index];
+        s.result_types = vec![Type::index()];
         s
     };
     let bop = rw.ctx().defining_op(b).unwrap();
@@ -209,7 +209,7 @@ fn replace_all_uses_keeps_lists_exact() {
     let a = konst(&mut rw, 1);
     let b = konst(&mut rw, 2);
     let u1 = rw.op("test.use").operands(&[a, b, a]).build();
-    let wrap = rw.op("test.wrap").operand(a).result(Type::Index).build();
+    let wrap = rw.op("test.wrap").operand(a).result(Type::index()).build();
     let w = rw.ctx().result(wrap, 0);
     rw.replace_all_uses_except(a, w, wrap);
     assert_eq!(rw.ctx().operands(u1), &[w, b, w]);
@@ -235,7 +235,7 @@ fn erase_refuses_live_results_and_cleans_uses() {
     let r = rw.ctx().regions(outer)[0];
     rw.create_block_in(r, &[]);
     // A use nested inside the erased op does not block it; one outside does.
-    let inner = rw.op("test.inner").operand(a).result(Type::Index).value();
+    let inner = rw.op("test.inner").operand(a).result(Type::index()).value();
     rw.op("test.use").operand(inner).build();
     rw.set_insertion_point_to_end(body);
     let user = rw.op("test.use").operand(a).build();
@@ -286,7 +286,7 @@ fn erase_block_refuses_escaping_values() {
     let r = rw.ctx().regions(op)[0];
     let b0 = rw.create_block_in(r, &[]);
     let v = konst(&mut rw, 7);
-    let b1 = rw.create_block_in(r, &[Type::Index]);
+    let b1 = rw.create_block_in(r, &[Type::index()]);
     let arg = rw.ctx().block_args(b1)[0];
     rw.op("test.use").operands(&[v, arg]).build();
     assert_eq!(
@@ -339,12 +339,12 @@ fn inline_block_before_substitutes_arguments() {
     let wrapper = rw.op("test.execute").operand(one).regions(1).build();
     let anchor = rw.op("test.use").operand(one).build();
     let r = rw.ctx().regions(wrapper)[0];
-    let inner = rw.create_block_in(r, &[Type::Index]);
+    let inner = rw.create_block_in(r, &[Type::index()]);
     let arg = rw.ctx().block_args(inner)[0];
     let twice = rw
         .op("test.add")
         .operands(&[arg, arg])
-        .result(Type::Index)
+        .result(Type::index())
         .value();
     rw.op("test.use").operand(twice).build();
     assert!(matches!(
@@ -381,7 +381,7 @@ fn merge_split_and_inline_region() {
     let r2 = rw.ctx().regions(other)[0];
     let dest = rw.create_block_in(r, &[]);
     let p = konst(&mut rw, 5);
-    let src = rw.create_block_in(r, &[Type::Index]);
+    let src = rw.create_block_in(r, &[Type::index()]);
     let s_arg = rw.ctx().block_args(src)[0];
     let first = rw.op("test.first").operand(s_arg).build();
     let second = rw.op("test.second").build();

@@ -1,7 +1,16 @@
 //! Builtin types with MLIR's meaning (mlir/IR/BuiltinTypes.td).
 //!
-//! Types are plain values: cheap enough to clone, compared structurally. The printed
-//! form lives in `crate::printer`, the parsed form in `crate::parser`.
+//! Types are uniqued, as MLIR's `StorageUniquer` uniques them: a [`Type`] is a `Copy`
+//! handle to the one stored copy of its [`TypeKind`], so handles compare and hash by
+//! identity in O(1), and a shape or element type used by a million values is stored once.
+//! Inspect a type through `Deref` (`ty.shape()`, `match ty.kind() { TypeKind::... }`);
+//! build one with the constructors (`Type::tensor(..)`) or `Type::new(TypeKind::...)`.
+//! The printed form lives in `crate::printer`, the parsed form in `crate::parser`.
+
+use std::fmt;
+use std::ops::Deref;
+
+use internment::Intern;
 
 use super::attributes::Attribute;
 
@@ -94,9 +103,17 @@ impl FloatKind {
     }
 }
 
-/// A builtin or dialect type.
+/// A builtin or dialect type: a uniqued, `Copy` handle to its [`TypeKind`].
+///
+/// Storage is process-wide and lives as long as the process (see docs/ir.md,
+/// "Uniqued types and attributes"): a handle never dangles, needs no `Context` to be
+/// read, and two handles are equal exactly when their kinds are.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Type(Intern<TypeKind>);
+
+/// What a [`Type`] is: MLIR's builtin types, and dialect types kept as text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Type {
+pub enum TypeKind {
     /// `i32`, `si8`, `ui64`, `i1`.
     Integer { width: u32, signedness: Signedness },
     /// `f32`, `bf16`, ...
@@ -108,31 +125,31 @@ pub enum Type {
     /// `tensor<4x?xf32>`, `tensor<4xf32, #enc>`; dynamic extents are [`DYNAMIC`].
     Tensor {
         shape: Vec<i64>,
-        elem: Box<Type>,
-        encoding: Option<Box<Attribute>>,
+        elem: Type,
+        encoding: Option<Attribute>,
     },
     /// `tensor<*xf32>`.
-    UnrankedTensor { elem: Box<Type> },
+    UnrankedTensor { elem: Type },
     /// `memref<4x4xf32, #layout, 3>`.
     MemRef {
         shape: Vec<i64>,
-        elem: Box<Type>,
-        layout: Option<Box<Attribute>>,
-        memory_space: Option<Box<Attribute>>,
+        elem: Type,
+        layout: Option<Attribute>,
+        memory_space: Option<Attribute>,
     },
     /// `memref<*xf32, 1>`.
     UnrankedMemRef {
-        elem: Box<Type>,
-        memory_space: Option<Box<Attribute>>,
+        elem: Type,
+        memory_space: Option<Attribute>,
     },
     /// `vector<4x[8]xf32>`: `scalable[i]` marks `[8]` dimensions.
     Vector {
         shape: Vec<i64>,
         scalable: Vec<bool>,
-        elem: Box<Type>,
+        elem: Type,
     },
     /// `complex<f32>`.
-    Complex(Box<Type>),
+    Complex(Type),
     /// `tuple<i32, f32>`.
     Tuple(Vec<Type>),
     /// `(i32, f32) -> f64`.
@@ -147,13 +164,40 @@ pub enum Type {
     Dialect { dialect: String, body: String },
 }
 
+impl Deref for Type {
+    type Target = TypeKind;
+    fn deref(&self) -> &TypeKind {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<TypeKind> for Type {
+    fn from(kind: TypeKind) -> Type {
+        Type::new(kind)
+    }
+}
+
 impl Type {
+    /// The uniqued type of `kind`.
+    pub fn new(kind: TypeKind) -> Type {
+        Type(Intern::new(kind))
+    }
+    /// What this type is, for matching: `match ty.kind() { TypeKind::Tensor { .. } => .. }`.
+    pub fn kind(&self) -> &'static TypeKind {
+        self.0.as_ref()
+    }
     /// `iN`.
     pub fn int(width: u32) -> Type {
-        Type::Integer {
+        Type::new(TypeKind::Integer {
             width,
             signedness: Signedness::Signless,
-        }
+        })
     }
     /// `i1`.
     pub fn i1() -> Type {
@@ -167,71 +211,101 @@ impl Type {
     pub fn i64() -> Type {
         Type::int(64)
     }
+    /// `index`.
+    pub fn index() -> Type {
+        Type::new(TypeKind::Index)
+    }
+    /// A float type.
+    pub fn float(kind: FloatKind) -> Type {
+        Type::new(TypeKind::Float(kind))
+    }
     /// `f32`.
     pub fn f32() -> Type {
-        Type::Float(FloatKind::F32)
+        Type::float(FloatKind::F32)
     }
     /// `f64`.
     pub fn f64() -> Type {
-        Type::Float(FloatKind::F64)
+        Type::float(FloatKind::F64)
     }
     /// `tensor<shape x elem>` with static or dynamic extents.
     pub fn tensor(shape: Vec<i64>, elem: Type) -> Type {
-        Type::Tensor {
+        Type::new(TypeKind::Tensor {
             shape,
-            elem: Box::new(elem),
+            elem,
             encoding: None,
-        }
+        })
     }
     /// `memref<shape x elem>` with the identity layout in the default memory space.
     pub fn memref(shape: Vec<i64>, elem: Type) -> Type {
-        Type::MemRef {
+        Type::new(TypeKind::MemRef {
             shape,
-            elem: Box::new(elem),
+            elem,
             layout: None,
             memory_space: None,
-        }
+        })
+    }
+    /// `vector<shape x elem>` with no scalable dimension.
+    pub fn vector(shape: Vec<i64>, elem: Type) -> Type {
+        let scalable = vec![false; shape.len()];
+        Type::new(TypeKind::Vector {
+            shape,
+            scalable,
+            elem,
+        })
     }
     /// A function type.
     pub fn function(inputs: Vec<Type>, results: Vec<Type>) -> Type {
-        Type::Function { inputs, results }
+        Type::new(TypeKind::Function { inputs, results })
     }
+    /// A dialect type kept as text (see [`TypeKind::Dialect`]).
+    pub fn dialect(dialect: impl Into<String>, body: impl Into<String>) -> Type {
+        Type::new(TypeKind::Dialect {
+            dialect: dialect.into(),
+            body: body.into(),
+        })
+    }
+}
 
+impl TypeKind {
     /// True for integer and `index` types.
     pub fn is_integer_like(&self) -> bool {
-        matches!(self, Type::Integer { .. } | Type::Index)
+        matches!(self, TypeKind::Integer { .. } | TypeKind::Index)
     }
     /// True for builtin float types.
     pub fn is_float(&self) -> bool {
-        matches!(self, Type::Float(_))
+        matches!(self, TypeKind::Float(_))
+    }
+    /// True for `index`.
+    pub fn is_index(&self) -> bool {
+        matches!(self, TypeKind::Index)
     }
     /// Shape of a ranked shaped type (tensor, memref, vector).
     pub fn shape(&self) -> Option<&[i64]> {
         match self {
-            Type::Tensor { shape, .. }
-            | Type::MemRef { shape, .. }
-            | Type::Vector { shape, .. } => Some(shape),
+            TypeKind::Tensor { shape, .. }
+            | TypeKind::MemRef { shape, .. }
+            | TypeKind::Vector { shape, .. } => Some(shape),
             _ => None,
         }
     }
     /// Element type of a shaped type (tensor, memref, vector, complex).
     pub fn element_type(&self) -> Option<&Type> {
         match self {
-            Type::Tensor { elem, .. }
-            | Type::UnrankedTensor { elem }
-            | Type::MemRef { elem, .. }
-            | Type::UnrankedMemRef { elem, .. }
-            | Type::Vector { elem, .. }
-            | Type::Complex(elem) => Some(elem),
+            TypeKind::Tensor { elem, .. }
+            | TypeKind::UnrankedTensor { elem }
+            | TypeKind::MemRef { elem, .. }
+            | TypeKind::UnrankedMemRef { elem, .. }
+            | TypeKind::Vector { elem, .. }
+            | TypeKind::Complex(elem) => Some(elem),
             _ => None,
         }
     }
     /// Bit width of an integer or float type (`index` counts as 64).
     pub fn bit_width(&self) -> Option<u32> {
         match self {
-            Type::Integer { width, .. } => Some(*width),
-            Type::Float(k) => Some(k.width()),
-            Type::Index => Some(64),
+            TypeKind::Integer { width, .. } => Some(*width),
+            TypeKind::Float(k) => Some(k.width()),
+            TypeKind::Index => Some(64),
             _ => None,
         }
     }

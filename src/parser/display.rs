@@ -1,7 +1,7 @@
 //! A compact type spelling for parser diagnostics (the printer owns the real one; the
 //! parser must not depend on it to report errors).
 
-use crate::ir::{DYNAMIC, Signedness, Type};
+use crate::ir::{DYNAMIC, Signedness, Type, TypeKind};
 
 fn dims(shape: &[i64], scalable: Option<&[bool]>, out: &mut String) {
     for (i, d) in shape.iter().enumerate() {
@@ -25,28 +25,28 @@ fn list(ts: &[Type]) -> String {
 
 /// The MLIR spelling of `t` (attributes inside types abbreviated).
 pub(crate) fn type_text(t: &Type) -> String {
-    match t {
-        Type::Integer { width, signedness } => match signedness {
+    match t.kind() {
+        TypeKind::Integer { width, signedness } => match signedness {
             Signedness::Signless => format!("i{width}"),
             Signedness::Signed => format!("si{width}"),
             Signedness::Unsigned => format!("ui{width}"),
         },
-        Type::Float(k) => k.keyword().to_string(),
-        Type::Index => "index".into(),
-        Type::None => "none".into(),
-        Type::Tensor { shape, elem, .. } => {
+        TypeKind::Float(k) => k.keyword().to_string(),
+        TypeKind::Index => "index".into(),
+        TypeKind::None => "none".into(),
+        TypeKind::Tensor { shape, elem, .. } => {
             let mut s = "tensor<".to_string();
             dims(shape, None, &mut s);
             format!("{s}{}>", type_text(elem))
         }
-        Type::UnrankedTensor { elem } => format!("tensor<*x{}>", type_text(elem)),
-        Type::MemRef { shape, elem, .. } => {
+        TypeKind::UnrankedTensor { elem } => format!("tensor<*x{}>", type_text(elem)),
+        TypeKind::MemRef { shape, elem, .. } => {
             let mut s = "memref<".to_string();
             dims(shape, None, &mut s);
             format!("{s}{}>", type_text(elem))
         }
-        Type::UnrankedMemRef { elem, .. } => format!("memref<*x{}>", type_text(elem)),
-        Type::Vector {
+        TypeKind::UnrankedMemRef { elem, .. } => format!("memref<*x{}>", type_text(elem)),
+        TypeKind::Vector {
             shape,
             scalable,
             elem,
@@ -55,16 +55,16 @@ pub(crate) fn type_text(t: &Type) -> String {
             dims(shape, Some(scalable), &mut s);
             format!("{s}{}>", type_text(elem))
         }
-        Type::Complex(e) => format!("complex<{}>", type_text(e)),
-        Type::Tuple(ts) => format!("tuple<{}>", list(ts)),
-        Type::Function { inputs, results } => {
-            if results.len() == 1 && !matches!(results[0], Type::Function { .. }) {
+        TypeKind::Complex(e) => format!("complex<{}>", type_text(e)),
+        TypeKind::Tuple(ts) => format!("tuple<{}>", list(ts)),
+        TypeKind::Function { inputs, results } => {
+            if results.len() == 1 && !matches!((results[0]).kind(), TypeKind::Function { .. }) {
                 format!("({}) -> {}", list(inputs), type_text(&results[0]))
             } else {
                 format!("({}) -> ({})", list(inputs), list(results))
             }
         }
-        Type::Dialect { dialect, body } => format!("!{dialect}.{body}"),
+        TypeKind::Dialect { dialect, body } => format!("!{dialect}.{body}"),
     }
 }
 

@@ -27,7 +27,8 @@ use std::sync::Arc;
 use crate::diagnostics::Diagnostic;
 use crate::dialect::{DialectRegistry, dialect_of};
 use crate::ir::{
-    Attribute, BlockId, Context, Location, OpId, OperationState, RegionId, Span, Type, Value,
+    AttrKind, Attribute, BlockId, Context, Identifier, Location, OpId, OperationState, RegionId,
+    Span, Type, TypeKind, Value,
 };
 use lexer::{Lexer, SpannedToken, Token};
 
@@ -247,7 +248,8 @@ pub(crate) struct State<'s> {
     /// and arguments written without one (as mlir-opt assigns).
     line_starts: Vec<u32>,
     /// The source's name as given (the file name in locations).
-    file_name: String,
+    /// Interned once: every op parsed gets a location in this file.
+    file_name: Identifier,
     warnings: Vec<Diagnostic>,
     depth: usize,
     op_names: FxMap<String, Arc<str>>,
@@ -266,8 +268,7 @@ impl<'s> State<'s> {
         let file_name = ctx
             .sources
             .get(file as usize)
-            .map(|s| s.name.clone())
-            .unwrap_or_default();
+            .map_or(Identifier::new(""), |s| Identifier::new(&s.name));
         let line_starts = std::iter::once(0)
             .chain(
                 src.bytes()
@@ -587,7 +588,7 @@ impl<'s> State<'s> {
             state.span = Some(self.span_of(0, 0));
             // mlir-opt's implicit module is at line 0, column 0 of the file.
             state.location = Location::FileLineCol {
-                file: self.file_name.clone(),
+                file: self.file_name,
                 line: 0,
                 col: 0,
             };
@@ -654,8 +655,8 @@ impl<'s> State<'s> {
 
     /// The location alias `#name` used before its definition, now that the file is read.
     fn deferred_location(&self, name: &str, span: Span) -> Result<Location, Diagnostic> {
-        match self.attr_aliases.get(name) {
-            Some(Attribute::Location(l)) => Ok(l.clone()),
+        match self.attr_aliases.get(name).map(|x| x.kind()) {
+            Some(AttrKind::Location(l)) => Ok(l.clone()),
             Some(_) => Err(self.error_at(span, format!("expected location, but found '#{name}'"))),
             None => Err(self.error_at(
                 span,
@@ -671,7 +672,7 @@ impl<'s> State<'s> {
         let line = self.line_starts.partition_point(|&s| s <= offset);
         let start = self.line_starts[line.saturating_sub(1)];
         Location::FileLineCol {
-            file: self.file_name.clone(),
+            file: self.file_name,
             line: line as u32,
             col: offset - start + 1,
         }
@@ -806,8 +807,8 @@ impl<'s> State<'s> {
                     .with_note(Diagnostic::note(Some(prev.span), "previously defined here")));
             }
             let (old_ty, new_ty) = (
-                self.ctx.value_type(prev.value).clone(),
-                self.ctx.value_type(value).clone(),
+                *self.ctx.value_type(prev.value),
+                *self.ctx.value_type(value),
             );
             if old_ty != new_ty {
                 return Err(self
@@ -875,7 +876,7 @@ impl<'s> State<'s> {
             return Ok(e.value);
         }
         let mut st = OperationState::new("builtin.unrealized_forward_ref");
-        st.result_types.push(ty.clone());
+        st.result_types.push(*ty);
         st.span = Some(span);
         let ph = self.ctx.create_op(st);
         let v = self.ctx.result(ph, 0);
@@ -1159,7 +1160,7 @@ impl<'s> State<'s> {
         if self.at_punct("<") && self.peek_next().token == Token::LBrace {
             self.bump();
             let props = self.parse_dictionary()?;
-            state.properties = Some(Attribute::Dictionary(props));
+            state.properties = Some(Attribute::new(AttrKind::Dictionary(props)));
             self.expect_punct(">")?;
         }
         if self.at_punct("(") && self.peek_next().token == Token::LBrace {
@@ -1193,7 +1194,7 @@ impl<'s> State<'s> {
         self.bump();
         let ty_start = self.cur.span;
         let ty = self.parse_type()?;
-        let Type::Function { inputs, results } = ty else {
+        let TypeKind::Function { inputs, results } = ty.kind() else {
             return Err(self.error_at(ty_start, "expected function type"));
         };
         if inputs.len() != operands.len() {
@@ -1207,11 +1208,11 @@ impl<'s> State<'s> {
                 ),
             ));
         }
-        for (&(name, index, span), t) in operands.iter().zip(&inputs) {
+        for (&(name, index, span), t) in operands.iter().zip(inputs) {
             let v = self.resolve_use(name, index, span, t)?;
             state.operands.push(v);
         }
-        state.result_types = results;
+        state.result_types = results.clone();
         state.span = Some(self.span_of(start, name_tok.end()));
         state.location = self.file_location(name_tok.start());
         let deferred = self.finish_location(&mut state)?;
@@ -1367,7 +1368,7 @@ impl<'s> State<'s> {
             let block = self.ctx.create_block(Vec::new());
             self.ctx.append_block(region, block);
             for (i, (o, ty)) in entry_args.iter().enumerate() {
-                let v = self.ctx.add_block_argument(block, ty.clone(), Some(o.span));
+                let v = self.ctx.add_block_argument(block, *ty, Some(o.span));
                 let loc = self
                     .pending_arg_locs
                     .remove(&o.span.start)
@@ -1451,6 +1452,6 @@ pub(crate) fn move_inherent_to_properties(state: &mut OperationState, inherent: 
     state.attributes = rest;
     if !props.is_empty() {
         // Both come from sorted dictionaries: `props` is sorted.
-        state.properties = Some(Attribute::Dictionary(props));
+        state.properties = Some(Attribute::new(AttrKind::Dictionary(props)));
     }
 }

@@ -4,7 +4,7 @@
 use super::State;
 use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Attribute, ResourceGroup, ResourceValue};
+use crate::ir::{AttrKind, Attribute, ResourceGroup, ResourceValue};
 
 impl State<'_> {
     /// `dense_resource<handle> : type`: elements held in a blob of the file's
@@ -19,7 +19,7 @@ impl State<'_> {
         if ty.shape().is_none() {
             return Err(self.err_expected("a shaped type for dense_resource"));
         }
-        Ok(Attribute::DenseResource { handle, ty })
+        Ok(Attribute::new(AttrKind::DenseResource { handle, ty }))
     }
 
     /// `{-# key: { owner: { name: value, ... }, ... }, ... #-}` with `key` one of

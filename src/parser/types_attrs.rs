@@ -7,8 +7,8 @@ use super::affine_expr::{self, AffTok};
 use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
-    Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatFormat, FloatKind, Location,
-    NamedAttribute, Signedness, Span, TextAlias, Type,
+    AttrKind, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatFormat, FloatKind,
+    Location, NamedAttribute, Signedness, Span, TextAlias, Type, TypeKind,
 };
 
 /// Bound on the tokens of one affine map/set (its syntax tree is walked recursively).
@@ -117,8 +117,8 @@ fn wide_from_bits(bits: u128, k: FloatKind) -> Option<f64> {
 
 /// Rounds a parsed value to the precision of `ty`, as MLIR's APFloat conversion does.
 fn round_to(v: f64, ty: &Type) -> f64 {
-    match ty {
-        Type::Float(k) => FloatFormat::of(*k).map_or(v, |f| f.round(v)),
+    match ty.kind() {
+        TypeKind::Float(k) => FloatFormat::of(*k).map_or(v, |f| f.round(v)),
         _ => v,
     }
 }
@@ -146,7 +146,7 @@ impl<'s> State<'s> {
         match self.cur.token {
             Token::LParen => {
                 let (inputs, results) = self.parse_function_type()?;
-                Ok(Type::Function { inputs, results })
+                Ok(Type::new(TypeKind::Function { inputs, results }))
             }
             Token::BangId => self.parse_extended_type(),
             Token::BareId => self.parse_keyword_type(),
@@ -192,7 +192,7 @@ impl<'s> State<'s> {
         let kw = t.text;
         if let Some(k) = FloatKind::from_keyword(kw) {
             self.bump();
-            return Ok(Type::Float(k));
+            return Ok(Type::float(k));
         }
         if let Some((signedness, digits)) = int_type_keyword(kw) {
             self.bump();
@@ -203,19 +203,19 @@ impl<'s> State<'s> {
                 .ok_or_else(|| {
                     self.error_at(t.span, "integer bitwidth is limited to 16777215 bits")
                 })?;
-            return Ok(Type::Integer {
+            return Ok(Type::new(TypeKind::Integer {
                 width: width as u32,
                 signedness,
-            });
+            }));
         }
         match kw {
             "index" => {
                 self.bump();
-                Ok(Type::Index)
+                Ok(Type::index())
             }
             "none" => {
                 self.bump();
-                Ok(Type::None)
+                Ok(Type::new(TypeKind::None))
             }
             "tensor" => self.parse_tensor_type(),
             "memref" => self.parse_memref_type(),
@@ -225,13 +225,13 @@ impl<'s> State<'s> {
                 self.expect_punct("<")?;
                 let e = self.parse_type()?;
                 self.expect_punct_in(">", "complex type")?;
-                Ok(Type::Complex(Box::new(e)))
+                Ok(Type::new(TypeKind::Complex(e)))
             }
             "tuple" => {
                 self.bump();
                 self.expect_punct("<")?;
                 let v = self.parse_type_list_until(">")?;
-                Ok(Type::Tuple(v))
+                Ok(Type::new(TypeKind::Tuple(v)))
             }
             _ => Err(self.err_expected("non-function type")),
         }
@@ -301,9 +301,7 @@ impl<'s> State<'s> {
             self.parse_x_in_dimension_list()?;
             let elem = self.parse_type()?;
             self.expect_punct_in(">", "tensor type")?;
-            return Ok(Type::UnrankedTensor {
-                elem: Box::new(elem),
-            });
+            return Ok(Type::new(TypeKind::UnrankedTensor { elem }));
         }
         let shape = self.parse_dimension_list(true)?;
         let elem = self.parse_type()?;
@@ -313,11 +311,11 @@ impl<'s> State<'s> {
             None
         };
         self.expect_punct_in(">", "tensor type")?;
-        Ok(Type::Tensor {
+        Ok(Type::new(TypeKind::Tensor {
             shape,
-            elem: Box::new(elem),
-            encoding,
-        })
+            elem,
+            encoding: encoding.map(|b| *b),
+        }))
     }
 
     fn parse_memref_type(&mut self) -> Result<Type, Diagnostic> {
@@ -332,10 +330,10 @@ impl<'s> State<'s> {
                 None
             };
             self.expect_punct_in(">", "memref type")?;
-            return Ok(Type::UnrankedMemRef {
-                elem: Box::new(elem),
-                memory_space,
-            });
+            return Ok(Type::new(TypeKind::UnrankedMemRef {
+                elem,
+                memory_space: memory_space.map(|b| *b),
+            }));
         }
         let shape = self.parse_dimension_list(true)?;
         let elem = self.parse_type()?;
@@ -344,8 +342,8 @@ impl<'s> State<'s> {
         while self.eat_punct(",") {
             let span = self.cur.span;
             let a = self.parse_attribute()?;
-            let is_layout = matches!(a, Attribute::AffineMap(_) | Attribute::Strided { .. });
-            if let Attribute::AffineMap(m) = &a
+            let is_layout = matches!(a.kind(), AttrKind::AffineMap(_) | AttrKind::Strided { .. });
+            if let AttrKind::AffineMap(m) = a.kind()
                 && is_layout
                 && layout.is_none()
                 && m.num_dims as usize != shape.len()
@@ -368,12 +366,12 @@ impl<'s> State<'s> {
             }
         }
         self.expect_punct_in(">", "memref type")?;
-        Ok(Type::MemRef {
+        Ok(Type::new(TypeKind::MemRef {
             shape,
-            elem: Box::new(elem),
-            layout,
-            memory_space,
-        })
+            elem,
+            layout: layout.map(|b| *b),
+            memory_space: memory_space.map(|b| *b),
+        }))
     }
 
     fn parse_vector_type(&mut self) -> Result<Type, Diagnostic> {
@@ -408,11 +406,11 @@ impl<'s> State<'s> {
                 format!("vector types must have positive constant sizes but got {d}"),
             ));
         }
-        Ok(Type::Vector {
+        Ok(Type::new(TypeKind::Vector {
             shape,
             scalable,
-            elem: Box::new(elem),
-        })
+            elem,
+        }))
     }
 
     /// Splits `!name` / `#name` into alias, pretty dialect or opaque dialect form.
@@ -477,11 +475,11 @@ impl<'s> State<'s> {
                 b'#' => self
                     .attr_aliases
                     .get(name)
-                    .map(|a| TextAlias::Attr(name.to_string(), a.clone())),
+                    .map(|a| TextAlias::Attr(name.to_string(), *a)),
                 _ => self
                     .type_aliases
                     .get(name)
-                    .map(|t| TextAlias::Type(name.to_string(), t.clone())),
+                    .map(|t| TextAlias::Type(name.to_string(), *t)),
             };
             if let Some(a) = alias
                 && !self.ctx.text_aliases.contains(&a)
@@ -495,7 +493,7 @@ impl<'s> State<'s> {
     fn parse_extended_type(&mut self) -> Result<Type, Diagnostic> {
         let span = self.cur.span;
         match self.parse_dialect_symbol()? {
-            Ok((dialect, body)) => Ok(Type::Dialect { dialect, body }),
+            Ok((dialect, body)) => Ok(Type::new(TypeKind::Dialect { dialect, body })),
             Err(alias) => {
                 self.type_aliases.get(alias).cloned().ok_or_else(|| {
                     self.error_at(span, format!("undefined symbol alias id '{alias}'"))
@@ -520,18 +518,20 @@ impl<'s> State<'s> {
                 match kw {
                     "unit" => {
                         self.bump();
-                        Ok(Attribute::Unit)
+                        Ok(Attribute::unit())
                     }
                     "true" | "false" => {
                         self.bump();
-                        Ok(Attribute::Bool(kw == "true"))
+                        Ok(Attribute::new(AttrKind::Bool(kw == "true")))
                     }
                     "affine_map" | "affine_set" => self.parse_affine_attr(),
                     "dense" => self.parse_dense_attr(),
                     "array" => self.parse_dense_array_attr(),
                     "strided" => self.parse_strided_attr(),
-                    "loc" => Ok(Attribute::Location(self.parse_location()?)),
-                    _ if is_type_keyword(kw) => Ok(Attribute::Type(self.parse_type()?)),
+                    "loc" => Ok(Attribute::new(AttrKind::Location(self.parse_location()?))),
+                    _ if is_type_keyword(kw) => {
+                        Ok(Attribute::new(AttrKind::Type(self.parse_type()?)))
+                    }
                     "dense_resource" => self.parse_dense_resource_attr(),
                     "sparse" => self.parse_sparse_attr(),
                     "distinct" => self.parse_distinct_attr(),
@@ -554,11 +554,11 @@ impl<'s> State<'s> {
                 };
                 // `\FF` escapes may spell bytes that are not UTF-8: kept as bytes, unchanged.
                 Ok(match String::from_utf8(bytes) {
-                    Ok(value) => Attribute::String { value, ty },
-                    Err(e) => Attribute::Bytes {
+                    Ok(value) => Attribute::new(AttrKind::String { value, ty }),
+                    Err(e) => Attribute::new(AttrKind::Bytes {
                         value: e.into_bytes(),
                         ty,
-                    },
+                    }),
                 })
             }
             Token::LBracket => {
@@ -576,9 +576,11 @@ impl<'s> State<'s> {
                     }
                     self.bump();
                 }
-                Ok(Attribute::Array(v))
+                Ok(Attribute::new(AttrKind::Array(v)))
             }
-            Token::LBrace => Ok(Attribute::Dictionary(self.parse_dictionary()?)),
+            Token::LBrace => Ok(Attribute::new(AttrKind::Dictionary(
+                self.parse_dictionary()?,
+            ))),
             Token::AtId | Token::AtString => {
                 let root = self.parse_symbol_name()?;
                 let mut nested = Vec::new();
@@ -586,24 +588,26 @@ impl<'s> State<'s> {
                     self.bump();
                     nested.push(self.parse_symbol_name()?);
                 }
-                Ok(Attribute::SymbolRef { root, nested })
+                Ok(Attribute::new(AttrKind::SymbolRef { root, nested }))
             }
             Token::HashId => {
                 let span = self.cur.span;
                 match self.parse_dialect_symbol()? {
                     // An optional `: type`, as MLIR reads after a dialect attribute.
-                    Ok((dialect, body)) if self.eat_punct(":") => Ok(Attribute::TypedDialect {
-                        dialect,
-                        body,
-                        ty: self.parse_type()?,
-                    }),
-                    Ok((dialect, body)) => Ok(Attribute::Dialect { dialect, body }),
+                    Ok((dialect, body)) if self.eat_punct(":") => {
+                        Ok(Attribute::new(AttrKind::TypedDialect {
+                            dialect,
+                            body,
+                            ty: self.parse_type()?,
+                        }))
+                    }
+                    Ok((dialect, body)) => Ok(Attribute::new(AttrKind::Dialect { dialect, body })),
                     Err(alias) => self.attr_aliases.get(alias).cloned().ok_or_else(|| {
                         self.error_at(span, format!("undefined symbol alias id '{alias}'"))
                     }),
                 }
             }
-            Token::BangId | Token::LParen => Ok(Attribute::Type(self.parse_type()?)),
+            Token::BangId | Token::LParen => Ok(Attribute::new(AttrKind::Type(self.parse_type()?))),
             _ => Err(self.err_expected("attribute value")),
         }
     }
@@ -649,7 +653,7 @@ impl<'s> State<'s> {
                 let value = if self.eat_punct("=") {
                     self.parse_attribute()?
                 } else {
-                    Attribute::Unit
+                    Attribute::unit()
                 };
                 if first_unsorted.is_none() && out.last().is_some_and(|l| l.name >= name) {
                     first_unsorted = Some(out.len());
@@ -705,7 +709,7 @@ impl<'s> State<'s> {
                 } else {
                     Type::i64()
                 };
-                if let Type::Float(k) = ty {
+                if let TypeKind::Float(k) = ty.kind() {
                     if !t.text.starts_with("0x") {
                         return Err(self
                             .error_at(
@@ -723,13 +727,13 @@ impl<'s> State<'s> {
                             "hexadecimal float literal should not have a leading minus",
                         ));
                     }
-                    let v = float_from_bits(mag, k).ok_or_else(|| {
+                    let v = float_from_bits(mag, *k).ok_or_else(|| {
                         self.error_at(t.span, "hexadecimal float constant out of range for type")
                     })?;
-                    return Ok(Attribute::Float {
+                    return Ok(Attribute::new(AttrKind::Float {
                         value: FloatBits::new(v),
                         ty,
-                    });
+                    }));
                 }
                 if !ty.is_integer_like() {
                     return Err(
@@ -741,15 +745,15 @@ impl<'s> State<'s> {
                     .map_err(|_| self.error_at(t.span, "integer constant out of range"))?;
                 let value = self.fit_integer(value, neg, &ty, start)?;
                 if matches!(
-                    ty,
-                    Type::Integer {
+                    ty.kind(),
+                    TypeKind::Integer {
                         width: 1,
                         signedness: Signedness::Signless
                     }
                 ) {
-                    return Ok(Attribute::Bool(value != 0));
+                    return Ok(Attribute::new(AttrKind::Bool(value != 0)));
                 }
-                Ok(Attribute::Integer { value, ty })
+                Ok(Attribute::new(AttrKind::Integer { value, ty }))
             }
             Token::Float => {
                 self.bump();
@@ -769,10 +773,10 @@ impl<'s> State<'s> {
                         self.error_at(start, "floating point value not valid for specified type")
                     );
                 }
-                Ok(Attribute::Float {
+                Ok(Attribute::new(AttrKind::Float {
                     value: FloatBits::new(round_to(v, &ty)),
                     ty,
-                })
+                }))
             }
             _ => Err(self.err_expected("integer or floating point literal")),
         }
@@ -787,9 +791,9 @@ impl<'s> State<'s> {
         ty: &Type,
         span: Span,
     ) -> Result<i128, Diagnostic> {
-        let (width, signedness) = match ty {
-            Type::Integer { width, signedness } => (*width, *signedness),
-            Type::Index => (64, Signedness::Signless),
+        let (width, signedness) = match ty.kind() {
+            TypeKind::Integer { width, signedness } => (*width, *signedness),
+            TypeKind::Index => (64, Signedness::Signless),
             _ => return Ok(value),
         };
         if width == 0 || width >= 127 {
@@ -902,13 +906,13 @@ impl<'s> State<'s> {
         let to_diag =
             |(s, e, m): affine_expr::AffineError| Diagnostic::error(Some(Span::new(file, s, e)), m);
         if is_map {
-            Ok(Attribute::AffineMap(
+            Ok(Attribute::new(AttrKind::AffineMap(
                 affine_expr::parse_map(toks, end).map_err(to_diag)?,
-            ))
+            )))
         } else {
-            Ok(Attribute::IntegerSet(
+            Ok(Attribute::new(AttrKind::IntegerSet(
                 affine_expr::parse_set(toks, end).map_err(to_diag)?,
-            ))
+            )))
         }
     }
 
@@ -932,7 +936,7 @@ impl<'s> State<'s> {
         check_dense_literal(&literal, &ty).map_err(|(msg, at_type)| {
             self.error_at(if at_type { ty_span } else { lit_span }, msg)
         })?;
-        Ok(Attribute::DenseElements { literal, ty })
+        Ok(Attribute::new(AttrKind::DenseElements { literal, ty }))
     }
 
     /// `distinct[id]<attr>`, `distinct[id]<>` for a unit value.
@@ -949,15 +953,12 @@ impl<'s> State<'s> {
         self.expect_punct("]")?;
         self.expect_punct("<")?;
         let value = if self.at_punct(">") {
-            Attribute::Unit
+            Attribute::unit()
         } else {
             self.parse_attribute()?
         };
         self.expect_punct(">")?;
-        Ok(Attribute::Distinct {
-            id,
-            value: Box::new(value),
-        })
+        Ok(Attribute::new(AttrKind::Distinct { id, value }))
     }
 
     /// `sparse<indices, values> : type` or `sparse<> : type`.
@@ -1000,13 +1001,13 @@ impl<'s> State<'s> {
         };
         check_sparse(&shape, &indices, &index_shape, &value_shape, &ty)
             .map_err(|m| self.error_at(start, m))?;
-        Ok(Attribute::Sparse {
+        Ok(Attribute::new(AttrKind::Sparse {
             indices,
             index_shape,
             values,
             value_shape,
             ty,
-        })
+        }))
     }
 
     fn parse_dense_literal(&mut self) -> Result<DenseLiteral, Diagnostic> {
@@ -1088,9 +1089,9 @@ impl<'s> State<'s> {
         self.expect_punct("<")?;
         let ty_span = self.cur.span;
         let elem = self.parse_type()?;
-        let is_float = match &elem {
-            Type::Integer { .. } => false,
-            Type::Float(_) => true,
+        let is_float = match elem.kind() {
+            TypeKind::Integer { .. } => false,
+            TypeKind::Float(_) => true,
             _ => {
                 return Err(self.error_at(ty_span, "expected integer or float type"));
             }
@@ -1120,7 +1121,7 @@ impl<'s> State<'s> {
                         // A hexadecimal integer is the element's bit pattern, as for
                         // float attributes: the printer writes inf and NaN that way.
                         (Token::Integer, true) if t.text.starts_with("0x") => {
-                            let Type::Float(k) = elem else {
+                            let TypeKind::Float(k) = elem.kind() else {
                                 return Err(self.error_at(t.span, "expected a float element type"));
                             };
                             if neg {
@@ -1130,7 +1131,7 @@ impl<'s> State<'s> {
                                 ));
                             }
                             let v = parse_int_literal(t.text)
-                                .and_then(|bits| float_from_bits(bits, k))
+                                .and_then(|bits| float_from_bits(bits, *k))
                                 .ok_or_else(|| {
                                     self.error_at(
                                         t.span,
@@ -1157,14 +1158,14 @@ impl<'s> State<'s> {
             }
         }
         self.expect_punct(">")?;
-        Ok(Attribute::DenseArray(if is_float {
+        Ok(Attribute::new(AttrKind::DenseArray(if is_float {
             DenseArray::Float {
                 elem,
                 values: floats,
             }
         } else {
             DenseArray::Int { elem, values: ints }
-        }))
+        })))
     }
 
     fn parse_stride_value(&mut self) -> Result<i64, Diagnostic> {
@@ -1206,7 +1207,7 @@ impl<'s> State<'s> {
             offset = self.parse_stride_value()?;
         }
         self.expect_punct(">")?;
-        Ok(Attribute::Strided { strides, offset })
+        Ok(Attribute::new(AttrKind::Strided { strides, offset }))
     }
 
     // ----- locations ---------------------------------------------------------------
@@ -1290,7 +1291,11 @@ impl<'s> State<'s> {
                         self.expect_punct(":")?;
                         self.parse_u32("column number in file location range")?;
                     }
-                    Ok(Location::FileLineCol { file: s, line, col })
+                    Ok(Location::FileLineCol {
+                        file: s.into(),
+                        line,
+                        col,
+                    })
                 } else if self.eat_punct("(") {
                     let child = self.parse_location_inner()?;
                     self.expect_punct(")")?;
@@ -1307,8 +1312,8 @@ impl<'s> State<'s> {
             }
             Token::HashId => {
                 self.bump();
-                match self.attr_aliases.get(&t.text[1..]) {
-                    Some(Attribute::Location(l)) => Ok(l.clone()),
+                match self.attr_aliases.get(&t.text[1..]).map(|x| x.kind()) {
+                    Some(AttrKind::Location(l)) => Ok(l.clone()),
                     Some(_) => {
                         Err(self
                             .error_at(t.span, format!("expected location, but found '{}'", t.text)))
@@ -1339,12 +1344,12 @@ impl<'s> State<'s> {
 /// the type's (or a single splat element), and elements of the element type's kind.
 /// Errors carry whether they point at the type (else at the literal).
 fn check_dense_literal(lit: &DenseLiteral, ty: &Type) -> Result<(), (String, bool)> {
-    let (shape, elem) = match ty {
+    let (shape, elem) = match ty.kind() {
         // mlir-opt-22 accepts memrefs too.
-        Type::Tensor { shape, elem, .. }
-        | Type::Vector { shape, elem, .. }
-        | Type::MemRef { shape, elem, .. } => (shape, elem),
-        Type::UnrankedTensor { .. } | Type::UnrankedMemRef { .. } => {
+        TypeKind::Tensor { shape, elem, .. }
+        | TypeKind::Vector { shape, elem, .. }
+        | TypeKind::MemRef { shape, elem, .. } => (shape, elem),
+        TypeKind::UnrankedTensor { .. } | TypeKind::UnrankedMemRef { .. } => {
             return Err(("elements literal type must have static shape".into(), true));
         }
         _ => return Err(("elements literal must be a shaped type".into(), true)),
@@ -1483,13 +1488,17 @@ fn check_sparse(
 fn check_dense_elements(lit: &DenseLiteral, elem: &Type) -> Result<(), (String, bool)> {
     match lit {
         DenseLiteral::List(items) => items.iter().try_for_each(|i| check_dense_elements(i, elem)),
-        DenseLiteral::Float(_) if matches!(elem, Type::Integer { .. } | Type::Index) => Err((
-            "expected integer elements, but parsed floating-point".into(),
-            false,
-        )),
+        DenseLiteral::Float(_)
+            if matches!(elem.kind(), TypeKind::Integer { .. } | TypeKind::Index) =>
+        {
+            Err((
+                "expected integer elements, but parsed floating-point".into(),
+                false,
+            ))
+        }
         DenseLiteral::Bool(_)
-            if matches!(elem, Type::Index)
-                || matches!(elem, Type::Integer { width, .. } if *width != 1) =>
+            if matches!(elem.kind(), TypeKind::Index)
+                || matches!(elem.kind(), TypeKind::Integer { width, .. } if *width != 1) =>
         {
             Err((
                 "expected i1 type for 'true' or 'false' values".into(),

@@ -1,12 +1,14 @@
 //! Custom form of `builtin.module`: `module @name attributes {...} {...}`.
 
 use super::OpAsmPrinter;
-use crate::ir::{Attribute, Context, NamedAttribute, OpId};
+use crate::ir::{AttrKind, Context, NamedAttribute, OpId};
 
 /// Prints the part after `module`: the optional `@name`, the other attributes after
 /// `attributes`, and the body without entry block header (a module has no terminator).
 pub fn print_module(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
-    if let Some(Attribute::String { value, .. }) = ctx.inherent_attr(op, "sym_name") {
+    if let Some(AttrKind::String { value, .. }) =
+        ctx.inherent_attr(op, "sym_name").map(|x| x.kind())
+    {
         p.write(" ");
         p.print_symbol_name(value);
     }

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::ir::{
-    AffineExpr, AffineMap, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatFormat, FloatKind,
-    IntegerSet, Location, NamedAttribute, Signedness, TextAlias, Type,
+    AffineExpr, AffineMap, AttrKind, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatFormat,
+    FloatKind, IntegerSet, Location, NamedAttribute, Signedness, TextAlias, Type, TypeKind,
 };
 
 /// Attribute aliases (`#map`, `#set1`), numbered in first-use order as MLIR's
@@ -116,7 +116,9 @@ impl Aliases {
             } => {
                 // MLIR walks the metadata first; a location there is aliased too.
                 let meta = match metadata.as_deref() {
-                    Some(Attribute::Location(m)) => Some(self.visit_location(m, deferrable)),
+                    Some(a) if let AttrKind::Location(m) = a.kind() => {
+                        Some(self.visit_location(m, deferrable))
+                    }
                     Some(a) => {
                         self.visit_attr(a);
                         None
@@ -192,17 +194,17 @@ impl Aliases {
     }
     /// Records every aliasable attribute nested in `t`.
     pub fn visit_type(&mut self, t: &Type) {
-        match t {
-            Type::Tensor { elem, encoding, .. } => {
+        match t.kind() {
+            TypeKind::Tensor { elem, encoding, .. } => {
                 self.visit_type(elem);
                 if let Some(e) = encoding {
                     self.visit_attr(e);
                 }
             }
-            Type::UnrankedTensor { elem } | Type::Complex(elem) | Type::Vector { elem, .. } => {
-                self.visit_type(elem)
-            }
-            Type::MemRef {
+            TypeKind::UnrankedTensor { elem }
+            | TypeKind::Complex(elem)
+            | TypeKind::Vector { elem, .. } => self.visit_type(elem),
+            TypeKind::MemRef {
                 elem,
                 layout,
                 memory_space,
@@ -218,14 +220,14 @@ impl Aliases {
                     self.visit_attr(m);
                 }
             }
-            Type::UnrankedMemRef { elem, memory_space } => {
+            TypeKind::UnrankedMemRef { elem, memory_space } => {
                 self.visit_type(elem);
                 if let Some(m) = memory_space {
                     self.visit_attr(m);
                 }
             }
-            Type::Tuple(ts) => ts.iter().for_each(|t| self.visit_type(t)),
-            Type::Function { inputs, results } => {
+            TypeKind::Tuple(ts) => ts.iter().for_each(|t| self.visit_type(t)),
+            TypeKind::Function { inputs, results } => {
                 inputs.iter().for_each(|t| self.visit_type(t));
                 results.iter().for_each(|t| self.visit_type(t));
             }
@@ -234,35 +236,33 @@ impl Aliases {
     }
     /// Records every aliasable attribute nested in `a` (itself included).
     pub fn visit_attr(&mut self, a: &Attribute) {
-        match a {
-            Attribute::AffineMap(m) => self.visit_map(m),
-            Attribute::IntegerSet(s) => self.visit_set(s),
-            Attribute::Type(t) | Attribute::DenseElements { ty: t, .. } => self.visit_type(t),
-            Attribute::Array(v) => v.iter().for_each(|a| self.visit_attr(a)),
-            Attribute::Dictionary(v) => v.iter().for_each(|n| self.visit_attr(&n.value)),
-            Attribute::String { ty: Some(t), .. } | Attribute::Bytes { ty: Some(t), .. } => {
+        match a.kind() {
+            AttrKind::AffineMap(m) => self.visit_map(m),
+            AttrKind::IntegerSet(s) => self.visit_set(s),
+            AttrKind::Type(t) | AttrKind::DenseElements { ty: t, .. } => self.visit_type(t),
+            AttrKind::Array(v) => v.iter().for_each(|a| self.visit_attr(a)),
+            AttrKind::Dictionary(v) => v.iter().for_each(|n| self.visit_attr(&n.value)),
+            AttrKind::String { ty: Some(t), .. } | AttrKind::Bytes { ty: Some(t), .. } => {
                 self.visit_type(t)
             }
             // The builtin dialect aliases every location used as an attribute (`#loc`),
             // defined before the op.
-            Attribute::Location(l) => {
+            AttrKind::Location(l) => {
                 self.visit_location(l, false);
             }
-            Attribute::Distinct { value, .. } if **value != Attribute::Unit => {
+            AttrKind::Distinct { value, .. } if **value != AttrKind::Unit => {
                 if !self.distincts.contains_key(a) {
-                    self.distincts.insert(a.clone(), self.distincts.len());
-                    self.order.push(AliasDef::Distinct(a.clone()));
+                    self.distincts.insert(*a, self.distincts.len());
+                    self.order.push(AliasDef::Distinct(*a));
                     self.order_seq.push(self.seq);
                     self.seq += 1;
                 }
                 self.visit_attr(value);
                 let depth = self.alias_depth(value).map_or(0, |d| d + 1);
-                self.distinct_depth.insert(a.clone(), depth);
+                self.distinct_depth.insert(*a, depth);
             }
-            Attribute::TypedDialect { ty, .. } | Attribute::Sparse { ty, .. } => {
-                self.visit_type(ty)
-            }
-            Attribute::DenseResource { handle, ty } => {
+            AttrKind::TypedDialect { ty, .. } | AttrKind::Sparse { ty, .. } => self.visit_type(ty),
+            AttrKind::DenseResource { handle, ty } => {
                 if !self.resources_used.contains(handle) {
                     self.resources_used.push(handle.clone());
                 }
@@ -274,12 +274,12 @@ impl Aliases {
     /// The deepest alias depth among the aliases `a` names once visited (maps and sets 0,
     /// locations their depth, `distinct`s theirs); `None` when it names none.
     fn alias_depth(&self, a: &Attribute) -> Option<u32> {
-        match a {
-            Attribute::AffineMap(_) | Attribute::IntegerSet(_) => Some(0),
-            Attribute::Location(l) => self.locs.get(l).map(|&i| self.loc_list[i].1),
-            Attribute::Distinct { .. } => self.distinct_depth.get(a).copied(),
-            Attribute::Array(v) => v.iter().filter_map(|x| self.alias_depth(x)).max(),
-            Attribute::Dictionary(v) => v.iter().filter_map(|n| self.alias_depth(&n.value)).max(),
+        match a.kind() {
+            AttrKind::AffineMap(_) | AttrKind::IntegerSet(_) => Some(0),
+            AttrKind::Location(l) => self.locs.get(l).map(|&i| self.loc_list[i].1),
+            AttrKind::Distinct { .. } => self.distinct_depth.get(a).copied(),
+            AttrKind::Array(v) => v.iter().filter_map(|x| self.alias_depth(x)).max(),
+            AttrKind::Dictionary(v) => v.iter().filter_map(|n| self.alias_depth(&n.value)).max(),
             _ => None,
         }
     }
@@ -371,16 +371,16 @@ impl Aliases {
         }
     }
     fn walk_distinct_ids(&self, a: &Attribute, top: bool) {
-        match a {
-            Attribute::Distinct { id, value } => {
+        match a.kind() {
+            AttrKind::Distinct { id, value } => {
                 if !top && self.distincts.contains_key(a) {
                     return; // printed as its alias
                 }
                 self.distinct_id(*id);
                 self.walk_distinct_ids(value, false);
             }
-            Attribute::Array(v) => v.iter().for_each(|x| self.walk_distinct_ids(x, false)),
-            Attribute::Dictionary(v) => v
+            AttrKind::Array(v) => v.iter().for_each(|x| self.walk_distinct_ids(x, false)),
+            AttrKind::Dictionary(v) => v
                 .iter()
                 .for_each(|n| self.walk_distinct_ids(&n.value, false)),
             _ => {}
@@ -396,12 +396,12 @@ impl Aliases {
 
 /// A memref layout that MLIR drops: the identity affine map.
 fn is_identity_layout(a: &Attribute) -> bool {
-    matches!(a, Attribute::AffineMap(m) if m.is_identity())
+    matches!(a.kind(), AttrKind::AffineMap(m) if m.is_identity())
 }
 
 /// A memory space that MLIR drops: integer 0.
 fn is_default_memory_space(a: &Attribute) -> bool {
-    matches!(a, Attribute::Integer { value: 0, ty } if *ty == Type::i64())
+    matches!(a.kind(), AttrKind::Integer { value: 0, ty } if *ty == Type::i64())
 }
 
 /// Appends a decimal integer (faster than `write!` on the hot path of value names).
@@ -436,8 +436,8 @@ pub(crate) struct Fmt<'x> {
 impl Fmt<'_> {
     /// Appends type `t`.
     pub fn ty(&self, out: &mut String, t: &Type) {
-        match t {
-            Type::Integer { width, signedness } => {
+        match t.kind() {
+            TypeKind::Integer { width, signedness } => {
                 out.push_str(match signedness {
                     Signedness::Signless => "i",
                     Signedness::Signed => "si",
@@ -445,10 +445,10 @@ impl Fmt<'_> {
                 });
                 push_u64(out, *width as u64);
             }
-            Type::Float(k) => out.push_str(k.keyword()),
-            Type::Index => out.push_str("index"),
-            Type::None => out.push_str("none"),
-            Type::Tensor {
+            TypeKind::Float(k) => out.push_str(k.keyword()),
+            TypeKind::Index => out.push_str("index"),
+            TypeKind::None => out.push_str("none"),
+            TypeKind::Tensor {
                 shape,
                 elem,
                 encoding,
@@ -462,12 +462,12 @@ impl Fmt<'_> {
                 }
                 out.push('>');
             }
-            Type::UnrankedTensor { elem } => {
+            TypeKind::UnrankedTensor { elem } => {
                 out.push_str("tensor<*x");
                 self.ty(out, elem);
                 out.push('>');
             }
-            Type::MemRef {
+            TypeKind::MemRef {
                 shape,
                 elem,
                 layout,
@@ -490,7 +490,7 @@ impl Fmt<'_> {
                 }
                 out.push('>');
             }
-            Type::UnrankedMemRef { elem, memory_space } => {
+            TypeKind::UnrankedMemRef { elem, memory_space } => {
                 out.push_str("memref<*x");
                 self.ty(out, elem);
                 if let Some(m) = memory_space
@@ -501,7 +501,7 @@ impl Fmt<'_> {
                 }
                 out.push('>');
             }
-            Type::Vector {
+            TypeKind::Vector {
                 shape,
                 scalable,
                 elem,
@@ -511,18 +511,18 @@ impl Fmt<'_> {
                 self.ty(out, elem);
                 out.push('>');
             }
-            Type::Complex(e) => {
+            TypeKind::Complex(e) => {
                 out.push_str("complex<");
                 self.ty(out, e);
                 out.push('>');
             }
-            Type::Tuple(ts) => {
+            TypeKind::Tuple(ts) => {
                 out.push_str("tuple<");
                 self.types(out, ts);
                 out.push('>');
             }
-            Type::Function { inputs, results } => self.function_type(out, inputs, results),
-            Type::Dialect { dialect, body } => dialect_symbol(out, '!', dialect, body),
+            TypeKind::Function { inputs, results } => self.function_type(out, inputs, results),
+            TypeKind::Dialect { dialect, body } => dialect_symbol(out, '!', dialect, body),
         }
     }
 
@@ -541,7 +541,7 @@ impl Fmt<'_> {
         out.push('(');
         self.types(out, inputs);
         out.push_str(") -> ");
-        let wrap = results.len() != 1 || matches!(results[0], Type::Function { .. });
+        let wrap = results.len() != 1 || matches!((results[0]).kind(), TypeKind::Function { .. });
         if wrap {
             out.push('(');
         }
@@ -554,10 +554,10 @@ impl Fmt<'_> {
     /// Appends attribute `a`. `may_elide` is MLIR's `AttrTypeElision::May`: the `: i64`
     /// and `: f64` of integers and floats are left out (array elements, memory spaces).
     pub fn attr(&self, out: &mut String, a: &Attribute, may_elide: bool) {
-        match a {
-            Attribute::Unit => out.push_str("unit"),
-            Attribute::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Attribute::Integer { value, ty } => {
+        match a.kind() {
+            AttrKind::Unit => out.push_str("unit"),
+            AttrKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            AttrKind::Integer { value, ty } => {
                 if *ty == Type::i1() {
                     out.push_str(if *value & 1 != 0 { "true" } else { "false" });
                     return;
@@ -568,9 +568,9 @@ impl Fmt<'_> {
                     self.ty(out, ty);
                 }
             }
-            Attribute::Float { value, ty } => {
-                let kind = match ty {
-                    Type::Float(k) => *k,
+            AttrKind::Float { value, ty } => {
+                let kind = match ty.kind() {
+                    TypeKind::Float(k) => *k,
                     _ => FloatKind::F64,
                 };
                 write_float(out, value.get(), kind);
@@ -579,26 +579,26 @@ impl Fmt<'_> {
                     self.ty(out, ty);
                 }
             }
-            Attribute::String { value, ty } => {
+            AttrKind::String { value, ty } => {
                 escaped_string(out, value);
                 if let Some(t) = ty
-                    && *t != Type::None
+                    && *t != Type::new(TypeKind::None)
                 {
                     out.push_str(" : ");
                     self.ty(out, t);
                 }
             }
-            Attribute::Bytes { value, ty } => {
+            AttrKind::Bytes { value, ty } => {
                 escaped_bytes(out, value);
                 if let Some(t) = ty
-                    && *t != Type::None
+                    && *t != Type::new(TypeKind::None)
                 {
                     out.push_str(" : ");
                     self.ty(out, t);
                 }
             }
-            Attribute::Type(t) => self.ty(out, t),
-            Attribute::Array(v) => {
+            AttrKind::Type(t) => self.ty(out, t),
+            AttrKind::Array(v) => {
                 out.push('[');
                 for (i, a) in v.iter().enumerate() {
                     if i > 0 {
@@ -608,30 +608,30 @@ impl Fmt<'_> {
                 }
                 out.push(']');
             }
-            Attribute::DenseArray(d) => self.dense_array(out, d),
-            Attribute::Dictionary(v) => self.dictionary(out, v),
-            Attribute::SymbolRef { root, nested } => {
+            AttrKind::DenseArray(d) => self.dense_array(out, d),
+            AttrKind::Dictionary(v) => self.dictionary(out, v),
+            AttrKind::SymbolRef { root, nested } => {
                 symbol_ref(out, root);
                 for n in nested {
                     out.push_str("::");
                     symbol_ref(out, n);
                 }
             }
-            Attribute::AffineMap(m) => match self.aliases.and_then(|al| al.maps.get(m)) {
+            AttrKind::AffineMap(m) => match self.aliases.and_then(|al| al.maps.get(m)) {
                 Some(n) => alias_name(out, "map", *n),
                 None => write_affine_map_attr(out, m),
             },
-            Attribute::IntegerSet(s) => match self.aliases.and_then(|al| al.sets.get(s)) {
+            AttrKind::IntegerSet(s) => match self.aliases.and_then(|al| al.sets.get(s)) {
                 Some(n) => alias_name(out, "set", *n),
                 None => write_integer_set_attr(out, s),
             },
-            Attribute::DenseElements { literal, ty } => {
+            AttrKind::DenseElements { literal, ty } => {
                 out.push_str("dense<");
                 dense_elements(out, literal, ty);
                 out.push_str("> : ");
                 self.ty(out, ty);
             }
-            Attribute::Strided { strides, offset } => {
+            AttrKind::Strided { strides, offset } => {
                 out.push_str("strided<[");
                 for (i, s) in strides.iter().enumerate() {
                     if i > 0 {
@@ -646,7 +646,7 @@ impl Fmt<'_> {
                 }
                 out.push('>');
             }
-            Attribute::Location(l) => {
+            AttrKind::Location(l) => {
                 if let Some(n) = self.aliases.and_then(|a| a.locs.get(l)) {
                     alias_name(out, "loc", *n);
                 } else {
@@ -655,19 +655,19 @@ impl Fmt<'_> {
                     out.push(')');
                 }
             }
-            Attribute::Dialect { dialect, body } => dialect_symbol(out, '#', dialect, body),
-            Attribute::TypedDialect { dialect, body, ty } => {
+            AttrKind::Dialect { dialect, body } => dialect_symbol(out, '#', dialect, body),
+            AttrKind::TypedDialect { dialect, body, ty } => {
                 dialect_symbol(out, '#', dialect, body);
                 out.push_str(" : ");
                 self.ty(out, ty);
             }
-            Attribute::Distinct { .. } => match self.aliases {
+            AttrKind::Distinct { .. } => match self.aliases {
                 Some(al) if al.distincts.contains_key(a) => {
                     alias_name(out, "distinct", al.distincts[a]);
                 }
                 _ => self.distinct_body(out, a),
             },
-            Attribute::Sparse {
+            AttrKind::Sparse {
                 indices,
                 index_shape,
                 values,
@@ -678,11 +678,7 @@ impl Fmt<'_> {
                 if index_shape.iter().product::<i64>() != 0 {
                     // Printed as the two dense attributes MLIR stores: i64 coordinates and
                     // values of the element type (splats folded the same way).
-                    let tensor = |shape: &[i64], elem: Type| Type::Tensor {
-                        shape: shape.to_vec(),
-                        elem: Box::new(elem),
-                        encoding: None,
-                    };
+                    let tensor = |shape: &[i64], elem: Type| Type::tensor(shape.to_vec(), elem);
                     dense_elements(out, indices, &tensor(index_shape, Type::i64()));
                     out.push_str(", ");
                     let elem = ty.element_type().cloned().unwrap_or(Type::i64());
@@ -691,7 +687,7 @@ impl Fmt<'_> {
                 out.push_str("> : ");
                 self.ty(out, ty);
             }
-            Attribute::DenseResource { handle, ty } => {
+            AttrKind::DenseResource { handle, ty } => {
                 out.push_str("dense_resource<");
                 super::resources::keyword_or_string(out, handle);
                 out.push_str("> : ");
@@ -702,14 +698,14 @@ impl Fmt<'_> {
 
     /// `distinct[N]<value>` spelled out, `N` renumbered in print order.
     fn distinct_body(&self, out: &mut String, a: &Attribute) {
-        let Attribute::Distinct { id, value } = a else {
+        let AttrKind::Distinct { id, value } = a.kind() else {
             return;
         };
         out.push_str("distinct[");
         let n = self.aliases.map_or(*id, |al| al.distinct_id(*id));
         push_u64(out, n);
         out.push_str("]<");
-        if **value != Attribute::Unit {
+        if **value != AttrKind::Unit {
             self.attr(out, value, false);
         }
         out.push('>');
@@ -740,8 +736,8 @@ impl Fmt<'_> {
                 if !values.is_empty() {
                     out.push_str(": ");
                 }
-                let kind = match elem {
-                    Type::Float(k) => *k,
+                let kind = match elem.kind() {
+                    TypeKind::Float(k) => *k,
                     _ => FloatKind::F64,
                 };
                 for (i, v) in values.iter().enumerate() {
@@ -770,7 +766,7 @@ impl Fmt<'_> {
     /// `name = value`, or a bare `name` for a unit attribute.
     pub fn named_attr(&self, out: &mut String, n: &NamedAttribute) {
         keyword_or_string(out, &n.name);
-        if n.value != Attribute::Unit {
+        if n.value != Attribute::unit() {
             out.push_str(" = ");
             self.attr(out, &n.value, false);
         }
@@ -862,8 +858,8 @@ fn dim(out: &mut String, d: i64) {
 /// An integer attribute's value as MLIR's APInt prints it: signed unless the type is
 /// unsigned, after truncation to the type's width.
 fn write_int(out: &mut String, value: i128, ty: &Type) {
-    let (width, unsigned) = match ty {
-        Type::Integer { width, signedness } => (*width, *signedness == Signedness::Unsigned),
+    let (width, unsigned) = match ty.kind() {
+        TypeKind::Integer { width, signedness } => (*width, *signedness == Signedness::Unsigned),
         _ => (64, false),
     };
     if width == 0 || width >= 128 {
@@ -991,13 +987,13 @@ enum Elem {
 /// elements nested by the shape, or a little-endian hex blob above 100 elements.
 fn dense_elements(out: &mut String, literal: &DenseLiteral, ty: &Type) {
     let elem_ty = ty.element_type();
-    let int_width = match elem_ty {
-        Some(Type::Integer { width, .. }) => Some(*width),
-        Some(Type::Index) => Some(64),
+    let int_width = match elem_ty.map(|x| x.kind()) {
+        Some(TypeKind::Integer { width, .. }) => Some(*width),
+        Some(TypeKind::Index) => Some(64),
         _ => None,
     };
-    let float_kind = match elem_ty {
-        Some(Type::Float(k)) => Some(*k),
+    let float_kind = match elem_ty.map(|x| x.kind()) {
+        Some(TypeKind::Float(k)) => Some(*k),
         _ => None,
     };
     let shape = ty.shape().filter(|s| s.iter().all(|&d| d >= 0));
@@ -1006,9 +1002,9 @@ fn dense_elements(out: &mut String, literal: &DenseLiteral, ty: &Type) {
     };
     if int_width.is_none() && float_kind.is_none() {
         // Complex and other element types: print what was written (splats folded).
-        let kind = match elem_ty {
-            Type::Complex(e) => match **e {
-                Type::Float(k) => k,
+        let kind = match elem_ty.kind() {
+            TypeKind::Complex(e) => match **e {
+                TypeKind::Float(k) => k,
                 _ => FloatKind::F64,
             },
             _ => FloatKind::F64,

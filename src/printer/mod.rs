@@ -5,11 +5,13 @@
 //! named as MLIR's `SSANameState` names them, so printed files diff cleanly against
 //! `mlir-opt` output.
 //!
-//! Layout goes through the `pretty` crate: ops write their text into one buffer and
-//! record the layout (line pieces, hard line breaks, block bodies); that becomes a
-//! `pretty` document where every block body is `nest(2)`ed, so all indentation is
-//! `pretty`'s job. Text pieces are borrowed from the buffer, which keeps printing fast
-//! (no allocation per op).
+//! Layout: ops write their text into one buffer and record the layout (line pieces, hard
+//! line breaks, block bodies); [`render`] then writes the pieces with every block body
+//! indented two spaces deeper. MLIR's layout has only hard breaks, never a group that
+//! may or may not break, so a pretty-printing document (the `pretty` crate's, used
+//! before) bought nothing and cost a node per piece: on a 20 MB module the document
+//! alone outweighed the IR. Rendering straight from the events allocates nothing but
+//! the output.
 
 pub mod builtin;
 #[cfg(test)]
@@ -19,11 +21,11 @@ mod resources;
 #[cfg(test)]
 mod tests;
 
-use pretty::{Arena, DocAllocator, DocBuilder};
 use slotmap::SecondaryMap;
 
 use crate::ir::{
-    Attribute, BlockId, Context, Location, NamedAttribute, OpId, RegionId, Type, Value, ValueDef,
+    Attribute, BlockId, Context, Identifier, Location, NamedAttribute, OpId, RegionId, Type,
+    TypeKind, Value, ValueDef,
 };
 use format::{Aliases, Fmt, push_u64};
 
@@ -39,6 +41,17 @@ pub struct PrintOptions {
 /// Prints `op` and everything nested in it, preceded by the attribute alias definitions
 /// it uses, with a trailing newline.
 pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
+    let mut out = String::new();
+    print_op_to(ctx, op, opts, &mut |s| out.push_str(s));
+    out
+}
+
+/// How much rendered text [`print_op_to`] gathers before handing it to its sink.
+const SINK_CHUNK: usize = 1 << 16;
+
+/// [`print_op`], handing the text to `sink` in pieces of about 64 KiB as it is rendered,
+/// so that a large module's text is never held whole (see `rtile_tools::run_opt_to`).
+pub fn print_op_to(ctx: &Context, op: OpId, opts: &PrintOptions, sink: &mut dyn FnMut(&str)) {
     let names = Names::compute(ctx, op, opts.generic);
     let mut p = OpAsmPrinter {
         ctx,
@@ -46,9 +59,12 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
         names,
         aliases: Aliases::default(),
         collecting: true,
-        buf: String::with_capacity(1 << 16),
-        line_start: 0,
-        events: Vec::new(),
+        buf: String::with_capacity(256),
+        layout: Layout {
+            out: String::with_capacity(SINK_CHUNK + 1024),
+            depth: 0,
+            sink,
+        },
         dialect_stack: vec!["builtin"],
         pending_space: false,
         line_starts: Default::default(),
@@ -60,24 +76,17 @@ pub fn print_op(ctx: &Context, op: OpId, opts: &PrintOptions) -> String {
     p.aliases.finish_locations();
     p.aliases.number_distincts();
     p.dialect_stack.truncate(1);
+    p.aliases.definitions(&mut p.layout.out);
     p.emit_op(op);
-    let text = std::mem::take(&mut p.buf);
-    let events = std::mem::take(&mut p.events);
-    // Declared after `text`, so the documents that borrow it are dropped first.
-    let arena = Arena::new();
-    let (doc, size) = layout(&arena, &text, &events);
-    let mut out = String::new();
-    p.aliases.definitions(&mut out);
-    out.reserve(size + 1);
-    // Only hard lines and no groups: the width never matters.
-    let _ = doc.into_doc().render_fmt(usize::MAX / 4, &mut out);
+    p.flush();
+    let out = &mut p.layout.out;
     out.push('\n');
     // Op locations are deferred aliases: MLIR defines them after the op.
-    p.aliases.location_definitions(&mut out);
+    p.aliases.location_definitions(out);
     if ctx.parent_op(op).is_none() {
-        resources::write_resources(&mut out, &ctx.resources, &p.aliases.resources_used);
+        resources::write_resources(out, &ctx.resources, &p.aliases.resources_used);
     }
-    out
+    (p.layout.sink)(out);
 }
 
 /// The text of a type, without aliases (for diagnostics).
@@ -200,57 +209,37 @@ impl Names {
     }
 }
 
-type Doc<'a> = DocBuilder<'a, Arena<'a>>;
-
-/// The layout of printed text: line pieces (byte ranges of the text buffer), line
-/// breaks, and the indented bodies of blocks.
-#[derive(Clone, Copy, Debug)]
-enum Ev {
-    Text(u32, u32),
-    Hardline,
-    Nest,
-    EndNest,
+/// The rendered output: text pieces as they are, and each hard break as a newline
+/// indented two spaces per block body it is in. Whole lines go to `sink` whenever `out`
+/// holds [`SINK_CHUNK`] bytes.
+struct Layout<'a> {
+    out: String,
+    /// Block bodies the current line is in.
+    depth: usize,
+    sink: &'a mut dyn FnMut(&str),
 }
 
-/// Builds the `pretty` document of the whole op from the layout events: each block
-/// body is `nest(2)`ed, so `pretty` does all the indentation. Returns it with the exact
-/// size of its rendering.
-fn layout<'t>(arena: &'t Arena<'t>, text: &'t str, events: &[Ev]) -> (Doc<'t>, usize) {
-    let mut stack: Vec<Vec<Doc<'t>>> = vec![Vec::new()];
-    let mut size = text.len();
-    for ev in events {
-        match *ev {
-            Ev::Text(s, e) => {
-                let piece = text.get(s as usize..e as usize).unwrap_or("");
-                if let Some(top) = stack.last_mut() {
-                    top.push(arena.text(piece));
-                }
-            }
-            Ev::Hardline => {
-                size += 1 + 2 * (stack.len() - 1);
-                if let Some(top) = stack.last_mut() {
-                    top.push(arena.hardline());
-                }
-            }
-            Ev::Nest => stack.push(Vec::new()),
-            Ev::EndNest => {
-                let body = stack.pop().unwrap_or_default();
-                let nested = arena.concat(body).nest(2);
-                if let Some(top) = stack.last_mut() {
-                    top.push(nested);
-                }
-            }
-        }
+impl Layout<'_> {
+    fn text(&mut self, piece: &str) {
+        self.out.push_str(piece);
     }
-    // Unbalanced events cannot happen (regions always close); fold any leftovers.
-    while stack.len() > 1 {
-        let body = stack.pop().unwrap_or_default();
-        if let Some(top) = stack.last_mut() {
-            top.push(arena.concat(body).nest(2));
+
+    fn hardline(&mut self) {
+        if self.out.len() >= SINK_CHUNK {
+            (self.sink)(&self.out);
+            self.out.clear();
         }
+        self.out.push('\n');
+        self.out.extend(std::iter::repeat_n(' ', 2 * self.depth));
     }
-    let root = stack.pop().unwrap_or_default();
-    (arena.concat(root), size)
+
+    fn nest(&mut self) {
+        self.depth += 1;
+    }
+
+    fn end_nest(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
 }
 
 /// The printer handed to [`crate::dialect::OpDefinition::print`] for custom forms.
@@ -266,11 +255,10 @@ pub struct OpAsmPrinter<'a> {
     aliases: Aliases,
     /// Alias-numbering pass: nothing is printed, aliasable attributes are recorded.
     collecting: bool,
-    /// All printed text; the current line starts at `line_start`.
+    /// The current line piece, not yet rendered.
     buf: String,
-    line_start: usize,
-    /// Layout of `buf`: line pieces, breaks, nesting.
-    events: Vec<Ev>,
+    /// Where rendered text goes.
+    layout: Layout<'a>,
     /// Default dialects of the enclosing regions' ops.
     dialect_stack: Vec<&'static str>,
     /// The op name was just printed: separate what follows with a space.
@@ -320,16 +308,13 @@ impl<'a> OpAsmPrinter<'a> {
         }
         self.pending_space = false;
         self.flush();
-        self.events.push(Ev::Hardline);
+        self.layout.hardline();
     }
 
-    /// Ends the current line piece (before a break or a nested body).
+    /// Ends the current line piece (before a break or a nested body) and renders it.
     fn flush(&mut self) {
-        if self.buf.len() > self.line_start {
-            self.events
-                .push(Ev::Text(self.line_start as u32, self.buf.len() as u32));
-            self.line_start = self.buf.len();
-        }
+        self.layout.text(&self.buf);
+        self.buf.clear();
     }
 
     /// Prints an SSA value use (`%0`, `%arg1`, `%3#1`).
@@ -413,7 +398,7 @@ impl<'a> OpAsmPrinter<'a> {
         }
         self.lead(' ');
         self.buf.push_str(" -> ");
-        let wrap = ts.len() != 1 || matches!(ts[0], Type::Function { .. });
+        let wrap = ts.len() != 1 || matches!((ts[0]).kind(), TypeKind::Function { .. });
         if wrap {
             self.buf.push('(');
         }
@@ -556,7 +541,7 @@ impl<'a> OpAsmPrinter<'a> {
         let line = starts.partition_point(|&s| s <= span.start);
         let col = span.start - starts[line.saturating_sub(1)] + 1;
         Location::FileLineCol {
-            file: src.name.clone(),
+            file: Identifier::new(&src.name),
             line: line as u32,
             col,
         }
@@ -754,8 +739,8 @@ impl<'a> OpAsmPrinter<'a> {
         }
         self.buf.push_str(") -> ");
         let results = ctx.results(op);
-        let wrap =
-            results.len() != 1 || matches!(ctx.value_type(results[0]), Type::Function { .. });
+        let wrap = results.len() != 1
+            || matches!(ctx.value_type(results[0]).kind(), TypeKind::Function { .. });
         if wrap {
             self.buf.push('(');
         }
@@ -794,7 +779,7 @@ impl<'a> OpAsmPrinter<'a> {
                 true
             };
             if header {
-                self.events.push(Ev::Hardline);
+                self.layout.hardline();
                 self.block_header(b, i == 0, preds.as_ref());
                 self.flush();
             }
@@ -805,17 +790,17 @@ impl<'a> OpAsmPrinter<'a> {
                     continue;
                 }
                 if !opened {
-                    self.events.push(Ev::Nest);
+                    self.layout.nest();
                     opened = true;
                 }
-                self.events.push(Ev::Hardline);
+                self.layout.hardline();
                 self.emit_op(o);
             }
             if opened {
-                self.events.push(Ev::EndNest);
+                self.layout.end_nest();
             }
         }
-        self.events.push(Ev::Hardline);
+        self.layout.hardline();
         self.buf.push('}');
     }
 

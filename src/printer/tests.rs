@@ -5,8 +5,8 @@ use std::sync::Arc;
 use super::*;
 use crate::dialect::{Dialect, DialectRegistry, OpDefinition, OpTraits};
 use crate::ir::{
-    AffineExpr as E, AffineMap, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatKind,
-    IntegerSet, Location, OperationState, Signedness, Span,
+    AffineExpr as E, AffineMap, AttrKind, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatKind,
+    IntegerSet, Location, OperationState, Signedness, Span, TypeKind,
 };
 
 /// A stand-in `func` dialect with custom forms, to exercise the custom-form hooks.
@@ -52,7 +52,8 @@ impl OpDefinition for FuncOp {
             p.print_region_argument(a);
         }
         p.write(")");
-        if let Some(Attribute::Type(Type::Function { results, .. })) = ctx.attr(op, "function_type")
+        if let Some(AttrKind::Type(t)) = ctx.attr(op, "function_type").map(|x| x.kind())
+            && let TypeKind::Function { results, .. } = t.kind()
         {
             let results = results.clone();
             p.print_arrow_result_types(&results);
@@ -87,7 +88,7 @@ impl OpDefinition for ReturnOp {
         if !ops.is_empty() {
             p.print_operands(&ops);
             p.write(" : ");
-            let tys: Vec<Type> = ops.iter().map(|v| ctx.value_type(*v).clone()).collect();
+            let tys: Vec<Type> = ops.iter().map(|v| *ctx.value_type(*v)).collect();
             p.print_types(&tys);
         }
     }
@@ -164,7 +165,10 @@ fn nested_regions_and_naming() {
     fs.add_attribute("sym_name", Attribute::string("f"));
     fs.add_attribute(
         "function_type",
-        Attribute::Type(Type::function(vec![Type::i32()], vec![Type::i32()])),
+        Attribute::new(AttrKind::Type(Type::function(
+            vec![Type::i32()],
+            vec![Type::i32()],
+        ))),
     );
     let f = c.create_op(fs);
     c.append_op(b, f);
@@ -178,7 +182,7 @@ fn nested_regions_and_naming() {
     let m1 = c.result(multi, 1);
     let outer = op(&mut c, entry, "d.r", vec![], vec![Type::i32()]);
     let r1 = c.add_region(outer);
-    let b1 = c.create_block(vec![Type::Index]);
+    let b1 = c.create_block(vec![Type::index()]);
     c.append_block(r1, b1);
     let barg = c.block_args(b1)[0];
     op(&mut c, b1, "d.in", vec![barg, xv, m1], vec![Type::i1()]);
@@ -193,7 +197,7 @@ fn nested_regions_and_naming() {
     gs.add_attribute("sym_name", Attribute::string("g"));
     gs.add_attribute(
         "function_type",
-        Attribute::Type(Type::function(vec![Type::f32()], vec![])),
+        Attribute::new(AttrKind::Type(Type::function(vec![Type::f32()], vec![]))),
     );
     let g = c.create_op(gs);
     c.append_op(b, g);
@@ -309,8 +313,8 @@ fn empty_region_and_properties() {
         name: "x".into(),
         value: Attribute::i64(3),
     }]));
-    s.add_attribute("u", Attribute::Unit);
-    s.add_attribute("a", Attribute::Bool(true));
+    s.add_attribute("u", Attribute::unit());
+    s.add_attribute("a", Attribute::bool(true));
     let o = c.create_op(s);
     c.append_op(b, o);
     c.add_region(o);
@@ -377,10 +381,10 @@ fn debug_locations() {
     #loc8 = loc(fused[#loc1, #loc6])
     "#);
     assert_eq!(
-        attr_to_string(&Attribute::Location(Location::Name {
+        attr_to_string(&Attribute::new(AttrKind::Location(Location::Name {
             name: "n".into(),
             child: Some(Box::new(Location::Unknown))
-        })),
+        }))),
         "loc(\"n\")"
     );
 }
@@ -443,88 +447,86 @@ fn t(ty: Type) -> String {
 fn types() {
     assert_eq!(t(Type::i32()), "i32");
     assert_eq!(
-        t(Type::Integer {
+        t(Type::new(TypeKind::Integer {
             width: 8,
             signedness: Signedness::Signed
-        }),
+        })),
         "si8"
     );
     assert_eq!(
-        t(Type::Integer {
+        t(Type::new(TypeKind::Integer {
             width: 16,
             signedness: Signedness::Unsigned
-        }),
+        })),
         "ui16"
     );
-    assert_eq!(t(Type::Float(FloatKind::BF16)), "bf16");
-    assert_eq!(t(Type::Float(FloatKind::F8E4M3FN)), "f8E4M3FN");
-    assert_eq!(t(Type::Index), "index");
-    assert_eq!(t(Type::None), "none");
+    assert_eq!(t(Type::float(FloatKind::BF16)), "bf16");
+    assert_eq!(t(Type::float(FloatKind::F8E4M3FN)), "f8E4M3FN");
+    assert_eq!(t(Type::index()), "index");
+    assert_eq!(t(Type::new(TypeKind::None)), "none");
     assert_eq!(
         t(Type::tensor(vec![4, DYNAMIC], Type::f32())),
         "tensor<4x?xf32>"
     );
     assert_eq!(t(Type::tensor(vec![], Type::f32())), "tensor<f32>");
     assert_eq!(
-        t(Type::UnrankedTensor {
-            elem: Box::new(Type::f32())
-        }),
+        t(Type::new(TypeKind::UnrankedTensor { elem: Type::f32() })),
         "tensor<*xf32>"
     );
     assert_eq!(
-        t(Type::Tensor {
+        t(Type::new(TypeKind::Tensor {
             shape: vec![4],
-            elem: Box::new(Type::f32()),
-            encoding: Some(Box::new(Attribute::Dialect {
+            elem: Type::f32(),
+            encoding: Some(Attribute::new(AttrKind::Dialect {
                 dialect: "enc".into(),
                 body: "x<1>".into()
             }))
-        }),
+        })),
         "tensor<4xf32, #enc.x<1>>"
     );
     assert_eq!(t(Type::memref(vec![4, 4], Type::f32())), "memref<4x4xf32>");
     assert_eq!(
-        t(Type::MemRef {
+        t(Type::new(TypeKind::MemRef {
             shape: vec![4],
-            elem: Box::new(Type::f32()),
-            layout: Some(Box::new(Attribute::Strided {
+            elem: Type::f32(),
+            layout: Some(Attribute::new(AttrKind::Strided {
                 strides: vec![1],
                 offset: DYNAMIC
             })),
-            memory_space: Some(Box::new(Attribute::i64(3))),
-        }),
+            memory_space: Some(Attribute::i64(3)),
+        })),
         "memref<4xf32, strided<[1], offset: ?>, 3>"
     );
     assert_eq!(
-        t(Type::MemRef {
+        t(Type::new(TypeKind::MemRef {
             shape: vec![4],
-            elem: Box::new(Type::f32()),
-            layout: Some(Box::new(Attribute::AffineMap(AffineMap::identity(1)))),
-            memory_space: Some(Box::new(Attribute::Dialect {
+            elem: Type::f32(),
+            layout: Some(Attribute::new(AttrKind::AffineMap(AffineMap::identity(1)))),
+            memory_space: Some(Attribute::new(AttrKind::Dialect {
                 dialect: "gpu".into(),
                 body: "address_space<workgroup>".into()
             })),
-        }),
+        })),
         "memref<4xf32, #gpu.address_space<workgroup>>"
     );
     assert_eq!(
-        t(Type::UnrankedMemRef {
-            elem: Box::new(Type::f32()),
-            memory_space: Some(Box::new(Attribute::i64(1)))
-        }),
+        t(Type::new(TypeKind::UnrankedMemRef {
+            elem: Type::f32(),
+            memory_space: Some(Attribute::i64(1))
+        })),
         "memref<*xf32, 1>"
     );
     assert_eq!(
-        t(Type::Vector {
+        t(Type::new(TypeKind::Vector {
             shape: vec![4, 8],
             scalable: vec![false, true],
-            elem: Box::new(Type::f32())
-        }),
+            elem: Type::f32()
+        })),
         "vector<4x[8]xf32>"
     );
-    assert_eq!(t(Type::Complex(Box::new(Type::f32()))), "complex<f32>");
+    assert_eq!(t(Type::new(TypeKind::Complex(Type::f32()))), "complex<f32>");
     assert_eq!(
-        t(Type::Tuple(vec![Type::i32(), Type::f32()])),
+        t(Type::new(TypeKind::Tuple(vec![Type::i32(), Type::f32()]))),
         "tuple<i32, f32>"
     );
     assert_eq!(
@@ -547,17 +549,17 @@ fn types() {
         "() -> ((i32) -> ())"
     );
     assert_eq!(
-        t(Type::Dialect {
+        t(Type::new(TypeKind::Dialect {
             dialect: "d".into(),
             body: "body<1, 2>".into()
-        }),
+        })),
         "!d.body<1, 2>"
     );
     assert_eq!(
-        t(Type::Dialect {
+        t(Type::new(TypeKind::Dialect {
             dialect: "d".into(),
             body: "not simple".into()
-        }),
+        })),
         "!d<\"not simple\">"
     );
 }
@@ -568,49 +570,49 @@ fn a(attr: Attribute) -> String {
 
 #[test]
 fn attributes() {
-    assert_eq!(a(Attribute::Unit), "unit");
-    assert_eq!(a(Attribute::Bool(false)), "false");
+    assert_eq!(a(Attribute::unit()), "unit");
+    assert_eq!(a(Attribute::bool(false)), "false");
     assert_eq!(a(Attribute::i64(42)), "42 : i64");
     assert_eq!(a(Attribute::int(-1, Type::i32())), "-1 : i32");
     assert_eq!(a(Attribute::int(255, Type::int(8))), "-1 : i8");
     assert_eq!(
         a(Attribute::int(
             255,
-            Type::Integer {
+            Type::new(TypeKind::Integer {
                 width: 8,
                 signedness: Signedness::Unsigned
-            }
+            })
         )),
         "255 : ui8"
     );
     assert_eq!(a(Attribute::int(1, Type::i1())), "true");
-    assert_eq!(a(Attribute::int(1, Type::Index)), "1 : index");
+    assert_eq!(a(Attribute::int(1, Type::index())), "1 : index");
     assert_eq!(a(Attribute::float(1.0, Type::f32())), "1.000000e+00 : f32");
     assert_eq!(a(Attribute::float(1.0, Type::f64())), "1.000000e+00 : f64");
     assert_eq!(a(Attribute::string("a\"b\\c\n")), "\"a\\22b\\\\c\\0A\"");
     assert_eq!(
-        a(Attribute::String {
+        a(Attribute::new(AttrKind::String {
             value: "x".into(),
             ty: Some(Type::i32())
-        }),
+        })),
         "\"x\" : i32"
     );
     assert_eq!(a(Attribute::symbol("foo")), "@foo");
     assert_eq!(a(Attribute::symbol("needs quotes")), "@\"needs quotes\"");
     assert_eq!(
-        a(Attribute::SymbolRef {
+        a(Attribute::new(AttrKind::SymbolRef {
             root: "a".into(),
             nested: vec!["b".into(), "c".into()]
-        }),
+        })),
         "@a::@b::@c"
     );
     assert_eq!(
-        a(Attribute::Array(vec![
+        a(Attribute::new(AttrKind::Array(vec![
             Attribute::i64(1),
             Attribute::int(2, Type::i32()),
             Attribute::float(0.5, Type::f64()),
-            Attribute::Unit
-        ])),
+            Attribute::unit()
+        ]))),
         "[1, 2 : i32, 5.000000e-01, unit]"
     );
     assert_eq!(
@@ -619,24 +621,24 @@ fn attributes() {
     );
     assert_eq!(a(Attribute::dense_i64_array(vec![])), "array<i64>");
     assert_eq!(
-        a(Attribute::DenseArray(DenseArray::Int {
+        a(Attribute::new(AttrKind::DenseArray(DenseArray::Int {
             elem: Type::i1(),
             values: vec![1, 0]
-        })),
+        }))),
         "array<i1: true, false>"
     );
     assert_eq!(
-        a(Attribute::DenseArray(DenseArray::Float {
+        a(Attribute::new(AttrKind::DenseArray(DenseArray::Float {
             elem: Type::f32(),
             values: vec![FloatBits::new(1.5)]
-        })),
+        }))),
         "array<f32: 1.500000e+00>"
     );
     assert_eq!(
         a(Attribute::dictionary(vec![
             NamedAttribute {
                 name: "b".into(),
-                value: Attribute::Unit
+                value: Attribute::unit()
             },
             NamedAttribute {
                 name: "a".into(),
@@ -644,62 +646,65 @@ fn attributes() {
             },
             NamedAttribute {
                 name: "x y".into(),
-                value: Attribute::Type(Type::f32())
+                value: Attribute::new(AttrKind::Type(Type::f32()))
             },
         ])),
         "{a = 1 : i32, b, \"x y\" = f32}"
     );
     assert_eq!(
-        a(Attribute::DenseElements {
+        a(Attribute::new(AttrKind::DenseElements {
             literal: DenseLiteral::List(vec![DenseLiteral::Int(1), DenseLiteral::Int(2)]),
             ty: Type::tensor(vec![2], Type::i32())
-        }),
+        })),
         "dense<[1, 2]> : tensor<2xi32>"
     );
     assert_eq!(
-        a(Attribute::DenseElements {
+        a(Attribute::new(AttrKind::DenseElements {
             literal: DenseLiteral::Float(FloatBits::new(1.0)),
             ty: Type::tensor(vec![4], Type::f32())
-        }),
+        })),
         "dense<1.000000e+00> : tensor<4xf32>"
     );
     assert_eq!(
-        a(Attribute::DenseElements {
+        a(Attribute::new(AttrKind::DenseElements {
             literal: DenseLiteral::List(vec![
                 DenseLiteral::List(vec![DenseLiteral::Bool(true), DenseLiteral::Bool(true)]),
                 DenseLiteral::List(vec![DenseLiteral::Bool(true), DenseLiteral::Bool(true)])
             ]),
             ty: Type::tensor(vec![2, 2], Type::i1())
-        }),
+        })),
         "dense<true> : tensor<2x2xi1>"
     );
     assert_eq!(
-        a(Attribute::DenseElements {
+        a(Attribute::new(AttrKind::DenseElements {
             literal: DenseLiteral::List(vec![]),
             ty: Type::tensor(vec![0], Type::i32())
-        }),
+        })),
         "dense<> : tensor<0xi32>"
     );
     assert_eq!(
-        a(Attribute::Strided {
+        a(Attribute::new(AttrKind::Strided {
             strides: vec![4, 1],
             offset: 0
-        }),
+        })),
         "strided<[4, 1]>"
     );
     assert_eq!(
-        a(Attribute::Strided {
+        a(Attribute::new(AttrKind::Strided {
             strides: vec![DYNAMIC, 1],
             offset: DYNAMIC
-        }),
+        })),
         "strided<[?, 1], offset: ?>"
     );
-    assert_eq!(a(Attribute::Location(Location::Unknown)), "loc(unknown)");
     assert_eq!(
-        a(Attribute::Dialect {
+        a(Attribute::new(AttrKind::Location(Location::Unknown))),
+        "loc(unknown)"
+    );
+    assert_eq!(
+        a(Attribute::new(AttrKind::Dialect {
             dialect: "d".into(),
             body: "body".into()
-        }),
+        })),
         "#d.body"
     );
 }
@@ -709,7 +714,7 @@ fn f(v: f64, ty: Type) -> String {
 }
 
 fn dense(literal: DenseLiteral, ty: Type) -> String {
-    a(Attribute::DenseElements { literal, ty })
+    a(Attribute::new(AttrKind::DenseElements { literal, ty }))
 }
 
 #[test]
@@ -748,12 +753,12 @@ fn dense_elements() {
         dense(ints(&[1, 0]), Type::tensor(vec![2], Type::i1())),
         "dense<[true, false]> : tensor<2xi1>"
     );
-    let ui8 = Type::Integer {
+    let ui8 = TypeKind::Integer {
         width: 8,
         signedness: Signedness::Unsigned,
     };
     assert_eq!(
-        dense(L::Int(255), Type::tensor(vec![2], ui8)),
+        dense(L::Int(255), Type::tensor(vec![2], Type::new(ui8))),
         "dense<255> : tensor<2xui8>"
     );
     // Above 100 elements mlir-opt switches to the hex form.
@@ -785,10 +790,10 @@ fn floats() {
         "0xFFF0000000000000 : f64"
     );
     assert_eq!(
-        f(f64::INFINITY, Type::Float(FloatKind::F16)),
+        f(f64::INFINITY, Type::float(FloatKind::F16)),
         "0x7C00 : f16"
     );
-    assert_eq!(f(f64::NAN, Type::Float(FloatKind::BF16)), "0x7FC0 : bf16");
+    assert_eq!(f(f64::NAN, Type::float(FloatKind::BF16)), "0x7FC0 : bf16");
     assert_eq!(f(-0.0, Type::f32()), "-0.000000e+00 : f32");
     assert_eq!(f(0.0, Type::f64()), "0.000000e+00 : f64");
     assert_eq!(f(3.14159265358979, Type::f64()), "3.14159265358979 : f64");
@@ -802,26 +807,28 @@ fn floats() {
         "1.000000000000001E-7 : f64"
     );
     assert_eq!(f(0.001234567, Type::f64()), "0.001234567 : f64");
-    assert_eq!(f(1.1, Type::Float(FloatKind::BF16)), "1.101560e+00 : bf16");
-    assert_eq!(f(0.1, Type::Float(FloatKind::F16)), "9.997550e-02 : f16");
+    assert_eq!(f(1.1, Type::float(FloatKind::BF16)), "1.101560e+00 : bf16");
+    assert_eq!(f(0.1, Type::float(FloatKind::F16)), "9.997550e-02 : f16");
     // Every kind prints without panicking, whatever the value.
     for (k, _) in FloatKind::ALL {
         for v in [0.0, -1.5, 0.1, 1e300, -1e-300, f64::NAN, f64::INFINITY] {
-            assert!(!f(v, Type::Float(k)).is_empty());
+            assert!(!f(v, Type::float(k)).is_empty());
         }
     }
     assert_eq!(
-        f(1.5, Type::Float(FloatKind::F8E4M3)),
+        f(1.5, Type::float(FloatKind::F8E4M3)),
         "1.500000e+00 : f8E4M3"
     );
     assert_eq!(
-        f(f64::INFINITY, Type::Float(FloatKind::F8E5M2)),
+        f(f64::INFINITY, Type::float(FloatKind::F8E5M2)),
         "0x7C : f8E5M2"
     );
 }
 
 fn map(nd: u32, ns: u32, r: Vec<E>) -> String {
-    a(Attribute::AffineMap(AffineMap::new(nd, ns, r)))
+    a(Attribute::new(AttrKind::AffineMap(AffineMap::new(
+        nd, ns, r,
+    ))))
 }
 
 #[test]
@@ -909,7 +916,7 @@ fn affine_printing() {
         ],
     };
     assert_eq!(
-        a(Attribute::IntegerSet(set)),
+        a(Attribute::new(AttrKind::IntegerSet(set))),
         "affine_set<()[s0] : (s0 - 2 >= 0, -s0 + 10 >= 0)>"
     );
     let set = IntegerSet {
@@ -918,7 +925,7 @@ fn affine_printing() {
         constraints: vec![(E::add(d0(), c(-1)), false), (E::sub(s0(), d0()), true)],
     };
     assert_eq!(
-        a(Attribute::IntegerSet(set)),
+        a(Attribute::new(AttrKind::IntegerSet(set))),
         "affine_set<(d0)[s0] : (d0 - 1 >= 0, s0 - d0 == 0)>"
     );
 }
@@ -935,22 +942,22 @@ fn aliases_in_first_use_order() {
         constraints: vec![(E::dim(0), false)],
     };
     let mut s = OperationState::new("d.outer");
-    s.add_attribute("m", Attribute::AffineMap(m2.clone()));
+    s.add_attribute("m", Attribute::new(AttrKind::AffineMap(m2.clone())));
     let outer = c.create_op(s);
     c.append_op(b, outer);
     let r = c.add_region(outer);
     let ib = c.create_block(vec![]);
     c.append_block(r, ib);
     // Nested ops are visited before the outer op's attributes, as in MLIR.
-    let mt = Type::MemRef {
+    let mt = TypeKind::MemRef {
         shape: vec![4, 4],
-        elem: Box::new(Type::f32()),
-        layout: Some(Box::new(Attribute::AffineMap(m1.clone()))),
+        elem: Type::f32(),
+        layout: Some(Attribute::new(AttrKind::AffineMap(m1.clone()))),
         memory_space: None,
     };
-    let inner = op(&mut c, ib, "d.inner", vec![], vec![mt]);
-    c.set_attr(inner, "s", Attribute::IntegerSet(set));
-    c.set_attr(inner, "again", Attribute::AffineMap(m2));
+    let inner = op(&mut c, ib, "d.inner", vec![], vec![Type::new(mt)]);
+    c.set_attr(inner, "s", Attribute::new(AttrKind::IntegerSet(set)));
+    c.set_attr(inner, "again", Attribute::new(AttrKind::AffineMap(m2)));
     insta::assert_snapshot!(print_op(&c, m, &PrintOptions::default()), @r#"
     #map = affine_map<(d0, d1) -> (d1, d0)>
     #map1 = affine_map<(d0) -> (d0 + 1)>

@@ -119,7 +119,7 @@ fn op(ctx: &mut Context, block: BlockId, name: &str, operands: Vec<Value>, resul
     let n = ctx.num_ops();
     let mut st = OperationState::new(name);
     st.operands = operands;
-    st.result_types = vec![Type::Index; results];
+    st.result_types = vec![Type::index(); results];
     st.span = Some(Span::new(0, n, n + 1));
     let o = ctx.create_op(st);
     ctx.append_op(block, o);
@@ -445,7 +445,7 @@ fn erased_operand_is_reported() {
 fn block_arguments_dominate_their_block_and_nested_uses() {
     let mut c = ctx();
     let (f, fb) = region_op(&mut c, None, "test.func", 1);
-    let arg = c.add_block_argument(fb[0], Type::Index, None);
+    let arg = c.add_block_argument(fb[0], Type::index(), None);
     let (_r, rb) = region_op(&mut c, Some(fb[0]), "test.region", 1);
     op(&mut c, rb[0], "test.op", vec![arg], 0);
     op(&mut c, fb[0], "test.op", vec![arg], 0);

@@ -4,7 +4,9 @@
 //! `--lower-to-gpu`) without depending on rtile's own gpu/scf/memref dialect definitions.
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::{Attribute, BlockId, Context, OpId, Span, Type, Value, WalkOrder};
+use rtile::ir::{
+    AttrKind, Attribute, BlockId, Context, OpId, Span, Type, TypeKind, Value, WalkOrder,
+};
 use rtile_gpu_vocab::GpuOp;
 
 /// An error at `op`'s source position.
@@ -63,23 +65,23 @@ pub fn mem_space(attr: Option<&Attribute>) -> Option<MemSpace> {
 
 /// Static memref information of `ty`, or why it is not supported.
 pub fn memref_info(ty: &Type) -> Result<MemRefInfo, String> {
-    let Type::MemRef {
+    let TypeKind::MemRef {
         shape,
         elem,
         layout,
         memory_space,
-    } = ty
+    } = ty.kind()
     else {
         return Err("expected a memref type".into());
     };
     if shape.iter().any(|&d| d < 0) {
         return Err("memrefs with dynamic extents are not supported (static shapes only)".into());
     }
-    let space = mem_space(memory_space.as_deref())
+    let space = mem_space(memory_space.as_ref())
         .ok_or_else(|| "unsupported memref memory space".to_string())?;
-    let (strides, offset) = match layout.as_deref() {
+    let (strides, offset) = match layout.as_ref().map(|x| x.kind()) {
         None => (row_major_strides(shape), 0),
-        Some(Attribute::Strided { strides, offset }) => {
+        Some(AttrKind::Strided { strides, offset }) => {
             if strides.contains(&rtile::ir::DYNAMIC) || *offset == rtile::ir::DYNAMIC {
                 return Err(
                     "strided layouts with dynamic strides or offset are not supported".into(),
@@ -87,7 +89,7 @@ pub fn memref_info(ty: &Type) -> Result<MemRefInfo, String> {
             }
             (strides.clone(), *offset)
         }
-        Some(Attribute::AffineMap(m)) if is_identity_map(m, shape.len()) => {
+        Some(AttrKind::AffineMap(m)) if is_identity_map(m, shape.len()) => {
             (row_major_strides(shape), 0)
         }
         Some(_) => {
@@ -98,7 +100,7 @@ pub fn memref_info(ty: &Type) -> Result<MemRefInfo, String> {
         shape: shape.clone(),
         strides,
         offset,
-        elem: (**elem).clone(),
+        elem: Type::new((**elem).clone()),
         space,
     })
 }
@@ -124,8 +126,8 @@ pub fn row_major_strides(shape: &[i64]) -> Vec<i64> {
 
 /// The `x|y|z` of a `dimension = #gpu<dim x>` property (0, 1, 2).
 pub fn dimension(ctx: &Context, op: OpId) -> Option<usize> {
-    match ctx.inherent_attr(op, "dimension")? {
-        Attribute::Dialect { body, .. } => {
+    match (ctx.inherent_attr(op, "dimension")?).kind() {
+        AttrKind::Dialect { body, .. } => {
             let b = body.trim_start_matches('<').trim_end_matches('>');
             let last = b.split_whitespace().last()?;
             let last = last.trim_start_matches("dim<").trim_end_matches('>');
@@ -136,7 +138,7 @@ pub fn dimension(ctx: &Context, op: OpId) -> Option<usize> {
                 _ => None,
             }
         }
-        Attribute::Integer { value, .. } if (0..3).contains(value) => Some(*value as usize),
+        AttrKind::Integer { value, .. } if (0..3).contains(value) => Some(*value as usize),
         _ => None,
     }
 }
@@ -177,7 +179,7 @@ pub fn gpu_modules(ctx: &Context, root: OpId) -> Vec<(OpId, String)> {
         if ctx.op_name(op) == "gpu.module" {
             let name = ctx
                 .inherent_attr(op, "sym_name")
-                .and_then(Attribute::as_str)
+                .and_then(|a| a.as_str())
                 .unwrap_or("gpu_module")
                 .to_string();
             out.push((op, name));
@@ -205,11 +207,15 @@ pub fn gpu_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
 pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> {
     let name = ctx
         .inherent_attr(func, "sym_name")
-        .and_then(Attribute::as_str)
+        .and_then(|a| a.as_str())
         .ok_or_else(|| op_error(ctx, func, "gpu.func without a sym_name"))?
         .to_string();
-    let n_inputs = match ctx.inherent_attr(func, "function_type") {
-        Some(Attribute::Type(Type::Function { inputs, results })) => {
+    let n_inputs = match ctx
+        .inherent_attr(func, "function_type")
+        .and_then(|a| a.as_type())
+        .map(|t| t.kind())
+    {
+        Some(TypeKind::Function { inputs, results }) => {
             if !results.is_empty() {
                 return Err(op_error(
                     ctx,
@@ -245,7 +251,7 @@ pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> 
     let all = ctx.block_args(entry).to_vec();
     let n_wg = ctx
         .inherent_attr(func, "workgroup_attributions")
-        .and_then(Attribute::as_int)
+        .and_then(|a| a.as_int())
         .unwrap_or(0)
         .max(0) as usize;
     if all.len() < n_inputs + n_wg {
@@ -323,13 +329,13 @@ pub fn is_read(ctx: &Context, func: OpId, arg: Value) -> bool {
 /// The name of a scalar element type for manifests and C (`f32`, `i32`, ...).
 pub fn dtype_name(t: &Type) -> Option<&'static str> {
     use rtile::ir::{FloatKind, Signedness};
-    Some(match t {
-        Type::Float(FloatKind::F16) => "f16",
-        Type::Float(FloatKind::BF16) => "bf16",
-        Type::Float(FloatKind::F32) => "f32",
-        Type::Float(FloatKind::F64) => "f64",
-        Type::Integer { width: 1, .. } => "i1",
-        Type::Integer {
+    Some(match t.kind() {
+        TypeKind::Float(FloatKind::F16) => "f16",
+        TypeKind::Float(FloatKind::BF16) => "bf16",
+        TypeKind::Float(FloatKind::F32) => "f32",
+        TypeKind::Float(FloatKind::F64) => "f64",
+        TypeKind::Integer { width: 1, .. } => "i1",
+        TypeKind::Integer {
             width,
             signedness: Signedness::Unsigned,
         } => match width {
@@ -339,14 +345,14 @@ pub fn dtype_name(t: &Type) -> Option<&'static str> {
             64 => "u64",
             _ => return None,
         },
-        Type::Integer { width, .. } => match width {
+        TypeKind::Integer { width, .. } => match width {
             8 => "i8",
             16 => "i16",
             32 => "i32",
             64 => "i64",
             _ => return None,
         },
-        Type::Index => "i64",
+        TypeKind::Index => "i64",
         _ => return None,
     })
 }

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::{Attribute, BlockId, Context, DenseLiteral, FloatKind, OpId, Type, Value};
+use rtile::ir::{
+    AttrKind, Attribute, BlockId, Context, DenseLiteral, FloatKind, OpId, Type, TypeKind, Value,
+};
 
 use crate::gpuir::{
     KernelInfo, MemRefInfo, MemSpace, attr_words, dimension, gpu_funcs, is_read, is_written,
@@ -103,17 +105,17 @@ struct HipEmitter<'a> {
 }
 
 fn scalar_c(t: &Type) -> Option<&'static str> {
-    Some(match t {
-        Type::Index => "int64_t",
-        Type::Integer { width: 1, .. } => "bool",
-        Type::Integer { width: 8, .. } => "int8_t",
-        Type::Integer { width: 16, .. } => "int16_t",
-        Type::Integer { width: 32, .. } => "int32_t",
-        Type::Integer { width: 64, .. } => "int64_t",
-        Type::Float(FloatKind::F16) => "_Float16",
-        Type::Float(FloatKind::BF16) => "__bf16",
-        Type::Float(FloatKind::F32) => "float",
-        Type::Float(FloatKind::F64) => "double",
+    Some(match t.kind() {
+        TypeKind::Index => "int64_t",
+        TypeKind::Integer { width: 1, .. } => "bool",
+        TypeKind::Integer { width: 8, .. } => "int8_t",
+        TypeKind::Integer { width: 16, .. } => "int16_t",
+        TypeKind::Integer { width: 32, .. } => "int32_t",
+        TypeKind::Integer { width: 64, .. } => "int64_t",
+        TypeKind::Float(FloatKind::F16) => "_Float16",
+        TypeKind::Float(FloatKind::BF16) => "__bf16",
+        TypeKind::Float(FloatKind::F32) => "float",
+        TypeKind::Float(FloatKind::F64) => "double",
         _ => return None,
     })
 }
@@ -169,7 +171,7 @@ impl<'a> HipEmitter<'a> {
     }
 
     fn c_type(&mut self, op: OpId, t: &Type) -> Result<String, Diagnostic> {
-        if let Type::Vector { shape, elem, .. } = t
+        if let TypeKind::Vector { shape, elem, .. } = t.kind()
             && shape.len() == 1
         {
             let e =
@@ -223,9 +225,9 @@ impl<'a> HipEmitter<'a> {
         let info = self.info;
         let mut params = Vec::new();
         for (i, &a) in info.args.iter().enumerate() {
-            let t = ctx.value_type(a).clone();
+            let t = *ctx.value_type(a);
             let name = format!("arg{i}");
-            if matches!(t, Type::MemRef { .. }) {
+            if matches!(t.kind(), TypeKind::MemRef { .. }) {
                 let mi =
                     memref_info(&t).map_err(|e| self.err(info.op, format!("argument {i}: {e}")))?;
                 let ety = self.c_type(info.op, &mi.elem)?;
@@ -484,12 +486,11 @@ impl<'a> HipEmitter<'a> {
             }
             G::Constant => {
                 let r = ctx.result(op, 0);
-                let rt = ctx.value_type(r).clone();
+                let rt = *ctx.value_type(r);
                 let ty = self.c_type(op, &rt)?;
-                let a = ctx
+                let a = *ctx
                     .inherent_attr(op, "value")
-                    .ok_or_else(|| self.err(op, "arith.constant without a value"))?
-                    .clone();
+                    .ok_or_else(|| self.err(op, "arith.constant without a value"))?;
                 let lit = self.constant(op, &a, &rt, &ty)?;
                 // Constants are inlined where used: readable and what a person would write.
                 self.names.insert(r, Name::Scalar(lit, ty));
@@ -574,13 +575,13 @@ impl<'a> HipEmitter<'a> {
             }
             G::IndexCast | G::ExtSI | G::TruncI | G::ExtF | G::TruncF | G::SIToFP | G::FPToSI => {
                 let (a, _) = self.val(op, o[0])?;
-                let rt = ctx.value_type(ctx.result(op, 0)).clone();
+                let rt = *ctx.value_type(ctx.result(op, 0));
                 let ty = self.c_type(op, &rt)?;
                 self.define(op, &format!("({ty}){a}"))?;
             }
             G::IndexCastUI | G::ExtUI | G::UIToFP | G::FPToUI => {
                 let (a, aty) = self.val(op, o[0])?;
-                let rt = ctx.value_type(ctx.result(op, 0)).clone();
+                let rt = *ctx.value_type(ctx.result(op, 0));
                 let ty = self.c_type(op, &rt)?;
                 let e = if name == "arith.fptoui" {
                     format!("({ty})({})({a})", unsigned_of(&ty))
@@ -591,7 +592,7 @@ impl<'a> HipEmitter<'a> {
             }
             G::Bitcast => {
                 let (a, _) = self.val(op, o[0])?;
-                let rt = ctx.value_type(ctx.result(op, 0)).clone();
+                let rt = *ctx.value_type(ctx.result(op, 0));
                 let ty = self.c_type(op, &rt)?;
                 self.define(op, &format!("__builtin_bit_cast({ty}, {a})"))?;
             }
@@ -629,7 +630,7 @@ impl<'a> HipEmitter<'a> {
             G::VectorLoad => {
                 let (m, info) = self.mem(op, o[0])?;
                 let i = self.index(op, &info, &o[1..])?;
-                let rt = ctx.value_type(ctx.result(op, 0)).clone();
+                let rt = *ctx.value_type(ctx.result(op, 0));
                 let vty = self.c_type(op, &rt)?;
                 self.define(op, &format!("*reinterpret_cast<const {vty}*>(&{m}[{i}])"))?;
             }
@@ -655,7 +656,7 @@ impl<'a> HipEmitter<'a> {
             }
             G::Broadcast | G::Splat => {
                 let (s, _) = self.val(op, o[0])?;
-                let rt = ctx.value_type(ctx.result(op, 0)).clone();
+                let rt = *ctx.value_type(ctx.result(op, 0));
                 let vty = self.c_type(op, &rt)?;
                 self.define(op, &format!("({vty})({s})"))?;
             }
@@ -747,7 +748,7 @@ impl<'a> HipEmitter<'a> {
         if let Some(p) = self
             .ctx
             .inherent_attr(op, "static_position")
-            .and_then(Attribute::as_dense_ints)
+            .and_then(|a| a.as_dense_ints())
             && let [k] = p
             && *k >= 0
         {
@@ -761,24 +762,24 @@ impl<'a> HipEmitter<'a> {
 
     fn constant(&self, op: OpId, a: &Attribute, rt: &Type, ty: &str) -> Result<String, Diagnostic> {
         let scalar = |lit: &Attribute| -> Option<String> {
-            Some(match lit {
-                Attribute::Bool(b) => b.to_string(),
-                Attribute::Integer { value, .. } if ty == "bool" => (*value != 0).to_string(),
-                Attribute::Integer { value, .. } if ty == "int64_t" => {
+            Some(match lit.kind() {
+                AttrKind::Bool(b) => b.to_string(),
+                AttrKind::Integer { value, .. } if ty == "bool" => (*value != 0).to_string(),
+                AttrKind::Integer { value, .. } if ty == "int64_t" => {
                     if *value == i64::MIN as i128 {
                         "INT64_MIN".into()
                     } else {
                         format!("(int64_t){value}")
                     }
                 }
-                Attribute::Integer { value, .. } if ty.starts_with("int") => {
+                AttrKind::Integer { value, .. } if ty.starts_with("int") => {
                     format!("({ty}){value}")
                 }
-                Attribute::Float { value, .. } => float_c(value.get(), ty),
+                AttrKind::Float { value, .. } => float_c(value.get(), ty),
                 _ => return None,
             })
         };
-        if let Attribute::DenseElements { literal, .. } = a {
+        if let AttrKind::DenseElements { literal, .. } = a.kind() {
             let elem = rt.element_type().cloned().unwrap_or(Type::f32());
             let ety = scalar_c(&elem).unwrap_or("float");
             let one = |l: &DenseLiteral| -> Option<String> {
@@ -885,8 +886,8 @@ impl<'a> HipEmitter<'a> {
         let iv = self.fresh();
         self.names
             .insert(bargs[0], Name::Scalar(iv.clone(), ity.clone()));
-        match ctx.attr(op, "rtile.unroll") {
-            Some(Attribute::Unit) => self.line("#pragma unroll"),
+        match ctx.attr(op, "rtile.unroll").map(|x| x.kind()) {
+            Some(AttrKind::Unit) => self.line("#pragma unroll"),
             Some(a) => {
                 if let Some(n) = a.as_int().filter(|n| *n > 0) {
                     self.line(&format!("#pragma unroll {n}"));

@@ -21,7 +21,7 @@ pub mod mathlib;
 pub mod naive;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::{Context, OpId, Type};
+use rtile::ir::{Context, OpId, Type, TypeKind};
 use rtile_manifest::{ArgKind, ArgManifest, KernelManifest, Manifest, Role};
 
 use crate::gpuir::{
@@ -242,12 +242,12 @@ pub fn manifest_for(
         let mut args = Vec::new();
         for (i, &a) in info.args.iter().enumerate() {
             let t = ctx.value_type(a);
-            let (kind, shape, elem) = match t {
-                Type::MemRef { .. } => {
+            let (kind, shape, elem) = match t.kind() {
+                TypeKind::MemRef { .. } => {
                     let mi = memref_info(t).map_err(|e| gpuir::op_error(ctx, f, e))?;
                     (ArgKind::Memref, mi.shape, mi.elem)
                 }
-                other => (ArgKind::Scalar, Vec::new(), other.clone()),
+                _ => (ArgKind::Scalar, Vec::new(), *t),
             };
             let dtype = dtype_name(&elem).ok_or_else(|| {
                 gpuir::op_error(ctx, f, format!("argument {i}: unsupported element type"))

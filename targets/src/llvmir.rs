@@ -39,7 +39,8 @@ use std::fmt::Write as _;
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{
-    Attribute, BlockId, Context, DenseLiteral, FloatFormat, FloatKind, OpId, Type, Value,
+    AttrKind, Attribute, BlockId, Context, DenseLiteral, FloatFormat, FloatKind, OpId, Type,
+    TypeKind, Value,
 };
 
 use rtile_gpu_vocab::{FastMathFlags, GpuOp as G, MathFn};
@@ -343,13 +344,13 @@ impl<'a> FnEmitter<'a> {
     }
 
     fn llvm_type(&self, op: OpId, t: &Type) -> Result<String, Diagnostic> {
-        Ok(match t {
-            Type::Index => self.idx.to_string(),
-            Type::Integer { width, .. } => format!("i{width}"),
-            Type::Float(k) => float_kind_ty(*k)
+        Ok(match t.kind() {
+            TypeKind::Index => self.idx.to_string(),
+            TypeKind::Integer { width, .. } => format!("i{width}"),
+            TypeKind::Float(k) => float_kind_ty(*k)
                 .ok_or_else(|| self.err(op, format!("unsupported float type {}", k.keyword())))?
                 .to_string(),
-            Type::Vector { shape, elem, .. } if shape.len() == 1 => {
+            TypeKind::Vector { shape, elem, .. } if shape.len() == 1 => {
                 format!("<{} x {}>", shape[0], self.llvm_type(op, elem)?)
             }
             _ => {
@@ -416,7 +417,7 @@ impl<'a> FnEmitter<'a> {
         let mut params = Vec::new();
         for (i, &a) in info.args.iter().enumerate() {
             let t = ctx.value_type(a);
-            if matches!(t, Type::MemRef { .. }) {
+            if matches!(t.kind(), TypeKind::MemRef { .. }) {
                 let mi = memref_info(t).map_err(|e| {
                     self.err(info.op, format!("argument {i} of @{}: {e}", info.name))
                 })?;
@@ -758,8 +759,8 @@ impl<'a> FnEmitter<'a> {
                 _ => None,
             }
         };
-        match a {
-            Attribute::Integer { value, .. } => Ok(if ty == "i1" {
+        match a.kind() {
+            AttrKind::Integer { value, .. } => Ok(if ty == "i1" {
                 if *value != 0 {
                     "true".into()
                 } else {
@@ -768,11 +769,11 @@ impl<'a> FnEmitter<'a> {
             } else {
                 value.to_string()
             }),
-            Attribute::Bool(b) => Ok(if *b { "true".into() } else { "false".into() }),
-            Attribute::Float { value, .. } => kind_of(ty)
+            AttrKind::Bool(b) => Ok(if *b { "true".into() } else { "false".into() }),
+            AttrKind::Float { value, .. } => kind_of(ty)
                 .and_then(|k| float_lit(value.get(), k))
                 .ok_or_else(|| self.err(op, "unsupported float constant")),
-            Attribute::DenseElements { literal, ty: dty } => {
+            AttrKind::DenseElements { literal, ty: dty } => {
                 let n = dty.shape().map(|s| s.iter().product::<i64>()).unwrap_or(1);
                 let ety = elem_of(ty).to_string();
                 let elems: Vec<String> = match literal {
@@ -898,10 +899,9 @@ impl<'a> FnEmitter<'a> {
             }
             G::Constant => {
                 let ty = self.result_ty(op)?;
-                let a = ctx
+                let a = *ctx
                     .inherent_attr(op, "value")
-                    .ok_or_else(|| self.err(op, "arith.constant without a value"))?
-                    .clone();
+                    .ok_or_else(|| self.err(op, "arith.constant without a value"))?;
                 let lit = self.const_attr(op, &a, &ty)?;
                 self.set(ctx.result(op, 0), lit, ty);
             }
@@ -1177,7 +1177,7 @@ impl<'a> FnEmitter<'a> {
         if let Some(p) = self
             .ctx
             .inherent_attr(op, "static_position")
-            .and_then(Attribute::as_dense_ints)
+            .and_then(|a| a.as_dense_ints())
         {
             match p {
                 [k] if *k >= 0 => return Ok(k.to_string()),
@@ -1550,8 +1550,8 @@ impl<'a> FnEmitter<'a> {
         self.line(&format!("{ivnext} = add nsw {ity} {iv}, {step}"));
         // `rtile.unroll` (unit: fully, N: by N) becomes loop metadata on the back edge, so
         // register-tile loops unroll and their private arrays become registers.
-        let loop_md = match ctx.attr(op, "rtile.unroll") {
-            Some(Attribute::Unit) => Some("!{!\"llvm.loop.unroll.full\"}".to_string()),
+        let loop_md = match ctx.attr(op, "rtile.unroll").map(|x| x.kind()) {
+            Some(AttrKind::Unit) => Some("!{!\"llvm.loop.unroll.full\"}".to_string()),
             Some(a) => a
                 .as_int()
                 .filter(|n| *n > 0)

@@ -19,7 +19,7 @@ use rtile::pass::{
     OpPassManager, PassManager, PassManagerConfig, PassRegistry, parse_pass_pipeline,
     pipeline_from_flags,
 };
-use rtile::printer::{PrintOptions, print_op};
+use rtile::printer::{PrintOptions, print_op_to};
 use rtile::verifier::verify;
 
 pub mod run;
@@ -156,16 +156,33 @@ pub fn split_input(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Runs `rtile-opt` on `text` (named `name` in diagnostics).
-pub fn run_opt(opts: &OptOptions, name: &str, text: &str) -> OptOutcome {
+/// Runs `rtile-opt` on `text` (named `name` in diagnostics), collecting the output.
+pub fn run_opt(opts: &OptOptions, name: &str, text: String) -> OptOutcome {
+    let mut output = String::new();
+    let mut outcome = run_opt_to(opts, name, text, &mut |s| output.push_str(s));
+    outcome.output = output;
+    outcome
+}
+
+/// Runs `rtile-opt` on `text`, handing the output to `sink` piece by piece as it is
+/// printed, as mlir-opt streams to its output file: a module's text is never held whole
+/// (on a 20 MB module nested hundreds deep, the indented output alone is 125 MB). The
+/// returned outcome's `output` is empty. A split chunk's output is preceded by the
+/// `// -----` separator from the second chunk on, failed chunks printing nothing.
+pub fn run_opt_to(
+    opts: &OptOptions,
+    name: &str,
+    text: String,
+    sink: &mut dyn FnMut(&str),
+) -> OptOutcome {
     let dialects = Arc::new(dialect_registry());
     let passes = pass_registry();
+    // The text moves into the one chunk's context: a 20 MB input is held once.
     let chunks = if opts.split_input_file {
-        split_input(text)
+        split_input(&text)
     } else {
-        vec![text.to_string()]
+        vec![text]
     };
-    let mut outputs = Vec::new();
     let mut log = String::new();
     let mut success = true;
     // Check the pipeline once, before any input, so that a bad pipeline is reported once.
@@ -183,9 +200,11 @@ pub fn run_opt(opts: &OptOptions, name: &str, text: &str) -> OptOutcome {
             };
         }
     }
-    for chunk in chunks {
-        let r = run_chunk(opts, &dialects, &passes, name, chunk);
-        outputs.push(r.output);
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        if i > 0 {
+            sink(&format!("{SPLIT_MARKER}\n"));
+        }
+        let r = run_chunk(opts, &dialects, &passes, name, chunk, sink);
         if opts.stream_log {
             eprint!("{}", r.log);
         } else {
@@ -194,7 +213,7 @@ pub fn run_opt(opts: &OptOptions, name: &str, text: &str) -> OptOutcome {
         success &= r.success;
     }
     OptOutcome {
-        output: outputs.join(&format!("{SPLIT_MARKER}\n")),
+        output: String::new(),
         log,
         success,
     }
@@ -206,6 +225,7 @@ fn run_chunk(
     passes: &PassRegistry,
     name: &str,
     text: String,
+    sink: &mut dyn FnMut(&str),
 ) -> OptOutcome {
     let mut ctx = Context::new(dialects.clone());
     ctx.allow_unregistered = opts.allow_unregistered;
@@ -214,17 +234,17 @@ fn run_chunk(
     let pass_log = SharedBuf(Arc::default(), opts.stream_log);
     // mlir-opt ends each printed module with a blank line (after the op, its trailing
     // aliases and any resource section), also before a `// -----` separator.
-    let output = process(opts, passes, &mut ctx, file, &mut diags, &pass_log).map(|mut s| {
-        s.push('\n');
-        s
-    });
+    let printed = process(opts, passes, &mut ctx, file, &mut diags, &pass_log, sink);
+    if printed {
+        sink("\n");
+    }
     let mut log = pass_log.take();
 
     if opts.verify_diagnostics {
         // Every diagnostic is an expectation to check, not something to print.
         return match verify_diagnostics(&ctx, file, &diags) {
             Ok(()) => OptOutcome {
-                output: output.unwrap_or_default(),
+                output: String::new(),
                 log,
                 success: true,
             },
@@ -234,7 +254,7 @@ fn run_chunk(
                     log.push('\n');
                 }
                 OptOutcome {
-                    output: output.unwrap_or_default(),
+                    output: String::new(),
                     log,
                     success: false,
                 }
@@ -246,8 +266,8 @@ fn run_chunk(
     }
     let failed = diags.iter().any(|d| d.severity == Severity::Error);
     OptOutcome {
-        success: output.is_some() && !failed,
-        output: output.unwrap_or_default(),
+        success: printed && !failed,
+        output: String::new(),
         log,
     }
 }
@@ -259,8 +279,8 @@ fn render_diag(opts: &OptOptions, ctx: &Context, d: &Diagnostic) -> String {
     }
 }
 
-/// Parse, verify, run passes, print. `None` when a step failed (its diagnostics are in
-/// `diags`). IR dumps and pass reports go to `pass_log`.
+/// Parse, verify, run passes, print to `sink`. False when a step failed (its diagnostics
+/// are in `diags`) and nothing was printed. IR dumps and pass reports go to `pass_log`.
 fn process(
     opts: &OptOptions,
     passes: &PassRegistry,
@@ -268,7 +288,8 @@ fn process(
     file: u32,
     diags: &mut Vec<Diagnostic>,
     pass_log: &SharedBuf,
-) -> Option<String> {
+    sink: &mut dyn FnMut(&str),
+) -> bool {
     let start = Instant::now();
     let parsed = parse_source(ctx, file);
     let parse_time = start.elapsed();
@@ -279,18 +300,18 @@ fn process(
         }
         Err(d) => {
             diags.push(d);
-            return None;
+            return false;
         }
     };
     if let Err(ds) = verify(ctx, module) {
         diags.extend(ds);
-        return None;
+        return false;
     }
     let root = match build_pipeline(ctx, passes, &opts.pipeline) {
         Ok(root) => root,
         Err(d) => {
             diags.push(d);
-            return None;
+            return false;
         }
     };
     if opts.dump_pass_pipeline {
@@ -300,7 +321,8 @@ fn process(
         let _ = pass_log.clone().write_all(text.as_bytes());
     }
     let Some(root) = root else {
-        return Some(print_op(ctx, module, &opts.print));
+        print_op_to(ctx, module, &opts.print, sink);
+        return true;
     };
     let mut pm = PassManager::new(root);
     pm.config = opts.pass_config.clone();
@@ -316,7 +338,7 @@ fn process(
     let output = match result {
         Ok(()) => {
             let start = Instant::now();
-            let text = print_op(ctx, module, &opts.print);
+            print_op_to(ctx, module, &opts.print, sink);
             let print_time = start.elapsed();
             if opts.pass_config.timing {
                 reports.push_str(&pm.timing_report_with(
@@ -325,11 +347,11 @@ fn process(
                     None::<Duration>,
                 ));
             }
-            Some(text)
+            true
         }
         Err(ds) => {
             diags.extend(ds);
-            None
+            false
         }
     };
     let mut sink = pass_log.clone();
@@ -364,7 +386,7 @@ mod tests {
             ..opts()
         };
         let text = "\"t.a\"() : () -> ()\n// -----\n\"t.b\"() : () -> ()\n\"t.c\"( : () -> ()\n";
-        let r = run_opt(&o, "in.mlir", text);
+        let r = run_opt(&o, "in.mlir", text.into());
         assert!(!r.success);
         assert!(r.log.starts_with("in.mlir:4:"), "{}", r.log);
         assert!(r.output.contains("t.a"), "{}", r.output);
@@ -378,11 +400,11 @@ mod tests {
             ..opts()
         };
         let ok = "// expected-error @+1 {{expected SSA operand}}\n\"t.c\"( : () -> ()\n";
-        let r = run_opt(&o, "in.mlir", ok);
+        let r = run_opt(&o, "in.mlir", ok.into());
         assert!(r.success, "{}", r.log);
         assert_eq!(r.log, "");
         let bad = "// expected-error @+1 {{something else}}\n\"t.c\"( : () -> ()\n";
-        let r = run_opt(&o, "in.mlir", bad);
+        let r = run_opt(&o, "in.mlir", bad.into());
         assert!(!r.success);
         assert!(
             r.log.contains("unexpected error: expected SSA operand"),
@@ -404,7 +426,7 @@ mod tests {
             pipeline: Pipeline::Text("builtin.module(no-such-pass)".into()),
             ..opts()
         };
-        let r = run_opt(&o, "in.mlir", "// -----\n// -----\n");
+        let r = run_opt(&o, "in.mlir", "// -----\n// -----\n".into());
         assert!(!r.success);
         assert_eq!(r.log.matches("error:").count(), 1, "{}", r.log);
         assert!(r.log.contains("no-such-pass"), "{}", r.log);
@@ -416,10 +438,10 @@ mod tests {
             allow_unregistered: false,
             ..opts()
         };
-        let r = run_opt(&o, "in.mlir", "\"t.a\"() : () -> ()\n");
+        let r = run_opt(&o, "in.mlir", "\"t.a\"() : () -> ()\n".into());
         assert!(!r.success);
         assert!(r.log.starts_with("in.mlir:1:"), "{}", r.log);
-        let r = run_opt(&opts(), "in.mlir", "\"t.a\"() : () -> ()\n");
+        let r = run_opt(&opts(), "in.mlir", "\"t.a\"() : () -> ()\n".into());
         assert!(r.success, "{}", r.log);
     }
 

@@ -6,7 +6,7 @@ use rtile::dialect::decl::{Assembly, OpDecl, ParseFn, PrintFn, Verify};
 use rtile::dialect::{OpDefinition, OpTraits};
 use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
-use rtile::ir::{Context, OpId, OperationState};
+use rtile::ir::{AttrKind, Context, OpId, OperationState, TypeKind};
 use rtile::parser::{OpAsmParser, UnresolvedOperand};
 use rtile::printer::OpAsmPrinter;
 
@@ -54,9 +54,9 @@ pub fn counts(ctx: &Context, op: OpId, operands: usize, results: usize) -> Resul
 
 /// The memory space of a memref type.
 pub fn memory_space(t: &Type) -> Option<&Attribute> {
-    match t {
-        Type::MemRef { memory_space, .. } | Type::UnrankedMemRef { memory_space, .. } => {
-            memory_space.as_deref()
+    match t.kind() {
+        TypeKind::MemRef { memory_space, .. } | TypeKind::UnrankedMemRef { memory_space, .. } => {
+            memory_space.as_ref()
         }
         _ => None,
     }
@@ -64,8 +64,8 @@ pub fn memory_space(t: &Type) -> Option<&Attribute> {
 
 /// True when `a` is `#gpu.address_space<space>`.
 pub fn is_address_space(a: Option<&Attribute>, space: &str) -> bool {
-    match a {
-        Some(Attribute::Dialect { dialect, body }) => {
+    match a.map(|x| x.kind()) {
+        Some(AttrKind::Dialect { dialect, body }) => {
             dialect == "gpu" && body.replace(' ', "") == format!("address_space<{space}>")
         }
         _ => false,
@@ -74,7 +74,7 @@ pub fn is_address_space(a: Option<&Attribute>, space: &str) -> bool {
 
 /// Checks that `indices` values are all `index`-typed.
 pub fn all_index(ctx: &Context, vals: &[rtile::ir::Value], what: &str) -> Result<(), String> {
-    if vals.iter().all(|&v| *ctx.value_type(v) == Type::Index) {
+    if vals.iter().all(|&v| *ctx.value_type(v) == Type::index()) {
         Ok(())
     } else {
         Err(format!("{what} must be of type 'index'"))
@@ -143,7 +143,7 @@ fn resolve_indexed(
     let v = p.resolve_operand(m, mt)?;
     state.operands.push(v);
     for i in idx {
-        let v = p.resolve_operand(i, &Type::Index)?;
+        let v = p.resolve_operand(i, &Type::index())?;
         state.operands.push(v);
     }
     Ok(())
@@ -274,7 +274,7 @@ pub fn print_values(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     print_attrs(ctx, op, p);
     if !ops.is_empty() {
         p.write(" : ");
-        let tys: Vec<Type> = ops.iter().map(|&v| ctx.value_type(v).clone()).collect();
+        let tys: Vec<Type> = ops.iter().map(|&v| *ctx.value_type(v)).collect();
         p.print_types(&tys);
     }
 }

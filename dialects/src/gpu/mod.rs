@@ -8,7 +8,7 @@ pub mod target;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::attributes::{Attribute, DenseArray};
 use rtile::ir::types::Type;
-use rtile::ir::{Context, OpId, Signedness, Value};
+use rtile::ir::{AttrKind, Context, OpId, Signedness, TypeKind, Value};
 
 use common::{
     counts, custom, is_address_space, memory_space, op, parse_attrs, parse_values, print_attrs,
@@ -27,13 +27,13 @@ fn parse_id(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result<(
     }
     state.properties = Some(Attribute::dictionary(vec![NamedAttribute {
         name: "dimension".into(),
-        value: Attribute::Dialect {
+        value: Attribute::new(AttrKind::Dialect {
             dialect: "gpu".into(),
             body: format!("<dim {d}>"),
-        },
+        }),
     }]));
     parse_attrs(p, state)?;
-    state.result_types.push(Type::Index);
+    state.result_types.push(Type::index());
     Ok(())
 }
 
@@ -44,10 +44,10 @@ fn parse_module(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Resu
     let name = p.parse_symbol_name()?;
     let mut props = vec![NamedAttribute {
         name: "sym_name".into(),
-        value: Attribute::String {
+        value: Attribute::new(AttrKind::String {
             value: name,
             ty: None,
-        },
+        }),
     }];
     if p.peek_punct("[") {
         let targets = p.parse_attribute()?;
@@ -102,7 +102,7 @@ fn parse_arg_list(
     }
     loop {
         let (a, t) = p.parse_argument(true)?;
-        v.push((a, t.unwrap_or(Type::None)));
+        v.push((a, t.unwrap_or(Type::new(TypeKind::None))));
         if !p.parse_optional_punct(",") {
             break;
         }
@@ -142,10 +142,10 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
     p.parse_optional_attr_dict_with_keyword(&mut attrs)?;
     let mut props = vec![NamedAttribute {
         name: "function_type".into(),
-        value: Attribute::Type(Type::Function {
-            inputs: args.iter().map(|a| a.1.clone()).collect(),
+        value: Attribute::new(AttrKind::Type(Type::new(TypeKind::Function {
+            inputs: args.iter().map(|a| a.1).collect(),
             results,
-        }),
+        }))),
     }];
     for a in attrs {
         if FUNC_PROPS.contains(&a.name.as_str()) {
@@ -157,22 +157,22 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
     state.properties = Some(Attribute::dictionary(props));
     state.attributes.push(NamedAttribute {
         name: "sym_name".into(),
-        value: Attribute::String {
+        value: Attribute::new(AttrKind::String {
             value: name,
             ty: None,
-        },
+        }),
     });
     state.attributes.push(NamedAttribute {
         name: "workgroup_attributions".into(),
-        value: Attribute::Integer {
+        value: Attribute::new(AttrKind::Integer {
             value: wg.len() as i128,
             ty: Type::i64(),
-        },
+        }),
     });
     if kernel {
         state.attributes.push(NamedAttribute {
             name: "gpu.kernel".into(),
-            value: Attribute::Unit,
+            value: Attribute::unit(),
         });
     }
     state.attributes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -261,8 +261,8 @@ fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
 }
 
 fn print_id(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
-    let d = match ctx.inherent_attr(op, "dimension") {
-        Some(Attribute::Dialect { body, .. }) => body
+    let d = match ctx.inherent_attr(op, "dimension").map(|x| x.kind()) {
+        Some(AttrKind::Dialect { body, .. }) => body
             .trim_start_matches("<dim ")
             .trim_end_matches('>')
             .to_string(),
@@ -380,11 +380,11 @@ impl Dialect for GpuDialect {
 
 fn verify_id(ctx: &Context, o: OpId) -> Result<(), String> {
     counts(ctx, o, 0, 1)?;
-    if *ctx.value_type(ctx.result(o, 0)) != Type::Index {
+    if *ctx.value_type(ctx.result(o, 0)) != Type::index() {
         return Err("result #0 must be index".into());
     }
-    match ctx.inherent_attr(o, "dimension") {
-        Some(Attribute::Dialect { dialect, body })
+    match ctx.inherent_attr(o, "dimension").map(|x| x.kind()) {
+        Some(AttrKind::Dialect { dialect, body })
             if dialect == "gpu" && ["<dim x>", "<dim y>", "<dim z>"].contains(&body.as_str()) =>
         {
             Ok(())
@@ -395,31 +395,34 @@ fn verify_id(ctx: &Context, o: OpId) -> Result<(), String> {
 
 fn verify_module(ctx: &Context, o: OpId) -> Result<(), String> {
     counts(ctx, o, 0, 0)?;
-    match ctx.inherent_attr(o, "targets") {
+    match ctx.inherent_attr(o, "targets").map(|x| x.kind()) {
         None => {}
-        Some(Attribute::Array(v)) if !v.is_empty() => {}
+        Some(AttrKind::Array(v)) if !v.is_empty() => {}
         Some(_) => {
             return Err("attribute 'targets' failed to satisfy constraint: array of GPU target attributes with at least 1 elements".into());
         }
     }
-    match ctx.inherent_attr(o, "sym_name") {
-        Some(Attribute::String { .. }) => Ok(()),
+    match ctx.inherent_attr(o, "sym_name").map(|x| x.kind()) {
+        Some(AttrKind::String { .. }) => Ok(()),
         _ => Err("requires attribute 'sym_name'".into()),
     }
 }
 
 /// The function type of a `gpu.func` / `func.func`.
 pub fn function_type(ctx: &Context, o: OpId) -> Option<(&[Type], &[Type])> {
-    match ctx.inherent_attr(o, "function_type") {
-        Some(Attribute::Type(Type::Function { inputs, results })) => Some((inputs, results)),
+    match ctx.inherent_attr(o, "function_type")?.as_type()?.kind() {
+        TypeKind::Function { inputs, results } => Some((inputs, results)),
         _ => None,
     }
 }
 
 /// `workgroup_attributions` of a `gpu.func` (0 when absent).
 pub fn workgroup_attributions(ctx: &Context, o: OpId) -> usize {
-    match ctx.inherent_attr(o, "workgroup_attributions") {
-        Some(Attribute::Integer { value, .. }) => usize::try_from(*value).unwrap_or(0),
+    match ctx
+        .inherent_attr(o, "workgroup_attributions")
+        .map(|x| x.kind())
+    {
+        Some(AttrKind::Integer { value, .. }) => usize::try_from(*value).unwrap_or(0),
         _ => 0,
     }
 }
@@ -427,8 +430,8 @@ pub fn workgroup_attributions(ctx: &Context, o: OpId) -> usize {
 fn verify_func(ctx: &Context, o: OpId) -> Result<(), String> {
     counts(ctx, o, 0, 0)?;
     if !matches!(
-        ctx.inherent_attr(o, "sym_name"),
-        Some(Attribute::String { .. })
+        ctx.inherent_attr(o, "sym_name").map(|x| x.kind()),
+        Some(AttrKind::String { .. })
     ) {
         return Err("requires attribute 'sym_name'".into());
     }
@@ -467,7 +470,7 @@ fn verify_func(ctx: &Context, o: OpId) -> Result<(), String> {
     // lowered to a target's number (`memref<4xf32, 5>`) or left out is accepted.
     let wrong = |a: &Value, space: &str| {
         let ms = memory_space(ctx.value_type(*a));
-        matches!(ms, Some(Attribute::Dialect { dialect, body }) if dialect == "gpu" && body.starts_with("address_space"))
+        matches!(ms.map(|x| x.kind()), Some(AttrKind::Dialect { dialect, body }) if dialect == "gpu" && body.starts_with("address_space"))
             && !is_address_space(ms, space)
     };
     for (i, a) in args[inputs.len()..inputs.len() + wg].iter().enumerate() {
@@ -515,8 +518,8 @@ fn verify_return(ctx: &Context, o: OpId) -> Result<(), String> {
 
 fn verify_launch(ctx: &Context, o: OpId) -> Result<(), String> {
     if !matches!(
-        ctx.inherent_attr(o, "kernel"),
-        Some(Attribute::SymbolRef { nested, .. }) if nested.len() == 1
+        ctx.inherent_attr(o, "kernel").map(|x| x.kind()),
+        Some(AttrKind::SymbolRef { nested, .. }) if nested.len() == 1
     ) {
         return Err("requires attribute 'kernel' of the form @module::@kernel".into());
     }
@@ -524,8 +527,11 @@ fn verify_launch(ctx: &Context, o: OpId) -> Result<(), String> {
     // Upstream's segments: async dependencies, grid x/y/z, block x/y/z, then clusters,
     // shared memory size, arguments and the async object; without them (rtile's own
     // launches) the sizes come first.
-    let first = match ctx.inherent_attr(o, "operandSegmentSizes") {
-        Some(Attribute::DenseArray(DenseArray::Int { values, .. })) if values.len() >= 7 => {
+    let first = match ctx
+        .inherent_attr(o, "operandSegmentSizes")
+        .map(|x| x.kind())
+    {
+        Some(AttrKind::DenseArray(DenseArray::Int { values, .. })) if values.len() >= 7 => {
             if values[1..7].iter().any(|&n| n != 1) {
                 return Err("expects one operand for each grid and block size".into());
             }
@@ -539,9 +545,9 @@ fn verify_launch(ctx: &Context, o: OpId) -> Result<(), String> {
     // Upstream's `LaunchIndx`: index, i32 or i64 each.
     if ops[first..first + 6].iter().any(|&v| {
         !matches!(
-            ctx.value_type(v),
-            Type::Index
-                | Type::Integer {
+            ctx.value_type(v).kind(),
+            TypeKind::Index
+                | TypeKind::Integer {
                     width: 32 | 64,
                     signedness: Signedness::Signless
                 }

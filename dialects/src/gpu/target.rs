@@ -5,7 +5,7 @@
 //! architecture from it and refuses to translate for another one.
 
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{AttrKind, Context, OpId};
 
 /// The back end a target attribute names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,15 +47,15 @@ impl GpuTarget {
 
     /// The attribute as upstream prints it (`#nvvm.target<chip = "sm_90">`).
     pub fn to_attribute(&self) -> Attribute {
-        Attribute::Dialect {
+        Attribute::new(AttrKind::Dialect {
             dialect: self.kind.dialect().into(),
             body: format!("target<chip = \"{}\">", self.chip),
-        }
+        })
     }
 
     /// Reads an `#nvvm.target<...>` / `#rocdl.target<...>` attribute; `None` for any other.
     pub fn from_attribute(a: &Attribute) -> Option<GpuTarget> {
-        let Attribute::Dialect { dialect, body } = a else {
+        let AttrKind::Dialect { dialect, body } = a.kind() else {
             return None;
         };
         let (kind, default_chip) = match dialect.as_str() {
@@ -98,8 +98,8 @@ fn string_param(params: &str, key: &str) -> Option<String> {
 
 /// The targets of `gpu.module` op `module` that rtile knows, in order.
 pub fn module_targets(ctx: &Context, module: OpId) -> Vec<GpuTarget> {
-    match ctx.inherent_attr(module, "targets") {
-        Some(Attribute::Array(v)) => v.iter().filter_map(GpuTarget::from_attribute).collect(),
+    match ctx.inherent_attr(module, "targets").map(|x| x.kind()) {
+        Some(AttrKind::Array(v)) => v.iter().filter_map(GpuTarget::from_attribute).collect(),
         _ => Vec::new(),
     }
 }
@@ -116,12 +116,12 @@ mod tests {
 
     #[test]
     fn reads_upstream_target_attributes() {
-        let nv = Attribute::Dialect {
+        let nv = AttrKind::Dialect {
             dialect: "nvvm".into(),
             body: "target<O = 3, chip = \"sm_80\", features = \"+ptx80\">".into(),
         };
         assert_eq!(
-            GpuTarget::from_attribute(&nv),
+            GpuTarget::from_attribute(&Attribute::new(nv)),
             Some(GpuTarget::new(TargetKind::Nvvm, "sm_80"))
         );
         let amd = GpuTarget::new(TargetKind::Rocdl, "gfx90a").to_attribute();
@@ -129,19 +129,19 @@ mod tests {
             GpuTarget::from_attribute(&amd),
             Some(GpuTarget::new(TargetKind::Rocdl, "gfx90a"))
         );
-        let bare = Attribute::Dialect {
+        let bare = AttrKind::Dialect {
             dialect: "nvvm".into(),
             body: "target".into(),
         };
         assert_eq!(
-            GpuTarget::from_attribute(&bare).map(|t| t.chip),
+            GpuTarget::from_attribute(&Attribute::new(bare)).map(|t| t.chip),
             Some("sm_50".into())
         );
-        let other = Attribute::Dialect {
+        let other = AttrKind::Dialect {
             dialect: "gpu".into(),
             body: "address_space<workgroup>".into(),
         };
-        assert_eq!(GpuTarget::from_attribute(&other), None);
+        assert_eq!(GpuTarget::from_attribute(&Attribute::new(other)), None);
     }
 
     #[test]

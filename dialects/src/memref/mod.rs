@@ -6,7 +6,7 @@
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::{DYNAMIC, Type};
-use rtile::ir::{Attribute, DenseArray, NamedAttribute, OperationState};
+use rtile::ir::{AttrKind, Attribute, DenseArray, NamedAttribute, OperationState, TypeKind};
 use rtile::ir::{Context, OpId};
 use rtile::parser::OpAsmParser;
 use rtile::printer::OpAsmPrinter;
@@ -150,15 +150,15 @@ fn parse_alloc(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Resul
     parse_attrs(p, state)?;
     let t = p.parse_colon_type()?;
     for o in &sizes {
-        let v = p.resolve_operand(o, &Type::Index)?;
+        let v = p.resolve_operand(o, &Type::index())?;
         state.operands.push(v);
     }
     state.properties = Some(Attribute::dictionary(vec![NamedAttribute {
         name: "operandSegmentSizes".into(),
-        value: Attribute::DenseArray(DenseArray::Int {
+        value: Attribute::new(AttrKind::DenseArray(DenseArray::Int {
             elem: Type::i32(),
             values: vec![sizes.len() as i64, 0],
-        }),
+        })),
     }]));
     state.result_types.push(t);
     Ok(())
@@ -178,8 +178,8 @@ fn print_alloc(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
 /// `(shape, elem)` of operand `i` when it is a ranked memref.
 pub fn memref_of(ctx: &Context, o: OpId, i: usize) -> Result<(Vec<i64>, Type), String> {
     let v = *ctx.operands(o).get(i).ok_or("missing memref operand")?;
-    match ctx.value_type(v) {
-        Type::MemRef { shape, elem, .. } => Ok((shape.clone(), (**elem).clone())),
+    match ctx.value_type(v).kind() {
+        TypeKind::MemRef { shape, elem, .. } => Ok((shape.clone(), Type::new((**elem).clone()))),
         _ => Err(format!("operand #{i} must be memref of any type values")),
     }
 }
@@ -188,7 +188,7 @@ fn verify_alloc(ctx: &Context, o: OpId) -> Result<(), String> {
     if ctx.results(o).len() != 1 {
         return Err("requires one result".into());
     }
-    let Type::MemRef { shape, .. } = ctx.value_type(ctx.result(o, 0)) else {
+    let TypeKind::MemRef { shape, .. } = (ctx.value_type(ctx.result(o, 0))).kind() else {
         return Err("result must be a memref".into());
     };
     let dynamic = shape.iter().filter(|&&d| d == DYNAMIC).count();
@@ -238,10 +238,10 @@ fn verify_subview(ctx: &Context, o: OpId) -> Result<(), String> {
         return Err("requires one result".into());
     }
     all_index(ctx, &ctx.operands(o)[1..], "offsets, sizes and strides")?;
-    match ctx.value_type(ctx.result(o, 0)) {
-        Type::MemRef {
+    match (ctx.value_type(ctx.result(o, 0))).kind() {
+        TypeKind::MemRef {
             shape: s, elem: e, ..
-        } if **e == elem && s.len() <= shape.len() => Ok(()),
+        } if *e == elem && s.len() <= shape.len() => Ok(()),
         _ => Err("result must be a memref of the source element type and at most its rank".into()),
     }
 }
@@ -288,16 +288,16 @@ fn print_collapse_shape(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
 
 /// The reassociation groups of a `reassociation` attribute (`[[0, 1], [2]]`).
 pub fn reassociation(a: &Attribute) -> Option<Vec<Vec<usize>>> {
-    let Attribute::Array(groups) = a else {
+    let AttrKind::Array(groups) = a.kind() else {
         return None;
     };
     groups
         .iter()
-        .map(|g| match g {
-            Attribute::Array(dims) => dims
+        .map(|g| match g.kind() {
+            AttrKind::Array(dims) => dims
                 .iter()
-                .map(|d| match d {
-                    Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
+                .map(|d| match d.kind() {
+                    AttrKind::Integer { value, .. } => usize::try_from(*value).ok(),
                     _ => None,
                 })
                 .collect(),
@@ -315,19 +315,19 @@ fn verify_collapse_shape(ctx: &Context, o: OpId) -> Result<(), String> {
     let st = ctx.value_type(ctx.operands(o)[0]);
     let rt = ctx.value_type(ctx.result(o, 0));
     let (
-        Type::MemRef {
+        TypeKind::MemRef {
             shape: ss,
             elem: se,
             layout: sl,
             memory_space: sm,
         },
-        Type::MemRef {
+        TypeKind::MemRef {
             shape: rs,
             elem: re,
             layout: rl,
             memory_space: rm,
         },
-    ) = (st, rt)
+    ) = (st.kind(), rt.kind())
     else {
         return Err("source and result must be ranked memrefs".into());
     };
@@ -389,13 +389,13 @@ fn verify_collapse_shape(ctx: &Context, o: OpId) -> Result<(), String> {
                 .into(),
         );
     }
-    collapsed_layout_matches(ss, sl.as_deref(), &groups, rs, rl.as_deref())
+    collapsed_layout_matches(ss, sl.as_ref(), &groups, rs, rl.as_ref())
 }
 
 /// Strides and offset of a memref layout: the identity's row-major strides, a `strided<>`
 /// layout's own; `None` for an affine map (not checked).
 fn strides_of(shape: &[i64], layout: Option<&Attribute>) -> Option<(Vec<i64>, i64)> {
-    match layout {
+    match layout.map(|x| x.kind()) {
         None => {
             let mut strides = vec![1i64; shape.len()];
             for i in (0..shape.len().saturating_sub(1)).rev() {
@@ -408,7 +408,7 @@ fn strides_of(shape: &[i64], layout: Option<&Attribute>) -> Option<(Vec<i64>, i6
             }
             Some((strides, 0))
         }
-        Some(Attribute::Strided { strides, offset }) => Some((strides.clone(), *offset)),
+        Some(AttrKind::Strided { strides, offset }) => Some((strides.clone(), *offset)),
         Some(_) => None,
     }
 }

@@ -1,5 +1,5 @@
 //! The data of `#rtile.program` and `#rtile.tile` (docs/dialects/rtile.md) and their text:
-//! the IR keeps dialect attributes as `Attribute::Dialect { dialect: "rtile", body }`, and
+//! the IR keeps dialect attributes as `AttrKind::Dialect { dialect: "rtile", body }`, and
 //! these functions print and parse `body`.
 
 use std::fmt::Write;

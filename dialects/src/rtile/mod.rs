@@ -5,7 +5,7 @@
 //!   `#rtile.tile<...>` bodies, both directions, without the IR.
 //! - [`verify`]: the dialect's attribute verifier (device-independent rules, plus an optional
 //!   [`verify::DeviceCheck`] that the passes crate installs for capacities).
-//! - this module: typed accessors from and to `Attribute::Dialect` values and ops.
+//! - this module: typed accessors from and to `AttrKind::Dialect` values and ops.
 //!
 //! The construction itself (`--construct-rtile`) and the device descriptions live in the
 //! passes crate; dependencies point one way (passes → dialects), so the verifier reaches the
@@ -17,7 +17,7 @@ pub mod verify;
 
 use rtile::dialect::{AttributeVerifier, Dialect, OpDefinition};
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{AttrKind, Context, OpId};
 
 pub use attr::RProgram;
 
@@ -69,10 +69,10 @@ pub struct TileAttr {
 impl TileAttr {
     /// `#rtile.tile<...>` as an IR attribute.
     pub fn to_attr(&self) -> Attribute {
-        Attribute::Dialect {
+        Attribute::new(AttrKind::Dialect {
             dialect: NAMESPACE.into(),
             body: attr::tile_body(&self.shape, &self.pad),
-        }
+        })
     }
     /// Reads `#rtile.tile<...>`.
     pub fn from_attr(a: &Attribute) -> Result<TileAttr, String> {
@@ -83,8 +83,8 @@ impl TileAttr {
 }
 
 fn rtile_body<'a>(a: &'a Attribute, what: &str) -> Result<&'a str, String> {
-    match a {
-        Attribute::Dialect { dialect, body } if dialect == NAMESPACE => Ok(body),
+    match a.kind() {
+        AttrKind::Dialect { dialect, body } if dialect == NAMESPACE => Ok(body),
         _ => Err(format!("expected a {what} attribute")),
     }
 }
@@ -94,10 +94,10 @@ impl RProgram {
     /// `own_axes` (the compute's axis names), i.e. for programs over fused axes.
     pub fn to_attr(&self, own_axes: &[String]) -> Attribute {
         let with_axes = !self.axes.is_empty() && self.axes != own_axes;
-        Attribute::Dialect {
+        Attribute::new(AttrKind::Dialect {
             dialect: NAMESPACE.into(),
             body: attr::program_body(self, with_axes),
-        }
+        })
     }
     /// Reads `#rtile.program<...>`.
     pub fn from_attr(a: &Attribute) -> Result<RProgram, String> {
@@ -133,7 +133,7 @@ pub fn program(ctx: &Context, op: OpId) -> Result<Option<RProgram>, String> {
 /// Attaches `progs` (best first) as `rtile.programs`; `own_axes` as in [`RProgram::to_attr`].
 pub fn set_programs(ctx: &mut Context, op: OpId, progs: &[RProgram], own_axes: &[String]) {
     let v = progs.iter().map(|p| p.to_attr(own_axes)).collect();
-    ctx.set_attr(op, PROGRAMS, Attribute::Array(v));
+    ctx.set_attr(op, PROGRAMS, Attribute::new(AttrKind::Array(v)));
 }
 
 /// Attaches `p` as the chosen `rtile.program`.

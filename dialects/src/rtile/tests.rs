@@ -100,10 +100,10 @@ fn structural_rules() {
 fn fused_axes() {
     let (ctx, _, op) = setup("");
     let (c, _) = crate::te::ir::compute_from_op(&ctx, op).unwrap();
-    let mut p = RProgram::from_attr(&rtile::ir::attributes::Attribute::Dialect {
+    let mut p = RProgram::from_attr(&Attribute::new(rtile::ir::attributes::AttrKind::Dialect {
         dialect: "rtile".into(),
         body: OK.trim_start_matches("#rtile.").to_string(),
-    })
+    }))
     .unwrap();
     p.axes = vec!["m*n".into(), "k".into()];
     let ax = verify::program_axes(&c, &p).unwrap();

@@ -12,7 +12,7 @@
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::AttributeVerifier;
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{AttrKind, Context, OpId};
 
 use super::{
     DEVICE, LAUNCH, PROGRAM, PROGRAMS, RProgram, TE_REFERENCE, TILE, TileAttr, UNROLL,
@@ -67,15 +67,15 @@ impl AttributeVerifier for RtileAttrVerifier {
             return verify_launch(attr).map_err(err);
         }
         if name == TE_REFERENCE {
-            return match attr {
-                Attribute::String { .. } => Ok(()),
+            return match attr.kind() {
+                AttrKind::String { .. } => Ok(()),
                 _ => Err(err("expected a string holding the te reference".into())),
             };
         }
         if name == UNROLL {
-            return match attr {
-                Attribute::Unit => Ok(()),
-                Attribute::Integer { value, .. } if *value >= 1 => Ok(()),
+            return match attr.kind() {
+                AttrKind::Unit => Ok(()),
+                AttrKind::Integer { value, .. } if *value >= 1 => Ok(()),
                 _ => Err(err(
                     "expected a unit attribute or a positive unroll factor".into()
                 )),
@@ -85,8 +85,8 @@ impl AttributeVerifier for RtileAttrVerifier {
             if ctx.op_name(op) != "gpu.module" {
                 return Err(err("only valid on 'gpu.module'".into()));
             }
-            return match attr {
-                Attribute::String { .. } => Ok(()),
+            return match attr.kind() {
+                AttrKind::String { .. } => Ok(()),
                 _ => Err(err("expected a string naming a device".into())),
             };
         }

@@ -81,7 +81,7 @@ pub fn parse_for(
     let ivt = if p.parse_optional_punct(":") {
         p.parse_type()?
     } else {
-        Type::Index
+        Type::index()
     };
     for o in [&lb, &ub, &step] {
         let v = p.resolve_operand(o, &ivt)?;
@@ -136,12 +136,12 @@ pub fn print_for(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         let tys: Vec<Type> = ctx
             .results(op)
             .iter()
-            .map(|&v| ctx.value_type(v).clone())
+            .map(|&v| *ctx.value_type(v))
             .collect();
         p.print_types(&tys);
         p.write(")");
     }
-    if *ctx.value_type(ops[0]) != Type::Index {
+    if *ctx.value_type(ops[0]) != Type::index() {
         p.write(" : ");
         p.print_type(ctx.value_type(ops[0]));
     }
@@ -181,7 +181,7 @@ pub fn print_if(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let res = ctx.results(op);
     if !res.is_empty() {
         p.write(" -> (");
-        let tys: Vec<Type> = res.iter().map(|&v| ctx.value_type(v).clone()).collect();
+        let tys: Vec<Type> = res.iter().map(|&v| *ctx.value_type(v)).collect();
         p.print_types(&tys);
         p.write(")");
     }

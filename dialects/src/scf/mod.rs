@@ -107,19 +107,12 @@ fn verify_for(ctx: &Context, o: OpId) -> Result<(), String> {
     if ops.len() < 3 {
         return Err("expects lower bound, upper bound and step operands".into());
     }
-    let iv = ctx.value_type(ops[0]).clone();
+    let iv = *ctx.value_type(ops[0]);
     if !iv.is_integer_like() || ops[1..3].iter().any(|v| *ctx.value_type(*v) != iv) {
         return Err("lower bound, upper bound and step must have one integer or index type".into());
     }
-    let inits: Vec<Type> = ops[3..]
-        .iter()
-        .map(|v| ctx.value_type(*v).clone())
-        .collect();
-    let results: Vec<Type> = ctx
-        .results(o)
-        .iter()
-        .map(|v| ctx.value_type(*v).clone())
-        .collect();
+    let inits: Vec<Type> = ops[3..].iter().map(|v| *ctx.value_type(*v)).collect();
+    let results: Vec<Type> = ctx.results(o).iter().map(|v| *ctx.value_type(*v)).collect();
     if inits != results {
         return Err("mismatch in number or types of init args and results".into());
     }
@@ -134,7 +127,7 @@ fn verify_for(ctx: &Context, o: OpId) -> Result<(), String> {
     let args: Vec<Type> = ctx
         .block_args(body)
         .iter()
-        .map(|v| ctx.value_type(*v).clone())
+        .map(|v| *ctx.value_type(*v))
         .collect();
     if args.first() != Some(&iv) || args[1..] != inits[..] {
         return Err(
@@ -154,7 +147,7 @@ fn yield_matches(ctx: &Context, block: rtile::ir::BlockId, want: &[Type]) -> Res
     let got: Vec<Type> = ctx
         .operands(t)
         .iter()
-        .map(|v| ctx.value_type(*v).clone())
+        .map(|v| *ctx.value_type(*v))
         .collect();
     if got != want {
         return Err("scf.yield operand types must match the op's result types".into());
@@ -167,11 +160,7 @@ fn verify_if(ctx: &Context, o: OpId) -> Result<(), String> {
     if ops.len() != 1 || *ctx.value_type(ops[0]) != Type::i1() {
         return Err("operand #0 must be 1-bit signless integer".into());
     }
-    let results: Vec<Type> = ctx
-        .results(o)
-        .iter()
-        .map(|v| ctx.value_type(*v).clone())
-        .collect();
+    let results: Vec<Type> = ctx.results(o).iter().map(|v| *ctx.value_type(*v)).collect();
     let regions = ctx.regions(o);
     if regions.len() != 2 {
         return Err("requires two regions (then, else)".into());

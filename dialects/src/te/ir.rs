@@ -6,7 +6,8 @@
 //! with [`compute_from_op`]). See `docs/dialects/te.md` for the attribute table.
 
 use rtile::ir::{
-    AffineMap, Attribute, BlockId, Context, NamedAttribute, OpId, OperationState, Type, Value,
+    AffineMap, AttrKind, Attribute, BlockId, Context, NamedAttribute, OpId, OperationState, Type,
+    Value,
 };
 
 use super::generic::{
@@ -37,7 +38,9 @@ pub fn compute_attrs(c: &TeCompute) -> Vec<NamedAttribute> {
     let mut v = vec![
         NamedAttribute {
             name: "axis_names".into(),
-            value: Attribute::Array(c.axes.iter().map(|a| Attribute::string(&a.name)).collect()),
+            value: Attribute::new(AttrKind::Array(
+                c.axes.iter().map(|a| Attribute::string(&a.name)).collect(),
+            )),
         },
         NamedAttribute {
             name: "domain".into(),
@@ -45,22 +48,24 @@ pub fn compute_attrs(c: &TeCompute) -> Vec<NamedAttribute> {
         },
         NamedAttribute {
             name: "indexing_maps".into(),
-            value: Attribute::Array(
+            value: Attribute::new(AttrKind::Array(
                 c.accesses
                     .iter()
-                    .map(|a| Attribute::AffineMap(a.map.clone()))
-                    .chain(std::iter::once(Attribute::AffineMap(c.result_map())))
+                    .map(|a| Attribute::new(AttrKind::AffineMap(a.map.clone())))
+                    .chain(std::iter::once(Attribute::new(AttrKind::AffineMap(
+                        c.result_map(),
+                    ))))
                     .collect(),
-            ),
+            )),
         },
         NamedAttribute {
             name: "iterator_types".into(),
-            value: Attribute::Array(
+            value: Attribute::new(AttrKind::Array(
                 c.axes
                     .iter()
                     .map(|a| Attribute::string(a.kind.keyword()))
                     .collect(),
-            ),
+            )),
         },
     ];
     if let Some(k) = c.combiner {
@@ -73,13 +78,17 @@ pub fn compute_attrs(c: &TeCompute) -> Vec<NamedAttribute> {
         let tys = c.access_types();
         v.push(NamedAttribute {
             name: "pad_values".into(),
-            value: Attribute::Array(
+            value: Attribute::new(AttrKind::Array(
                 c.accesses
                     .iter()
                     .zip(&tys)
-                    .map(|(a, &t)| a.pad.map(|p| scalar_attr(p, t)).unwrap_or(Attribute::Unit))
+                    .map(|(a, &t)| {
+                        a.pad
+                            .map(|p| scalar_attr(p, t))
+                            .unwrap_or(Attribute::unit())
+                    })
                     .collect(),
-            ),
+            )),
         });
     }
     if let Some(mp) = c.may_pad {
@@ -155,7 +164,7 @@ pub fn build_compute_op(ctx: &mut Context, c: &TeCompute, inputs: &[Value]) -> O
 }
 
 fn strings(a: Option<&Attribute>, what: &str) -> Result<Vec<String>, String> {
-    a.and_then(Attribute::as_array)
+    a.and_then(|a| a.as_array())
         .ok_or_else(|| format!("expected `{what}` to be an array of strings"))?
         .iter()
         .map(|x| {
@@ -213,7 +222,7 @@ fn read_body(ctx: &Context, block: BlockId, args: &[Value]) -> Result<GenericBod
             }
             "arith.cmpf" | "arith.cmpi" => Some(BodyAttr::Predicate(
                 ctx.inherent_attr(op, "predicate")
-                    .and_then(Attribute::as_int)
+                    .and_then(|a| a.as_int())
                     .ok_or_else(|| format!("`{iname}` needs an integer `predicate`"))?,
             )),
             _ => None,
@@ -242,7 +251,7 @@ fn read_body(ctx: &Context, block: BlockId, args: &[Value]) -> Result<GenericBod
 pub fn compute_from_op(ctx: &Context, op: OpId) -> Result<(TeCompute, Vec<Value>), String> {
     let attr = |n: &str| ctx.inherent_attr(op, n);
     let domain = attr("domain")
-        .and_then(Attribute::as_dense_ints)
+        .and_then(|a| a.as_dense_ints())
         .ok_or("expected `domain = array<i64: ...>`")?
         .to_vec();
     let iters = strings(attr("iterator_types"), "iterator_types")?;
@@ -279,7 +288,7 @@ pub fn compute_from_op(ctx: &Context, op: OpId) -> Result<(TeCompute, Vec<Value>
     }
     let operands = ctx.operands(op);
     let maps: Vec<AffineMap> = attr("indexing_maps")
-        .and_then(Attribute::as_array)
+        .and_then(|a| a.as_array())
         .ok_or("expected `indexing_maps = [affine_map<...>, ...]`")?
         .iter()
         .map(|m| {
@@ -307,8 +316,8 @@ pub fn compute_from_op(ctx: &Context, op: OpId) -> Result<(TeCompute, Vec<Value>
                 ));
             }
             v.iter()
-                .map(|x| match x {
-                    Attribute::Unit => Ok(None),
+                .map(|x| match x.kind() {
+                    AttrKind::Unit => Ok(None),
                     _ => scalar_of(x)
                         .map(Some)
                         .ok_or("pad_values entries are numbers or unit"),

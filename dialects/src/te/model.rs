@@ -18,6 +18,7 @@
 //! dropped), and at a point where some axis index is at or beyond its original extent,
 //! every access whose map uses that axis reads the `may_pad` value instead of memory.
 
+use rtile::ir::TypeKind;
 use rtile::ir::affine::AffineMap;
 use rtile::ir::types::{FloatKind, Signedness, Type};
 
@@ -82,10 +83,10 @@ impl ElemType {
     /// The builtin IR type.
     pub fn to_type(self) -> Type {
         match self {
-            ElemType::F64 => Type::Float(FloatKind::F64),
-            ElemType::F32 => Type::Float(FloatKind::F32),
-            ElemType::F16 => Type::Float(FloatKind::F16),
-            ElemType::BF16 => Type::Float(FloatKind::BF16),
+            ElemType::F64 => Type::float(FloatKind::F64),
+            ElemType::F32 => Type::float(FloatKind::F32),
+            ElemType::F16 => Type::float(FloatKind::F16),
+            ElemType::BF16 => Type::float(FloatKind::BF16),
             ElemType::I32 => Type::int(32),
             ElemType::I8 => Type::int(8),
             ElemType::I1 => Type::int(1),
@@ -94,12 +95,12 @@ impl ElemType {
 
     /// The element type of a builtin scalar type, if te supports it.
     pub fn from_type(t: &Type) -> Option<ElemType> {
-        match t {
-            Type::Float(FloatKind::F64) => Some(ElemType::F64),
-            Type::Float(FloatKind::F32) => Some(ElemType::F32),
-            Type::Float(FloatKind::F16) => Some(ElemType::F16),
-            Type::Float(FloatKind::BF16) => Some(ElemType::BF16),
-            Type::Integer {
+        match t.kind() {
+            TypeKind::Float(FloatKind::F64) => Some(ElemType::F64),
+            TypeKind::Float(FloatKind::F32) => Some(ElemType::F32),
+            TypeKind::Float(FloatKind::F16) => Some(ElemType::F16),
+            TypeKind::Float(FloatKind::BF16) => Some(ElemType::BF16),
+            TypeKind::Integer {
                 width,
                 signedness: Signedness::Signless,
             } => match width {
@@ -131,8 +132,8 @@ impl TensorType {
     }
     /// From a builtin type: static ranked tensor of a supported element type.
     pub fn from_type(t: &Type) -> Option<TensorType> {
-        match t {
-            Type::Tensor {
+        match t.kind() {
+            TypeKind::Tensor {
                 shape,
                 elem,
                 encoding: None,

@@ -3,7 +3,7 @@
 
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::Type;
-use rtile::ir::{Context, OpId};
+use rtile::ir::{Context, OpId, TypeKind};
 
 use crate::gpu::common::{
     all_index, counts, custom, op, parse_load, parse_store, print_load, print_store, pure,
@@ -77,8 +77,8 @@ impl Dialect for VectorDialect {
 }
 
 fn vector_elem(t: &Type) -> Option<&Type> {
-    match t {
-        Type::Vector { elem, .. } => Some(elem),
+    match t.kind() {
+        TypeKind::Vector { elem, .. } => Some(elem),
         _ => None,
     }
 }

@@ -1,7 +1,7 @@
 //! The te body's arithmetic: a `te.compute` expression at one point becomes `arith` /
 //! `math` ops, and a combiner folds a value into an accumulator.
 
-use rtile::ir::{Attribute, Type, Value};
+use rtile::ir::{AttrKind, Attribute, Type, Value};
 use rtile_dialects::te::generic::{
     binary_op_name, cmpf_predicate, cmpi_predicate, float_unary_op_name,
 };
@@ -33,7 +33,8 @@ impl Lowering<'_> {
         if e.is_float() {
             self.em.float(v, e)
         } else if e == ElemType::I1 {
-            self.em.constant(Attribute::Bool(v as i64 != 0))
+            self.em
+                .constant(Attribute::new(AttrKind::Bool(v as i64 != 0)))
         } else {
             self.em.constant(Attribute::int(v as i64, ty(e)))
         }

@@ -232,7 +232,7 @@ impl Lowering<'_> {
             let pv = pad_value(self.compute, input);
             let mut k = self.constant(pv, input.elem);
             if plan.vector_lanes > 1 {
-                k = self.em.op("vector.broadcast", &[k], &[], t.clone());
+                k = self.em.op("vector.broadcast", &[k], &[], *t);
             }
             pads.push(k);
         }
@@ -264,10 +264,8 @@ impl Lowering<'_> {
                 .collect();
             let r = self.body(&c.body, &lanes)?.0;
             vec_val = Some(match vec_val {
-                None => self.em.op("vector.broadcast", &[r], &[], vt.clone()),
-                Some(acc) => self
-                    .em
-                    .op("vector.insert", &[r, acc], &[position(l)], vt.clone()),
+                None => self.em.op("vector.broadcast", &[r], &[], vt),
+                Some(acc) => self.em.op("vector.insert", &[r, acc], &[position(l)], vt),
             });
         }
         let vec_val = vec_val.ok_or("internal error: an empty vector")?;

@@ -14,7 +14,9 @@
 use std::collections::HashMap;
 
 use rtile::ir::attributes::{Attribute, NamedAttribute};
-use rtile::ir::{BlockId, Builder, Context, FloatFormat, InsertionPoint, OpId, Type, Value};
+use rtile::ir::{
+    AttrKind, BlockId, Builder, Context, FloatFormat, InsertionPoint, OpId, Type, TypeKind, Value,
+};
 use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::te::model::ElemType;
 
@@ -46,9 +48,9 @@ pub struct Emitter<'c> {
 /// parser reads a literal (a NaN is the quiet NaN).
 pub fn float_attr(v: f64, e: ElemType) -> Attribute {
     let ty = e.to_type();
-    let v = match &ty {
+    let v = match ty.kind() {
         _ if v.is_nan() => f64::NAN,
-        Type::Float(k) => FloatFormat::of(*k).map_or(v, |f| f.round(v)),
+        TypeKind::Float(k) => FloatFormat::of(*k).map_or(v, |f| f.round(v)),
         _ => v,
     };
     Attribute::float(v, ty)
@@ -56,10 +58,10 @@ pub fn float_attr(v: f64, e: ElemType) -> Attribute {
 
 /// `#gpu<dim x>`.
 fn dim_x() -> Attribute {
-    Attribute::Dialect {
+    Attribute::new(AttrKind::Dialect {
         dialect: "gpu".into(),
         body: "<dim x>".into(),
-    }
+    })
 }
 
 impl<'c> Emitter<'c> {
@@ -94,7 +96,7 @@ impl<'c> Emitter<'c> {
 
     /// The type of `v`.
     pub fn ty(&self, v: Value) -> Type {
-        self.b.ctx().value_type(v).clone()
+        *self.b.ctx().value_type(v)
     }
 
     /// An `arith.constant` of `value` (hoisted, deduplicated).
@@ -102,8 +104,8 @@ impl<'c> Emitter<'c> {
         if let Some(&v) = self.cache.get(&value) {
             return v;
         }
-        let ty = match &value {
-            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => ty.clone(),
+        let ty = match value.kind() {
+            AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => *ty,
             _ => Type::i1(),
         };
         let ip = self.b.insertion_point();
@@ -111,7 +113,7 @@ impl<'c> Emitter<'c> {
         let op = self
             .b
             .op("arith.constant")
-            .property("value", value.clone())
+            .property("value", value)
             .result(ty)
             .build();
         self.b.restore_insertion_point(ip);
@@ -134,7 +136,7 @@ impl<'c> Emitter<'c> {
         self.b.set_insertion_point_to_end(self.entry);
         let mut d = self.b.op(name).operands(args).result(res);
         for (n, a) in props {
-            d = d.property(n, a.clone());
+            d = d.property(n, *a);
         }
         let op = d.build();
         self.b.restore_insertion_point(ip);
@@ -143,7 +145,7 @@ impl<'c> Emitter<'c> {
 
     /// An index constant.
     pub fn idx(&mut self, v: i64) -> Value {
-        self.constant(Attribute::int(v, Type::Index))
+        self.constant(Attribute::int(v, Type::index()))
     }
 
     /// A float constant of element type `e`.
@@ -164,11 +166,11 @@ impl<'c> Emitter<'c> {
             .iter()
             .map(|(n, a)| NamedAttribute {
                 name: (*n).to_string(),
-                value: a.clone(),
+                value: *a,
             })
             .collect();
         named.sort_by(|a, b| a.name.cmp(&b.name));
-        let key: OpKey = (name.to_string(), args.to_vec(), named, res.clone());
+        let key: OpKey = (name.to_string(), args.to_vec(), named, res);
         let pure = Self::is_pure(name);
         let load = matches!(name, "memref.load" | "vector.load");
         if pure && let Some(&v) = self.pure.get(&key) {
@@ -179,7 +181,7 @@ impl<'c> Emitter<'c> {
         }
         let mut d = self.b.op(name).operands(args).result(res);
         for (n, a) in props {
-            d = d.property(n, a.clone());
+            d = d.property(n, *a);
         }
         let r = d.value();
         if pure {
@@ -216,7 +218,7 @@ impl<'c> Emitter<'c> {
     pub fn op0(&mut self, name: &str, args: &[Value], props: &[(&str, Attribute)]) {
         let mut d = self.b.op(name).operands(args);
         for (n, a) in props {
-            d = d.property(n, a.clone());
+            d = d.property(n, *a);
         }
         d.build();
         self.loads.clear();
@@ -229,7 +231,7 @@ impl<'c> Emitter<'c> {
 
     /// `gpu.block_id x` or `gpu.thread_id x`.
     pub fn id_x(&mut self, name: &str) -> Value {
-        self.op(name, &[], &[("dimension", dim_x())], Type::Index)
+        self.op(name, &[], &[("dimension", dim_x())], Type::index())
     }
 
     /// A region opens: what is built inside may be forgotten when it closes, and loads
@@ -259,7 +261,7 @@ impl<'c> Emitter<'c> {
         if name == "arith.subi" && b == self.idx(0) {
             return a;
         }
-        self.op(name, &[a, b], &[], Type::Index)
+        self.op(name, &[a, b], &[], Type::index())
     }
 
     /// `a + b` on index values, folding zero constants away.
@@ -343,7 +345,7 @@ impl<'c> Emitter<'c> {
             .build();
         let results = self.b.ctx().results(op).to_vec();
         let ip = self.b.insertion_point();
-        let mut args = vec![Type::Index];
+        let mut args = vec![Type::index()];
         args.extend(tys);
         let blk = self.open_region(op, 0, &args, ip);
         let bargs = self.b.ctx().block_args(blk).to_vec();

@@ -3,7 +3,7 @@
 //! shared memory) and the device limits a block must respect.
 
 use rtile::ir::attributes::NamedAttribute;
-use rtile::ir::{Attribute, BlockId, Context, OpId, Type};
+use rtile::ir::{AttrKind, Attribute, BlockId, Context, OpId, Type};
 
 use super::context::Lowering;
 use super::kernel::LoweredKernel;
@@ -137,7 +137,7 @@ pub(super) fn declare_shared(cx: &mut Lowering, buffers: &[SharedBuffer]) -> Sha
                 .em
                 .builder()
                 .ctx_mut()
-                .add_block_argument(entry, buffer.ty.clone(), None);
+                .add_block_argument(entry, buffer.ty, None);
             cx.shared.push((buffer.slot, v));
         }
         return SharedDecl {
@@ -156,13 +156,11 @@ pub(super) fn declare_shared(cx: &mut Lowering, buffers: &[SharedBuffer]) -> Sha
     );
     let mut ops = vec![base_op];
     for (buffer, &off) in buffers.iter().zip(&offsets) {
-        let value = Attribute::int(off as i64, Type::Index);
+        let value = Attribute::int(off as i64, Type::index());
         let (c_op, c) = cx
             .em
-            .at_entry("arith.constant", &[], &[("value", value)], Type::Index);
-        let (v_op, v) = cx
-            .em
-            .at_entry("memref.view", &[base, c], &[], buffer.ty.clone());
+            .at_entry("arith.constant", &[], &[("value", value)], Type::index());
+        let (v_op, v) = cx.em.at_entry("memref.view", &[base, c], &[], buffer.ty);
         ops.extend([c_op, v_op]);
         cx.shared.push((buffer.slot, v));
     }
@@ -206,12 +204,12 @@ pub(super) fn build_gpu_func(
     b.op("gpu.func")
         .property(
             "function_type",
-            Attribute::Type(Type::function(arg_types, vec![])),
+            Attribute::new(AttrKind::Type(Type::function(arg_types, vec![]))),
         )
         .property("known_block_size", i32_array(&[all_threads, 1, 1]))
         .property("known_grid_size", i32_array(&[nblocks, 1, 1]))
         .region(region)
-        .attr("gpu.kernel", Attribute::Unit)
+        .attr("gpu.kernel", Attribute::unit())
         .attr("rtile.launch", rtile_launch)
         .attr("rtile.te", Attribute::string(reference))
         .attr("sym_name", Attribute::string(name))

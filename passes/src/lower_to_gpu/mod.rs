@@ -53,7 +53,7 @@ pub fn kernels_module(ctx: &mut Context, name: &str, kernels: &[LoweredKernel]) 
     let mut b = Builder::new(ctx);
     let module = b
         .op("builtin.module")
-        .attr("gpu.container_module", Attribute::Unit)
+        .attr("gpu.container_module", Attribute::unit())
         .regions(1)
         .build();
     let region = b.ctx().regions(module)[0];

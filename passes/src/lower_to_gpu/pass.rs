@@ -9,7 +9,8 @@ use std::collections::{HashMap, HashSet};
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::{Attribute, NamedAttribute};
 use rtile::ir::{
-    BlockId, Builder, Context, DenseArray, Location, OpId, Rewriter, Type, Value, WalkOrder,
+    AttrKind, BlockId, Builder, Context, DenseArray, Location, OpId, Rewriter, Type, Value,
+    WalkOrder,
 };
 use rtile::pass::{OptionKind, OptionType, Pass, PassStatistics};
 use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
@@ -79,10 +80,10 @@ fn memref_of(t: &TensorType) -> Type {
 
 /// `array<i32: ...>`, the form of `operandSegmentSizes`.
 fn segment_sizes(sizes: &[i64]) -> Attribute {
-    Attribute::DenseArray(DenseArray::Int {
+    Attribute::new(AttrKind::DenseArray(DenseArray::Int {
         elem: Type::i32(),
         values: sizes.to_vec(),
-    })
+    }))
 }
 
 /// The program a compute is lowered with: the selected one (`rtile.program`, set by
@@ -269,7 +270,7 @@ fn lower_func(
         .op("func.func")
         .property(
             "function_type",
-            Attribute::Type(Type::function(params.clone(), vec![])),
+            Attribute::new(AttrKind::Type(Type::function(params.clone(), vec![]))),
         )
         .property("sym_name", Attribute::string(name))
         .regions(1)
@@ -306,8 +307,8 @@ fn lower_func(
         for &d in k.launch.grid.iter().chain(&k.launch.block) {
             let c = *consts.entry(d).or_insert_with(|| {
                 b.op("arith.constant")
-                    .property("value", Attribute::int(d as i64, Type::Index))
-                    .result(Type::Index)
+                    .property("value", Attribute::int(d as i64, Type::index()))
+                    .result(Type::index())
                     .value()
             });
             operands.push(c);
@@ -319,10 +320,10 @@ fn lower_func(
             .operands(&operands)
             .property(
                 "kernel",
-                Attribute::SymbolRef {
+                Attribute::new(AttrKind::SymbolRef {
                     root: "kernels".into(),
                     nested: vec![k.name.clone()],
-                },
+                }),
             )
             .property(
                 "operandSegmentSizes",
@@ -416,7 +417,7 @@ pub fn lower_module_with(
         ));
     }
     mark_target(ctx, gpu_module, &device);
-    ctx.set_attr(module, "gpu.container_module", Attribute::Unit);
+    ctx.set_attr(module, "gpu.container_module", Attribute::unit());
     Ok(())
 }
 
@@ -462,24 +463,24 @@ fn mark_target(ctx: &mut Context, gpu_module: OpId, device: &Device) {
     if !isa.chip.is_empty() {
         let target = GpuTarget::new(kind, isa.chip).to_attribute();
         let data = ctx.op_mut(gpu_module);
-        let mut props = match data.properties.take() {
-            Some(Attribute::Dictionary(v)) => v,
+        let mut props = match data.properties.take().map(|p| p.kind()) {
+            Some(AttrKind::Dictionary(v)) => v.clone(),
             _ => Vec::new(),
         };
         props.retain(|n| n.name != "targets");
         props.push(NamedAttribute {
             name: "targets".into(),
-            value: Attribute::Array(vec![target]),
+            value: Attribute::new(AttrKind::Array(vec![target])),
         });
         data.properties = Some(Attribute::dictionary(props));
     }
     ctx.set_attr(
         gpu_module,
         rtile_dialects::rtile::DEVICE,
-        Attribute::String {
+        Attribute::new(AttrKind::String {
             value: device.name.clone(),
             ty: None,
-        },
+        }),
     );
 }
 

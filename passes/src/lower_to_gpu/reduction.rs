@@ -255,7 +255,7 @@ impl Lowering<'_> {
             stack.push(res);
             *accs = args;
         }
-        let rts: Vec<Type> = accs.iter().map(|_| rt.clone()).collect();
+        let rts: Vec<Type> = accs.iter().map(|_| rt).collect();
         let cond = self.point_guard(&r.axes, &vals);
         let if_res = cond.map(|c| self.em.begin_if(c, &rts));
         let mut next = Vec::new();
@@ -311,9 +311,7 @@ impl Lowering<'_> {
         let (res_elem, rt) = (c.result.elem, ty(c.result.elem));
         let loops = self.open_points();
         let mut vals = loops.vals.clone();
-        let a0 = self
-            .em
-            .op("memref.load", &[acc, loops.point], &[], rt.clone());
+        let a0 = self.em.op("memref.load", &[acc, loops.point], &[], rt);
         // Inner reduction loops over the k-step's tile, the accumulator carried.
         let mut a = a0;
         let mut stack = Vec::new();
@@ -367,7 +365,7 @@ impl Lowering<'_> {
             }
             RegTile::Memory(acc) => {
                 let (q, _, _) = self.em.begin_for(z, qt, one, &[]);
-                let v = self.em.op("memref.load", &[*acc, q], &[], rt.clone());
+                let v = self.em.op("memref.load", &[*acc, q], &[], rt);
                 self.em
                     .op0("memref.store", &[v, red, q, lane, spatial], &[]);
                 self.em.end_for(&[]);
@@ -381,12 +379,10 @@ impl Lowering<'_> {
             self.em.begin_then(cnd);
             let (q, _, _) = self.em.begin_for(z, qt, one, &[]);
             let other = self.em.add(lane, h);
-            let a = self
-                .em
-                .op("memref.load", &[red, q, lane, spatial], &[], rt.clone());
+            let a = self.em.op("memref.load", &[red, q, lane, spatial], &[], rt);
             let b = self
                 .em
-                .op("memref.load", &[red, q, other, spatial], &[], rt.clone());
+                .op("memref.load", &[red, q, other, spatial], &[], rt);
             let s2 = self.combine(r.combiner, a, b, self.compute.result.elem);
             self.em
                 .op0("memref.store", &[s2, red, q, lane, spatial], &[]);

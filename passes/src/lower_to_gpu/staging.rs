@@ -382,10 +382,10 @@ impl Lowering<'_> {
                 "memref.load"
             };
             out.push(match cond {
-                None => self.em.op(name, &la, &[], lt.clone()),
+                None => self.em.op(name, &la, &[], lt),
                 Some(c) => {
                     let r = self.em.begin_if(c, std::slice::from_ref(&lt));
-                    let v = self.em.op(name, &la, &[], lt.clone());
+                    let v = self.em.op(name, &la, &[], lt);
                     self.em.else_(&[v]);
                     let p = t.pad_lane(self);
                     self.em.end_if(Some(&[p]));

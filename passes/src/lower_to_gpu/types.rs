@@ -1,7 +1,7 @@
 //! The types and attributes the kernel lowering builds, in one place (the memory spaces,
 //! vector types and dialect attributes have no constructor of their own in `rtile::ir`).
 
-use rtile::ir::{Attribute, DYNAMIC, DenseArray, Type};
+use rtile::ir::{AttrKind, Attribute, DYNAMIC, DenseArray, Type, TypeKind};
 use rtile_dialects::te::model::ElemType;
 
 /// The IR type of element type `e`.
@@ -11,10 +11,10 @@ pub(super) fn ty(e: ElemType) -> Type {
 
 /// `#gpu.address_space<workgroup>`.
 pub(super) fn workgroup() -> Attribute {
-    Attribute::Dialect {
+    Attribute::new(AttrKind::Dialect {
         dialect: "gpu".into(),
         body: "address_space<workgroup>".into(),
-    }
+    })
 }
 
 /// `memref<shape x e>` in the default memory space.
@@ -24,39 +24,39 @@ pub(super) fn memref(shape: &[i64], e: ElemType) -> Type {
 
 /// `memref<shape x e, #gpu.address_space<workgroup>>`: a shared buffer.
 pub(super) fn shared_memref(shape: &[i64], e: ElemType) -> Type {
-    Type::MemRef {
+    Type::new(TypeKind::MemRef {
         shape: shape.to_vec(),
-        elem: Box::new(ty(e)),
+        elem: ty(e),
         layout: None,
-        memory_space: Some(Box::new(workgroup())),
-    }
+        memory_space: Some(workgroup()),
+    })
 }
 
 /// `memref<?xi8, #gpu.address_space<workgroup>>`: the launch's dynamic shared memory.
 pub(super) fn dynamic_shared_bytes() -> Type {
-    Type::MemRef {
+    Type::new(TypeKind::MemRef {
         shape: vec![DYNAMIC],
-        elem: Box::new(Type::int(8)),
+        elem: Type::int(8),
         layout: None,
-        memory_space: Some(Box::new(workgroup())),
-    }
+        memory_space: Some(workgroup()),
+    })
 }
 
 /// `vector<n x e>`.
 pub(super) fn vector(n: i64, e: ElemType) -> Type {
-    Type::Vector {
+    Type::new(TypeKind::Vector {
         shape: vec![n],
         scalable: vec![false],
-        elem: Box::new(ty(e)),
-    }
+        elem: ty(e),
+    })
 }
 
 /// `array<i32: ...>`.
 pub(super) fn i32_array(values: &[i64]) -> Attribute {
-    Attribute::DenseArray(DenseArray::Int {
+    Attribute::new(AttrKind::DenseArray(DenseArray::Int {
         elem: Type::i32(),
         values: values.to_vec(),
-    })
+    }))
 }
 
 /// `static_position = array<i64: l>` of `vector.extract` / `vector.insert`.
@@ -66,18 +66,18 @@ pub(super) fn position(l: i64) -> (&'static str, Attribute) {
 
 /// `#arith.fastmath<flags>`.
 pub(super) fn fastmath(flags: &str) -> Attribute {
-    Attribute::Dialect {
+    Attribute::new(AttrKind::Dialect {
         dialect: "arith".into(),
         body: format!("fastmath<{flags}>"),
-    }
+    })
 }
 
 /// `[[0, 1], [2]]`: an MLIR reassociation attribute.
 pub(super) fn reassociation(groups: &[Vec<usize>]) -> Attribute {
-    Attribute::Array(
+    Attribute::new(AttrKind::Array(
         groups
             .iter()
-            .map(|g| Attribute::Array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
+            .map(|g| Attribute::array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
             .collect(),
-    )
+    ))
 }

@@ -4,7 +4,7 @@
 // Each test file uses some of the helpers.
 #![allow(dead_code)]
 
-use rtile::ir::{Attribute, Context, OpId, Value, WalkOrder};
+use rtile::ir::{AttrKind, Context, OpId, Value, WalkOrder};
 use rtile::printer::{PrintOptions, print_op};
 use rtile_passes::lower_to_gpu::{LoweredKernel, kernels_module};
 
@@ -57,8 +57,8 @@ pub fn entry_args(ctx: &Context, k: &LoweredKernel) -> Vec<Value> {
 
 /// The kernel's `workgroup_attributions`.
 pub fn attributions(ctx: &Context, k: &LoweredKernel) -> usize {
-    match ctx.attr(k.func, "workgroup_attributions") {
-        Some(Attribute::Integer { value, .. }) => *value as usize,
+    match ctx.attr(k.func, "workgroup_attributions").map(|x| x.kind()) {
+        Some(AttrKind::Integer { value, .. }) => *value as usize,
         other => panic!("workgroup_attributions: {other:?}"),
     }
 }

@@ -5,9 +5,8 @@
 use std::collections::HashMap;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
-use rtile::ir::{BlockId, Context, OpId, Value};
+use rtile::ir::{AttrKind, BlockId, Context, OpId, TypeKind, Value};
 use rtile_dialects::gpu::common::memory_space;
 use rtile_dialects::gpu::{function_type, workgroup_attributions};
 
@@ -175,8 +174,8 @@ fn err(ctx: &Context, op: OpId, m: impl AsRef<str>) -> Diagnostic {
 }
 
 fn lanes(t: &Type) -> Option<(u32, Num)> {
-    match t {
-        Type::Vector { shape, elem, .. } if shape.len() == 1 && shape[0] > 0 => {
+    match t.kind() {
+        TypeKind::Vector { shape, elem, .. } if shape.len() == 1 && shape[0] > 0 => {
             Some((shape[0] as u32, Num::of(elem)?))
         }
         _ => Num::of(t).map(|n| (1, n)),
@@ -211,12 +210,12 @@ impl<'c> Compiler<'c> {
     }
     fn memref(&mut self, v: Value, space: Space, buf: usize, op: OpId) -> Result<u32, Diagnostic> {
         let t = self.ctx.value_type(v);
-        let Type::MemRef {
+        let TypeKind::MemRef {
             shape,
             elem,
             layout: None,
             ..
-        } = t
+        } = t.kind()
         else {
             return Err(err(
                 self.ctx,
@@ -342,10 +341,10 @@ impl<'c> Compiler<'c> {
         let results = ctx.results(op).to_vec();
         match g {
             G::Constant => {
-                let v = match ctx.inherent_attr(op, "value") {
-                    Some(Attribute::Integer { value, .. }) => *value as f64,
-                    Some(Attribute::Float { value, .. }) => value.get(),
-                    Some(Attribute::Bool(b)) => f64::from(u8::from(*b)),
+                let v = match ctx.inherent_attr(op, "value").map(|x| x.kind()) {
+                    Some(AttrKind::Integer { value, .. }) => *value as f64,
+                    Some(AttrKind::Float { value, .. }) => value.get(),
+                    Some(AttrKind::Bool(b)) => f64::from(u8::from(*b)),
                     _ => {
                         return Err(err(
                             ctx,
@@ -369,8 +368,8 @@ impl<'c> Compiler<'c> {
                     G::BlockDim => 2,
                     _ => 3,
                 };
-                let dim = match ctx.inherent_attr(op, "dimension") {
-                    Some(Attribute::Dialect { body, .. }) => match body.as_str() {
+                let dim = match ctx.inherent_attr(op, "dimension").map(|x| x.kind()) {
+                    Some(AttrKind::Dialect { body, .. }) => match body.as_str() {
                         "<dim x>" => 0,
                         "<dim y>" => 1,
                         "<dim z>" => 2,
@@ -393,8 +392,8 @@ impl<'c> Compiler<'c> {
                     return Err(err(ctx, op, "expects one result"));
                 };
                 let t = ctx.value_type(r);
-                let ok = matches!(t, Type::MemRef { shape, elem, layout: None, .. }
-                    if shape.len() == 1 && matches!(**elem, Type::Integer { width: 8, .. }))
+                let ok = matches!(t.kind(), TypeKind::MemRef { shape, elem, layout: None, .. }
+                    if shape.len() == 1 && matches!(**elem, TypeKind::Integer { width: 8, .. }))
                     && is_workgroup(t);
                 if !ok {
                     return Err(err(
@@ -479,7 +478,7 @@ impl<'c> Compiler<'c> {
                 } else {
                     let pos = match ctx
                         .inherent_attr(op, "static_position")
-                        .and_then(Attribute::as_dense_ints)
+                        .and_then(|a| a.as_dense_ints())
                     {
                         Some([k]) if *k >= 0 => *k as u32,
                         _ => {
@@ -784,7 +783,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
     for (i, &a) in ctx.block_args(body).iter().enumerate() {
         let t = ctx.value_type(a);
         if i < nin {
-            if matches!(t, Type::MemRef { .. }) {
+            if matches!(t.kind(), TypeKind::MemRef { .. }) {
                 let n = c.k.args.len();
                 c.memref(a, Space::Global, n, func)?;
             } else {

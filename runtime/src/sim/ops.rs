@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use rtile::ir::FloatFormat;
 use rtile::ir::types::{FloatKind, Type};
+use rtile::ir::{FloatFormat, TypeKind};
 use rtile_dialects::te::model::ElemType;
 use rtile_gpu_vocab::attrs::cmpi_from_value;
 use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp, MathFn};
@@ -32,13 +32,13 @@ pub enum Num {
 impl Num {
     /// From a builtin scalar type.
     pub fn of(t: &Type) -> Option<Num> {
-        Some(match t {
-            Type::Float(FloatKind::F64) => Num::F64,
-            Type::Float(FloatKind::F32) => Num::F32,
-            Type::Float(FloatKind::F16) => Num::F16,
-            Type::Float(FloatKind::BF16) => Num::BF16,
-            Type::Integer { width, .. } if *width <= 64 => Num::Int(*width),
-            Type::Index => Num::Int(64),
+        Some(match t.kind() {
+            TypeKind::Float(FloatKind::F64) => Num::F64,
+            TypeKind::Float(FloatKind::F32) => Num::F32,
+            TypeKind::Float(FloatKind::F16) => Num::F16,
+            TypeKind::Float(FloatKind::BF16) => Num::BF16,
+            TypeKind::Integer { width, .. } if *width <= 64 => Num::Int(*width),
+            TypeKind::Index => Num::Int(64),
             _ => return None,
         })
     }

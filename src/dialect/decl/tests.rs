@@ -34,7 +34,7 @@ const YIELD: OpDecl = OpDecl {
     ],
     verify: Verify::Message(|ctx, op| {
         let t = ctx.value_type(ctx.operands(op)[0]);
-        (*t == crate::ir::Type::Index)
+        (*t == crate::ir::Type::index())
             .then_some(())
             .ok_or_else(|| "yields an index".to_string())
     }),
@@ -43,7 +43,7 @@ const YIELD: OpDecl = OpDecl {
             let o = p.parse_operand()?;
             state
                 .operands
-                .push(p.resolve_operand(&o, &crate::ir::Type::Index)?);
+                .push(p.resolve_operand(&o, &crate::ir::Type::index())?);
             Ok(())
         },
         print: |ctx, op, p| {

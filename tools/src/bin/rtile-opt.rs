@@ -11,7 +11,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use rtile::pass::{PassManagerConfig, PassRegistry};
 use rtile::printer::PrintOptions;
 use rtile_tools::input::decode_input;
-use rtile_tools::{OptOptions, Pipeline, pass_registry, run_opt};
+use rtile_tools::{OptOptions, Pipeline, pass_registry, run_opt_to};
 
 /// Exit status for an internal error (a bug, never bad input): EX_SOFTWARE.
 const EXIT_INTERNAL: i32 = 70;
@@ -204,14 +204,63 @@ fn read_input(path: &str) -> Result<(String, String), String> {
     }
 }
 
-fn write_output(path: &str, text: &str) -> Result<(), String> {
-    if path == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
-            .and_then(|_| out.flush())
-            .map_err(|e| format!("could not write stdout: {e}"))
-    } else {
-        std::fs::write(path, text).map_err(|e| format!("could not write output file '{path}': {e}"))
+/// Where the printed IR goes (`-o`, or stdout for `-`), opened on the first write so that
+/// a run that prints nothing leaves no file behind; the first write error is kept.
+struct Output<'a> {
+    path: &'a str,
+    writer: Option<Box<dyn Write>>,
+    error: Option<String>,
+}
+
+impl<'a> Output<'a> {
+    fn new(path: &'a str) -> Self {
+        Output {
+            path,
+            writer: None,
+            error: None,
+        }
+    }
+
+    fn open(&mut self) -> Result<&mut Box<dyn Write>, String> {
+        let writer: Box<dyn Write> = match self.writer.take() {
+            Some(w) => w,
+            None if self.path == "-" => Box::new(std::io::BufWriter::new(std::io::stdout())),
+            None => {
+                let file =
+                    std::fs::File::create(self.path).map_err(|e| Self::describe(self.path, e))?;
+                Box::new(std::io::BufWriter::new(file))
+            }
+        };
+        Ok(self.writer.insert(writer))
+    }
+
+    fn describe(path: &str, e: std::io::Error) -> String {
+        if path == "-" {
+            format!("could not write stdout: {e}")
+        } else {
+            format!("could not write output file '{path}': {e}")
+        }
+    }
+
+    fn write(&mut self, text: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        let path = self.path;
+        let result = self.open().and_then(|w| {
+            w.write_all(text.as_bytes())
+                .map_err(|e| Self::describe(path, e))
+        });
+        self.error = result.err();
+    }
+
+    /// Flushes, creating the (empty) output when nothing was written.
+    fn finish(mut self) -> Result<(), String> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let path = self.path;
+        self.open()?.flush().map_err(|e| Self::describe(path, e))
     }
 }
 
@@ -295,12 +344,14 @@ fn main() -> ExitCode {
         }
     };
 
-    let outcome = run_opt(&opts, &name, &text);
+    // The output streams as it is printed. Like mlir-opt, it is kept whenever something
+    // was produced, even if a split chunk failed, so that the successful chunks can be
+    // checked; a run that fails otherwise has printed nothing.
+    let mut out = Output::new(output);
+    let outcome = run_opt_to(&opts, &name, text, &mut |s| out.write(s));
     eprint!("{}", outcome.log);
-    // Like mlir-opt: output is written whenever something was produced, even if a
-    // split chunk failed, so that the successful chunks can be checked.
     if (outcome.success || opts.split_input_file || opts.verify_diagnostics)
-        && let Err(e) = write_output(output, &outcome.output)
+        && let Err(e) = out.finish()
     {
         eprintln!("rtile-opt: error: {e}");
         return ExitCode::FAILURE;
