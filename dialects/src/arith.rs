@@ -747,7 +747,7 @@ impl OpDefinition for ScalarOp {
                 .filter(|a| !spelled.contains(&a.name.as_str()))
                 .cloned(),
         );
-        dict.sort_by(|a, b| a.name.cmp(&b.name));
+        dict.sort_by_key(|a| a.name);
         match self.kind {
             Kind::Constant => {
                 p.print_optional_attr_dict(&dict, &[]);

@@ -11,6 +11,7 @@ use std::ops::Deref;
 use internment::Intern;
 
 use super::affine::{AffineMap, IntegerSet};
+use super::identifier::Identifier;
 use super::location::Location;
 use super::types::Type;
 
@@ -58,7 +59,8 @@ pub enum DenseLiteral {
 /// A name/attribute pair, the element of dictionaries and op attribute lists.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NamedAttribute {
-    pub name: String,
+    /// Interned: the same few names recur on every op.
+    pub name: Identifier,
     pub value: Attribute,
 }
 
@@ -230,7 +232,7 @@ impl Attribute {
     }
     /// A dictionary, sorted by name.
     pub fn dictionary(mut entries: Vec<NamedAttribute>) -> Attribute {
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        entries.sort_by_key(|a| a.name);
         Attribute::new(AttrKind::Dictionary(entries))
     }
 }

@@ -264,7 +264,7 @@ impl<'b, 'c> OpDraft<'b, 'c> {
             Err(i) => self.props.insert(
                 i,
                 NamedAttribute {
-                    name: name.to_string(),
+                    name: name.to_string().into(),
                     value,
                 },
             ),

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use slotmap::{SlotMap, new_key_type};
 
 use super::attributes::{Attribute, NamedAttribute};
+use super::identifier::Identifier;
 use super::location::{Location, Span};
 use super::types::Type;
 use crate::dialect::{DialectRegistry, OpDefinition};
@@ -55,8 +56,8 @@ struct ValueData {
 /// links) are private; use the [`Context`] methods to change them.
 #[derive(Debug)]
 pub struct OperationData {
-    /// Full name, `dialect.op`.
-    pub name: Arc<str>,
+    /// Full name, `dialect.op` (interned).
+    pub name: Identifier,
     operands: Vec<Value>,
     results: Vec<Value>,
     /// Discardable attributes, kept sorted by name (MLIR's attribute dictionary).
@@ -104,7 +105,7 @@ pub struct SourceFile {
 /// Everything needed to create an operation (MLIR's `OperationState`).
 #[derive(Debug, Clone)]
 pub struct OperationState {
-    pub name: Arc<str>,
+    pub name: Identifier,
     pub operands: Vec<Value>,
     pub result_types: Vec<Type>,
     pub attributes: Vec<NamedAttribute>,
@@ -118,7 +119,7 @@ pub struct OperationState {
 
 impl OperationState {
     /// An empty state for op `name`.
-    pub fn new(name: impl Into<Arc<str>>) -> Self {
+    pub fn new(name: impl Into<Identifier>) -> Self {
         OperationState {
             name: name.into(),
             operands: Vec::new(),
@@ -152,7 +153,7 @@ impl OperationState {
                 props.push(d);
             }
         }
-        props.sort_by(|a, b| a.name.cmp(&b.name));
+        props.sort_by_key(|a| a.name);
         self.properties =
             (!props.is_empty()).then_some(Attribute::new(AttrKind::Dictionary(props)));
     }
@@ -164,7 +165,13 @@ impl OperationState {
             .binary_search_by(|a| a.name.as_str().cmp(&name))
         {
             Ok(i) => self.attributes[i].value = value,
-            Err(i) => self.attributes.insert(i, NamedAttribute { name, value }),
+            Err(i) => self.attributes.insert(
+                i,
+                NamedAttribute {
+                    name: name.into(),
+                    value,
+                },
+            ),
         }
     }
 }
@@ -343,7 +350,13 @@ impl Context {
         let attrs = &mut self.ops[op].attributes;
         match attrs.binary_search_by(|a| a.name.as_str().cmp(&name)) {
             Ok(i) => attrs[i].value = value,
-            Err(i) => attrs.insert(i, NamedAttribute { name, value }),
+            Err(i) => attrs.insert(
+                i,
+                NamedAttribute {
+                    name: name.into(),
+                    value,
+                },
+            ),
         }
     }
     /// Removes a discardable attribute, returning it.

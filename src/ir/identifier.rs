@@ -60,6 +60,12 @@ impl From<&String> for Identifier {
     }
 }
 
+impl From<Identifier> for String {
+    fn from(id: Identifier) -> String {
+        id.as_str().to_string()
+    }
+}
+
 impl PartialEq<str> for Identifier {
     fn eq(&self, other: &str) -> bool {
         self.as_str() == other

@@ -252,7 +252,7 @@ pub(crate) struct State<'s> {
     file_name: Identifier,
     warnings: Vec<Diagnostic>,
     depth: usize,
-    op_names: FxMap<String, Arc<str>>,
+    op_names: FxMap<String, Identifier>,
     reserved: bool,
 }
 
@@ -304,12 +304,12 @@ impl<'s> State<'s> {
     }
 
     /// One shared `Arc<str>` per op name, so creating an op does not allocate its name.
-    fn intern(&mut self, name: &str) -> Arc<str> {
-        if let Some(a) = self.op_names.get(name) {
-            return a.clone();
+    fn intern(&mut self, name: &str) -> Identifier {
+        if let Some(&a) = self.op_names.get(name) {
+            return a;
         }
-        let a: Arc<str> = Arc::from(name);
-        self.op_names.insert(name.to_string(), a.clone());
+        let a = Identifier::new(name);
+        self.op_names.insert(name.to_string(), a);
         a
     }
 
@@ -1324,7 +1324,7 @@ impl<'s> State<'s> {
         self.default_dialects.pop();
         r?;
         // Custom parsers may add attributes in any order; keep MLIR's sorted dictionary.
-        state.attributes.sort_by(|a, b| a.name.cmp(&b.name));
+        state.attributes.sort_by_key(|a| a.name);
         let deferred = self.finish_location(&mut state)?;
         Ok((state, deferred))
     }

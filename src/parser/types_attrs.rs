@@ -8,7 +8,7 @@ use super::lexer::{self, Token};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
     AttrKind, Attribute, DYNAMIC, DenseArray, DenseLiteral, FloatBits, FloatFormat, FloatKind,
-    Location, NamedAttribute, Signedness, Span, TextAlias, Type, TypeKind,
+    Identifier, Location, NamedAttribute, Signedness, Span, TextAlias, Type, TypeKind,
 };
 
 /// Bound on the tokens of one affine map/set (its syntax tree is walked recursively).
@@ -655,6 +655,7 @@ impl<'s> State<'s> {
                 } else {
                     Attribute::unit()
                 };
+                let name = Identifier::from(name);
                 if first_unsorted.is_none() && out.last().is_some_and(|l| l.name >= name) {
                     first_unsorted = Some(out.len());
                 }

@@ -19,7 +19,7 @@ pub fn print_module(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         Some(props) if !props.is_empty() => {
             let mut v: Vec<NamedAttribute> =
                 props.iter().chain(&data.attributes).cloned().collect();
-            v.sort_by(|a, b| a.name.cmp(&b.name));
+            v.sort_by_key(|a| a.name);
             v
         }
         _ => data.attributes.clone(),

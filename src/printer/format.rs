@@ -183,6 +183,44 @@ impl Aliases {
         }
         out.push('\n');
     }
+    /// Gives the `#mapN` / `#setN` aliases their numbers, in first-visit order, around
+    /// the names of text aliases: a text alias keeps the name it was read with, so a
+    /// generated alias skips that name, unless the text alias stands for the very map or
+    /// set the generated alias would define; then the two are one definition and the text
+    /// one is dropped (else `#map = #map` would be printed, defining `#map` twice).
+    pub fn number_maps_and_sets(&mut self) {
+        let mut dropped = vec![false; self.text.len()];
+        let (mut next_map, mut next_set) = (0, 0);
+        for def in &self.order {
+            let (prefix, next, value) = match def {
+                AliasDef::Map(m) => ("map", &mut next_map, AttrKind::AffineMap(m.clone())),
+                AliasDef::Set(s) => ("set", &mut next_set, AttrKind::IntegerSet(s.clone())),
+                AliasDef::Distinct(_) => continue,
+            };
+            loop {
+                let mut name = String::new();
+                alias_name(&mut name, prefix, *next);
+                let clash = self
+                    .text
+                    .iter()
+                    .position(|t| matches!(t, TextAlias::Attr(n, _) if *n == name[1..]));
+                let Some(i) = clash else { break };
+                if matches!(&self.text[i], TextAlias::Attr(_, a) if *a.kind() == value) {
+                    dropped[i] = true;
+                    break;
+                }
+                *next += 1;
+            }
+            match def {
+                AliasDef::Map(m) => self.maps.insert(m.clone(), *next),
+                AliasDef::Set(s) => self.sets.insert(s.clone(), *next),
+                AliasDef::Distinct(_) => None,
+            };
+            *next += 1;
+        }
+        let mut keep = dropped.iter().map(|d| !d);
+        self.text.retain(|_| keep.next().unwrap_or(true));
+    }
     /// Records `s` if it is not known yet.
     pub fn visit_set(&mut self, s: &IntegerSet) {
         if !self.sets.contains_key(s) {
@@ -320,7 +358,6 @@ impl Aliases {
             }
         }
         top.sort_by(|a, b| (a.0, a.1, a.2, a.3).cmp(&(b.0, b.1, b.2, b.3)));
-        let (mut map_names, mut set_names) = (0, 0);
         for (_, _, _, _, what) in top {
             let i = match what {
                 AliasRef::Attr(i) => i,
@@ -335,15 +372,13 @@ impl Aliases {
             };
             match &self.order[i] {
                 AliasDef::Map(m) => {
-                    alias_name(out, "map", map_names);
-                    map_names += 1;
+                    alias_name(out, "map", self.maps[m]);
                     out.push_str(" = ");
                     write_affine_map_attr(out, m);
                     out.push('\n');
                 }
                 AliasDef::Set(s) => {
-                    alias_name(out, "set", set_names);
-                    set_names += 1;
+                    alias_name(out, "set", self.sets[s]);
                     out.push_str(" = ");
                     write_integer_set_attr(out, s);
                     out.push('\n');

@@ -175,7 +175,7 @@ fn parse_func(p: &mut OpAsmParser<'_, '_>, state: &mut OperationState) -> Result
             value: Attribute::unit(),
         });
     }
-    state.attributes.sort_by(|a, b| a.name.cmp(&b.name));
+    state.attributes.sort_by_key(|a| a.name);
     let mut entry = args;
     entry.extend(wg);
     entry.extend(private);
@@ -252,7 +252,7 @@ fn print_func(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
         ]
         .contains(&a.name.as_str())
     });
-    attrs.sort_by(|a, b| a.name.cmp(&b.name));
+    attrs.sort_by_key(|a| a.name);
     p.print_optional_attr_dict_with_keyword(&attrs, &[]);
     if let Some(r) = region {
         p.write(" ");

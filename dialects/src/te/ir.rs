@@ -103,7 +103,7 @@ pub fn compute_attrs(c: &TeCompute) -> Vec<NamedAttribute> {
             value: Attribute::dense_i64_array(p.clone()),
         });
     }
-    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v.sort_by_key(|a| a.name);
     v
 }
 

@@ -165,11 +165,11 @@ impl<'c> Emitter<'c> {
         let mut named: Vec<NamedAttribute> = props
             .iter()
             .map(|(n, a)| NamedAttribute {
-                name: (*n).to_string(),
+                name: (*n).to_string().into(),
                 value: *a,
             })
             .collect();
-        named.sort_by(|a, b| a.name.cmp(&b.name));
+        named.sort_by_key(|a| a.name);
         let key: OpKey = (name.to_string(), args.to_vec(), named, res);
         let pure = Self::is_pure(name);
         let load = matches!(name, "memref.load" | "vector.load");

@@ -1,0 +1,33 @@
+// A text alias (one named inside a dialect attribute's text) keeps the name it was read
+// with; the generated `#mapN` / `#setN` aliases go around it. Found by the fuzz target:
+// `#map` named inside a quoted dialect body, on the map that is also aliased `#map`,
+// printed `#map = #map` (a second definition of `#map`), which did not parse again.
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic --split-input-file %s > %t.1
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic --split-input-file %t.1 > %t.2
+// RUN: diff %t.1 %t.2
+// RUN: FileCheck %s < %t.1
+
+// The text alias stands for the very map the generated alias defines: one definition.
+// CHECK: #map = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-NOT: #map =
+// CHECK: "t.same"() {a = #map, b = #foo<"x #map y">}
+#map = affine_map<(d0, d1) -> (d1, d0)>
+"t.same"() {a = #map, b = #foo<"x #map y">} : () -> ()
+
+// -----
+
+// The text alias names another map: the generated alias skips its name.
+// CHECK-DAG: #map1 = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #map = affine_map<(d0) -> (d0)>
+// CHECK: "t.other"() {a = #map1, b = #foo<"x #map y">}
+#map = affine_map<(d0) -> (d0)>
+"t.other"() {a = affine_map<(d0, d1) -> (d1, d0)>, b = #foo<"x #map y">} : () -> ()
+
+// -----
+
+// The same for integer sets.
+// CHECK: #set1 = affine_set<(d0) : (d0 >= 0)>
+// CHECK: #set = affine_set<(d0) : (d0 - 1 >= 0)>
+// CHECK: "t.sets"() {a = #set1, b = #foo.x<#set>}
+#set = affine_set<(d0) : (d0 - 1 >= 0)>
+"t.sets"() {a = affine_set<(d0) : (d0 >= 0)>, b = #foo.x<#set>} : () -> ()
