@@ -1,5 +1,4 @@
-//! The launch description of a kernel, read in one place for every consumer.
-
+//! The launch description of a kernel, read and written in one place.
 //!
 //! [`Launch::of`] is the one reader (the back ends, the manifest and the simulator) and
 //! [`Launch::write`] the one writer (the lowering), so the two cannot drift apart.

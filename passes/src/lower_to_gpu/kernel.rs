@@ -153,7 +153,7 @@ pub fn lower_compute_opts(
             Err(e) => break Err(e),
         };
         if k.shared_bytes <= limit {
-            // A lowered kernel's block is always known ([`Launch::new`]).
+            // A lowered kernel's block is always known (built by `Launch::new`).
             let threads = k.launch.block_threads().unwrap_or(0);
             let r = resident_threads(dev_ref, threads, k.shared_bytes);
             if best.as_ref().is_none_or(|(b, _)| r > *b) {

@@ -1,6 +1,7 @@
 //! The launch side of a kernel: the `gpu.func` around its body (carrying its launch
-//! description, [`Launch`], written by `Launch` itself), the layout of its shared buffers (static workgroup attributions or views into dynamic
-//! shared memory) and the device limits a block must respect.
+//! description, a [`Launch`], which writes itself), the layout of its shared buffers
+//! (static workgroup attributions or views into dynamic shared memory) and the device
+//! limits a block must respect.
 
 use rtile::ir::{Attribute, BlockId, Context, OpId, Type};
 use rtile_gpu_vocab::Launch;
