@@ -1,11 +1,15 @@
-//! The launch description of a kernel, read in one place for every consumer.
+//! The launch description of a kernel, read and written in one place.
+//!
+//! [`Launch::of`] is the one reader (the back ends, the manifest and the simulator) and
+//! [`Launch::write`] the one writer (the lowering), so the two cannot drift apart.
 
-use rtile::ir::{AttrKind, Attribute, Context, DenseArray, NamedAttribute, OpId, Type};
+use rtile::ir::{AttrKind, Attribute, Context, DenseArray, NamedAttribute, OpDraft, OpId, Type};
+use rtile_dialects::gpu::function_type;
 
-/// A kernel's launch (CUDA's `<<<grid, block, shared>>>`): the `rtile.launch = {grid,
-/// block, dynamic_shared_memory}` attribute the lowering writes, else upstream's
-/// `known_grid_size`/`known_block_size`. Arguments are passed in the `gpu.func`'s argument
-/// order.
+/// A kernel's launch (CUDA's `<<<grid, block, shared>>>`, plus what is passed): the
+/// `rtile.launch = {grid, block, dynamic_shared_memory}` attribute the lowering writes, else
+/// upstream's `known_grid_size`/`known_block_size`, and the arguments in the order the
+/// `gpu.func`'s signature takes them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Launch {
     /// Grid size in blocks, when known.
@@ -17,6 +21,12 @@ pub struct Launch {
     pub dynamic_shared_memory: u64,
     /// The kernel has an `rtile.launch` attribute (the simulator requires one).
     pub has_rtile_launch: bool,
+    /// The kernel's arguments in launch order: the inputs of the `gpu.func`'s
+    /// `function_type`, which are its leading entry-block arguments (workgroup and private
+    /// attributions follow them). Buffers are bound to them by position: the manifest's
+    /// `args` that `rtile-run` binds, the simulator's global buffers, the host's
+    /// `gpu.launch_func` operands. Empty when the function has no `function_type`.
+    pub args: Vec<Type>,
 }
 
 /// A 1- to 3-element positive extent list, padded with 1s.
@@ -52,7 +62,32 @@ impl Launch {
         if let Some(d) = ctx.attr(func, "rtile.launch") {
             l.read_rtile_launch(d);
         }
+        if let Some((inputs, _)) = function_type(ctx, func) {
+            l.args = inputs.to_vec();
+        }
         l
+    }
+
+    /// The launch of a kernel whose grid and block are known, taking `args` in order.
+    pub fn new(
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_shared_memory: u64,
+        args: Vec<Type>,
+    ) -> Launch {
+        Launch {
+            grid: Some(grid),
+            block: Some(block),
+            dynamic_shared_memory,
+            has_rtile_launch: true,
+            args,
+        }
+    }
+
+    /// Threads per block (the product of the block's extents), when the block is known.
+    pub fn block_threads(&self) -> Option<u64> {
+        self.block
+            .map(|b| b.iter().map(|&x| u64::from(x)).product())
     }
 
     /// Overrides what the `rtile.launch` dictionary `d` gives.
@@ -69,7 +104,7 @@ impl Launch {
         }
     }
 
-    /// The launch of an `rtile.launch` dictionary alone.
+    /// The launch of an `rtile.launch` dictionary alone (no arguments).
     pub fn from_rtile_launch(d: &Attribute) -> Launch {
         let mut l = Launch::default();
         l.read_rtile_launch(d);
@@ -80,23 +115,46 @@ impl Launch {
     /// array<i32: ...>}` dictionary of a launch whose grid and block are known (what
     /// [`Launch::of`] reads back), for the lowering to write.
     pub fn rtile_launch_attribute(&self) -> Option<Attribute> {
-        let i32_array = |v: [u32; 3]| {
-            AttrKind::DenseArray(DenseArray::Int {
-                elem: Type::i32(),
-                values: v.iter().map(|&x| i64::from(x)).collect(),
-            })
-        };
         let named = |name: &str, value: Attribute| NamedAttribute {
             name: name.into(),
             value,
         };
         Some(Attribute::dictionary(vec![
-            named("block", Attribute::new(i32_array(self.block?))),
+            named("block", i32_array(self.block?)),
             named(
                 "dynamic_shared_memory",
                 Attribute::i64(self.dynamic_shared_memory as i64),
             ),
-            named("grid", Attribute::new(i32_array(self.grid?))),
+            named("grid", i32_array(self.grid?)),
         ]))
     }
+
+    /// Writes this launch on the `gpu.func` being built, as [`Launch::of`] reads it back:
+    /// the `function_type` taking [`Launch::args`] (a kernel returns nothing), the known
+    /// extents as upstream's `known_block_size`/`known_grid_size` (so upstream passes and
+    /// `mlir-opt` see them too), and the `rtile.launch` dictionary when both are known.
+    pub fn write<'b, 'c>(&self, mut op: OpDraft<'b, 'c>) -> OpDraft<'b, 'c> {
+        op = op.property(
+            "function_type",
+            Attribute::new(AttrKind::Type(Type::function(self.args.clone(), vec![]))),
+        );
+        if let Some(b) = self.block {
+            op = op.property("known_block_size", i32_array(b));
+        }
+        if let Some(g) = self.grid {
+            op = op.property("known_grid_size", i32_array(g));
+        }
+        if let Some(d) = self.rtile_launch_attribute() {
+            op = op.attr("rtile.launch", d);
+        }
+        op
+    }
+}
+
+/// `array<i32: x, y, z>`.
+fn i32_array(v: [u32; 3]) -> Attribute {
+    Attribute::new(AttrKind::DenseArray(DenseArray::Int {
+        elem: Type::i32(),
+        values: v.iter().map(|&x| i64::from(x)).collect(),
+    }))
 }

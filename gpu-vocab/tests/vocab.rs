@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rtile::ir::{Context, OpId, WalkOrder};
+use rtile::ir::{Builder, Context, OpId, Type, WalkOrder};
 use rtile::parser::parse_str;
 use rtile_gpu_vocab::attrs::{ALL_CMPF, ALL_CMPI, cmpi_from_keyword, cmpi_from_value};
 use rtile_gpu_vocab::op::ALL_MATH;
@@ -164,13 +164,43 @@ fn launch_is_read_once() {
     assert_eq!(l.block, Some([8, 1, 1]));
     assert_eq!(l.dynamic_shared_memory, 64);
     assert!(l.has_rtile_launch);
-    // What the lowering writes reads back unchanged, and prints as the lowering prints it.
+    assert_eq!(l.args, vec![Type::memref(vec![8], Type::f32())]);
+    assert_eq!(l.block_threads(), Some(8));
+    // What the lowering writes reads back unchanged (the dictionary carries no arguments:
+    // those are the signature's), and prints as the lowering prints it.
     let a = l.rtile_launch_attribute().unwrap();
-    assert_eq!(Launch::from_rtile_launch(&a), l);
+    assert_eq!(
+        Launch {
+            args: l.args.clone(),
+            ..Launch::from_rtile_launch(&a)
+        },
+        l
+    );
     let printed = ctx.attr(f, "rtile.launch").unwrap();
     assert_eq!(&a, printed);
     let unknown = Launch::default();
     assert_eq!(unknown.rtile_launch_attribute(), None);
+}
+
+#[test]
+fn launch_reads_back_what_it_writes() {
+    let (mut ctx, _) = parse(KERNEL);
+    let l = Launch::new(
+        [3, 2, 1],
+        [8, 4, 1],
+        64,
+        vec![Type::memref(vec![8], Type::f32()), Type::i32()],
+    );
+    let f = l.write(Builder::new(&mut ctx).op("gpu.func")).build();
+    assert_eq!(Launch::of(&ctx, f), l);
+    assert_eq!(l.block_threads(), Some(32));
+    // Upstream's properties carry the same extents as the dictionary.
+    let d = ctx.attr(f, "rtile.launch").unwrap();
+    assert_eq!(ctx.inherent_attr(f, "known_grid_size"), d.dict_get("grid"));
+    assert_eq!(
+        ctx.inherent_attr(f, "known_block_size"),
+        d.dict_get("block")
+    );
 }
 
 #[test]

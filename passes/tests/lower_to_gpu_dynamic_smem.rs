@@ -222,7 +222,7 @@ fn the_split_maximises_resident_threads_within_the_device_limit() {
     let mut ctx = context();
     let k = lower_compute(&mut ctx, &c, &p, "k").expect("lowers");
     assert_eq!(k.rsplit, 4);
-    assert_eq!(k.launch.block[0], 256);
+    assert_eq!(k.launch.block.map(|b| b[0]), Some(256));
     assert_eq!(k.shared_bytes, 50176);
     assert_eq!(k.launch.dynamic_shared_memory, 50176);
     let r = run_check_text("rs.mlir", &module_text(&mut ctx, &[k]), 3).expect("runs clean");
@@ -256,7 +256,7 @@ fn the_split_maximises_resident_threads_within_the_device_limit() {
         kernel_text(&ctx, &k)
     );
     assert_eq!(k.launch.dynamic_shared_memory, 52224);
-    assert_eq!(k.launch.block, [256, 1, 1]);
+    assert_eq!(k.launch.block, Some([256, 1, 1]));
     let r = run_check_text("k.mlir", &module_text(&mut ctx, &[k]), 9).expect("runs clean");
     assert!(r.max_rel_err() < 1e-5, "{}", r.text());
 }

@@ -64,7 +64,7 @@ fn small_twins_all_top_k_programs_match_the_interpreter() {
                         t.shape().is_some_and(|s| {
                             s.len() == 3
                                 && s[1] == k.rsplit
-                                && s[1] * s[2] == k.launch.block[0] as i64
+                                && k.launch.block.map(|b| i64::from(b[0])) == Some(s[1] * s[2])
                         })
                     },
                 );

@@ -162,7 +162,8 @@ pub struct KernelInfo {
     pub is_kernel: bool,
     /// The entry block.
     pub entry: BlockId,
-    /// Function arguments (the leading entry-block arguments).
+    /// Function arguments (the leading entry-block arguments; their types are
+    /// `launch.args`).
     pub args: Vec<Value>,
     /// Workgroup attributions (shared memory buffers).
     pub workgroup: Vec<Value>,
@@ -210,23 +211,21 @@ pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> 
         .and_then(|a| a.as_str())
         .ok_or_else(|| op_error(ctx, func, "gpu.func without a sym_name"))?
         .to_string();
-    let n_inputs = match ctx
-        .inherent_attr(func, "function_type")
-        .and_then(|a| a.as_type())
-        .map(|t| t.kind())
-    {
-        Some(TypeKind::Function { inputs, results }) => {
-            if !results.is_empty() {
-                return Err(op_error(
-                    ctx,
-                    func,
-                    format!("gpu.func @{name}: functions with results are not supported"),
-                ));
-            }
-            inputs.len()
+    // A back end translates functions without results only; the arguments themselves are
+    // the launch's ([`Launch::args`]), read from the signature once.
+    match rtile_dialects::gpu::function_type(ctx, func) {
+        Some((_, results)) if !results.is_empty() => {
+            return Err(op_error(
+                ctx,
+                func,
+                format!("gpu.func @{name}: functions with results are not supported"),
+            ));
         }
-        _ => return Err(op_error(ctx, func, "gpu.func without a function_type")),
-    };
+        Some(_) => {}
+        None => return Err(op_error(ctx, func, "gpu.func without a function_type")),
+    }
+    let launch = launch_of(ctx, func);
+    let n_inputs = launch.args.len();
     let region = *ctx
         .regions(func)
         .first()
@@ -273,7 +272,7 @@ pub fn kernel_info(ctx: &Context, func: OpId) -> Result<KernelInfo, Diagnostic> 
         args: all[..n_inputs].to_vec(),
         workgroup: all[n_inputs..n_inputs + n_wg].to_vec(),
         private: all[n_inputs + n_wg..].to_vec(),
-        launch: launch_of(ctx, func),
+        launch,
     })
 }
 

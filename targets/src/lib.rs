@@ -240,8 +240,9 @@ pub fn manifest_for(
             continue;
         }
         let mut args = Vec::new();
-        for (i, &a) in info.args.iter().enumerate() {
-            let t = ctx.value_type(a);
+        // The arguments in launch order, as `rtile-run` binds its buffers: their types are the
+        // launch's, their roles what the body does with the entry-block arguments.
+        for (i, (&a, t)) in info.args.iter().zip(&info.launch.args).enumerate() {
             let (kind, shape, elem) = match t.kind() {
                 TypeKind::MemRef { .. } => {
                     let mi = memref_info(t).map_err(|e| gpuir::op_error(ctx, f, e))?;

@@ -5,6 +5,7 @@
 
 use rtile::ir::{BlockId, Context, OpId, Type};
 use rtile_dialects::te::model::TeCompute;
+use rtile_gpu_vocab::Launch;
 
 use super::context::Lowering;
 use super::emit::Emitter;
@@ -20,8 +21,7 @@ use crate::device::Device;
 
 pub use super::elementwise::ELEMENTWISE_UNROLL;
 pub use super::launch::{
-    DYNAMIC_SHARED_ALIGN, LaunchDesc, STATIC_SHARED_LIMIT, device_shared_limit, kernel_limits,
-    shared_layout,
+    DYNAMIC_SHARED_ALIGN, STATIC_SHARED_LIMIT, device_shared_limit, kernel_limits, shared_layout,
 };
 pub use super::reduction::{CrossThread, MAX_UNROLLED_POINTS, auto_split};
 pub use super::staging::PREFETCH_MAX_REGISTERS;
@@ -34,7 +34,9 @@ pub struct LoweredKernel {
     /// The `gpu.func` op, built detached in the context it was lowered in (the caller
     /// inserts it into a `gpu.module`, or erases it).
     pub func: OpId,
-    pub launch: LaunchDesc,
+    /// Its launch: grid and block (x extents; y and z are 1), dynamic shared memory, and
+    /// the arguments (the inputs' memrefs, then the output's).
+    pub launch: Launch,
     /// Shared memory of the kernel's buffers, bytes (storage padding included): the static
     /// workgroup attributions, or the dynamic shared memory of the launch when the buffers
     /// exceed [`STATIC_SHARED_LIMIT`] (then laid out 16-byte aligned, see [`shared_layout`]).
@@ -151,7 +153,9 @@ pub fn lower_compute_opts(
             Err(e) => break Err(e),
         };
         if k.shared_bytes <= limit {
-            let r = resident_threads(dev_ref, k.launch.block[0], k.shared_bytes);
+            // A lowered kernel's block is always known (built by `Launch::new`).
+            let threads = k.launch.block_threads().unwrap_or(0);
+            let r = resident_threads(dev_ref, threads, k.shared_bytes);
             if best.as_ref().is_none_or(|(b, _)| r > *b) {
                 if let Some((_, old)) = best.replace((r, k)) {
                     ctx.erase_op(old.func);
@@ -282,16 +286,21 @@ fn build_kernel(
     // Assemble the gpu.func around the entry block.
     let mut prologue_ops = std::mem::take(&mut cx.collapse_ops);
     prologue_ops.extend(shared.prologue);
-    let launch = LaunchDesc {
-        grid: [plan.blocks as u64, 1, 1],
-        block: [plan.block_threads as u64, 1, 1],
-        dynamic_shared_memory: shared.dynamic_bytes,
+    let extent = |n: i64, what: &str| {
+        u32::try_from(n).map_err(|_| {
+            format!("the kernel's {what} of {n} does not fit a launch's 32-bit extent")
+        })
     };
+    let launch = Launch::new(
+        [extent(plan.blocks, "grid")?, 1, 1],
+        [extent(plan.block_threads, "block")?, 1, 1],
+        shared.dynamic_bytes,
+        arg_types,
+    );
     cx.em.finish(&prologue_ops);
     let func = build_gpu_func(
         ctx,
         entry,
-        arg_types,
         name,
         &launch,
         (shared.attributions, reference_text(c)),

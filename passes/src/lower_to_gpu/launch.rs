@@ -1,25 +1,18 @@
-//! The launch side of a kernel: its launch description, the `gpu.func` around its body,
-//! the layout of its shared buffers (static workgroup attributions or views into dynamic
-//! shared memory) and the device limits a block must respect.
+//! The launch side of a kernel: the `gpu.func` around its body (carrying its launch
+//! description, a [`Launch`], which writes itself), the layout of its shared buffers
+//! (static workgroup attributions or views into dynamic shared memory) and the device
+//! limits a block must respect.
 
-use rtile::ir::attributes::NamedAttribute;
-use rtile::ir::{AttrKind, Attribute, BlockId, Context, OpId, Type};
+use rtile::ir::{Attribute, BlockId, Context, OpId, Type};
+use rtile_gpu_vocab::Launch;
 
 use super::context::Lowering;
 use super::kernel::LoweredKernel;
 use super::plan::SharedBuffer;
-use super::types::{dynamic_shared_bytes, i32_array};
+use super::types::dynamic_shared_bytes;
 use crate::construct_rtile::RProgram;
 use crate::construct_rtile::device_check::program_device;
 use crate::device::{Device, KernelLimits};
-
-/// Grid, block and dynamic shared memory of a kernel launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchDesc {
-    pub grid: [u64; 3],
-    pub block: [u64; 3],
-    pub dynamic_shared_memory: u64,
-}
 
 /// Shared memory a kernel can declare statically on NVIDIA devices (48 KiB per block); a
 /// kernel whose buffers need more gets them from dynamic shared memory instead. The
@@ -171,46 +164,24 @@ pub(super) fn declare_shared(cx: &mut Lowering, buffers: &[SharedBuffer]) -> Sha
     }
 }
 
-/// Wraps `entry` (the kernel's body) in a detached `gpu.func` named `name` over memrefs of
-/// `arg_types`, with `attributions` workgroup attributions (the entry block's last
-/// arguments), the launch's `known_*_size`, and the `rtile.launch` and `rtile.te`
-/// (`reference`) attributes.
+/// Wraps `entry` (the kernel's body) in a detached `gpu.func` named `name` with
+/// `attributions` workgroup attributions (the entry block's last arguments), its `launch`
+/// (the signature over [`Launch::args`], `known_*_size` and `rtile.launch`, written by
+/// [`Launch::write`]) and the `rtile.te` (`reference`) attribute.
 pub(super) fn build_gpu_func(
     ctx: &mut Context,
     entry: BlockId,
-    arg_types: Vec<Type>,
     name: &str,
-    launch: &LaunchDesc,
+    launch: &Launch,
     (attributions, reference): (usize, String),
 ) -> OpId {
-    let [nblocks, ..] = launch.grid;
-    let [all_threads, ..] = launch.block;
-    let (nblocks, all_threads) = (nblocks as i64, all_threads as i64);
     let region = ctx.create_region();
     ctx.append_block(region, entry);
-    let named = |name: &str, value: Attribute| NamedAttribute {
-        name: name.into(),
-        value,
-    };
-    let rtile_launch = Attribute::dictionary(vec![
-        named("block", i32_array(&[all_threads, 1, 1])),
-        named(
-            "dynamic_shared_memory",
-            Attribute::i64(launch.dynamic_shared_memory as i64),
-        ),
-        named("grid", i32_array(&[nblocks, 1, 1])),
-    ]);
     let mut b = rtile::ir::Builder::new(ctx);
-    b.op("gpu.func")
-        .property(
-            "function_type",
-            Attribute::new(AttrKind::Type(Type::function(arg_types, vec![]))),
-        )
-        .property("known_block_size", i32_array(&[all_threads, 1, 1]))
-        .property("known_grid_size", i32_array(&[nblocks, 1, 1]))
+    launch
+        .write(b.op("gpu.func"))
         .region(region)
         .attr("gpu.kernel", Attribute::unit())
-        .attr("rtile.launch", rtile_launch)
         .attr("rtile.te", Attribute::string(reference))
         .attr("sym_name", Attribute::string(name))
         .attr(

@@ -21,7 +21,7 @@ mod types;
 
 pub use adapter::expr_info;
 pub use kernel::{
-    CrossThread, LaunchDesc, LowerOptions, LoweredKernel, ThreadMapping, auto_split, lower_compute,
+    CrossThread, LowerOptions, LoweredKernel, ThreadMapping, auto_split, lower_compute,
     lower_compute_opts, lower_compute_with, reference_text,
 };
 pub use pass::{LowerToGpu, lower_module, lower_module_with, selected_program};

@@ -304,7 +304,14 @@ fn lower_func(
         };
         let k = &kernels[l.kernel];
         let mut operands = Vec::new();
-        for &d in k.launch.grid.iter().chain(&k.launch.block) {
+        let (Some(grid), Some(block)) = (k.launch.grid, k.launch.block) else {
+            return Err(Diagnostic::op_error(
+                b.ctx(),
+                f,
+                format!("internal error: kernel @{} has no grid or block", k.name),
+            ));
+        };
+        for d in grid.into_iter().chain(block).map(u64::from) {
             let c = *consts.entry(d).or_insert_with(|| {
                 b.op("arith.constant")
                     .property("value", Attribute::int(d as i64, Type::index()))
