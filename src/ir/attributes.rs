@@ -52,6 +52,9 @@ pub enum DenseLiteral {
     List(Vec<DenseLiteral>),
     /// `"0xDEADBEEF"`: the raw hex string, without quotes.
     Hex(String),
+    /// `"abc"`: a string element (MLIR's `DenseStringElementsAttr`, for element types that
+    /// are not builtin numbers), as the bytes its escapes spell.
+    Str(Vec<u8>),
     /// `dense<>`... not valid; `dense<[]>` is an empty list.
     Empty,
 }

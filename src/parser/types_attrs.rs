@@ -1048,7 +1048,9 @@ impl<'s> State<'s> {
                 if s.starts_with("0x") && s[2..].bytes().all(|b| b.is_ascii_hexdigit()) {
                     Ok(DenseLiteral::Hex(s.to_string()))
                 } else {
-                    Err(self.error_at(t.span, "expected hex string of dense elements"))
+                    let bytes =
+                        lexer::unescape_bytes(t.text).map_err(|e| self.bad_escape(t.span, e))?;
+                    Ok(DenseLiteral::Str(bytes))
                 }
             }
             Token::BareId if self.cur.text == "true" || self.cur.text == "false" => {
@@ -1340,6 +1342,41 @@ impl<'s> State<'s> {
     }
 }
 
+/// True when a string element is nested in `lit`.
+fn has_string(lit: &DenseLiteral) -> bool {
+    match lit {
+        DenseLiteral::Str(_) => true,
+        DenseLiteral::List(items) => items.iter().any(has_string),
+        _ => false,
+    }
+}
+
+/// String elements (MLIR's `DenseStringElementsAttr`): all elements are strings, of an
+/// element type that is not a builtin number; mlir-opt's messages otherwise.
+fn check_string_elements(lit: &DenseLiteral, elem: &Type) -> Result<(), (String, bool)> {
+    match elem.kind() {
+        TypeKind::Integer { .. } | TypeKind::Index => {
+            return Err(("integer constant out of range for type".into(), false));
+        }
+        TypeKind::Float(_) | TypeKind::Complex(_) => {
+            return Err(("expected floating point literal".into(), false));
+        }
+        _ => {}
+    }
+    fn all_strings(l: &DenseLiteral) -> bool {
+        match l {
+            DenseLiteral::Str(_) => true,
+            DenseLiteral::List(items) => items.iter().all(all_strings),
+            _ => false,
+        }
+    }
+    if all_strings(lit) {
+        Ok(())
+    } else {
+        Err(("expected string token".into(), false))
+    }
+}
+
 /// MLIR's checks of a `dense<...>` literal against its type (TensorLiteralParser):
 /// a statically shaped tensor, vector or memref, a consistently nested literal whose shape is
 /// the type's (or a single splat element), and elements of the element type's kind.
@@ -1487,6 +1524,9 @@ fn check_sparse(
 /// Each scalar of `lit` must suit element type `elem` (integer types take integers,
 /// `i1` also `true`/`false`).
 fn check_dense_elements(lit: &DenseLiteral, elem: &Type) -> Result<(), (String, bool)> {
+    if has_string(lit) {
+        return check_string_elements(lit, elem);
+    }
     match lit {
         DenseLiteral::List(items) => items.iter().try_for_each(|i| check_dense_elements(i, elem)),
         DenseLiteral::Float(_)

@@ -1036,7 +1036,11 @@ fn dense_elements(out: &mut String, literal: &DenseLiteral, ty: &Type) {
         return dense_literal(out, literal, float_kind.unwrap_or(FloatKind::F64));
     };
     if int_width.is_none() && float_kind.is_none() {
-        // Complex and other element types: print what was written (splats folded).
+        // Complex, string and other element types: print what was written (splats
+        // folded); no elements print as `dense<>`, as for numbers.
+        if shape.contains(&0) {
+            return;
+        }
         let kind = match elem_ty.kind() {
             TypeKind::Complex(e) => match **e {
                 TypeKind::Float(k) => k,
@@ -1229,6 +1233,7 @@ fn dense_literal(out: &mut String, l: &DenseLiteral, kind: FloatKind) {
             out.push_str(h);
             out.push('"');
         }
+        DenseLiteral::Str(bytes) => escaped_bytes(out, bytes),
         DenseLiteral::Empty => {}
     }
 }

@@ -402,3 +402,20 @@ module attributes {foo = 1} {
 
 // expected-error @+1 {{elements literal type must have static shape}}
 "t.a"() {a = sparse<[[0, 1]], [1]> : tensor<2x?xi32>} : () -> ()
+
+// -----
+
+// String elements need an element type that is not a builtin number, and every element a
+// string (mlir-opt's messages).
+// expected-error @+1 {{integer constant out of range for type}}
+"t.a"() {e = dense<["ab", "b"]> : tensor<2xi32>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{expected floating point literal}}
+"t.a"() {e = dense<["ab", "b"]> : tensor<2xf32>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{expected string token}}
+"t.a"() {e = dense<["ab", 1]> : tensor<2x!foo.s>} : () -> ()
