@@ -183,40 +183,84 @@ impl Aliases {
         }
         out.push('\n');
     }
-    /// Gives the `#mapN` / `#setN` aliases their numbers, in first-visit order, around
-    /// the names of text aliases: a text alias keeps the name it was read with, so a
-    /// generated alias skips that name, unless the text alias stands for the very map or
-    /// set the generated alias would define; then the two are one definition and the text
-    /// one is dropped (else `#map = #map` would be printed, defining `#map` twice).
-    pub fn number_maps_and_sets(&mut self) {
+    /// Gives the generated aliases (`#mapN`, `#setN`, `#distinctN`, `#locN`) their numbers,
+    /// in the order they had, around the names of text aliases: a text alias keeps the
+    /// name it was read with, so a generated alias skips that name, unless the text alias
+    /// stands for the very value the generated alias would define; then the two are one
+    /// definition and the text one is dropped (else `#map = #map` would be printed,
+    /// defining `#map` twice).
+    pub fn number_around_text_aliases(&mut self) {
         let mut dropped = vec![false; self.text.len()];
-        let (mut next_map, mut next_set) = (0, 0);
-        for def in &self.order {
-            let (prefix, next, value) = match def {
-                AliasDef::Map(m) => ("map", &mut next_map, AttrKind::AffineMap(m.clone())),
-                AliasDef::Set(s) => ("set", &mut next_set, AttrKind::IntegerSet(s.clone())),
-                AliasDef::Distinct(_) => continue,
-            };
-            loop {
-                let mut name = String::new();
-                alias_name(&mut name, prefix, *next);
-                let clash = self
-                    .text
-                    .iter()
-                    .position(|t| matches!(t, TextAlias::Attr(n, _) if *n == name[1..]));
-                let Some(i) = clash else { break };
-                if matches!(&self.text[i], TextAlias::Attr(_, a) if *a.kind() == value) {
-                    dropped[i] = true;
-                    break;
+        let maps: Vec<AffineMap> = self
+            .order
+            .iter()
+            .filter_map(|d| match d {
+                AliasDef::Map(m) => Some(m.clone()),
+                _ => None,
+            })
+            .collect();
+        let sets: Vec<IntegerSet> = self
+            .order
+            .iter()
+            .filter_map(|d| match d {
+                AliasDef::Set(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut distincts: Vec<(Attribute, usize)> =
+            self.distincts.iter().map(|(a, &n)| (*a, n)).collect();
+        distincts.sort_by_key(|&(_, n)| n);
+        let mut locs: Vec<(Location, usize)> =
+            self.locs.iter().map(|(l, &n)| (l.clone(), n)).collect();
+        locs.sort_by_key(|(_, n)| *n);
+        let text = &self.text;
+        let mut number = |prefix: &str, values: Vec<AttrKind>| -> Vec<usize> {
+            let mut next = 0;
+            let mut out = Vec::with_capacity(values.len());
+            for value in values {
+                loop {
+                    let mut name = String::new();
+                    alias_name(&mut name, prefix, next);
+                    let clash = text
+                        .iter()
+                        .position(|t| matches!(t, TextAlias::Attr(n, _) if *n == name[1..]));
+                    let Some(i) = clash else { break };
+                    if matches!(&text[i], TextAlias::Attr(_, a) if *a.kind() == value) {
+                        dropped[i] = true;
+                        break;
+                    }
+                    next += 1;
                 }
-                *next += 1;
+                out.push(next);
+                next += 1;
             }
-            match def {
-                AliasDef::Map(m) => self.maps.insert(m.clone(), *next),
-                AliasDef::Set(s) => self.sets.insert(s.clone(), *next),
-                AliasDef::Distinct(_) => None,
-            };
-            *next += 1;
+            out
+        };
+        let map_numbers = number(
+            "map",
+            maps.iter().cloned().map(AttrKind::AffineMap).collect(),
+        );
+        let set_numbers = number(
+            "set",
+            sets.iter().cloned().map(AttrKind::IntegerSet).collect(),
+        );
+        let distinct_numbers = number(
+            "distinct",
+            distincts.iter().map(|(a, _)| a.kind().clone()).collect(),
+        );
+        let loc_numbers = number(
+            "loc",
+            locs.iter()
+                .map(|(l, _)| AttrKind::Location(l.clone()))
+                .collect(),
+        );
+        self.maps.extend(maps.into_iter().zip(map_numbers));
+        self.sets.extend(sets.into_iter().zip(set_numbers));
+        for ((a, _), n) in distincts.into_iter().zip(distinct_numbers) {
+            self.distincts.insert(a, n);
+        }
+        for ((l, _), n) in locs.into_iter().zip(loc_numbers) {
+            self.locs.insert(l, n);
         }
         let mut keep = dropped.iter().map(|d| !d);
         self.text.retain(|_| keep.next().unwrap_or(true));

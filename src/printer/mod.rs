@@ -75,7 +75,7 @@ pub fn print_op_to(ctx: &Context, op: OpId, opts: &PrintOptions, sink: &mut dyn 
     p.collecting = false;
     p.aliases.finish_locations();
     p.aliases.number_distincts();
-    p.aliases.number_maps_and_sets();
+    p.aliases.number_around_text_aliases();
     p.dialect_stack.truncate(1);
     p.aliases.definitions(&mut p.layout.out);
     p.emit_op(op);

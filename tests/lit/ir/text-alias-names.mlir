@@ -31,3 +31,20 @@
 // CHECK: "t.sets"() {a = #set1, b = #foo.x<#set>}
 #set = affine_set<(d0) : (d0 - 1 >= 0)>
 "t.sets"() {a = affine_set<(d0) : (d0 >= 0)>, b = #foo.x<#set>} : () -> ()
+
+// -----
+
+// The same for distinct attributes (the fuzz target found `#distinct = #distinct`).
+// CHECK: #distinct = distinct[0]<42 : i32>
+// CHECK-NOT: #distinct =
+// CHECK: "t.dsame"() {b = #foo<"x #distinct y">, x = #distinct}
+#distinct = distinct[3]<42 : i32>
+"t.dsame"() {x = #distinct, b = #foo<"x #distinct y">} : () -> ()
+
+// -----
+
+// CHECK: #distinct1 = distinct[0]<42 : i32>
+// CHECK: #distinct = distinct[1]<1 : i32>
+// CHECK: "t.dother"() {b = #foo<"x #distinct y">, x = #distinct1}
+#distinct = distinct[3]<1 : i32>
+"t.dother"() {x = distinct[4]<42 : i32>, b = #foo<"x #distinct y">} : () -> ()
