@@ -13,7 +13,11 @@
 //! alone outweighed the IR. Rendering straight from the events allocates nothing but
 //! the output.
 
+mod affine;
+mod aliases;
 pub mod builtin;
+mod elements;
+mod float;
 #[cfg(test)]
 mod float_tests;
 pub(crate) mod format;
@@ -27,7 +31,8 @@ use crate::ir::{
     Attribute, BlockId, Context, Identifier, Location, NamedAttribute, OpId, RegionId, Type,
     TypeKind, Value, ValueDef,
 };
-use format::{Aliases, Fmt, push_u64};
+use aliases::Aliases;
+use format::{Fmt, push_u64};
 
 /// How to print.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
