@@ -86,7 +86,7 @@ pub enum AttrKind {
     /// `"text"`, optionally typed (`"text" : i32`).
     String { value: String, ty: Option<Type> },
     /// A string whose `\XX` escapes spell bytes that are not UTF-8 (`"\FF"`), kept
-    /// byte for byte; optionally typed as [`Attribute::String`].
+    /// byte for byte; optionally typed as [`AttrKind::String`].
     Bytes { value: Vec<u8>, ty: Option<Type> },
     /// A type used as an attribute (`i32`, `tensor<4xf32>`).
     Type(Type),
