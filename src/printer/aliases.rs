@@ -170,7 +170,15 @@ impl Aliases {
                 out.push('#');
                 out.push_str(name);
                 out.push_str(" = ");
-                f.attr(out, a, false);
+                // A location is written out: through its `#locN` alias it could name a
+                // definition that comes only after the op (op locations are deferred).
+                if let AttrKind::Location(l) = a.kind() {
+                    out.push_str("loc(");
+                    Fmt { aliases: None }.location_body(out, l);
+                    out.push(')');
+                } else {
+                    f.attr(out, a, false);
+                }
             }
             TextAlias::Type(name, ty) => {
                 out.push('!');

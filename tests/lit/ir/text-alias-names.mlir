@@ -6,6 +6,10 @@
 // RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic --split-input-file %t.1 > %t.2
 // RUN: diff %t.1 %t.2
 // RUN: FileCheck %s < %t.1
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic --mlir-print-debuginfo --split-input-file %s > %t.3
+// RUN: rtile-opt --allow-unregistered-dialect --mlir-print-op-generic --mlir-print-debuginfo --split-input-file %t.3 > %t.4
+// RUN: diff %t.3 %t.4
+// RUN: FileCheck %s --check-prefix=DBG < %t.3
 
 // The text alias stands for the very map the generated alias defines: one definition.
 // CHECK: #map = affine_map<(d0, d1) -> (d1, d0)>
@@ -48,3 +52,12 @@
 // CHECK: "t.dother"() {b = #foo<"x #distinct y">, x = #distinct1}
 #distinct = distinct[3]<1 : i32>
 "t.dother"() {x = distinct[4]<42 : i32>, b = #foo<"x #distinct y">} : () -> ()
+
+// -----
+
+// A text alias that is a location is written out: through `#locN` it named an op
+// location's alias, which is defined only after the op (found by the fuzz target).
+// DBG: #named = loc("n"("inner.mlir":3:4))
+// DBG: "t.l"() {b = #foo<"x #named y">} : () -> () loc(#loc{{[0-9]+}})
+#named = loc("n"("inner.mlir":3:4))
+"t.l"() {b = #foo<"x #named y">} : () -> () loc(#named)
