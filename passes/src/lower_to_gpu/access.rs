@@ -10,7 +10,8 @@ use rtile_dialects::te::model::{ElemType, TeCompute};
 
 use super::context::Lowering;
 use super::plan::{AxisPlan, InputPlan, InputSource};
-use super::types::{memref, position, reassociation, ty, vector};
+use super::types::{memref, position, ty, vector};
+use rtile_dialects::tensor::reassociation_attr as reassociation;
 
 /// One index of a global access after collapsing: a fused view axis addressing a collapsed
 /// group of the tensor's dims, or one of the access's own index expressions.

@@ -71,13 +71,3 @@ pub(super) fn fastmath(flags: &str) -> Attribute {
         body: format!("fastmath<{flags}>"),
     })
 }
-
-/// `[[0, 1], [2]]`: an MLIR reassociation attribute.
-pub(super) fn reassociation(groups: &[Vec<usize>]) -> Attribute {
-    Attribute::new(AttrKind::Array(
-        groups
-            .iter()
-            .map(|g| Attribute::array(g.iter().map(|&d| Attribute::i64(d as i64)).collect()))
-            .collect(),
-    ))
-}
