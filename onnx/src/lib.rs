@@ -1,0 +1,8 @@
+//! rtile's ONNX front end (issue 13): an ONNX `ModelProto` becomes one `func.func` of
+//! `te.compute` ops (plus `tensor` reshapes), initializers become `dense_resource`
+//! constants, and shape subgraphs are folded at import.
+//!
+//! - [`ops`]: every supported operator as an [`ops::Expansion`]: the te stages one node
+//!   becomes, built from the node's input types, constant inputs and attributes.
+
+pub mod ops;
