@@ -4,5 +4,7 @@
 //!
 //! - [`ops`]: every supported operator as an [`ops::Expansion`]: the te stages one node
 //!   becomes, built from the node's input types, constant inputs and attributes.
+//! - [`eval`]: runs an expansion with the te interpreter (tests, constant folding).
 
+pub mod eval;
 pub mod ops;
