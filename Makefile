@@ -13,7 +13,7 @@ DEMO_OUT := target/demo
 DEMO_PASS_CANDIDATES ?= --symbol-dce
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test demo fmt-check clippy deps-check unit lit cuda-kernels bench-gpu
+.PHONY: all deps build test demo fmt-check clippy deps-check unit lit cuda-kernels bench-gpu onnx-venv onnx-backend
 
 all: build
 
@@ -48,6 +48,14 @@ deps:
 	    || echo "deps: ptxas unavailable (lit tests that need it are reported UNSUPPORTED)"; \
 	fi
 
+# The ONNX backend test suite's runner and data ship in the onnx wheel (issue 13).
+ONNX_VENV := .venv-onnx
+ONNX_PY := $(ONNX_VENV)/bin/python
+onnx-venv:
+	@if $(ONNX_PY) -c "import onnx, numpy" 2>/dev/null; then echo "deps: onnx present"; else \
+	  echo "deps: installing onnx 1.23.2 + numpy into $(ONNX_VENV)"; \
+	  python3 -m venv $(ONNX_VENV) && $(ONNX_VENV)/bin/pip install -q onnx==1.23.2 numpy; fi
+
 # Regenerates the micro-benchmark PTX that rtile-run embeds (it links no LLVM); the
 # integration test `checked_in_microbenchmark_ptx_is_current` fails when it is stale.
 cuda-kernels: build
@@ -77,6 +85,12 @@ unit:
 
 lit: build
 	$(LIT) -v tests/lit
+
+# The onnx package's own backend tests (node cases, simple, pytorch-converted,
+# pytorch-operator and the light models) on the te interpreter; exits non-zero on any
+# failure (tests/onnx-backend/run.py).
+onnx-backend: onnx-venv build
+	RTILE_BIN=$(BIN) $(ONNX_PY) -W ignore tests/onnx-backend/run.py -j 2
 
 test: deps fmt-check clippy deps-check unit build lit
 

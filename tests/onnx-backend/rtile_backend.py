@@ -1,0 +1,135 @@
+"""An ONNX backend (onnx.backend.base.Backend) that runs models with rtile.
+
+`prepare` keeps the model; `run` imports it with `rtile-import-onnx` and runs it on the
+te reference interpreter with `rtile-run --interpret`, passing inputs and outputs as .npy
+files. Inputs that te cannot hold as data (int64, int32 and bool shapes, indices, axes)
+are bound into the model as initializers before import, so the importer folds them as
+the constants that the issue's operator list requires ("Gather (constant indices)",
+shapes of Reshape/Expand/Slice/Pad ...).
+
+The backend raises unittest.SkipTest when the importer reports a construct outside
+rtile's operator set ("unsupported ..."); every other failure is a test failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from onnx.backend.base import Backend, BackendRep
+
+# The element types te holds as data (docs/dialects/te.md): the rest must be constants.
+_DATA_DTYPES = {np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)}
+_UNSUPPORTED = re.compile(r"unsupported|not supported", re.IGNORECASE)
+
+
+def _bin(name: str) -> str:
+    root = os.environ.get("RTILE_BIN", os.path.join(os.path.dirname(__file__), "..", "..", "target", "debug"))
+    return os.path.join(root, name)
+
+
+class SkipReason(unittest.SkipTest):
+    """A construct outside rtile's operator set; the message is the importer's."""
+
+
+def _run(cmd: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=int(os.environ.get("RTILE_TIMEOUT", "600")))
+
+
+def _first_error(stderr: str) -> str:
+    for line in stderr.splitlines():
+        line = line.strip()
+        if "error" in line:
+            return line
+    return stderr.strip().splitlines()[0] if stderr.strip() else "(no message)"
+
+
+class RtileRep(BackendRep):
+    """A prepared model: imported lazily in `run`, once the data inputs are known."""
+
+    def __init__(self, model: onnx.ModelProto):
+        self.model = model
+        self.tmp = tempfile.TemporaryDirectory(prefix="rtile-onnx-")
+
+    def _data_inputs(self):
+        inits = {i.name for i in self.model.graph.initializer}
+        return [i for i in self.model.graph.input if i.name not in inits]
+
+    def run(self, inputs, **kwargs):  # noqa: ARG002
+        if isinstance(inputs, dict):
+            feeds = [inputs[i.name] for i in self._data_inputs()]
+        else:
+            feeds = list(inputs)
+        model = onnx.ModelProto()
+        model.CopyFrom(self.model)
+        data_inputs = self._data_inputs()
+        if len(feeds) != len(data_inputs):
+            raise ValueError(f"model has {len(data_inputs)} inputs, got {len(feeds)}")
+        kept = []
+        for vi, value in zip(data_inputs, feeds):
+            value = np.asarray(value)
+            if value.dtype in _DATA_DTYPES:
+                kept.append((vi.name, value))
+            else:
+                model.graph.initializer.append(numpy_helper.from_array(value, vi.name))
+        d = self.tmp.name
+        model_path = os.path.join(d, "model.onnx")
+        mlir_path = os.path.join(d, "model.mlir")
+        onnx.save(model, model_path)
+        shapes = []
+        for name, value in kept:
+            dims = "x".join(str(s) for s in value.shape) if value.shape else ""
+            shapes += ["--input-shape", f"{name}={dims}"]
+        imp = _run([_bin("rtile-import-onnx"), model_path, "-o", mlir_path, *shapes])
+        if imp.returncode != 0:
+            msg = _first_error(imp.stderr)
+            if _UNSUPPORTED.search(imp.stderr):
+                raise SkipReason(msg)
+            raise RuntimeError(f"rtile-import-onnx failed: {imp.stderr}")
+        paths = []
+        for k, (_, value) in enumerate(kept):
+            p = os.path.join(d, f"in{k}.npy")
+            np.save(p, np.ascontiguousarray(value))
+            paths.append(p)
+        out_dir = os.path.join(d, "out")
+        os.makedirs(out_dir, exist_ok=True)
+        for f in os.listdir(out_dir):
+            os.remove(os.path.join(out_dir, f))
+        cmd = [_bin("rtile-run"), "--interpret", mlir_path, "--dump", out_dir + "/"]
+        if paths:
+            cmd += ["--inputs", ",".join(paths)]
+        res = _run(cmd)
+        if res.returncode != 0:
+            raise RuntimeError(f"rtile-run failed: {res.stderr}")
+        outs = sorted(
+            (f for f in os.listdir(out_dir) if f.endswith(".npy")),
+            key=lambda f: int(f.rsplit(".", 2)[-2]),
+        )
+        return [np.load(os.path.join(out_dir, f)) for f in outs]
+
+
+class RtileBackend(Backend):
+    """rtile on the te reference interpreter (CPU)."""
+
+    @classmethod
+    def is_compatible(cls, model, device="CPU", **kwargs):  # noqa: ARG003
+        return True
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):  # noqa: ARG003
+        super().prepare(model, device, **kwargs)
+        return RtileRep(model)
+
+    @classmethod
+    def run_node(cls, node, inputs, device="CPU", outputs_info=None, **kwargs):
+        raise unittest.SkipTest("rtile runs models, not bare nodes")
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        return device == "CPU"
