@@ -1,0 +1,253 @@
+//! `rtile-compile`: one command from a model to kernels (issue 13 item 4). The stages are
+//! the tools' own, in-process: import (ONNX) or parse (te) → `--axis-fusion` →
+//! `--construct-rtile{device=..}` → `--lower-to-gpu` → PTX (NVIDIA devices) or HIP C++
+//! (AMD devices) → `ptxas` check of every kernel when ptxas is present; the bundle is
+//! written to one directory with the launch manifest and the lowered module.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rtile::diagnostics::{Diagnostic, render};
+use rtile::ir::{Context, OpId, WalkOrder};
+use rtile::parser::parse_source;
+use rtile::pass::{PassManager, parse_pass_pipeline};
+use rtile_targets::{Output, TranslateOptions, manifest_for, select_gpu_module, translate};
+
+/// What to compile and how.
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// A `.mlir` te module (an `.onnx` model once the importer is linked).
+    pub input: PathBuf,
+    /// Device description name (`h100`, `a100`, `mi250x`, ...).
+    pub device: String,
+    /// Candidates `--construct-rtile` builds per compute (the best is lowered).
+    pub top_k: usize,
+    /// The bundle directory.
+    pub out_dir: PathBuf,
+    /// `ptxas` to check the PTX with; `None`: not checked.
+    pub ptxas: Option<PathBuf>,
+}
+
+/// One stage's name and wall time.
+#[derive(Clone, Debug)]
+pub struct StageTime {
+    pub stage: &'static str,
+    pub time: Duration,
+}
+
+/// One kernel of the bundle, for the summary table.
+#[derive(Clone, Debug)]
+pub struct KernelSummary {
+    pub name: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u64,
+    /// The micro-performance model's estimate (Roller §3.3), when the kernel has one.
+    pub est_us: Option<f64>,
+}
+
+/// What a compilation produced.
+#[derive(Clone, Debug)]
+pub struct CompileReport {
+    pub stages: Vec<StageTime>,
+    pub kernels: Vec<KernelSummary>,
+    /// `sm_90`, `gfx90a`, ...: what the code was generated for.
+    pub target: String,
+    /// The files written, in order.
+    pub files: Vec<PathBuf>,
+}
+
+/// A failed stage: the rendered diagnostic or message.
+#[derive(Debug)]
+pub struct CompileError(pub String);
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn diag(ctx: &Context, d: &Diagnostic) -> CompileError {
+    CompileError(render(ctx, d))
+}
+
+/// Times one stage, reporting it to `progress` first.
+fn stage<T>(
+    stages: &mut Vec<StageTime>,
+    progress: &mut dyn FnMut(&'static str),
+    name: &'static str,
+    f: impl FnOnce() -> Result<T, CompileError>,
+) -> Result<T, CompileError> {
+    progress(name);
+    let start = Instant::now();
+    let r = f()?;
+    stages.push(StageTime {
+        stage: name,
+        time: start.elapsed(),
+    });
+    Ok(r)
+}
+
+/// The input as a module of te ops in `ctx`.
+fn load_input(ctx: &mut Context, path: &Path) -> Result<OpId, CompileError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CompileError(format!("cannot read {}: {e}", path.display())))?;
+    let file = ctx.add_source(path.display().to_string(), text);
+    parse_source(ctx, file)
+        .map(|p| p.module)
+        .map_err(|d| diag(ctx, &d))
+}
+
+/// Runs `pipeline` (a `builtin.module(...)` pass pipeline) on `module`.
+fn run_pipeline(ctx: &mut Context, module: OpId, pipeline: &str) -> Result<(), CompileError> {
+    let registry = rtile_passes::pass_registry();
+    let pm = parse_pass_pipeline(ctx, &registry, pipeline).map_err(|d| diag(ctx, &d))?;
+    PassManager::new(pm)
+        .run(ctx, module)
+        .map_err(|d| diag(ctx, &d))
+}
+
+/// Compiles `opts.input` into `opts.out_dir`; `progress` is told each stage as it starts.
+pub fn compile(
+    opts: &CompileOptions,
+    progress: &mut dyn FnMut(&'static str),
+) -> Result<CompileReport, CompileError> {
+    let mut stages = Vec::new();
+    let mut ctx = Context::new(Arc::new(rtile_passes::dialect_registry()));
+    let module = stage(&mut stages, progress, "parse", || {
+        load_input(&mut ctx, &opts.input)
+    })?;
+    stage(&mut stages, progress, "axis-fusion", || {
+        run_pipeline(&mut ctx, module, "builtin.module(axis-fusion)")
+    })?;
+    let construct = format!(
+        "builtin.module(construct-rtile{{device={} top-k={}}})",
+        opts.device, opts.top_k
+    );
+    stage(&mut stages, progress, "construct-rtile", || {
+        run_pipeline(&mut ctx, module, &construct)
+    })?;
+    stage(&mut stages, progress, "lower-to-gpu", || {
+        run_pipeline(&mut ctx, module, "builtin.module(lower-to-gpu)")
+    })?;
+    let (gpu_module, gpu_name) =
+        select_gpu_module(&ctx, module, None).map_err(|d| diag(&ctx, &d))?;
+    let target = target_of(&ctx, gpu_module)?;
+    let (out, ext) = if target.starts_with("sm_") {
+        (Output::Ptx { sm: target.clone() }, "ptx")
+    } else {
+        (Output::Hip, "hip")
+    };
+    let code = stage(&mut stages, progress, "codegen", || {
+        translate(
+            &ctx,
+            gpu_module,
+            &gpu_name,
+            &out,
+            &TranslateOptions::default(),
+        )
+        .map_err(|d| diag(&ctx, &d))
+    })?;
+    let manifest_target = if ext == "ptx" { target.as_str() } else { "hip" };
+    let manifest =
+        manifest_for(&ctx, gpu_module, &gpu_name, manifest_target).map_err(|d| diag(&ctx, &d))?;
+    std::fs::create_dir_all(&opts.out_dir)
+        .map_err(|e| CompileError(format!("cannot create {}: {e}", opts.out_dir.display())))?;
+    let code_path = opts.out_dir.join(format!("kernels.{ext}"));
+    write(&code_path, code.as_bytes())?;
+    if let (Some(ptxas), "ptx") = (&opts.ptxas, ext) {
+        stage(&mut stages, progress, "ptxas", || {
+            check_ptx(ptxas, &code_path, &target)
+        })?;
+    }
+    let manifest_path = opts.out_dir.join("manifest.json");
+    let json = serde_json::to_string_pretty(&manifest)
+        .map_err(|e| CompileError(format!("cannot serialise the manifest: {e}")))?;
+    write(&manifest_path, json.as_bytes())?;
+    let ir_path = opts.out_dir.join("lowered.mlir");
+    let printed = rtile::printer::print_op(&ctx, module, &Default::default());
+    write(&ir_path, printed.as_bytes())?;
+    let kernels = kernel_summaries(&ctx, &manifest, gpu_module);
+    Ok(CompileReport {
+        stages,
+        kernels,
+        target,
+        files: vec![code_path, manifest_path, ir_path],
+    })
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), CompileError> {
+    std::fs::write(path, bytes)
+        .map_err(|e| CompileError(format!("cannot write {}: {e}", path.display())))
+}
+
+/// The architecture the module was lowered for (its `#nvvm.target`/`#rocdl.target`).
+fn target_of(ctx: &Context, gpu_module: OpId) -> Result<String, CompileError> {
+    rtile_dialects::gpu::target::module_targets(ctx, gpu_module)
+        .into_iter()
+        .next()
+        .map(|t| t.chip)
+        .ok_or_else(|| CompileError("the lowered gpu.module names no target".into()))
+}
+
+/// Assembles the PTX with `ptxas` (no spills is a warning ptxas prints: reported as an
+/// error here, as the lit `ptxas` checks do).
+fn check_ptx(ptxas: &Path, ptx: &Path, sm: &str) -> Result<(), CompileError> {
+    let cubin = ptx.with_extension("cubin");
+    let out = std::process::Command::new(ptxas)
+        .arg(format!("-arch={sm}"))
+        .arg("-warn-spills")
+        .arg(ptx)
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .map_err(|e| CompileError(format!("cannot run {}: {e}", ptxas.display())))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() || stderr.contains("spill") {
+        return Err(CompileError(format!(
+            "ptxas -arch={sm} rejected {}:\n{stderr}",
+            ptx.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Per-kernel rows: launch shape from the manifest, the estimate from the kernel's
+/// `rtile.est_us` (the estimate of the program it was lowered from).
+fn kernel_summaries(
+    ctx: &Context,
+    manifest: &rtile_manifest::Manifest,
+    gpu_module: OpId,
+) -> Vec<KernelSummary> {
+    let estimates = kernel_estimates(ctx, gpu_module);
+    manifest
+        .kernels
+        .iter()
+        .map(|k| KernelSummary {
+            name: k.name.clone(),
+            grid: k.grid.unwrap_or([0; 3]),
+            block: k.block.unwrap_or([0; 3]),
+            shared_bytes: k.dynamic_shared_memory + k.static_shared_memory,
+            est_us: estimates.get(&k.name).copied(),
+        })
+        .collect()
+}
+
+/// `rtile.est_us` of each `gpu.func` of `gpu_module`, by name.
+fn kernel_estimates(ctx: &Context, gpu_module: OpId) -> std::collections::HashMap<String, f64> {
+    let mut out = std::collections::HashMap::new();
+    ctx.walk(gpu_module, WalkOrder::PreOrder, &mut |_, op| {
+        if ctx.op_name(op) != "gpu.func" {
+            return;
+        }
+        let name = ctx
+            .attr(op, "sym_name")
+            .and_then(|a| a.as_str().map(str::to_string));
+        let est = ctx.attr(op, "rtile.est_us").and_then(|a| a.as_float());
+        if let (Some(n), Some(e)) = (name, est) {
+            out.insert(n, e);
+        }
+    });
+    out
+}
