@@ -49,6 +49,8 @@ struct TeFunc {
     parent: HashMap<Value, (Value, OpId)>,
     constants: Vec<(Value, Attribute)>,
     returned: Vec<Value>,
+    /// The `func.return` (diagnostics about results point at it).
+    ret: Option<OpId>,
 }
 
 /// The module's `memref.global`s of tensor constants, by value attribute (each distinct
@@ -163,6 +165,7 @@ fn read_func(
         parent: HashMap::new(),
         constants: Vec::new(),
         returned: Vec::new(),
+        ret: None,
     };
     let ops: Vec<OpId> = ctx.block_ops(body).collect();
     for op in ops {
@@ -230,7 +233,10 @@ fn read_func(
                 known.insert(r);
                 tf.constants.push((r, v));
             }
-            "func.return" => tf.returned = ctx.operands(op).to_vec(),
+            "func.return" => {
+                tf.returned = ctx.operands(op).to_vec();
+                tf.ret = Some(op);
+            }
             other => {
                 return Err(Diagnostic::op_error(
                     ctx,
@@ -276,12 +282,13 @@ fn storages(
         roots.insert(*v, Root::Const(i));
     }
     let computed: HashSet<Value> = tf.launches.iter().map(|l| l.result).collect();
+    let at = tf.ret.unwrap_or(f);
     for (j, &r) in tf.returned.iter().enumerate() {
         let root = tf.root(r);
         if !computed.contains(&root) {
             return Err(Diagnostic::op_error(
                 ctx,
-                f,
+                at,
                 format!(
                     "result {j} is an argument or a constant (or a reshape of one): only values computed by a te.compute can be written to an output memref"
                 ),
@@ -290,7 +297,7 @@ fn storages(
         if roots.contains_key(&root) {
             return Err(Diagnostic::op_error(
                 ctx,
-                f,
+                at,
                 format!(
                     "result {j} shares its storage with an earlier result (the same te.compute result, possibly reshaped): each result needs its own compute"
                 ),
@@ -387,7 +394,7 @@ impl Views<'_> {
                 Root::Output(j, _) => self.params[self.n_inputs + j],
                 Root::Const(i) => {
                     let (cv, attr) = self.tf.constants[i];
-                    let t = b.ctx().value_type(cv).clone();
+                    let t = *b.ctx().value_type(cv);
                     let name = globals.global_for(b, anchor, attr, &t);
                     b.op("memref.get_global")
                         .property("name", Attribute::symbol(name))

@@ -24,7 +24,7 @@ use rtile_dialects::te::model::{ElemType, TensorType};
 fn shaped(t: &Type) -> Option<(Vec<i64>, Type)> {
     match t.kind() {
         TypeKind::MemRef { shape, elem, .. } | TypeKind::Tensor { shape, elem, .. } => {
-            Some((shape.clone(), elem.clone()))
+            Some((shape.clone(), *elem))
         }
         _ => None,
     }
@@ -72,7 +72,7 @@ pub fn model_manifest(
     host: OpId,
     n_inputs: usize,
 ) -> Result<(ModelManifest, Vec<OpId>), Diagnostic> {
-    let err = |op: OpId, m: &str| Diagnostic::op_error(ctx, op, m.to_string());
+    let err = |op: OpId, m: &str| Diagnostic::op_error(ctx, op, m);
     let body = ctx
         .regions(host)
         .first()
