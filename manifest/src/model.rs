@@ -162,10 +162,26 @@ impl ModelManifest {
         }
     }
 
-    /// Checks what a launch relies on: every argument lies inside its buffer, every step
+    /// Checks what a launch relies on: each constant's size matches its type, every
+    /// argument lies inside its buffer, every step
     /// writes its last argument into an output or the arena, and no step's written range
     /// overlaps one of its inputs in the same buffer (the arena assignment's guarantee).
     pub fn check(&self) -> Result<(), String> {
+        for (i, c) in self.constants.iter().enumerate() {
+            let t = TensorSpec {
+                shape: c.shape.clone(),
+                dtype: c.dtype.clone(),
+            };
+            if t.bytes() != Some(c.bytes) {
+                return Err(format!(
+                    "constant {i} (@{}) has {} bytes for {} elements of {}",
+                    c.name,
+                    c.bytes,
+                    t.num_elements(),
+                    c.dtype
+                ));
+            }
+        }
         for (k, s) in self.steps.iter().enumerate() {
             let at = |m: String| format!("step {k} (@{}): {m}", s.kernel);
             let mut ranges = Vec::new();
@@ -197,22 +213,109 @@ impl ModelManifest {
                 }
             }
         }
-        for (i, c) in self.constants.iter().enumerate() {
-            let t = TensorSpec {
-                shape: c.shape.clone(),
-                dtype: c.dtype.clone(),
-            };
-            if t.bytes() != Some(c.bytes) {
-                return Err(format!(
-                    "constant {i} (@{}) has {} bytes for {} elements of {}",
-                    c.name,
-                    c.bytes,
-                    t.num_elements(),
-                    c.dtype
-                ));
-            }
+        Ok(())
+    }
+}
+
+/// What runs a model manifest's launch sequence: the CPU GPU-simulator
+/// (`rtile_runtime::sim::model`), and a GPU runtime that binds device pointers
+/// `base(buffer) + offset` the same way. [`execute`] drives it, so the order of
+/// allocations, uploads, launches and read-backs is one piece of code for every executor.
+pub trait Executor {
+    type Error;
+    /// Allocates `bytes` for `buffer`, holding `init` (inputs, constants) or, without it,
+    /// bytes the executor marks unwritten (outputs, the arena).
+    fn alloc(&mut self, buffer: Buffer, bytes: u64, init: Option<&[u8]>)
+    -> Result<(), Self::Error>;
+    /// Runs step `index` of the sequence; its arguments point into allocated buffers.
+    fn launch(&mut self, index: usize, step: &Step) -> Result<(), Self::Error>;
+    /// The bytes of `buffer` (outputs, after the last launch).
+    fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, Self::Error>;
+}
+
+/// Runs `m` on `exec`: checks it, allocates the inputs (holding `inputs`, little-endian
+/// row-major bytes), the outputs, the constants (holding `constants`) and the arena, in
+/// that order, launches every step in order, and returns the outputs' bytes.
+pub fn execute<E: Executor>(
+    m: &ModelManifest,
+    exec: &mut E,
+    inputs: &[Vec<u8>],
+    constants: &[Vec<u8>],
+) -> Result<Vec<Vec<u8>>, ExecuteError<E::Error>> {
+    m.check().map_err(ExecuteError::Manifest)?;
+    let sized = |what: &str, got: &[Vec<u8>], want: Vec<u64>| {
+        if got.len() != want.len() || got.iter().zip(&want).any(|(g, &w)| g.len() as u64 != w) {
+            return Err(ExecuteError::Manifest(format!(
+                "@{}: {what}: got {:?} bytes, expected {want:?}",
+                m.function,
+                got.iter().map(Vec::len).collect::<Vec<_>>()
+            )));
         }
         Ok(())
+    };
+    let input_bytes = m.inputs.iter().map(|t| t.bytes().unwrap_or(0)).collect();
+    sized("inputs", inputs, input_bytes)?;
+    sized(
+        "constants",
+        constants,
+        m.constants.iter().map(|c| c.bytes).collect(),
+    )?;
+    let run = |r: Result<(), E::Error>| r.map_err(ExecuteError::Executor);
+    for (i, data) in inputs.iter().enumerate() {
+        run(exec.alloc(Buffer::Input(i), data.len() as u64, Some(data)))?;
+    }
+    for (i, t) in m.outputs.iter().enumerate() {
+        run(exec.alloc(Buffer::Output(i), t.bytes().unwrap_or(0), None))?;
+    }
+    for (i, data) in constants.iter().enumerate() {
+        run(exec.alloc(Buffer::Constant(i), data.len() as u64, Some(data)))?;
+    }
+    run(exec.alloc(Buffer::Arena, m.arena_bytes, None))?;
+    for (k, s) in m.steps.iter().enumerate() {
+        run(exec.launch(k, s))?;
+    }
+    (0..m.outputs.len())
+        .map(|i| exec.read(Buffer::Output(i)).map_err(ExecuteError::Executor))
+        .collect()
+}
+
+/// Why [`execute`] stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecuteError<E> {
+    /// The manifest or the data given is inconsistent.
+    Manifest(String),
+    /// The executor failed.
+    Executor(E),
+}
+
+impl ModelManifest {
+    /// The constants' bytes from [`ModelManifest::constants_file`], resolved against
+    /// `dir` (the manifest's directory), each checked to lie in the file.
+    pub fn read_constants(&self, dir: &std::path::Path) -> Result<Vec<Vec<u8>>, String> {
+        if self.constants.is_empty() {
+            return Ok(Vec::new());
+        }
+        let name = self
+            .constants_file
+            .as_ref()
+            .ok_or("the manifest has constants but no constants_file")?;
+        let path = dir.join(name);
+        let data =
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        self.constants
+            .iter()
+            .map(|c| {
+                let (lo, hi) = (c.offset as usize, (c.offset + c.bytes) as usize);
+                data.get(lo..hi).map(<[u8]>::to_vec).ok_or_else(|| {
+                    format!(
+                        "{}: constant @{} at bytes [{lo}, {hi}) of a {}-byte file",
+                        path.display(),
+                        c.name,
+                        data.len()
+                    )
+                })
+            })
+            .collect()
     }
 }
 
@@ -286,10 +389,96 @@ mod tests {
         assert_eq!(ModelManifest::from_json(&text), Ok(m));
     }
 
+    /// A CPU executor whose every kernel copies its first argument's bytes into its last,
+    /// recording the calls: enough to see the sequencing and the buffer binding.
+    #[derive(Default)]
+    struct Copier {
+        bufs: std::collections::HashMap<Buffer, Vec<u8>>,
+        log: Vec<String>,
+    }
+
+    impl Executor for Copier {
+        type Error = String;
+        fn alloc(&mut self, b: Buffer, bytes: u64, init: Option<&[u8]>) -> Result<(), String> {
+            self.log.push(format!("alloc {b:?} {bytes}"));
+            let v = init.map_or_else(|| vec![0xff; bytes as usize], <[u8]>::to_vec);
+            self.bufs.insert(b, v);
+            Ok(())
+        }
+        fn launch(&mut self, k: usize, s: &Step) -> Result<(), String> {
+            self.log.push(format!("launch {k} {}", s.kernel));
+            let (src, dst) = (&s.args[0], &s.args[s.args.len() - 1]);
+            let (lo, hi) = src.range().ok_or("dtype")?;
+            let data = self.bufs[&src.buffer][lo as usize..hi as usize].to_vec();
+            let out = self.bufs.get_mut(&dst.buffer).ok_or("no buffer")?;
+            let at = dst.offset as usize;
+            out[at..at + data.len()].copy_from_slice(&data);
+            Ok(())
+        }
+        fn read(&mut self, b: Buffer) -> Result<Vec<u8>, String> {
+            self.log.push(format!("read {b:?}"));
+            Ok(self.bufs[&b].clone())
+        }
+    }
+
+    #[test]
+    fn execute_allocates_launches_in_order_and_reads_back() {
+        let m = two_steps();
+        let input: Vec<u8> = (0..128).collect();
+        let mut ex = Copier::default();
+        let outs =
+            execute(&m, &mut ex, std::slice::from_ref(&input), &[vec![7; 32]]).expect("runs");
+        // Step 0 copies the input into the arena, step 1 the arena into the output.
+        assert_eq!(outs, vec![input.clone()]);
+        assert_eq!(
+            ex.log,
+            [
+                "alloc Input(0) 128",
+                "alloc Output(0) 128",
+                "alloc Constant(0) 32",
+                "alloc Arena 256",
+                "launch 0 m_0",
+                "launch 1 m_1",
+                "read Output(0)"
+            ]
+        );
+        // Data of the wrong size, and an inconsistent manifest, stop before any call.
+        let mut ex = Copier::default();
+        let e = execute(&m, &mut ex, &[vec![0; 3]], &[vec![7; 32]]).unwrap_err();
+        assert!(
+            matches!(e, ExecuteError::Manifest(ref s) if s.contains("inputs")),
+            "{e:?}"
+        );
+        let mut bad = two_steps();
+        bad.arena_bytes = 64;
+        let e = execute(&bad, &mut ex, &[input], &[vec![7; 32]]).unwrap_err();
+        assert!(matches!(e, ExecuteError::Manifest(_)), "{e:?}");
+        assert!(ex.log.is_empty());
+    }
+
+    #[test]
+    fn constants_are_read_from_the_file_beside_the_manifest() {
+        let dir = std::env::temp_dir().join(format!("rtile-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let mut m = two_steps();
+        std::fs::write(dir.join("m.bin"), (0u8..40).collect::<Vec<_>>()).expect("write");
+        m.constants[0].offset = 8;
+        assert_eq!(m.read_constants(&dir), Ok(vec![(8u8..40).collect()]));
+        m.constants[0].offset = 9;
+        assert!(
+            m.read_constants(&dir)
+                .unwrap_err()
+                .contains("of a 40-byte file")
+        );
+        m.constants_file = None;
+        assert!(m.read_constants(&dir).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn refuses_what_a_launch_cannot_rely_on() {
         let mut m = two_steps();
-        m.steps[0].args[2].offset = 128; // 128 + 128 bytes > 256
+        m.steps[0].args[2].offset = 192; // 192 + 128 bytes > 256
         assert!(m.check().unwrap_err().contains("of a 256-byte buffer"));
         let mut m = two_steps();
         m.steps[1].args[1] = arg(Buffer::Arena, 0, &[32]); // writes what it reads

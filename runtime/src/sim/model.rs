@@ -12,11 +12,12 @@ use rtile::ir::ResourceValue;
 use rtile::ir::attributes::DenseLiteral;
 use rtile::ir::{AttrKind, Attribute, Context, OpId, Type, TypeKind, Value};
 use rtile_manifest::model::{
-    ArgRef, Buffer, ConstantSpec, MODEL_VERSION, ModelManifest, Step, TensorSpec,
+    ArgRef, Buffer, ConstantSpec, ExecuteError, Executor, MODEL_VERSION, ModelManifest, Step,
+    TensorSpec, execute,
 };
 
 use super::ops::Num;
-use super::{compile_kernel, kernels, launch_of, run, to_diagnostic};
+use super::{Kernel, compile_kernel, kernels, launch_of, run, to_diagnostic};
 use crate::tensor::Tensor;
 use rtile_dialects::te::model::{ElemType, TensorType};
 
@@ -324,58 +325,36 @@ fn num_of(dtype: &str) -> Result<Num, String> {
         .ok_or_else(|| format!("unsupported dtype '{dtype}'"))
 }
 
-/// Runs manifest `m`'s launches in the simulator, the kernels taken from `module`, on
-/// `inputs` and the constants' bytes; returns the outputs. Buffers are bytes as on the
-/// device; outputs and the arena start as all-ones bytes (NaN for floats), and each
-/// launch's written argument is set to NaN before it runs, so an element no kernel writes
-/// shows in the result.
-pub fn run_manifest(
-    ctx: &Context,
+/// The simulator as an [`Executor`]: kernels from `module`, every buffer bytes as on the
+/// device; unwritten buffers (outputs, the arena) start as `0xff` bytes (NaN for floats),
+/// and each launch's written argument (the last) is set to NaN before it runs, so an
+/// element no kernel writes shows in the result.
+struct SimExecutor<'c> {
+    ctx: &'c Context,
     module: OpId,
-    m: &ModelManifest,
-    inputs: &[Tensor],
-    constants: Vec<Vec<u8>>,
-) -> Result<Vec<Tensor>, Diagnostic> {
-    let fail = |s: String| Diagnostic::error(None, format!("@{}: {s}", m.function));
-    if inputs.len() != m.inputs.len() || constants.len() != m.constants.len() {
-        return Err(fail(format!(
-            "takes {} inputs and {} constants, got {} and {}",
-            m.inputs.len(),
-            m.constants.len(),
-            inputs.len(),
-            constants.len()
-        )));
+    compiled: HashMap<OpId, Kernel>,
+    bufs: HashMap<Buffer, Vec<u8>>,
+}
+
+impl Executor for SimExecutor<'_> {
+    type Error = Diagnostic;
+
+    fn alloc(&mut self, buffer: Buffer, bytes: u64, init: Option<&[u8]>) -> Result<(), Diagnostic> {
+        let v = init.map_or_else(|| vec![0xff; bytes as usize], <[u8]>::to_vec);
+        self.bufs.insert(buffer, v);
+        Ok(())
     }
-    let mut bufs: HashMap<Buffer, Vec<u8>> = HashMap::new();
-    for (i, (t, s)) in inputs.iter().zip(&m.inputs).enumerate() {
-        let num = num_of(&s.dtype).map_err(fail)?;
-        let size = num.bytes() as usize;
-        bufs.insert(
-            Buffer::Input(i),
-            t.data
-                .iter()
-                .flat_map(|&v| num.encode(v)[..size].to_vec())
-                .collect(),
-        );
-    }
-    for (i, s) in m.outputs.iter().enumerate() {
-        bufs.insert(
-            Buffer::Output(i),
-            vec![0xff; s.bytes().unwrap_or(0) as usize],
-        );
-    }
-    for (i, c) in constants.into_iter().enumerate() {
-        bufs.insert(Buffer::Constant(i), c);
-    }
-    bufs.insert(Buffer::Arena, vec![0xff; m.arena_bytes as usize]);
-    let mut compiled = HashMap::new();
-    for step in &m.steps {
-        let k = find_kernel(ctx, module, &step.kernel)
-            .ok_or_else(|| fail(format!("no kernel @{}", step.kernel)))?;
-        if let std::collections::hash_map::Entry::Vacant(e) = compiled.entry(k) {
+
+    fn launch(&mut self, index: usize, step: &Step) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let fail =
+            |m: String| Diagnostic::error(None, format!("step {index} (@{}): {m}", step.kernel));
+        let k = find_kernel(ctx, self.module, &step.kernel)
+            .ok_or_else(|| fail("no such kernel in the module".into()))?;
+        if let std::collections::hash_map::Entry::Vacant(e) = self.compiled.entry(k) {
             e.insert(compile_kernel(ctx, k)?);
         }
-        let kernel = &compiled[&k];
+        let kernel = &self.compiled[&k];
         let mut launch = launch_of(ctx, k)?;
         launch.grid = Some(step.grid);
         launch.block = Some(step.block);
@@ -384,17 +363,25 @@ pub fn run_manifest(
         for (i, a) in step.args.iter().enumerate() {
             let num = num_of(&a.dtype).map_err(fail)?;
             let (lo, hi) = a.range().ok_or_else(|| fail("bad argument".into()))?;
+            let buf = self
+                .bufs
+                .get(&a.buffer)
+                .ok_or_else(|| fail("unallocated buffer".into()))?;
+            let bytes = buf
+                .get(lo as usize..hi as usize)
+                .ok_or_else(|| fail(format!("argument {i} outside its buffer")))?;
             if i + 1 == step.args.len() {
-                args.push(vec![f64::NAN; (hi - lo) as usize / num.bytes() as usize]);
+                args.push(vec![f64::NAN; bytes.len() / num.bytes() as usize]);
             } else {
-                args.push(decode(&bufs[&a.buffer][lo as usize..hi as usize], num));
+                args.push(decode(bytes, num));
             }
         }
         run(kernel, &launch, &mut args).map_err(|e| to_diagnostic(ctx, kernel, &e))?;
         if let (Some(out), Some(a)) = (args.last(), step.args.last()) {
             let num = num_of(&a.dtype).map_err(fail)?;
             let size = num.bytes() as usize;
-            let buf = bufs
+            let buf = self
+                .bufs
                 .get_mut(&a.buffer)
                 .ok_or_else(|| fail("no buffer".into()))?;
             for (j, &v) in out.iter().enumerate() {
@@ -402,17 +389,59 @@ pub fn run_manifest(
                 buf[at..at + size].copy_from_slice(&num.encode(v)[..size]);
             }
         }
+        Ok(())
     }
+
+    fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, Diagnostic> {
+        self.bufs
+            .get(&buffer)
+            .cloned()
+            .ok_or_else(|| Diagnostic::error(None, format!("{buffer:?} was never allocated")))
+    }
+}
+
+/// Runs manifest `m`'s launches in the simulator through [`execute`] (the sequencing
+/// every executor shares), the kernels taken from `module`, on `inputs` and the
+/// constants' bytes; returns the outputs.
+pub fn run_manifest(
+    ctx: &Context,
+    module: OpId,
+    m: &ModelManifest,
+    inputs: &[Tensor],
+    constants: Vec<Vec<u8>>,
+) -> Result<Vec<Tensor>, Diagnostic> {
+    let fail = |s: String| Diagnostic::error(None, format!("@{}: {s}", m.function));
+    let mut input_bytes = Vec::new();
+    for (t, s) in inputs.iter().zip(&m.inputs) {
+        let num = num_of(&s.dtype).map_err(fail)?;
+        let size = num.bytes() as usize;
+        input_bytes.push(
+            t.data
+                .iter()
+                .flat_map(|&v| num.encode(v)[..size].to_vec())
+                .collect(),
+        );
+    }
+    let mut exec = SimExecutor {
+        ctx,
+        module,
+        compiled: HashMap::new(),
+        bufs: HashMap::new(),
+    };
+    let outs = execute(m, &mut exec, &input_bytes, &constants).map_err(|e| match e {
+        ExecuteError::Manifest(s) => fail(s),
+        ExecuteError::Executor(d) => d,
+    })?;
     m.outputs
         .iter()
-        .enumerate()
-        .map(|(i, s)| {
+        .zip(outs)
+        .map(|(s, bytes)| {
             let num = num_of(&s.dtype).map_err(fail)?;
             let e = ElemType::from_keyword(&s.dtype).ok_or_else(|| fail("dtype".into()))?;
             Ok(Tensor {
                 shape: s.shape.clone(),
                 dtype: e,
-                data: decode(&bufs[&Buffer::Output(i)], num),
+                data: decode(&bytes, num),
             })
         })
         .collect()
