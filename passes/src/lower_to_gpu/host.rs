@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, BlockId, Builder, Context, OpId, Type, Value};
+use rtile::printer::{PrintOptions, print_op};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::TensorType;
 use rtile_dialects::tensor::{COLLAPSE, EXPAND};
@@ -471,107 +472,27 @@ fn reshape_view(b: &mut Builder, op: OpId, src: Value, result: Type, inverse: bo
     d.result(result).value()
 }
 
-/// The te function as a reference for `rtile-run --sim`: computes in te's custom form (as
-/// a kernel's `rtile.te`), reshapes in the tensor dialect's, and tensor constants in
-/// generic form (which reads back whatever custom syntax `arith.constant` has); without
-/// the computes' `rtile.program(s)`. Values are `%a<i>` (arguments) and `%v<i>`.
-fn reference_text(ctx: &Context, f: OpId, body: BlockId) -> Result<String, Diagnostic> {
-    use rtile::printer::{attr_to_string, type_to_string};
-    use rtile_dialects::te::expr::{print_body, print_header};
-    let mut names: HashMap<Value, String> = HashMap::new();
-    let mut args = Vec::new();
-    for (i, &a) in ctx.block_args(body).iter().enumerate() {
-        names.insert(a, format!("a{i}"));
-        args.push(format!("%a{i}: {}", type_to_string(ctx.value_type(a))));
-    }
-    let name_of = |names: &HashMap<Value, String>, v: Value| {
-        names
-            .get(&v)
-            .cloned()
-            .ok_or_else(|| Diagnostic::op_error(ctx, f, "a value is used before it is defined"))
-    };
-    let mut lines = Vec::new();
-    let mut results = Vec::new();
-    for op in ctx.block_ops(body) {
-        let r = ctx.results(op).first().copied();
-        let line = match ctx.op_name(op) {
-            COMPUTE => {
-                let (c, vals) =
-                    compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
-                let mut ins = Vec::new();
-                for i in 0..c.inputs.len() {
-                    let v = c
-                        .accesses
-                        .iter()
-                        .position(|a| a.input == i)
-                        .and_then(|ai| vals.get(ai))
-                        .ok_or_else(|| Diagnostic::op_error(ctx, op, "an input is never read"))?;
-                    ins.push(name_of(&names, *v)?);
-                }
-                format!(
-                    "te.compute {} {{ {} }}",
-                    print_header(&c),
-                    print_body(&c, &ins)
-                )
+/// The te function as a reference for `rtile-run --sim`: `f` printed in custom form
+/// without its computes' `rtile.program(s)` (taken off for the print, then put back).
+fn reference_text(ctx: &mut Context, f: OpId) -> String {
+    let computes: Vec<OpId> = ctx
+        .collect_ops(f)
+        .into_iter()
+        .filter(|&o| ctx.op_name(o) == COMPUTE)
+        .collect();
+    let mut saved = Vec::new();
+    for &o in &computes {
+        for n in ["rtile.program", "rtile.programs"] {
+            if let Some(a) = ctx.remove_attr(o, n) {
+                saved.push((o, n, a));
             }
-            k @ (COLLAPSE | EXPAND) => {
-                let src = ctx.operands(op)[0];
-                let groups = ctx
-                    .inherent_attr(op, "reassociation")
-                    .map(attr_to_string)
-                    .unwrap_or_default();
-                let res = ctx.value_type(ctx.result(op, 0));
-                let shape = match (k, res.shape()) {
-                    (EXPAND, Some(s)) => format!(
-                        " output_shape [{}]",
-                        s.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-                    ),
-                    _ => String::new(),
-                };
-                format!(
-                    "{k} %{} {groups}{shape} : {} into {}",
-                    name_of(&names, src)?,
-                    type_to_string(ctx.value_type(src)),
-                    type_to_string(res)
-                )
-            }
-            "arith.constant" => {
-                let v = ctx
-                    .inherent_attr(op, "value")
-                    .ok_or_else(|| Diagnostic::op_error(ctx, op, "has no value"))?;
-                let t = ctx.value_type(ctx.result(op, 0));
-                format!(
-                    "\"arith.constant\"() <{{value = {}}}> : () -> {}",
-                    attr_to_string(v),
-                    type_to_string(t)
-                )
-            }
-            _ => {
-                for &v in ctx.operands(op) {
-                    results.push((name_of(&names, v)?, type_to_string(ctx.value_type(v))));
-                }
-                continue;
-            }
-        };
-        if let Some(r) = r {
-            let n = format!("v{}", names.len() - args.len());
-            lines.push(format!("  %{n} = {line}"));
-            names.insert(r, n);
         }
     }
-    let (vals, tys): (Vec<String>, Vec<String>) = results
-        .into_iter()
-        .map(|(n, t)| (format!("%{n}"), t))
-        .unzip();
-    Ok(format!(
-        "func.func @{}({}) -> ({}) {{\n{}\n  func.return {} : {}\n}}\n",
-        func_name(ctx, f),
-        args.join(", "),
-        tys.join(", "),
-        lines.join("\n"),
-        vals.join(", "),
-        tys.join(", ")
-    ))
+    let text = print_op(ctx, f, &PrintOptions::default());
+    for (o, n, a) in saved {
+        ctx.set_attr(o, n, a);
+    }
+    text
 }
 
 /// Lowers one function: its kernels are appended to `kernels`, and its host function
@@ -595,7 +516,7 @@ pub(super) fn lower_func(
     let args = ctx.block_args(body).to_vec();
     let (roots, lifetimes) = storages(ctx, f, &args, &tf)?;
     let plan = assign(&lifetimes);
-    let reference = reference_text(ctx, f, body)?;
+    let reference = reference_text(ctx, f);
     let mut b = Builder::new(ctx);
     b.set_insertion_point(f);
     b.set_location(b.ctx().op(f).location.clone());

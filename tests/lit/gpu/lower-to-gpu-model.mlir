@@ -13,13 +13,16 @@
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // --check also runs every kernel alone first.
 // RUN: rtile-run --sim --check %t.mlir | FileCheck %s --check-prefix=KERNELS
+// Every function of the small Table-1 twins runs whole (softmax and layernorm: 4 kernels,
+// intermediates in an arena; the others one kernel, no arena).
+// RUN: rtile-opt %S/../../../bench/ops/roller-table1-small.mlir --construct-rtile=device=v100 --lower-to-gpu | rtile-run --sim --seed 1 | FileCheck %s --check-prefix=TABLE1
 // A manifest needs one function.
 // RUN: not rtile-run --sim %t.mlir --model-manifest %t.json 2>&1 | FileCheck %s --check-prefix=TWO
 
 // STATS: 1024 peak-bytes - Peak device memory of the intermediates
 
 // CHECK: "memref.global"() <{constant, initial_value = dense_resource<w0> : tensor<16x12xf32>, sym_name = "__constant_w0", sym_visibility = "private", type = memref<16x12xf32>}> : () -> ()
-// CHECK: func.func @chain(%[[A:arg0]]: memref<8x16xf32>, %[[B:arg1]]: memref<12xf32>, %[[OUT:arg2]]: memref<96xf32>) attributes {rtile.peak_bytes = 1024 : i64, rtile.te = "func.func @chain(%a0: tensor<8x16xf32>, %a1: tensor<12xf32>) -> (tensor<96xf32>) {\0A  %v0 = \22arith.constant\22() <{value = dense_resource<w0> : tensor<16x12xf32>}> : () -> tensor<16x12xf32>\0A  %v1 = te.compute
+// CHECK: func.func @chain(%[[A:arg0]]: memref<8x16xf32>, %[[B:arg1]]: memref<12xf32>, %[[OUT:arg2]]: memref<96xf32>) attributes {rtile.peak_bytes = 1024 : i64, rtile.te = "func.func @chain(%arg0: tensor<8x16xf32>, %arg1: tensor<12xf32>) -> tensor<96xf32> {\0A  %0 = arith.constant dense_resource<w0> : tensor<16x12xf32>\0A  %1 = te.compute
 // CHECK: %[[ARENA:[0-9]+]] = memref.alloc() : memref<1024xi8>
 // CHECK: %[[W:[0-9]+]] = "memref.get_global"() <{name = @__constant_w0}> : () -> memref<16x12xf32>
 // CHECK: %[[C0:[0-9]+]] = arith.constant 0 : index
@@ -75,6 +78,11 @@
 // KERNELS: @chain_0: 96 elements, max relative error
 // KERNELS: @views_5: 24 elements, max relative error
 // KERNELS: @chain: 4 kernels
+
+// TABLE1: @m0_small: 1 kernels, 0 constants, peak intermediate memory 0 bytes
+// TABLE1: @softmax_small: 4 kernels, 0 constants, peak intermediate memory 768 bytes
+// TABLE1-NEXT: @softmax_small output 0: tensor<6x13xf32>, max relative error {{[0-9.]+e-?[0-9]+}}
+// TABLE1: @layernorm_small: 4 kernels, 0 constants, peak intermediate memory 512 bytes
 
 // TWO: error: --model-manifest needs exactly one host function carrying rtile.te, 2 found (use --func)
 
