@@ -597,7 +597,8 @@ impl OpDefinition for ScalarOp {
                 let ty = match v.kind() {
                     AttrKind::Integer { ty, .. }
                     | AttrKind::Float { ty, .. }
-                    | AttrKind::DenseElements { ty, .. } => *ty,
+                    | AttrKind::DenseElements { ty, .. }
+                    | AttrKind::DenseResource { ty, .. } => *ty,
                     AttrKind::Bool(_) => Type::new(TypeKind::Integer {
                         width: 1,
                         signedness: rtile::ir::Signedness::Signless,

@@ -21,6 +21,8 @@
 //! are `null` when the IR did not say (`rtile.launch`, `known_block_size`,
 //! `known_grid_size`); `rtile-run` then needs them on its command line.
 
+pub mod model;
+
 use serde::{Deserialize, Serialize};
 
 /// Current manifest format version.

@@ -79,7 +79,8 @@ fn host_functions_are_built_and_verify() {
             "func.return"
         ]
     );
-    // The first compute's result is an intermediate: allocated, launched into, freed.
+    // The first compute's result is an intermediate: the arena is allocated, the
+    // intermediate is a view of it at offset 0 (launched into), the arena freed.
     assert_eq!(
         host(&ctx, m, "two"),
         [
@@ -87,6 +88,8 @@ fn host_functions_are_built_and_verify() {
             "arith.constant",
             "arith.constant",
             "arith.constant",
+            "arith.constant",
+            "memref.view",
             "gpu.launch_func",
             "gpu.launch_func",
             "memref.dealloc",
@@ -96,6 +99,10 @@ fn host_functions_are_built_and_verify() {
     let text = print_op(&ctx, m, &PrintOptions::default());
     // Grid (2, 1, 1) and block (128, 1, 1): three constants, shared by both launches.
     assert!(text.contains("@kernels::@two_2"), "{text}");
+    // The arena holds the 60x64 f32 intermediate (15360 bytes, a multiple of 256).
+    assert!(text.contains("memref.alloc() : memref<15360xi8>"), "{text}");
+    assert!(text.contains("rtile.peak_bytes = 15360 : i64"), "{text}");
+    assert!(text.contains("rtile.peak_bytes = 0 : i64"), "{text}");
     assert!(
         ctx.collect_ops(m)
             .iter()

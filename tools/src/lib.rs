@@ -23,6 +23,7 @@ use rtile::printer::{PrintOptions, print_op_to};
 use rtile::verifier::verify;
 
 pub mod run;
+pub mod sim;
 
 // The registries are rtile_passes' (every dialect with its extensions, every pass).
 pub use rtile_passes::{dialect_registry, pass_registry};

@@ -1,5 +1,5 @@
 //! `memref`: upstream MLIR's memref subset (`alloc`, `alloca`, `load`, `store`, `subview`,
-//! `collapse_shape`)
+//! `collapse_shape`, `expand_shape`; `view`, `global`, `get_global` for host code)
 //! with upstream generic syntax and verification rules. Address spaces are attributes on
 //! the memref type (`#gpu.address_space<workgroup>`).
 
@@ -79,6 +79,12 @@ impl Dialect for MemRefDialect {
                 verify_collapse_shape,
                 parse_collapse_shape,
                 print_collapse_shape,
+            ),
+            op(
+                "memref.expand_shape",
+                "a view of a contiguous buffer with dims split into groups of consecutive dims",
+                pure(),
+                verify_expand_shape,
             ),
             op(
                 "memref.subview",
@@ -390,6 +396,69 @@ fn verify_collapse_shape(ctx: &Context, o: OpId) -> Result<(), String> {
         );
     }
     collapsed_layout_matches(ss, sl.as_ref(), &groups, rs, rl.as_ref())
+}
+
+/// `memref.expand_shape` (generic form, static output shapes): each source dim is the
+/// product of its reassociation group of result dims, in order, same element type and
+/// memory space; layouts are checked only when both are the identity (the views the
+/// lowering makes), as strided results need upstream's stride rules.
+fn verify_expand_shape(ctx: &Context, o: OpId) -> Result<(), String> {
+    if ctx.operands(o).is_empty() || ctx.results(o).len() != 1 {
+        return Err("expects a source memref and one result".into());
+    }
+    let st = ctx.value_type(ctx.operands(o)[0]);
+    let rt = ctx.value_type(ctx.result(o, 0));
+    let (
+        TypeKind::MemRef {
+            shape: ss,
+            elem: se,
+            memory_space: sm,
+            ..
+        },
+        TypeKind::MemRef {
+            shape: rs,
+            elem: re,
+            memory_space: rm,
+            ..
+        },
+    ) = (st.kind(), rt.kind())
+    else {
+        return Err("source and result must be ranked memrefs".into());
+    };
+    if se != re || sm != rm {
+        return Err("source and result must have the same element type and memory space".into());
+    }
+    let groups = ctx
+        .inherent_attr(o, "reassociation")
+        .and_then(reassociation)
+        .ok_or("requires a 'reassociation' array of arrays of dims")?;
+    if groups.len() != ss.len() {
+        return Err(format!(
+            "expected {} reassociation groups (the source rank), got {}",
+            ss.len(),
+            groups.len()
+        ));
+    }
+    let flat: Vec<usize> = groups.iter().flatten().copied().collect();
+    if groups.iter().any(Vec::is_empty) || flat != (0..rs.len()).collect::<Vec<_>>() {
+        return Err(
+            "expected reassociation indices to be consecutive, covering every result dim in order"
+                .into(),
+        );
+    }
+    for (j, g) in groups.iter().enumerate() {
+        if ss[j] == DYNAMIC || g.iter().any(|&d| rs[d] == DYNAMIC) {
+            continue;
+        }
+        let prod = g.iter().try_fold(1i64, |acc, &d| acc.checked_mul(rs[d]));
+        if prod != Some(ss[j]) {
+            return Err(format!(
+                "expected the dims of group #{j} to multiply to source dim {}",
+                ss[j]
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Strides and offset of a memref layout: the identity's row-major strides, a `strided<>`

@@ -39,6 +39,9 @@ pub const UNROLL: &str = "rtile.unroll";
 /// On a `gpu.module`: the name of the device description (`passes/devices/*.toml`) its
 /// kernels were lowered for, beside the upstream `targets` (which name only the chip).
 pub const DEVICE: &str = "rtile.device";
+/// On a lowered host `func.func`: the peak device memory of its intermediates (the
+/// arena's size), bytes, as a non-negative `i64`.
+pub const PEAK_BYTES: &str = "rtile.peak_bytes";
 
 /// `rtile`: attributes only.
 pub struct RtileDialect;

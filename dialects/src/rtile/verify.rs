@@ -15,7 +15,7 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, Context, OpId};
 
 use super::{
-    DEVICE, LAUNCH, PROGRAM, PROGRAMS, RProgram, TE_REFERENCE, TILE, TileAttr, UNROLL,
+    DEVICE, LAUNCH, PEAK_BYTES, PROGRAM, PROGRAMS, RProgram, TE_REFERENCE, TILE, TileAttr, UNROLL,
     programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
@@ -81,6 +81,15 @@ impl AttributeVerifier for RtileAttrVerifier {
                 )),
             };
         }
+        if name == PEAK_BYTES {
+            if ctx.op_name(op) != "func.func" {
+                return Err(err("only valid on 'func.func'".into()));
+            }
+            return match attr.kind() {
+                AttrKind::Integer { value, .. } if *value >= 0 => Ok(()),
+                _ => Err(err("expected a non-negative byte count".into())),
+            };
+        }
         if name == DEVICE {
             if ctx.op_name(op) != "gpu.module" {
                 return Err(err("only valid on 'gpu.module'".into()));
@@ -92,7 +101,7 @@ impl AttributeVerifier for RtileAttrVerifier {
         }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL} or {DEVICE})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE} or {PEAK_BYTES})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {

@@ -5,11 +5,13 @@
 
 mod access;
 pub mod adapter;
+pub mod arena;
 mod body;
 mod context;
 pub mod elementwise;
 pub mod emit;
 mod epilogue;
+pub mod host;
 pub mod kernel;
 pub mod launch;
 pub mod pass;

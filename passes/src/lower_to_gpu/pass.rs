@@ -1,27 +1,27 @@
 //! The `--lower-to-gpu` pass over a module: every `func.func` holding `te.compute`s with a
 //! selected `rtile.program` becomes a host function over memrefs (inputs, then one output
-//! memref per result, destination-passing) that allocates intermediates and launches one
-//! kernel per compute with `gpu.launch_func`; the kernels go into `gpu.module @kernels`, and
-//! the module gets `gpu.container_module`, as upstream requires for launches.
-
-use std::collections::{HashMap, HashSet};
+//! memref per result, destination-passing) that places intermediates in one arena reused by
+//! liveness (`arena.rs`), reshapes as views and tensor constants as `memref.global`s
+//! (`host.rs`), and launches one kernel per compute with `gpu.launch_func`; the kernels go
+//! into `gpu.module @kernels`, and the module gets `gpu.container_module`, as upstream
+//! requires for launches.
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::{Attribute, NamedAttribute};
 use rtile::ir::{
-    AttrKind, BlockId, Builder, Context, DenseArray, Location, OpId, Rewriter, Type, Value,
-    WalkOrder,
+    AttrKind, BlockId, Context, DenseArray, Location, OpId, Rewriter, Type, WalkOrder,
 };
 use rtile::pass::{OptionKind, OptionType, Pass, PassStatistics};
 use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
-use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
+use rtile_dialects::te::ir::COMPUTE;
 use rtile_dialects::te::model::TensorType;
 use rtile_dialects::te::walk::compute_ops;
 
 use crate::construct_rtile::device_check::program_device;
 use crate::device::Device;
 
-use super::kernel::{LowerOptions, LoweredKernel, ThreadMapping, lower_compute_opts};
+use super::host::{Globals, lower_func};
+use super::kernel::{LowerOptions, LoweredKernel, ThreadMapping};
 
 rtile::declare_pass! {
     pass LowerToGpu {
@@ -40,6 +40,7 @@ rtile::declare_pass! {
             KERNELS: "kernels", "Number of kernels generated";
             SHARED_BYTES: "shared-bytes", "Static shared memory of all kernels, bytes";
             VECTOR_LOADS: "vector-loads", "Data tiles loaded with 16-byte vector loads";
+            PEAK_BYTES: "peak-bytes", "Peak device memory of the intermediates (arena bytes), summed over host functions";
         }
     }
 }
@@ -74,12 +75,12 @@ pub struct LowerToGpu {
 }
 
 /// The memref a static tensor is passed as (identity layout, default memory space).
-fn memref_of(t: &TensorType) -> Type {
+pub(super) fn memref_of(t: &TensorType) -> Type {
     Type::memref(t.shape.clone(), t.elem.to_type())
 }
 
 /// `array<i32: ...>`, the form of `operandSegmentSizes`.
-fn segment_sizes(sizes: &[i64]) -> Attribute {
+pub(super) fn segment_sizes(sizes: &[i64]) -> Attribute {
     Attribute::new(AttrKind::DenseArray(DenseArray::Int {
         elem: Type::i32(),
         values: sizes.to_vec(),
@@ -109,126 +110,16 @@ pub fn selected_program(
     })
 }
 
-fn func_name(ctx: &Context, f: OpId) -> String {
+pub(super) fn func_name(ctx: &Context, f: OpId) -> String {
     ctx.inherent_attr(f, "sym_name")
         .and_then(|a| a.as_str())
         .unwrap_or("f")
         .to_string()
 }
 
-/// One `te.compute` of a function: its kernel (an index into the kernels), the te values
-/// it reads in kernel-argument order, and its result.
-struct ComputeLaunch {
-    kernel: usize,
-    inputs: Vec<Value>,
-    result: Value,
-    result_type: Type,
-}
-
-/// The host signature of `f` (inputs, then one output memref per result) and the te
-/// values behind it, checking that `f` is lowerable.
-fn host_signature(
-    ctx: &Context,
-    f: OpId,
-    body: BlockId,
-) -> Result<(Vec<Type>, Vec<Value>), Diagnostic> {
-    let mut params = Vec::new();
-    let mut values = Vec::new();
-    for &a in ctx.block_args(body) {
-        let t = TensorType::from_type(ctx.value_type(a))
-            .ok_or_else(|| Diagnostic::op_error(ctx, f, "arguments must be static tensors"))?;
-        params.push(memref_of(&t));
-        values.push(a);
-    }
-    // Results are written to trailing output memrefs.
-    if let Some(r) = ctx
-        .last_op(body)
-        .filter(|&r| ctx.op_name(r) == "func.return")
-    {
-        for &v in ctx.operands(r) {
-            let t = TensorType::from_type(ctx.value_type(v))
-                .ok_or_else(|| Diagnostic::op_error(ctx, r, "results must be static tensors"))?;
-            if values.contains(&v) {
-                return Err(Diagnostic::op_error(
-                    ctx,
-                    r,
-                    "each result must be a distinct te.compute result",
-                ));
-            }
-            params.push(memref_of(&t));
-            values.push(v);
-        }
-    }
-    Ok((params, values))
-}
-
-/// Lowers the computes of `f` to kernels (appended to `kernels`) and describes their
-/// launches, in order.
-fn plan_launches(
-    ctx: &mut Context,
-    f: OpId,
-    body: BlockId,
-    kernels: &mut Vec<LoweredKernel>,
-    opts: LowerOptions,
-) -> Result<Vec<ComputeLaunch>, Diagnostic> {
-    let name = func_name(ctx, f);
-    let mut known: HashSet<Value> = ctx.block_args(body).iter().copied().collect();
-    let mut launches = Vec::new();
-    let ops: Vec<OpId> = ctx.block_ops(body).collect();
-    for op in ops {
-        match ctx.op_name(op) {
-            COMPUTE => {
-                let (c, vals) =
-                    compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
-                let p = selected_program(ctx, op)?;
-                let kname = format!("{name}_{}", kernels.len());
-                let k = lower_compute_opts(ctx, &c, &p, &kname, opts)
-                    .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
-                let loc = ctx.op(op).location.clone();
-                set_locations(ctx, k.func, &loc);
-                let mut inputs = Vec::new();
-                for i in 0..c.inputs.len() {
-                    let v = c
-                        .accesses
-                        .iter()
-                        .position(|a| a.input == i)
-                        .and_then(|ai| vals.get(ai))
-                        .filter(|v| known.contains(v))
-                        .ok_or_else(|| {
-                            Diagnostic::op_error(
-                                ctx,
-                                op,
-                                "an input is not an argument or an earlier compute",
-                            )
-                        })?;
-                    inputs.push(*v);
-                }
-                let result = ctx.result(op, 0);
-                known.insert(result);
-                launches.push(ComputeLaunch {
-                    kernel: kernels.len(),
-                    inputs,
-                    result,
-                    result_type: memref_of(&c.result),
-                });
-                kernels.push(k);
-            }
-            "func.return" => {}
-            other => {
-                return Err(Diagnostic::op_error(
-                    ctx,
-                    op,
-                    format!("cannot lower '{other}' inside a function lowered to the GPU"),
-                ));
-            }
-        }
-    }
-    Ok(launches)
-}
-
 /// Gives `root`, every op nested in it and their blocks' arguments the location `loc` (a
 /// kernel's: that of the `te.compute` it lowers, as its host code has the function's).
-fn set_locations(ctx: &mut Context, root: OpId, loc: &Location) {
+pub(super) fn set_locations(ctx: &mut Context, root: OpId, loc: &Location) {
     let mut ops = Vec::new();
     ctx.walk(root, WalkOrder::PreOrder, &mut |_, o| ops.push(o));
     for o in ops {
@@ -246,105 +137,6 @@ fn set_locations(ctx: &mut Context, root: OpId, loc: &Location) {
     }
 }
 
-/// Lowers one function: its kernels are appended to `kernels`, and its host function
-/// (allocations of intermediates, one `gpu.launch_func` per compute, deallocations) is
-/// built in front of `f`, which is left for the caller to erase.
-fn lower_func(
-    ctx: &mut Context,
-    f: OpId,
-    kernels: &mut Vec<LoweredKernel>,
-    opts: LowerOptions,
-) -> Result<OpId, Diagnostic> {
-    let name = func_name(ctx, f);
-    let body = ctx
-        .regions(f)
-        .first()
-        .and_then(|r| ctx.region_blocks(*r).first().copied())
-        .ok_or_else(|| Diagnostic::op_error(ctx, f, "has no body"))?;
-    let (params, te_values) = host_signature(ctx, f, body)?;
-    let launches = plan_launches(ctx, f, body, kernels, opts)?;
-    let mut b = Builder::new(ctx);
-    b.set_insertion_point(f);
-    b.set_location(b.ctx().op(f).location.clone());
-    let host = b
-        .op("func.func")
-        .property(
-            "function_type",
-            Attribute::new(AttrKind::Type(Type::function(params.clone(), vec![]))),
-        )
-        .property("sym_name", Attribute::string(name))
-        .regions(1)
-        .build();
-    let entry = b.create_block_in(b.ctx().regions(host)[0], &params);
-    // The arguments stand for the te function's: they get its location too.
-    let loc = b.location().clone();
-    for i in 0..params.len() {
-        b.ctx_mut().set_block_arg_location(entry, i, loc.clone());
-    }
-    // te value -> the memref that holds it on the host.
-    let mut held: HashMap<Value, Value> = te_values
-        .into_iter()
-        .zip(b.ctx().block_args(entry).to_vec())
-        .collect();
-    let mut consts: HashMap<u64, Value> = HashMap::new();
-    let mut allocs = Vec::new();
-    for l in launches {
-        let out = match held.get(&l.result) {
-            Some(&v) => v,
-            None => {
-                let v = b
-                    .op("memref.alloc")
-                    .property("operandSegmentSizes", segment_sizes(&[0, 0]))
-                    .result(l.result_type)
-                    .value();
-                allocs.push(v);
-                held.insert(l.result, v);
-                v
-            }
-        };
-        let k = &kernels[l.kernel];
-        let mut operands = Vec::new();
-        let (Some(grid), Some(block)) = (k.launch.grid, k.launch.block) else {
-            return Err(Diagnostic::op_error(
-                b.ctx(),
-                f,
-                format!("internal error: kernel @{} has no grid or block", k.name),
-            ));
-        };
-        for d in grid.into_iter().chain(block).map(u64::from) {
-            let c = *consts.entry(d).or_insert_with(|| {
-                b.op("arith.constant")
-                    .property("value", Attribute::int(d as i64, Type::index()))
-                    .result(Type::index())
-                    .value()
-            });
-            operands.push(c);
-        }
-        operands.extend(l.inputs.iter().map(|v| held[v]));
-        operands.push(out);
-        let nargs = l.inputs.len() as i64 + 1;
-        b.op("gpu.launch_func")
-            .operands(&operands)
-            .property(
-                "kernel",
-                Attribute::new(AttrKind::SymbolRef {
-                    root: "kernels".into(),
-                    nested: vec![k.name.clone()],
-                }),
-            )
-            .property(
-                "operandSegmentSizes",
-                segment_sizes(&[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, nargs, 0]),
-            )
-            .build();
-    }
-    for a in allocs {
-        b.op("memref.dealloc").operand(a).build();
-    }
-    b.op("func.return").build();
-    Ok(host)
-}
-
 /// The `func.func`s directly in `module` that hold a `te.compute`.
 fn te_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
     let Some(body) = ctx
@@ -358,6 +150,15 @@ fn te_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
         .filter(|&f| ctx.op_name(f) == "func.func")
         .filter(|&f| !compute_ops(ctx, f).is_empty())
         .collect()
+}
+
+/// The ops directly in `module`'s body.
+fn module_ops(ctx: &Context, module: OpId) -> Vec<OpId> {
+    ctx.regions(module)
+        .first()
+        .and_then(|r| ctx.region_blocks(*r).first().copied())
+        .map(|b| ctx.block_ops(b).collect())
+        .unwrap_or_default()
 }
 
 /// Lowers `module` in place (default options).
@@ -382,14 +183,19 @@ pub fn lower_module_with(
     }
     let device = module_device(ctx, &funcs)?;
     let mut kernels: Vec<LoweredKernel> = Vec::new();
-    let mut hosts = Vec::new();
+    let mut globals = Globals::new(ctx, module);
+    let before: Vec<OpId> = module_ops(ctx, module);
     for &f in &funcs {
-        match lower_func(ctx, f, &mut kernels, opts) {
-            Ok(h) => hosts.push(h),
+        match lower_func(ctx, f, &mut kernels, &mut globals, opts) {
+            Ok((_, peak)) => stats.add(LowerToGpu::PEAK_BYTES, peak),
             Err(d) => {
                 // Leave the module as it was: the host functions and kernels built so far
                 // go away.
-                for op in hosts.into_iter().chain(kernels.iter().map(|k| k.func)) {
+                let added: Vec<OpId> = module_ops(ctx, module)
+                    .into_iter()
+                    .filter(|o| !before.contains(o))
+                    .collect();
+                for op in added.into_iter().chain(kernels.iter().map(|k| k.func)) {
                     ctx.erase_op(op);
                 }
                 return Err(d);

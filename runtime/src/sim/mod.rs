@@ -8,6 +8,8 @@ pub mod check;
 pub mod compile;
 pub mod counters;
 pub mod exec;
+pub mod model;
+pub mod model_check;
 pub mod ops;
 pub mod profile;
 
@@ -17,6 +19,7 @@ use rtile::ir::{Context, OpId, WalkOrder};
 pub use check::{CheckReport, run_check, run_check_text};
 pub use compile::{Kernel, compile_kernel};
 pub use exec::{Launch, SimError, SimErrorKind, run};
+pub use model_check::{ModelRun, host_functions, run_model, run_models_text};
 
 /// The launch description of a kernel: its `rtile.launch = {grid, block,
 /// dynamic_shared_memory}` attribute (the gpu-level IR convention), read by the one reader

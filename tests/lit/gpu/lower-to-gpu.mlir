@@ -127,8 +127,9 @@
 // CHECK-COUNT-3: scf.if
 // CHECK: memref.store %[[TILE]]#15, %[[OUT]][
 // CHECK: gpu.return
-// Host side: destination-passing function launching the kernel.
-// CHECK: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) {
+// Host side: destination-passing function launching the kernel; no intermediates (peak 0),
+// the te function kept as its reference.
+// CHECK: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) attributes {rtile.peak_bytes = 0 : i64, rtile.te = "{{.*}}func.func{{.*}}te.compute{{.*}}"} {
 // CHECK: gpu.launch_func  @kernels::@mm_0 blocks in (%c2, %c1, %c1) threads in (%c128, %c1, %c1)  args(%{{.*}} : memref<60x48xf32>, %{{.*}} : memref<48x64xf32>, %{{.*}} : memref<60x64xf32>)
 
 // prefetch=false: the load, barrier, compute, barrier form.
@@ -177,8 +178,9 @@
 // OFF-COUNT-3: scf.if
 // OFF: memref.store %[[TILE]]#15, %[[OUT]][
 // OFF: gpu.return
-// Host side: destination-passing function launching the kernel.
-// OFF: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) {
+// Host side: destination-passing function launching the kernel; no intermediates (peak 0),
+// the te function kept as its reference.
+// OFF: func.func @mm(%{{.*}}: memref<60x48xf32>, %{{.*}}: memref<48x64xf32>, %{{.*}}: memref<60x64xf32>) attributes {rtile.peak_bytes = 0 : i64, rtile.te = "{{.*}}func.func{{.*}}te.compute{{.*}}"} {
 // OFF: gpu.launch_func  @kernels::@mm_0 blocks in (%c2, %c1, %c1) threads in (%c128, %c1, %c1)  args(%{{.*}} : memref<60x48xf32>, %{{.*}} : memref<48x64xf32>, %{{.*}} : memref<60x64xf32>)
 
 // thread-mapping=interleaved: the compute's B loads are scalar, one per column.

@@ -26,6 +26,7 @@ use std::process::ExitCode;
 use clap::{Arg, ArgAction, Args, Command, FromArgMatches};
 use rtile_cuda::cli::CudaArgs;
 use rtile_tools::run::{RunCli, run_interpret};
+use rtile_tools::sim::{SimCli, sim_run};
 
 /// Exit status for an internal error (a bug, never bad input): EX_SOFTWARE.
 const EXIT_INTERNAL: i32 = 70;
@@ -54,14 +55,21 @@ fn command() -> Command {
                 .long("sim")
                 .action(ArgAction::SetTrue)
                 .conflicts_with("interpret")
-                .help("Run the gpu.func kernels of a lowered module in the CPU GPU-simulator"),
+                .help("Run a lowered module in the CPU GPU-simulator: its host functions end to end (every kernel in launch order), else each kernel alone"),
         )
         .arg(
             Arg::new("check")
                 .long("check")
                 .action(ArgAction::SetTrue)
                 .requires("sim")
-                .help("With --sim: compare every kernel with its te reference (always done; kept for clarity)"),
+                .help("With --sim: compare every kernel with its te reference (done by default for modules without a host function carrying rtile.te)"),
+        )
+        .arg(
+            Arg::new("model-manifest")
+                .long("model-manifest")
+                .value_name("out.json")
+                .requires("sim")
+                .help("With --sim on a lowered model: write its launch sequence (the whole-model manifest) and the constants' bytes (out.bin)"),
         )
         .arg(
             Arg::new("tolerance")
@@ -248,30 +256,12 @@ fn main() -> ExitCode {
     }
     if m.get_flag("sim") {
         let tolerance = m.get_one::<f64>("tolerance").copied().unwrap_or(1e-5);
-        return match rtile_runtime::sim::run_check_text(&name, &text, opts.seed) {
-            Ok(report) if report.kernels.is_empty() => {
-                eprintln!(
-                    "rtile-run: error: {name} holds no lowered kernel (a gpu.func carrying its te reference); run rtile-opt --lower-to-gpu first"
-                );
-                ExitCode::FAILURE
-            }
-            Ok(report) => {
-                print!("{}", report.text());
-                if report.max_rel_err() <= tolerance {
-                    ExitCode::SUCCESS
-                } else {
-                    eprintln!(
-                        "rtile-run: error: max relative error {:e} exceeds the tolerance {tolerance:e}",
-                        report.max_rel_err()
-                    );
-                    ExitCode::FAILURE
-                }
-            }
-            Err(rendered) => {
-                eprint!("{rendered}");
-                ExitCode::FAILURE
-            }
+        let sim = SimCli {
+            check: m.get_flag("check"),
+            tolerance,
+            manifest: m.get_one::<String>("model-manifest").map(PathBuf::from),
         };
+        return sim_run(&opts, &sim, &name, &text);
     }
     let r = run_interpret(&opts, &name, &text);
     eprint!("{}", r.log);

@@ -1,0 +1,600 @@
+//! The host function of a lowered te function (a whole model: computes, reshapes, tensor
+//! constants). Every te value lives in one *storage*: a function argument (inputs, then
+//! one output memref per result), a `memref.global` (tensor constants), or a buffer of the
+//! intermediates' arena (`arena.rs`). Reshapes are views of their operand's storage
+//! (`memref.collapse_shape` / `memref.expand_shape`, no copy); a result computed under a
+//! reshape is written through the inverse view of the output memref. See
+//! `docs/passes/lower-to-gpu.md`, "Host code".
+
+use std::collections::{HashMap, HashSet};
+
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::attributes::Attribute;
+use rtile::ir::{AttrKind, BlockId, Builder, Context, OpId, Type, Value};
+use rtile::printer::{PrintOptions, print_op};
+use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
+use rtile_dialects::te::model::TensorType;
+use rtile_dialects::tensor::{COLLAPSE, EXPAND};
+
+use super::arena::{Lifetime, assign};
+use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts};
+use super::pass::{func_name, memref_of, segment_sizes, selected_program, set_locations};
+
+pub use rtile_dialects::rtile::PEAK_BYTES;
+
+/// One `te.compute` of a function: its kernel (an index into the kernels), the te values
+/// it reads in kernel-argument order, and its result.
+struct ComputeLaunch {
+    kernel: usize,
+    inputs: Vec<Value>,
+    result: Value,
+}
+
+/// Where a storage's root value lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Root {
+    /// Host argument `i` (an input).
+    Input(usize),
+    /// A tensor constant: index into the function's constants.
+    Const(usize),
+    /// A compute's result written into output `j`, whose te value is the returned one.
+    Output(usize, Value),
+    /// A compute's result in the arena: index into the intermediates.
+    Temp(usize),
+}
+
+/// The te function read for lowering: launches, reshapes (result -> (operand, op)),
+/// constants (value -> its elements attribute) and the returned values.
+struct TeFunc {
+    launches: Vec<ComputeLaunch>,
+    parent: HashMap<Value, (Value, OpId)>,
+    constants: Vec<(Value, Attribute)>,
+    returned: Vec<Value>,
+    /// The `func.return` (diagnostics about results point at it).
+    ret: Option<OpId>,
+}
+
+/// The module's `memref.global`s of tensor constants, by value attribute (each distinct
+/// constant once per module) and the symbol names taken.
+#[derive(Default)]
+pub(super) struct Globals {
+    by_value: HashMap<Attribute, String>,
+    taken: HashSet<String>,
+}
+
+impl Globals {
+    /// With the names of `module`'s existing symbols taken.
+    pub(super) fn new(ctx: &Context, module: OpId) -> Globals {
+        let mut g = Globals::default();
+        if let Some(body) = ctx
+            .regions(module)
+            .first()
+            .and_then(|r| ctx.region_blocks(*r).first().copied())
+        {
+            for op in ctx.block_ops(body) {
+                if let Some(n) = ctx.inherent_attr(op, "sym_name").and_then(|a| a.as_str()) {
+                    g.taken.insert(n.to_string());
+                }
+            }
+        }
+        g
+    }
+
+    /// The global holding `value` (a tensor constant), built before `anchor` the first
+    /// time: `memref.global "private" constant @__constant_<handle or shape>`.
+    fn global_for(&mut self, b: &mut Builder, anchor: OpId, value: Attribute, ty: &Type) -> String {
+        if let Some(n) = self.by_value.get(&value) {
+            return n.clone();
+        }
+        let stem = match value.kind() {
+            AttrKind::DenseResource { handle, .. } => handle
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect::<String>(),
+            _ => {
+                let t = TensorType::from_type(ty);
+                t.map(|t| {
+                    t.shape
+                        .iter()
+                        .map(|d| format!("{d}x"))
+                        .chain([t.elem.keyword().to_string()])
+                        .collect::<String>()
+                })
+                .unwrap_or_else(|| "tensor".into())
+            }
+        };
+        let base = format!("__constant_{stem}");
+        let mut name = base.clone();
+        let mut n = 0;
+        while self.taken.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        self.by_value.insert(value, name.clone());
+        let ip = b.insertion_point();
+        b.set_insertion_point(anchor);
+        b.op("memref.global")
+            .property("constant", Attribute::unit())
+            .property("initial_value", value)
+            .property("sym_name", Attribute::string(name.clone()))
+            .property("sym_visibility", Attribute::string("private"))
+            .property("type", Attribute::new(AttrKind::Type(memref_type(ty))))
+            .build();
+        b.restore_insertion_point(ip);
+        name
+    }
+}
+
+/// The memref of the same shape and element type as tensor type `t`.
+fn memref_type(t: &Type) -> Type {
+    Type::memref(
+        t.shape().map(<[i64]>::to_vec).unwrap_or_default(),
+        t.element_type().cloned().unwrap_or_else(Type::f32),
+    )
+}
+
+/// Bytes of a tensor of type `t` on the device (an `i1` takes a byte).
+fn tensor_bytes(t: &TensorType) -> u64 {
+    t.num_elements().max(0) as u64 * u64::from(t.elem.width().div_ceil(8))
+}
+
+/// The tensor-typed value of an `arith.constant` (dense or dense_resource elements).
+fn tensor_constant(ctx: &Context, op: OpId) -> Option<Attribute> {
+    let v = *ctx.inherent_attr(op, "value")?;
+    match v.kind() {
+        AttrKind::DenseElements { ty, .. } | AttrKind::DenseResource { ty, .. }
+            if TensorType::from_type(ty).is_some() =>
+        {
+            Some(v)
+        }
+        _ => None,
+    }
+}
+
+/// Reads `f`'s body, lowering each compute to a kernel (appended to `kernels`).
+fn read_func(
+    ctx: &mut Context,
+    body: BlockId,
+    kernels: &mut Vec<LoweredKernel>,
+    opts: LowerOptions,
+    name: &str,
+) -> Result<TeFunc, Diagnostic> {
+    let mut known: HashSet<Value> = ctx.block_args(body).iter().copied().collect();
+    let mut tf = TeFunc {
+        launches: Vec::new(),
+        parent: HashMap::new(),
+        constants: Vec::new(),
+        returned: Vec::new(),
+        ret: None,
+    };
+    let ops: Vec<OpId> = ctx.block_ops(body).collect();
+    for op in ops {
+        match ctx.op_name(op) {
+            COMPUTE => {
+                let (c, vals) =
+                    compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
+                let p = selected_program(ctx, op)?;
+                let kname = format!("{name}_{}", kernels.len());
+                let k = lower_compute_opts(ctx, &c, &p, &kname, opts)
+                    .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
+                let loc = ctx.op(op).location.clone();
+                set_locations(ctx, k.func, &loc);
+                let mut inputs = Vec::new();
+                for i in 0..c.inputs.len() {
+                    let v = c
+                        .accesses
+                        .iter()
+                        .position(|a| a.input == i)
+                        .and_then(|ai| vals.get(ai))
+                        .filter(|v| known.contains(v))
+                        .ok_or_else(|| {
+                            Diagnostic::op_error(
+                                ctx,
+                                op,
+                                "an input is not an argument, a constant, a reshape or an earlier compute",
+                            )
+                        })?;
+                    inputs.push(*v);
+                }
+                let result = ctx.result(op, 0);
+                known.insert(result);
+                tf.launches.push(ComputeLaunch {
+                    kernel: kernels.len(),
+                    inputs,
+                    result,
+                });
+                kernels.push(k);
+            }
+            COLLAPSE | EXPAND => {
+                let src = ctx.operands(op).first().copied();
+                let Some(src) = src.filter(|v| known.contains(v)) else {
+                    return Err(Diagnostic::op_error(
+                        ctx,
+                        op,
+                        "reshapes a value that is not defined earlier in the function",
+                    ));
+                };
+                let r = ctx.result(op, 0);
+                if TensorType::from_type(ctx.value_type(r)).is_none() {
+                    return Err(Diagnostic::op_error(ctx, op, "must give a static tensor"));
+                }
+                known.insert(r);
+                tf.parent.insert(r, (src, op));
+            }
+            "arith.constant" => {
+                let Some(v) = tensor_constant(ctx, op) else {
+                    return Err(Diagnostic::op_error(
+                        ctx,
+                        op,
+                        "only tensor constants (dense or dense_resource elements of a static tensor type) are lowered in a function lowered to the GPU",
+                    ));
+                };
+                let r = ctx.result(op, 0);
+                known.insert(r);
+                tf.constants.push((r, v));
+            }
+            "func.return" => {
+                tf.returned = ctx.operands(op).to_vec();
+                tf.ret = Some(op);
+            }
+            other => {
+                return Err(Diagnostic::op_error(
+                    ctx,
+                    op,
+                    format!("cannot lower '{other}' inside a function lowered to the GPU"),
+                ));
+            }
+        }
+    }
+    Ok(tf)
+}
+
+impl TeFunc {
+    /// `v`, the value it reshapes, and so on up to the storage's root value.
+    fn ancestors(&self, v: Value) -> Vec<Value> {
+        let mut out = vec![v];
+        let mut x = v;
+        while let Some(&(p, _)) = self.parent.get(&x) {
+            out.push(p);
+            x = p;
+        }
+        out
+    }
+    fn root(&self, v: Value) -> Value {
+        *self.ancestors(v).last().unwrap_or(&v)
+    }
+}
+
+/// The storage of every root value: inputs, constants, outputs (checked: each result is a
+/// compute's result, possibly reshaped, with storage of its own) and the intermediates
+/// with their lifetimes in launch order.
+fn storages(
+    ctx: &Context,
+    f: OpId,
+    args: &[Value],
+    tf: &TeFunc,
+) -> Result<(HashMap<Value, Root>, Vec<Lifetime>), Diagnostic> {
+    let mut roots: HashMap<Value, Root> = HashMap::new();
+    for (i, &a) in args.iter().enumerate() {
+        roots.insert(a, Root::Input(i));
+    }
+    for (i, (v, _)) in tf.constants.iter().enumerate() {
+        roots.insert(*v, Root::Const(i));
+    }
+    let computed: HashSet<Value> = tf.launches.iter().map(|l| l.result).collect();
+    let at = tf.ret.unwrap_or(f);
+    for (j, &r) in tf.returned.iter().enumerate() {
+        let root = tf.root(r);
+        if !computed.contains(&root) {
+            return Err(Diagnostic::op_error(
+                ctx,
+                at,
+                format!(
+                    "result {j} is an argument or a constant (or a reshape of one): only values computed by a te.compute can be written to an output memref"
+                ),
+            ));
+        }
+        if roots.contains_key(&root) {
+            return Err(Diagnostic::op_error(
+                ctx,
+                at,
+                format!(
+                    "result {j} shares its storage with an earlier result (the same te.compute result, possibly reshaped): each result needs its own compute"
+                ),
+            ));
+        }
+        roots.insert(root, Root::Output(j, r));
+    }
+    let mut lifetimes = Vec::new();
+    for (i, l) in tf.launches.iter().enumerate() {
+        if roots.contains_key(&l.result) {
+            continue;
+        }
+        let last = tf
+            .launches
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.inputs.iter().any(|&v| tf.root(v) == l.result))
+            .map(|(k, _)| k)
+            .max()
+            .unwrap_or(i);
+        let t = TensorType::from_type(ctx.value_type(l.result))
+            .ok_or_else(|| Diagnostic::op_error(ctx, f, "results must be static tensors"))?;
+        roots.insert(l.result, Root::Temp(lifetimes.len()));
+        lifetimes.push(Lifetime {
+            bytes: tensor_bytes(&t),
+            first: i,
+            last,
+        });
+    }
+    Ok((roots, lifetimes))
+}
+
+/// The host signature of `f`: its arguments, then one output memref per result.
+fn host_params(
+    ctx: &Context,
+    f: OpId,
+    body: BlockId,
+    tf: &TeFunc,
+) -> Result<Vec<Type>, Diagnostic> {
+    let mut params = Vec::new();
+    for &v in ctx.block_args(body).iter().chain(&tf.returned) {
+        let t = TensorType::from_type(ctx.value_type(v)).ok_or_else(|| {
+            Diagnostic::op_error(ctx, f, "arguments and results must be static tensors")
+        })?;
+        params.push(memref_of(&t));
+    }
+    Ok(params)
+}
+
+/// Emits the memrefs of te values in the host function as they are first needed.
+struct Views<'t> {
+    tf: &'t TeFunc,
+    roots: HashMap<Value, Root>,
+    offsets: Vec<u64>,
+    held: HashMap<Value, Value>,
+    params: Vec<Value>,
+    n_inputs: usize,
+    arena: Option<Value>,
+    consts: HashMap<u64, Value>,
+}
+
+impl Views<'_> {
+    fn index(&mut self, b: &mut Builder, n: u64) -> Value {
+        *self.consts.entry(n).or_insert_with(|| {
+            b.op("arith.constant")
+                .property("value", Attribute::int(n as i64, Type::index()))
+                .result(Type::index())
+                .value()
+        })
+    }
+
+    /// The memref holding te value `v` (`None`: an intermediate without an arena, which
+    /// [`storages`] never makes).
+    fn memref(
+        &mut self,
+        b: &mut Builder,
+        globals: &mut Globals,
+        anchor: OpId,
+        v: Value,
+    ) -> Option<Value> {
+        if let Some(&m) = self.held.get(&v) {
+            return Some(m);
+        }
+        let root = self.tf.root(v);
+        let ty = |b: &Builder, x: Value| memref_type(b.ctx().value_type(x));
+        // The value whose memref the storage gives directly, built on first use.
+        let base_value = match self.roots[&root] {
+            Root::Output(_, r) => r,
+            _ => root,
+        };
+        if !self.held.contains_key(&base_value) {
+            let base = match self.roots[&root] {
+                Root::Input(i) => self.params[i],
+                Root::Output(j, _) => self.params[self.n_inputs + j],
+                Root::Const(i) => {
+                    let (cv, attr) = self.tf.constants[i];
+                    let t = *b.ctx().value_type(cv);
+                    let name = globals.global_for(b, anchor, attr, &t);
+                    b.op("memref.get_global")
+                        .property("name", Attribute::symbol(name))
+                        .result(memref_type(&t))
+                        .value()
+                }
+                Root::Temp(k) => {
+                    let off = self.index(b, self.offsets[k]);
+                    let arena = self.arena?;
+                    let t = ty(b, root);
+                    b.op("memref.view")
+                        .operands(&[arena, off])
+                        .result(t)
+                        .value()
+                }
+            };
+            self.held.insert(base_value, base);
+        }
+        // Up from the base to the common ancestor through inverse views, then down.
+        let up = self.tf.ancestors(base_value);
+        let down = self.tf.ancestors(v);
+        let meet = down
+            .iter()
+            .position(|x| up.contains(x))
+            .unwrap_or(down.len() - 1);
+        let lca = down[meet];
+        let mut cur = self.held[&base_value];
+        for w in up.iter().take_while(|&&x| x != lca) {
+            let (src, op) = self.tf.parent[w];
+            cur = match self.held.get(&src) {
+                Some(&m) => m,
+                None => {
+                    let m = reshape_view(b, op, cur, ty(b, src), true);
+                    self.held.insert(src, m);
+                    m
+                }
+            };
+        }
+        cur = self.held.get(&lca).copied().unwrap_or(cur);
+        for w in down[..meet].iter().rev() {
+            let (_, op) = self.tf.parent[w];
+            cur = match self.held.get(w) {
+                Some(&m) => m,
+                None => {
+                    let m = reshape_view(b, op, cur, ty(b, *w), false);
+                    self.held.insert(*w, m);
+                    m
+                }
+            };
+        }
+        Some(cur)
+    }
+}
+
+/// The view of `src` that te reshape `op` (or, `inverse`, its inverse) gives: a
+/// `memref.collapse_shape` or `memref.expand_shape` with the same reassociation.
+fn reshape_view(b: &mut Builder, op: OpId, src: Value, result: Type, inverse: bool) -> Value {
+    let groups = b.ctx().inherent_attr(op, "reassociation").copied();
+    let expand = (b.ctx().op_name(op) == EXPAND) != inverse;
+    let shape = result.shape().map(<[i64]>::to_vec).unwrap_or_default();
+    let mut d = b
+        .op(if expand {
+            "memref.expand_shape"
+        } else {
+            "memref.collapse_shape"
+        })
+        .operand(src);
+    if let Some(g) = groups {
+        d = d.property("reassociation", g);
+    }
+    if expand {
+        d = d.property("static_output_shape", Attribute::dense_i64_array(shape));
+    }
+    d.result(result).value()
+}
+
+/// The te function as a reference for `rtile-run --sim`: `f` printed in custom form
+/// without its computes' `rtile.program(s)` (taken off for the print, then put back).
+fn reference_text(ctx: &mut Context, f: OpId) -> String {
+    let computes: Vec<OpId> = ctx
+        .collect_ops(f)
+        .into_iter()
+        .filter(|&o| ctx.op_name(o) == COMPUTE)
+        .collect();
+    let mut saved = Vec::new();
+    for &o in &computes {
+        for n in ["rtile.program", "rtile.programs"] {
+            if let Some(a) = ctx.remove_attr(o, n) {
+                saved.push((o, n, a));
+            }
+        }
+    }
+    let text = print_op(ctx, f, &PrintOptions::default());
+    for (o, n, a) in saved {
+        ctx.set_attr(o, n, a);
+    }
+    text
+}
+
+/// Lowers one function: its kernels are appended to `kernels`, and its host function
+/// (the arena, views, constants, one `gpu.launch_func` per compute) is built in front of
+/// `f`, which is left for the caller to erase. Returns the host function and its peak.
+pub(super) fn lower_func(
+    ctx: &mut Context,
+    f: OpId,
+    kernels: &mut Vec<LoweredKernel>,
+    globals: &mut Globals,
+    opts: LowerOptions,
+) -> Result<(OpId, u64), Diagnostic> {
+    let name = func_name(ctx, f);
+    let body = ctx
+        .regions(f)
+        .first()
+        .and_then(|r| ctx.region_blocks(*r).first().copied())
+        .ok_or_else(|| Diagnostic::op_error(ctx, f, "has no body"))?;
+    let tf = read_func(ctx, body, kernels, opts, &name)?;
+    let params = host_params(ctx, f, body, &tf)?;
+    let args = ctx.block_args(body).to_vec();
+    let (roots, lifetimes) = storages(ctx, f, &args, &tf)?;
+    let plan = assign(&lifetimes);
+    let reference = reference_text(ctx, f);
+    let mut b = Builder::new(ctx);
+    b.set_insertion_point(f);
+    b.set_location(b.ctx().op(f).location.clone());
+    let host = b
+        .op("func.func")
+        .property(
+            "function_type",
+            Attribute::new(AttrKind::Type(Type::function(params.clone(), vec![]))),
+        )
+        .property("sym_name", Attribute::string(name))
+        .attr(PEAK_BYTES, Attribute::i64(plan.peak_bytes as i64))
+        .attr("rtile.te", Attribute::string(reference))
+        .regions(1)
+        .build();
+    let entry = b.create_block_in(b.ctx().regions(host)[0], &params);
+    // The arguments stand for the te function's: they get its location too.
+    let loc = b.location().clone();
+    for i in 0..params.len() {
+        b.ctx_mut().set_block_arg_location(entry, i, loc.clone());
+    }
+    let arena = (plan.peak_bytes > 0).then(|| {
+        b.op("memref.alloc")
+            .property("operandSegmentSizes", segment_sizes(&[0, 0]))
+            .result(Type::memref(vec![plan.peak_bytes as i64], Type::int(8)))
+            .value()
+    });
+    let mut views = Views {
+        tf: &tf,
+        roots,
+        offsets: plan.offsets.clone(),
+        held: HashMap::new(),
+        params: b.ctx().block_args(entry).to_vec(),
+        n_inputs: args.len(),
+        arena,
+        consts: HashMap::new(),
+    };
+    for l in &tf.launches {
+        let k = &kernels[l.kernel];
+        let (Some(grid), Some(block)) = (k.launch.grid, k.launch.block) else {
+            return Err(Diagnostic::op_error(
+                b.ctx(),
+                f,
+                format!("internal error: kernel @{} has no grid or block", k.name),
+            ));
+        };
+        let mut operands = Vec::new();
+        for d in grid.into_iter().chain(block).map(u64::from) {
+            operands.push(views.index(&mut b, d));
+        }
+        for &v in l.inputs.iter().chain([&l.result]) {
+            let Some(m) = views.memref(&mut b, globals, host, v) else {
+                return Err(Diagnostic::op_error(
+                    b.ctx(),
+                    f,
+                    "internal error: an intermediate without an arena",
+                ));
+            };
+            operands.push(m);
+        }
+        let nargs = l.inputs.len() as i64 + 1;
+        b.op("gpu.launch_func")
+            .operands(&operands)
+            .property(
+                "kernel",
+                Attribute::new(AttrKind::SymbolRef {
+                    root: "kernels".into(),
+                    nested: vec![k.name.clone()],
+                }),
+            )
+            .property(
+                "operandSegmentSizes",
+                segment_sizes(&[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, nargs, 0]),
+            )
+            .build();
+    }
+    if let Some(a) = arena {
+        b.op("memref.dealloc").operand(a).build();
+    }
+    b.op("func.return").build();
+    Ok((host, plan.peak_bytes))
+}

@@ -1,0 +1,262 @@
+//! `rtile-run --sim` on a lowered model: every host function that carries its te function
+//! (`rtile.te`, set by `--lower-to-gpu`) runs end to end in the simulator
+//! ([`super::model`]) and its outputs are compared with the te interpreter's f64 oracle
+//! on the original function, on the same inputs and constants.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::{Context, OpId, TypeKind, Value};
+use rtile_dialects::te::ir::compute_from_op;
+use rtile_dialects::te::model::TensorType;
+use rtile_manifest::model::ModelManifest;
+
+use super::check::{context, load_text, rel_err};
+use super::model::{constant_bytes, model_manifest, run_manifest};
+use crate::driver::module_funcs;
+use crate::func::{func_input_types, func_name};
+use crate::interp::{Accumulate, eval_compute};
+use crate::npy::read_npy;
+use crate::tensor::Tensor;
+
+/// One host function's end-to-end run.
+#[derive(Clone, Debug)]
+pub struct ModelRun {
+    pub function: String,
+    /// The launch sequence that ran.
+    pub manifest: ModelManifest,
+    /// The simulator's outputs.
+    pub outputs: Vec<Tensor>,
+    /// Per output: normwise relative error against the f64 oracle.
+    pub errors: Vec<f64>,
+    /// The constants' bytes, in manifest order.
+    pub constants: Vec<Vec<u8>>,
+}
+
+impl ModelRun {
+    /// The largest error over the outputs.
+    pub fn max_rel_err(&self) -> f64 {
+        self.errors.iter().copied().fold(0.0, f64::max)
+    }
+    /// What `rtile-run --sim` prints for it.
+    pub fn text(&self) -> String {
+        let m = &self.manifest;
+        let mut s = format!(
+            "@{}: {} kernels, {} constants, peak intermediate memory {} bytes\n",
+            self.function,
+            m.steps.len(),
+            m.constants.len(),
+            m.arena_bytes
+        );
+        for (i, (t, e)) in self.outputs.iter().zip(&self.errors).enumerate() {
+            s.push_str(&format!(
+                "@{} output {i}: {}, max relative error {e:.3e}\n",
+                self.function,
+                t.ty().text()
+            ));
+        }
+        s
+    }
+}
+
+/// The host functions of `module` that carry their te function.
+pub fn host_functions(ctx: &Context, module: OpId) -> Vec<OpId> {
+    module_funcs(ctx, module)
+        .into_iter()
+        .filter(|&f| ctx.attr(f, "rtile.te").is_some())
+        .collect()
+}
+
+/// The te function in `host`'s `rtile.te`, parsed into `rctx` (which gets `ctx`'s
+/// resources, so its `dense_resource` constants resolve).
+fn reference(ctx: &Context, host: OpId, rctx: &mut Context) -> Result<OpId, Diagnostic> {
+    let text = ctx
+        .attr(host, "rtile.te")
+        .and_then(|a| a.as_str())
+        .ok_or_else(|| Diagnostic::op_error(ctx, host, "has no 'rtile.te' reference"))?;
+    let bad = |m: String| Diagnostic::op_error(ctx, host, format!("bad 'rtile.te' reference: {m}"));
+    let parsed = rtile::parser::parse_str(rctx, "rtile.te", text)
+        .map_err(|d| bad(rtile::diagnostics::render(rctx, &d)))?;
+    rctx.resources = ctx.resources.clone();
+    module_funcs(rctx, parsed.module)
+        .into_iter()
+        .next()
+        .ok_or_else(|| bad("no func.func".into()))
+}
+
+/// Runs te function `f` in f64 (the oracle): computes, reshapes, tensor constants.
+fn oracle(ctx: &Context, f: OpId, args: &[Tensor]) -> Result<Vec<Tensor>, String> {
+    let block = ctx
+        .regions(f)
+        .first()
+        .and_then(|r| ctx.region_blocks(*r).first().copied())
+        .ok_or("the reference has no body")?;
+    let mut env: HashMap<Value, Tensor> = ctx
+        .block_args(block)
+        .iter()
+        .copied()
+        .zip(args.iter().cloned())
+        .collect();
+    let get = |env: &HashMap<Value, Tensor>, v: Value| {
+        env.get(&v)
+            .cloned()
+            .ok_or("a value is used before it is defined".to_string())
+    };
+    for op in ctx.block_ops(block) {
+        let r = ctx.results(op).first().copied();
+        match ctx.op_name(op) {
+            "te.compute" => {
+                let (c, vals) = compute_from_op(ctx, op)?;
+                let ins = vals
+                    .iter()
+                    .zip(&c.inputs)
+                    .map(|(&v, t)| {
+                        get(&env, v).map(|mut x| {
+                            x.dtype = t.elem;
+                            x
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                env.insert(ctx.result(op, 0), eval_compute(&c, &ins, Accumulate::F64)?);
+            }
+            "tensor.collapse_shape" | "tensor.expand_shape" => {
+                let mut t = get(&env, ctx.operands(op)[0])?;
+                let res = ctx.result(op, 0);
+                let TypeKind::Tensor { shape, .. } = ctx.value_type(res).kind() else {
+                    return Err("a reshape must give a tensor".into());
+                };
+                t.shape = shape.clone();
+                env.insert(res, t);
+            }
+            "arith.constant" => {
+                let a = ctx
+                    .inherent_attr(op, "value")
+                    .ok_or("constant without a value")?;
+                let t = r
+                    .and_then(|r| TensorType::from_type(ctx.value_type(r)))
+                    .ok_or("only tensor constants are supported")?;
+                let bytes = constant_bytes(ctx, a)?;
+                let num = super::ops::Num::of(&t.elem.to_type()).ok_or("element type")?;
+                let data = bytes
+                    .chunks_exact(num.bytes() as usize)
+                    .map(|c| num.decode(c))
+                    .collect();
+                env.insert(ctx.result(op, 0), Tensor::from_data(t.shape, t.elem, data)?);
+            }
+            "func.return" => return ctx.operands(op).iter().map(|&v| get(&env, v)).collect(),
+            other => return Err(format!("the reference holds '{other}'")),
+        }
+    }
+    Err("the reference does not end with func.return".into())
+}
+
+/// Runs host function `host` end to end on `inputs` (or seeded ones from `seed`) and
+/// checks it against the oracle.
+pub fn run_model(
+    ctx: &Context,
+    module: OpId,
+    host: OpId,
+    seed: u64,
+    inputs: &[PathBuf],
+) -> Result<ModelRun, Diagnostic> {
+    let mut rctx = context();
+    let rf = reference(ctx, host, &mut rctx)?;
+    let types = func_input_types(&rctx, rf).map_err(|m| Diagnostic::op_error(ctx, host, m))?;
+    let name = func_name(ctx, host).unwrap_or("?").to_string();
+    let args = if inputs.is_empty() {
+        Tensor::random_inputs(&types, seed)
+    } else {
+        if inputs.len() != types.len() {
+            return Err(Diagnostic::error(
+                None,
+                format!(
+                    "@{name} takes {} inputs, {} files given",
+                    types.len(),
+                    inputs.len()
+                ),
+            ));
+        }
+        let mut v = Vec::new();
+        for (p, t) in inputs.iter().zip(&types) {
+            let x = read_npy(p, t.elem).map_err(|m| Diagnostic::error(None, m))?;
+            if x.shape != t.shape {
+                return Err(Diagnostic::error(
+                    None,
+                    format!(
+                        "{}: shape {:?}, @{name} expects {}",
+                        p.display(),
+                        x.shape,
+                        t.text()
+                    ),
+                ));
+            }
+            v.push(x);
+        }
+        v
+    };
+    let (manifest, globals) = model_manifest(ctx, module, host, types.len())?;
+    let constants = globals
+        .iter()
+        .map(|&g| {
+            let v = ctx
+                .inherent_attr(g, "initial_value")
+                .ok_or_else(|| Diagnostic::op_error(ctx, g, "has no initial_value"))?;
+            constant_bytes(ctx, v).map_err(|m| Diagnostic::op_error(ctx, g, m))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let outputs = run_manifest(ctx, module, &manifest, &args, constants.clone())?;
+    let want = oracle(&rctx, rf, &args)
+        .map_err(|m| Diagnostic::op_error(ctx, host, format!("reference: {m}")))?;
+    if want.len() != outputs.len() {
+        return Err(Diagnostic::op_error(
+            ctx,
+            host,
+            format!(
+                "has {} outputs, its reference {}",
+                outputs.len(),
+                want.len()
+            ),
+        ));
+    }
+    let errors = outputs
+        .iter()
+        .zip(&want)
+        .map(|(g, w)| rel_err(&g.data, &w.data))
+        .collect();
+    Ok(ModelRun {
+        function: name,
+        manifest,
+        outputs,
+        errors,
+        constants,
+    })
+}
+
+/// [`run_model`] for every host function of module text (or only `func`); errors are
+/// rendered diagnostics. An empty list: the module has no host function with a reference.
+pub fn run_models_text(
+    name: &str,
+    text: &str,
+    seed: u64,
+    inputs: &[PathBuf],
+    func: Option<&str>,
+) -> Result<Vec<ModelRun>, String> {
+    let (ctx, module) = load_text(name, text)?;
+    let render = |d: &Diagnostic| rtile::diagnostics::render(&ctx, d);
+    rtile_gpu_vocab::check_module(&ctx, module, "rtile-run --sim").map_err(|d| render(&d))?;
+    let hosts: Vec<OpId> = host_functions(&ctx, module)
+        .into_iter()
+        .filter(|&h| func.is_none_or(|f| func_name(&ctx, h) == Some(f)))
+        .collect();
+    if !inputs.is_empty() && hosts.len() > 1 {
+        return Err("input files need exactly one host function (use --func)\n".into());
+    }
+    hosts
+        .iter()
+        .enumerate()
+        .map(|(k, &h)| {
+            run_model(&ctx, module, h, seed.wrapping_add(k as u64), inputs).map_err(|d| render(&d))
+        })
+        .collect()
+}
