@@ -8,9 +8,11 @@
 //!   a deeper level must be strictly better);
 //! - a level is compared on the kernels it touches: at global, the producer's kernel plus
 //!   the consumer's kernel; connected, the merged kernel;
-//! - a merge that would make a kernel depend on itself through an outside node (not
-//!   convex) is not tried; an edge between two nodes already in one kernel cannot be
-//!   global, only register or shared;
+//! - a node's out-edges are visited from the furthest consumer (topologically) to the
+//!   nearest; connecting an edge merges the two kernels and every kernel on a path between
+//!   them (a convex closure, so that the kernel can be one op), and the level is compared
+//!   on that whole set: at global, the sum of its kernels' estimates; connected, the
+//!   merged kernel's; an edge between two nodes already in one kernel cannot be global;
 //! - decisions are never revisited (greedy).
 
 use std::collections::HashMap;
@@ -70,27 +72,62 @@ fn members_of(comp: &[usize], root: usize) -> Vec<usize> {
     (0..comp.len()).filter(|&n| comp[n] == root).collect()
 }
 
-/// True when no path leaves `set` and comes back (the kernel can be placed as one op).
-fn convex(g: &Graph, set: &[usize]) -> bool {
-    let inside = |n: usize| set.binary_search(&n).is_ok();
-    // Nodes reachable from the set through an outside node.
-    let mut tainted = vec![false; g.nodes.len()];
-    for n in 0..g.nodes.len() {
-        let from = g.nodes[n].inputs.iter().filter_map(|i| i.producer);
-        let reached = from
-            .clone()
-            .any(|p| (inside(p) && !inside(n)) || (tainted[p] && !inside(n)));
-        let back = from.clone().any(|p| tainted[p]) && inside(n);
-        if back {
-            return false;
+/// The smallest convex set holding `seed` and closed under components: every node on a
+/// path that leaves the set and comes back is pulled in, with its kernel (else the kernel
+/// would depend on itself through another one).
+fn closure(g: &Graph, comp: &[usize], seed: &[usize]) -> Vec<usize> {
+    let n = g.nodes.len();
+    let mut inside = vec![false; n];
+    for &x in seed {
+        for y in 0..n {
+            if comp[y] == comp[x] {
+                inside[y] = true;
+            }
         }
-        tainted[n] = reached;
     }
-    true
+    loop {
+        let mut down = vec![false; n];
+        for x in 0..n {
+            down[x] = g.nodes[x]
+                .inputs
+                .iter()
+                .filter_map(|i| i.producer)
+                .any(|p| inside[p] || down[p]);
+        }
+        let mut up = vec![false; n];
+        for x in (0..n).rev() {
+            up[x] = g.consumers[x].iter().any(|&(c, _)| inside[c] || up[c]);
+        }
+        let between: Vec<usize> = (0..n).filter(|&x| !inside[x] && down[x] && up[x]).collect();
+        if between.is_empty() {
+            return (0..n).filter(|&x| inside[x]).collect();
+        }
+        for x in between {
+            for y in 0..n {
+                if comp[y] == comp[x] {
+                    inside[y] = true;
+                }
+            }
+        }
+    }
 }
 
-/// An edge whose two ends share a kernel is at least shared.
-fn close_levels(g: &Graph, levels: &mut Levels) {
+/// Connects every edge inside `set` still at global at `level`.
+fn connect_within(g: &Graph, levels: &mut Levels, set: &[usize], level: Level) {
+    for &n in set {
+        for (i, inp) in g.nodes[n].inputs.iter().enumerate() {
+            if inp.producer.is_some_and(|p| set.binary_search(&p).is_ok())
+                && levels[n][i] == Level::Global
+            {
+                levels[n][i] = level;
+            }
+        }
+    }
+}
+
+/// An edge whose two ends share a kernel is connected at `pull` (the outermost level
+/// allowed inside a kernel).
+fn close_levels(g: &Graph, levels: &mut Levels, pull: Level) {
     let comp = components(g, levels);
     for (n, node) in g.nodes.iter().enumerate() {
         for (i, inp) in node.inputs.iter().enumerate() {
@@ -98,7 +135,7 @@ fn close_levels(g: &Graph, levels: &mut Levels) {
                 && comp[p] == comp[n]
                 && levels[n][i] == Level::Global
             {
-                levels[n][i] = Level::Shared;
+                levels[n][i] = pull;
             }
         }
     }
@@ -155,36 +192,38 @@ pub fn schedule(
                 .filter(|&l| deepest.is_some_and(|d| l <= d)),
         )
         .collect();
+    let pull = *tried_levels.last().unwrap_or(&Level::Global);
     for n in 0..g.nodes.len() {
-        for &(c, i) in &g.consumers[n] {
+        // The furthest consumer first: a connection that spans the others pulls the nodes
+        // between into one kernel, and is compared with them as separate kernels.
+        let mut outs = g.consumers[n].clone();
+        outs.sort_by(|a, b| b.cmp(a));
+        for (c, i) in outs {
             let mut tried = Vec::new();
             let mut best: Option<(Level, f64)> = None;
             for &lv in &tried_levels {
                 let mut trial = levels.clone();
                 trial[c][i] = lv;
-                let comp = components(g, &trial);
+                let comp = components(g, &levels);
+                // The kernels this decision touches: the producer's, the consumer's, and
+                // those on paths between them.
+                let set = closure(g, &comp, &[n, c]);
                 let cost = if lv == Level::Global {
                     if comp[n] == comp[c] {
                         Err("both ends are already in one kernel".to_string())
                     } else {
-                        let a = planner.plan(&members_of(&comp, comp[n]), &trial);
-                        let b = planner.plan(&members_of(&comp, comp[c]), &trial);
-                        match (a, b) {
-                            (Ok(a), Ok(b)) => Ok(a.est_us + b.est_us),
-                            (Err(m), _) | (_, Err(m)) => Err(m),
-                        }
+                        let mut roots: Vec<usize> = set.iter().map(|&x| comp[x]).collect();
+                        roots.sort_unstable();
+                        roots.dedup();
+                        roots.iter().try_fold(0.0, |acc, &r| {
+                            planner
+                                .plan(&members_of(&comp, r), &trial)
+                                .map(|p| acc + p.est_us)
+                        })
                     }
                 } else {
-                    close_levels(g, &mut trial);
-                    let set = members_of(&comp, comp[n]);
-                    if !convex(g, &set) {
-                        Err(
-                            "the merged kernel would depend on itself through another kernel"
-                                .into(),
-                        )
-                    } else {
-                        planner.plan(&set, &trial).map(|p| p.est_us)
-                    }
+                    connect_within(g, &mut trial, &set, pull);
+                    planner.plan(&set, &trial).map(|p| p.est_us)
                 };
                 if let Ok(t) = &cost
                     && best.is_none_or(|(_, b)| *t < b)
@@ -192,6 +231,14 @@ pub fn schedule(
                     best = Some((lv, *t));
                 }
                 tried.push((lv, cost));
+            }
+            // An edge already inside a kernel keeps the level its merge was costed with.
+            let same = {
+                let comp = components(g, &levels);
+                comp[n] == comp[c]
+            };
+            if best.is_none() && same {
+                best = Some((levels[c][i], 0.0));
             }
             let (level, _) = best.ok_or_else(|| {
                 format!(
@@ -204,7 +251,12 @@ pub fn schedule(
                 )
             })?;
             levels[c][i] = level;
-            close_levels(g, &mut levels);
+            if level != Level::Global {
+                let comp = components(g, &levels);
+                let set = closure(g, &comp, &[n, c]);
+                connect_within(g, &mut levels, &set, pull);
+            }
+            close_levels(g, &mut levels, pull);
             decisions.insert((c, i), Decision { level, tried });
         }
     }
