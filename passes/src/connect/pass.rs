@@ -4,7 +4,7 @@
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
-use rtile::ir::{Context, NamedAttribute, OpId, OperationState, Value};
+use rtile::ir::{BlockId, Context, NamedAttribute, OpId, OperationState, Value};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::tilegraph::{
     DECISIONS, DEVICE, FOOTPRINT, KERNEL, Level, TRAFFIC, YIELD, bytes_per_level_attr,
@@ -113,9 +113,10 @@ impl Pass for Connect {
                 }
             }
             for plan in &s.kernels {
-                build_kernel(ctx, b, &g, &s, plan, &dev.name);
+                build_kernel(ctx, &g, &s, plan, &dev.name);
                 stats.add(Self::KERNELS, 1);
             }
+            reorder_block(ctx, b);
         }
         Ok(())
     }
@@ -144,16 +145,9 @@ fn decision_attr(d: Option<&Decision>) -> Attribute {
     Attribute::dictionary(v)
 }
 
-/// Moves `plan`'s members of block `b` into a new `tilegraph.kernel`, placed where the
-/// last member was, with the attributes of the schedule.
-fn build_kernel(
-    ctx: &mut Context,
-    b: rtile::ir::BlockId,
-    g: &Graph,
-    s: &Schedule,
-    plan: &Plan,
-    device: &str,
-) {
+/// Moves `plan`'s members into a new `tilegraph.kernel`, placed where the last member
+/// was, with the attributes of the schedule ([`reorder_block`] then fixes the order).
+fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device: &str) {
     let ops: Vec<OpId> = plan.members.iter().map(|&m| g.nodes[m].op).collect();
     let is_member = |o: OpId| ops.contains(&o);
     let outputs: Vec<Value> = plan
@@ -162,19 +156,7 @@ fn build_kernel(
         .map(|&m| g.nodes[m].result)
         .filter(|&v| ctx.uses(v).iter().any(|u| !is_member(u.op)))
         .collect();
-    let (first, last) = (ops[0], *ops.last().unwrap_or(&ops[0]));
-    // The non-member ops between the first and the last member, which may use members.
-    let mut between = Vec::new();
-    let mut cur = ctx.next_op(first);
-    while let Some(o) = cur {
-        if o == last {
-            break;
-        }
-        if !is_member(o) {
-            between.push(o);
-        }
-        cur = ctx.next_op(o);
-    }
+    let last = *ops.last().unwrap_or(&ops[0]);
     let mut st = OperationState::new(KERNEL);
     st.result_types = outputs.iter().map(|&v| *ctx.value_type(v)).collect();
     let region = ctx.create_region();
@@ -213,19 +195,6 @@ fn build_kernel(
             }
         }
     }
-    // Ops that used a member and sat before the last one now follow the kernel.
-    let results: Vec<Value> = ctx.results(k).to_vec();
-    let mut moved: Vec<Value> = results;
-    let mut anchor = k;
-    for o in between {
-        let uses_moved = ctx.operands(o).iter().any(|v| moved.contains(v));
-        if uses_moved && ctx.parent_block(o) == Some(b) {
-            ctx.detach_op(o);
-            ctx.insert_op_after(anchor, o);
-            anchor = o;
-            moved.extend(ctx.results(o).iter().copied());
-        }
-    }
     let mut traffic = vec![(Level::Global, plan.global_traffic)];
     if plan.shared_traffic > 0 {
         traffic.push((Level::Shared, plan.shared_traffic));
@@ -237,4 +206,54 @@ fn build_kernel(
     ctx.set_attr(k, DEVICE, Attribute::string(device));
     ctx.set_attr(k, TRAFFIC, bytes_per_level_attr(&traffic));
     ctx.set_attr(k, FOOTPRINT, bytes_per_level_attr(&fp));
+}
+
+/// The op directly in block `b` that holds `op` (itself, or an ancestor).
+fn top_level_in(ctx: &Context, b: BlockId, mut op: OpId) -> Option<OpId> {
+    loop {
+        if ctx.parent_block(op) == Some(b) {
+            return Some(op);
+        }
+        op = ctx.parent_op(op)?;
+    }
+}
+
+/// Reorders block `b` topologically, keeping the current order where the dependencies
+/// allow it: a kernel placed where its last member was may be used by an op that came
+/// before it (an op between two members), which must now follow it.
+fn reorder_block(ctx: &mut Context, b: BlockId) {
+    let ops: Vec<OpId> = ctx.block_ops(b).collect();
+    let index = |o: OpId| ops.iter().position(|&x| x == o);
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); ops.len()];
+    for (k, &o) in ops.iter().enumerate() {
+        for inner in ctx.collect_ops(o) {
+            for &v in ctx.operands(inner) {
+                let d = ctx
+                    .defining_op(v)
+                    .and_then(|d| top_level_in(ctx, b, d))
+                    .and_then(index);
+                if let Some(d) = d
+                    && d != k
+                {
+                    deps[k].push(d);
+                }
+            }
+        }
+    }
+    let mut placed = vec![false; ops.len()];
+    let mut order = Vec::with_capacity(ops.len());
+    while order.len() < ops.len() {
+        // The first op (in the current order) whose operands are all defined; a cycle,
+        // which the scheduler's convex closure rules out, keeps the rest as it is.
+        let next = (0..ops.len())
+            .find(|&k| !placed[k] && deps[k].iter().all(|&d| placed[d]))
+            .or_else(|| (0..ops.len()).find(|&k| !placed[k]));
+        let Some(k) = next else { break };
+        placed[k] = true;
+        order.push(ops[k]);
+    }
+    for &o in &order {
+        ctx.detach_op(o);
+        ctx.append_op(b, o);
+    }
 }

@@ -410,3 +410,37 @@ fn welder_none_makes_one_kernel_per_op() {
     let s = schedule(&g, &dev, 4, Some(Level::Shared)).unwrap();
     assert!(s.kernels.len() < 5, "{}", s.kernels.len());
 }
+
+#[test]
+fn inconsistent_consumers_are_not_both_connected() {
+    // P is read as [i, j] by A and as [j, i] by B: both can join P's kernel only with a
+    // square block tile (§3.1: the two consumers must ask P the same tile), and every
+    // kernel the schedule returns propagates consistently.
+    let (_ctx, g) = graph_of(&two_consumers(true));
+    let dev = Device::builtin("v100").unwrap();
+    let s = schedule(&g, &dev, 4, Some(Level::Shared)).unwrap();
+    let both = s.levels[1][0] != Level::Global && s.levels[2][0] != Level::Global;
+    let pk = s.kernels.iter().find(|k| k.members.contains(&0)).unwrap();
+    let pt = pk.tiles[0].shared.clone().unwrap();
+    assert!(
+        !both || pt[0] == pt[1],
+        "P's tile {pt:?} with both consumers connected"
+    );
+    for k in &s.kernels {
+        let conn = |c: usize, i: usize| s.levels[c][i] != Level::Global;
+        let sg = SubGraph {
+            graph: &g,
+            members: k.members.clone(),
+            connected: &conn,
+        };
+        let out = sg.outputs()[0];
+        let pos = k.members.binary_search(&out).unwrap();
+        let np = g.nodes[out].num_parallel;
+        let t = k.tiles[pos].shared.clone().unwrap();
+        assert!(propagate(&sg, &t[..np], None).is_ok());
+    }
+    // Read the same way by both, P joins one kernel with both consumers.
+    let (_ctx, g) = graph_of(&two_consumers(false));
+    let s = schedule(&g, &dev, 4, Some(Level::Shared)).unwrap();
+    assert_eq!(s.kernels.len(), 1);
+}

@@ -7,8 +7,8 @@
 //   project in shared memory), a superset of DWConv+PWConv;
 // - 14x14, 64 -> 384 -> 64: no fusion. Fusing the expand into the depthwise conv makes
 //   every block of channels re-read the whole 64-channel input map, which costs more DRAM
-//   traffic than it saves; the paper's gain there presumably comes from what the model
-//   leaves out (launch overhead, latency of tiny kernels).
+//   traffic than it saves; on a GPU those re-reads hit L2 and tiny kernels pay launch
+//   latency, neither of which the model (like the paper's own formula, §2) counts.
 // RUN: rtile-opt %s --connect="device=v100" | FileCheck %s
 
 // CHECK-LABEL: func.func @block_112
