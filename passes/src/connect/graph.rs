@@ -80,7 +80,8 @@ pub struct Graph {
     pub nodes: Vec<Node>,
     /// Per node, its consumers in the graph: `(node, input)`.
     pub consumers: Vec<Vec<(usize, usize)>>,
-    /// Per node, whether an op outside the graph (e.g. `func.return`) uses its result.
+    /// Per node, whether an op outside the graph (e.g. `func.return`) uses its result, or
+    /// nothing does (a dead result is still a sink of the graph).
     pub external_use: Vec<bool>,
 }
 
@@ -159,8 +160,9 @@ fn reshape_index(
     idx
 }
 
-/// Builds the graph of the te computes and reshapes directly in `block` order under
-/// `root` (one function body). Ops it cannot read are an error naming the op.
+/// Builds the graph of the te computes and reshapes among `ops` (one function body, in
+/// order); other ops are left out (their uses of node results count as external uses).
+/// A compute the te model cannot read is an error with the reason.
 pub fn build_graph(ctx: &Context, ops: &[OpId]) -> Result<Graph, String> {
     let mut g = Graph::default();
     let mut by_value: HashMap<Value, usize> = HashMap::new();
@@ -252,9 +254,8 @@ pub fn build_graph(ctx: &Context, ops: &[OpId]) -> Result<Graph, String> {
         .nodes
         .iter()
         .map(|n| {
-            ctx.uses(n.result)
-                .iter()
-                .any(|u| !g.nodes.iter().any(|m| m.op == u.op))
+            let uses = ctx.uses(n.result);
+            uses.is_empty() || uses.iter().any(|u| !g.nodes.iter().any(|m| m.op == u.op))
         })
         .collect();
     Ok(g)

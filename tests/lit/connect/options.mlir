@@ -4,6 +4,7 @@
 // RUN: not rtile-opt %s --connect="device=h100 connect-level=l2" 2>&1 | FileCheck %s --check-prefix=LEVEL
 // RUN: not rtile-opt %s --connect="device=h100 top-k=0" 2>&1 | FileCheck %s --check-prefix=TOPK
 // RUN: rtile-opt %s --connect="device=h100 top-k=1" | FileCheck %s
+// RUN: rtile-opt %s --connect="device=h100 top-k=1" --mlir-print-op-generic | mlir-opt-22 --allow-unregistered-dialect --verify-each --mlir-print-op-generic | rtile-opt | FileCheck %s
 
 // NODEV: connect needs device=<name>; built-in devices are:
 // BADDEV: unknown device 'z80'
@@ -22,4 +23,15 @@ func.func @moved(%X: tensor<256xf32>) -> (tensor<256xf32>, tensor<16x16xf32>) {
   %v = tensor.expand_shape %a [[0, 1]] output_shape [16, 16] : tensor<256xf32> into tensor<16x16xf32>
   %b = te.compute (%i) in [256] : (tensor<256xf32>) -> tensor<256xf32> { te.max(%a[%i], 0.0) }
   func.return %b, %v : tensor<256xf32>, tensor<16x16xf32>
+}
+
+// A result nothing uses is still a sink: its op gets a kernel, with no result.
+// CHECK-LABEL: func.func @dead
+// CHECK: tilegraph.kernel -> () {
+// CHECK: tilegraph.yield{{$}}
+// CHECK: tilegraph.kernel -> (tensor<8xf32>)
+func.func @dead(%X: tensor<8xf32>) -> tensor<8xf32> {
+  %a = te.compute (%i) in [8] : (tensor<8xf32>) -> tensor<8xf32> { exp(%X[%i]) }
+  %b = te.compute (%i) in [8] : (tensor<8xf32>) -> tensor<8xf32> { te.max(%X[%i], 0.0) }
+  func.return %b : tensor<8xf32>
 }
