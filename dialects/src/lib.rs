@@ -1,4 +1,4 @@
-//! rtile's dialects: te and rtile, and the upstream subset te is written in and lowers to
+//! rtile's dialects: te, rtile and tilegraph, and the upstream subset te is written in and lowers to
 //! (func, arith, math, tensor reshapes, gpu, scf, memref, vector).
 
 use ::rtile::dialect::DialectRegistry;
@@ -11,6 +11,7 @@ pub mod rtile;
 pub mod scf;
 pub mod te;
 pub mod tensor;
+pub mod tilegraph;
 pub mod vector;
 
 /// Builtin and every dialect of this crate: the one dialect registry of rtile (the tools
@@ -29,6 +30,7 @@ pub fn register_all(reg: &mut DialectRegistry) {
     reg.register(&tensor::TensorDialect);
     reg.register(&te::dialect::TeDialect);
     reg.register(&rtile::RtileDialect);
+    reg.register(&tilegraph::TilegraphDialect);
     reg.register(&gpu::GpuDialect);
     reg.register(&scf::ScfDialect);
     reg.register(&memref::MemRefDialect);

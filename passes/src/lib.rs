@@ -1,6 +1,7 @@
 //! rtile's passes and analyses, one module per pass, named after its flag.
 
 pub mod axis_fusion;
+pub mod connect;
 pub mod construct_rtile;
 pub mod device;
 pub mod lower_to_gpu;
@@ -20,6 +21,7 @@ pub use construct_rtile::register_dialect_extensions;
 pub fn dialect_registry() -> DialectRegistry {
     let mut reg = rtile_dialects::dialect_registry();
     register_dialect_extensions(&mut reg);
+    connect::register_dialect_extensions(&mut reg);
     reg
 }
 
@@ -39,6 +41,7 @@ pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(construct_rtile::pass::ConstructRtile::default()));
     reg.register(|| Box::new(rtile_select::RtileSelect::default()));
     reg.register(|| Box::new(lower_to_gpu::LowerToGpu::default()));
+    reg.register(|| Box::new(connect::pass::Connect::default()));
 }
 
 #[cfg(test)]

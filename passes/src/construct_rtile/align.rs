@@ -199,6 +199,13 @@ impl<'a> Aligner<'a> {
         true
     }
 
+    /// All aligned sizes of axis `a` at `layer` that are multiples of `base`, ascending
+    /// (the per-axis candidates of `GetNextAlignedAxisSize`; Welder's sub-graph tiling
+    /// enumerates its output tiles from them, Welder §3.2 "similar to Roller").
+    pub fn aligned_sizes(&mut self, layer: usize, a: usize, base: u64) -> Vec<u64> {
+        self.sizes(layer, a, base).to_vec()
+    }
+
     /// All aligned sizes of axis `a` at `layer` that are multiples of `base`, ascending.
     fn sizes(&mut self, layer: usize, a: usize, base: u64) -> &[u64] {
         let key = (layer, a, base);

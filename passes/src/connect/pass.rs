@@ -1,0 +1,259 @@
+//! `--connect`: schedules every function's te ops with Welder's two-step scheduler and
+//! groups them into `tilegraph.kernel`s (docs/passes/connect.md).
+
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::attributes::Attribute;
+use rtile::ir::types::Type;
+use rtile::ir::{BlockId, Context, NamedAttribute, OpId, OperationState, Value};
+use rtile::pass::{Pass, PassStatistics};
+use rtile_dialects::tilegraph::{
+    DECISIONS, DEVICE, FOOTPRINT, KERNEL, Level, TRAFFIC, YIELD, bytes_per_level_attr,
+    set_connect_levels, set_tiles,
+};
+
+use super::graph::{Graph, build_graph};
+use super::schedule::{Decision, Schedule, schedule};
+use super::tiling::Plan;
+use crate::device::Device;
+
+rtile::declare_pass! {
+    pass Connect {
+        flag: "connect",
+        display_name: "Connect",
+        summary: "Group te ops into tilegraph.kernels with Welder's tile-graph scheduler (OSDI'23 Fig. 7)",
+        description: "Visits every producer->consumer edge of each function in topological order and connects it at the memory level (global, register, shared) whose best tile configuration the traffic model estimates fastest; writes the connected groups as tilegraph.kernel ops with each edge's level, each op's tiles per layer, the decisions and the estimated traffic and footprint.",
+        options(opts: ConnectOptions) {
+            /// built-in device: v100, k80, mi50, a100, h100, h200, mi250x
+            device: String = "", "device";
+            /// tile configurations kept per sub-graph (Fig. 7 TopK)
+            top_k: i64 = "8", "top-k", check = check_top_k;
+            /// deepest level to connect at: none (Welder-none), register (Welder-base), shared (Welder)
+            connect_level: String = "shared", "connect-level", check = check_level;
+        }
+        statistics {
+            KERNELS: "kernels", "tilegraph.kernel ops created";
+            REGISTER_EDGES: "register-edges", "edges connected in registers";
+            SHARED_EDGES: "shared-edges", "edges connected in shared memory";
+        }
+    }
+}
+
+fn check_top_k(k: &i64) -> Result<(), String> {
+    if *k < 1 {
+        return Err("top-k must be at least 1".into());
+    }
+    Ok(())
+}
+
+fn check_level(s: &String) -> Result<(), String> {
+    match s.as_str() {
+        "none" | "register" | "shared" => Ok(()),
+        _ => Err(format!(
+            "connect-level must be none, register or shared, not '{s}'"
+        )),
+    }
+}
+
+/// The pass.
+#[derive(Default)]
+pub struct Connect {
+    opts: ConnectOptions,
+}
+
+impl Pass for Connect {
+    fn run(
+        &mut self,
+        ctx: &mut Context,
+        op: OpId,
+        stats: &mut PassStatistics,
+    ) -> Result<(), Diagnostic> {
+        let err = |ctx: &Context, at: OpId, m: String| Diagnostic::error(ctx.op(at).span, m);
+        if self.opts.device.is_empty() {
+            return Err(err(
+                ctx,
+                op,
+                format!(
+                    "connect needs device=<name>; built-in devices are: {}",
+                    Device::builtin_names().join(", ")
+                ),
+            ));
+        }
+        let dev = Device::builtin(&self.opts.device).map_err(|e| err(ctx, op, e.message))?;
+        let deepest = match self.opts.connect_level.as_str() {
+            "none" => None,
+            "register" => Some(Level::Register),
+            _ => Some(Level::Shared),
+        };
+        let funcs: Vec<OpId> = ctx
+            .collect_ops(op)
+            .into_iter()
+            .filter(|&f| ctx.op_name(f) == "func.func")
+            .collect();
+        for f in funcs {
+            let Some(&r) = ctx.regions(f).first() else {
+                continue;
+            };
+            let Some(&b) = ctx.region_blocks(r).first() else {
+                continue;
+            };
+            let ops: Vec<OpId> = ctx.block_ops(b).collect();
+            let g = build_graph(ctx, &ops).map_err(|m| err(ctx, f, format!("connect: {m}")))?;
+            if g.nodes.is_empty() {
+                continue;
+            }
+            let s = schedule(&g, &dev, self.opts.top_k.max(1) as usize, deepest)
+                .map_err(|m| err(ctx, f, format!("connect: {m}")))?;
+            for row in &s.levels {
+                for l in row {
+                    match l {
+                        Level::Register => stats.add(Self::REGISTER_EDGES, 1),
+                        Level::Shared => stats.add(Self::SHARED_EDGES, 1),
+                        Level::Global => {}
+                    }
+                }
+            }
+            for plan in &s.kernels {
+                build_kernel(ctx, &g, &s, plan, &dev.name);
+                stats.add(Self::KERNELS, 1);
+            }
+            reorder_block(ctx, b);
+        }
+        Ok(())
+    }
+}
+
+/// `{chosen = "shared", global = 1.2 : f64, register = "why not", shared = 0.9 : f64}`:
+/// the estimate (µs) of the kernels each level touches, or why the level is impossible.
+fn decision_attr(d: Option<&Decision>) -> Attribute {
+    let Some(d) = d else {
+        return Attribute::dictionary(Vec::new());
+    };
+    let mut v = vec![NamedAttribute {
+        name: "chosen".into(),
+        value: Attribute::string(d.level.name()),
+    }];
+    for (l, r) in &d.tried {
+        let value = match r {
+            Ok(us) => Attribute::float((us * 1000.0).round() / 1000.0, Type::f64()),
+            Err(m) => Attribute::string(m.clone()),
+        };
+        v.push(NamedAttribute {
+            name: l.name().into(),
+            value,
+        });
+    }
+    Attribute::dictionary(v)
+}
+
+/// Moves `plan`'s members into a new `tilegraph.kernel`, placed where the last member
+/// was, with the attributes of the schedule ([`reorder_block`] then fixes the order).
+fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device: &str) {
+    let ops: Vec<OpId> = plan.members.iter().map(|&m| g.nodes[m].op).collect();
+    let is_member = |o: OpId| ops.contains(&o);
+    let outputs: Vec<Value> = plan
+        .members
+        .iter()
+        .map(|&m| g.nodes[m].result)
+        .filter(|&v| ctx.uses(v).iter().any(|u| !is_member(u.op)))
+        .collect();
+    let last = *ops.last().unwrap_or(&ops[0]);
+    let mut st = OperationState::new(KERNEL);
+    st.result_types = outputs.iter().map(|&v| *ctx.value_type(v)).collect();
+    let region = ctx.create_region();
+    let body = ctx.create_block(Vec::new());
+    ctx.append_block(region, body);
+    st.regions.push(region);
+    st.location = ctx.op(last).location.clone();
+    st.span = ctx.op(last).span;
+    let k = ctx.create_op(st);
+    ctx.insert_op_before(last, k);
+    for (&m, &o) in plan.members.iter().zip(&ops) {
+        ctx.detach_op(o);
+        ctx.append_op(body, o);
+        let levels = &s.levels[m];
+        set_connect_levels(ctx, o, levels);
+        set_tiles(
+            ctx,
+            o,
+            &plan.tiles[plan.members.binary_search(&m).unwrap_or(0)],
+        );
+        let ds: Vec<Attribute> = (0..levels.len())
+            .map(|i| decision_attr(s.decisions.get(&(m, i))))
+            .collect();
+        ctx.set_attr(o, DECISIONS, Attribute::array(ds));
+    }
+    let mut y = OperationState::new(YIELD);
+    y.operands = outputs.clone();
+    let y = ctx.create_op(y);
+    ctx.append_op(body, y);
+    for (j, &v) in outputs.iter().enumerate() {
+        let kv = ctx.result(k, j);
+        let uses: Vec<_> = ctx.uses(v).to_vec();
+        for u in uses {
+            if u.op != y && !ctx.is_ancestor(k, u.op) {
+                ctx.set_operand(u.op, u.index as usize, kv);
+            }
+        }
+    }
+    let mut traffic = vec![(Level::Global, plan.global_traffic)];
+    if plan.shared_traffic > 0 {
+        traffic.push((Level::Shared, plan.shared_traffic));
+    }
+    let mut fp = vec![(Level::Shared, plan.shared_footprint)];
+    if plan.register_footprint > 0 {
+        fp.push((Level::Register, plan.register_footprint));
+    }
+    ctx.set_attr(k, DEVICE, Attribute::string(device));
+    ctx.set_attr(k, TRAFFIC, bytes_per_level_attr(&traffic));
+    ctx.set_attr(k, FOOTPRINT, bytes_per_level_attr(&fp));
+}
+
+/// The op directly in block `b` that holds `op` (itself, or an ancestor).
+fn top_level_in(ctx: &Context, b: BlockId, mut op: OpId) -> Option<OpId> {
+    loop {
+        if ctx.parent_block(op) == Some(b) {
+            return Some(op);
+        }
+        op = ctx.parent_op(op)?;
+    }
+}
+
+/// Reorders block `b` topologically, keeping the current order where the dependencies
+/// allow it: a kernel placed where its last member was may be used by an op that came
+/// before it (an op between two members), which must now follow it.
+fn reorder_block(ctx: &mut Context, b: BlockId) {
+    let ops: Vec<OpId> = ctx.block_ops(b).collect();
+    let index = |o: OpId| ops.iter().position(|&x| x == o);
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); ops.len()];
+    for (k, &o) in ops.iter().enumerate() {
+        for inner in ctx.collect_ops(o) {
+            for &v in ctx.operands(inner) {
+                let d = ctx
+                    .defining_op(v)
+                    .and_then(|d| top_level_in(ctx, b, d))
+                    .and_then(index);
+                if let Some(d) = d
+                    && d != k
+                {
+                    deps[k].push(d);
+                }
+            }
+        }
+    }
+    let mut placed = vec![false; ops.len()];
+    let mut order = Vec::with_capacity(ops.len());
+    while order.len() < ops.len() {
+        // The first op (in the current order) whose operands are all defined; a cycle,
+        // which the scheduler's convex closure rules out, keeps the rest as it is.
+        let next = (0..ops.len())
+            .find(|&k| !placed[k] && deps[k].iter().all(|&d| placed[d]))
+            .or_else(|| (0..ops.len()).find(|&k| !placed[k]));
+        let Some(k) = next else { break };
+        placed[k] = true;
+        order.push(ops[k]);
+    }
+    for &o in &order {
+        ctx.detach_op(o);
+        ctx.append_op(b, o);
+    }
+}

@@ -1,0 +1,446 @@
+//! Unit tests of propagation (§3.1) and of the traffic/footprint model (§2, §3.1, §4.1),
+//! on te functions parsed by the real parser.
+
+use rtile::ir::{Context, OpId};
+use rtile_dialects::te::module::{new_context, parse_and_verify};
+use rtile_dialects::tilegraph::Level;
+
+use super::graph::{Graph, build_graph};
+use super::model::{BestFit, BoundaryTile, footprint, traffic};
+use super::propagate::{PropagateError, SubGraph, propagate};
+use super::schedule::schedule;
+use super::tiling::best_plan;
+use crate::device::Device;
+
+/// The graph of the first function of `text`.
+fn graph_of(text: &str) -> (Context, Graph) {
+    let mut ctx = new_context();
+    let m = parse_and_verify(&mut ctx, "connect-test.mlir", text).unwrap_or_else(|e| panic!("{e}"));
+    let f = ctx
+        .collect_ops(m)
+        .into_iter()
+        .find(|&o| ctx.op_name(o) == "func.func")
+        .expect("a function");
+    let b = ctx.region_blocks(ctx.regions(f)[0])[0];
+    let ops: Vec<OpId> = ctx.block_ops(b).collect();
+    let g = build_graph(&ctx, &ops).unwrap_or_else(|e| panic!("{e}"));
+    (ctx, g)
+}
+
+fn all_connected(_: usize, _: usize) -> bool {
+    true
+}
+
+fn whole(g: &Graph) -> SubGraph<'_> {
+    SubGraph {
+        graph: g,
+        members: (0..g.nodes.len()).collect(),
+        connected: &all_connected,
+    }
+}
+
+/// Welder §2: A[98304x64] · B[64x128] → C → Softmax → D, FP32, softmax as te's four
+/// computes (row max, exp, row sum, divide).
+const MATMUL_SOFTMAX: &str = r#"
+func.func @f(%A: tensor<98304x64xf32>, %B: tensor<64x128xf32>) -> tensor<98304x128xf32> {
+  %C = te.compute (%m, %n) reduce (%k) in [98304, 128, 64]
+         : (tensor<98304x64xf32>, tensor<64x128xf32>) -> tensor<98304x128xf32> {
+    te.sum(%A[%m, %k] * %B[%k, %n])
+  }
+  %M = te.compute (%i) reduce (%j) in [98304, 128] : (tensor<98304x128xf32>) -> tensor<98304xf32> {
+    te.max(%C[%i, %j])
+  }
+  %E = te.compute (%i, %j) in [98304, 128] : (tensor<98304x128xf32>, tensor<98304xf32>) -> tensor<98304x128xf32> {
+    exp(%C[%i, %j] - %M[%i])
+  }
+  %S = te.compute (%i) reduce (%j) in [98304, 128] : (tensor<98304x128xf32>) -> tensor<98304xf32> {
+    te.sum(%E[%i, %j])
+  }
+  %D = te.compute (%i, %j) in [98304, 128] : (tensor<98304x128xf32>, tensor<98304xf32>) -> tensor<98304x128xf32> {
+    %E[%i, %j] / %S[%i]
+  }
+  func.return %D : tensor<98304x128xf32>
+}
+"#;
+
+const MIB: u64 = 1024 * 1024;
+
+#[test]
+fn paper_matmul_softmax_traffic_at_4x128() {
+    let (_ctx, g) = graph_of(MATMUL_SOFTMAX);
+    let sg = whole(&g);
+    let dom = propagate(&sg, &[4, 128], None).unwrap();
+    // Softmax's [4x128] output needs a [4x128] Matmul tile: A [4x64], B [64x128] (§2).
+    assert_eq!(dom[0], vec![4, 128, 64]);
+    assert_eq!(dom[1], vec![4, 128]);
+    let t = traffic(&sg, &dom);
+    let mut ins: Vec<Vec<u64>> = t.inputs.iter().map(|b| b.tile.clone()).collect();
+    ins.sort();
+    assert_eq!(ins, vec![vec![4, 64], vec![64, 128]]);
+    // (4·64 + 64·128 + 4·128) · 4 B = 35 KB per tile, 24,576 tiles, 840 MB.
+    assert_eq!(t.per_instance(), 35 * 1024);
+    assert_eq!(t.instances, 24_576);
+    assert_eq!(t.total(), 840 * MIB);
+    // Every tile is whole rows of 128-byte runs and there are plenty of tiles: no penalty.
+    assert_eq!(t.penalized(128, 80), (840 * MIB) as f64);
+}
+
+#[test]
+fn paper_matmul_softmax_traffic_at_16x128() {
+    let (_ctx, g) = graph_of(MATMUL_SOFTMAX);
+    let sg = whole(&g);
+    let dom = propagate(&sg, &[16, 128], None).unwrap();
+    let t = traffic(&sg, &dom);
+    assert_eq!(t.per_instance(), 44 * 1024);
+    assert_eq!(t.instances, 6_144);
+    assert_eq!(t.total(), 264 * MIB);
+}
+
+#[test]
+fn reduction_steps_lower_the_footprint_not_the_traffic() {
+    let (_ctx, g) = graph_of(MATMUL_SOFTMAX);
+    let sg = whole(&g);
+    let stored = |n: usize| n != 0; // C in registers, the rest in the layer
+    let full = propagate(&sg, &[16, 128], None).unwrap();
+    let split = propagate(&sg, &[16, 128], Some(16)).unwrap();
+    assert_eq!(split[0], vec![16, 128, 16]);
+    // The softmax reductions read the connected C/E tiles: they stay whole.
+    assert_eq!(split[1], vec![16, 128]);
+    assert_eq!(traffic(&sg, &full).total(), traffic(&sg, &split).total());
+    let (f_full, f_split) = (
+        footprint(&sg, &full, &stored),
+        footprint(&sg, &split, &stored),
+    );
+    assert!(f_split < f_full, "{f_split} < {f_full}");
+    // Full k: A [16x64] and B [64x128] staged, 4 KiB + 32 KiB, then M, E, S, D:
+    // A and B die after C (C stays in registers); M, E, S and D then fit in their space
+    // (64 + 8192 + 8192 B at most at once), so the peak is A + B.
+    assert_eq!(f_full, 4096 + 32768);
+    // With k split by 16: A [16x16] + B [16x128] = 1 KiB + 8 KiB, then E and D on top of
+    // M or S (64 B each) in the freed space: 64 + 8192 + 8192 B.
+    assert_eq!(f_split, 64 + 8192 + 8192);
+}
+
+#[test]
+fn strided_conv_halo() {
+    // 3x3 conv, stride 2, zero padding 1: an output tile of 2x2 reads a 5x5 window.
+    let (_ctx, g) = graph_of(
+        r#"
+func.func @f(%D: tensor<1x3x16x16xf32>, %K: tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32> {
+  %O = te.compute (%n, %f, %y, %x) reduce (%c, %ry, %rx) in [1, 8, 8, 8, 3, 3, 3]
+         : (tensor<1x3x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32> {
+    te.sum(%D[%n, %c, %y * 2 + %ry - 1, %x * 2 + %rx - 1] pad 0.0 * %K[%f, %c, %ry, %rx])
+  }
+  func.return %O : tensor<1x8x8x8xf32>
+}
+"#,
+    );
+    let sg = whole(&g);
+    for (ty, tx) in [(1u64, 1u64), (2, 2), (4, 2), (8, 8)] {
+        let dom = propagate(&sg, &[1, 4, ty, tx], None).unwrap();
+        let t = traffic(&sg, &dom);
+        // Independent reference: (t - 1) · stride + kernel, capped by the tensor.
+        let halo = |t: u64| ((t - 1) * 2 + 3).min(16);
+        assert_eq!(
+            t.inputs[0].tile,
+            vec![1, 3, halo(ty), halo(tx)],
+            "tile {ty}x{tx}"
+        );
+        assert_eq!(t.inputs[1].tile, vec![4, 3, 3, 3]);
+    }
+}
+
+#[test]
+fn conv_then_maxpool_reuse_tile() {
+    // Welder Fig. 4/5: MaxPool 2x2 stride 2 output [1,1] per channel needs a [2,2] reuse
+    // tile, which a 3x3 stride-1 conv computes from a [4,4] input window.
+    let (_ctx, g) = graph_of(
+        r#"
+func.func @f(%D: tensor<1x4x10x10xf32>, %K: tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32> {
+  %C = te.compute (%n, %f, %y, %x) reduce (%c, %ry, %rx) in [1, 8, 8, 8, 4, 3, 3]
+         : (tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32> {
+    te.sum(%D[%n, %c, %y + %ry, %x + %rx] * %K[%f, %c, %ry, %rx])
+  }
+  %P = te.compute (%n, %f, %y, %x) reduce (%ry, %rx) in [1, 8, 4, 4, 2, 2]
+         : (tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32> {
+    te.max(%C[%n, %f, %y * 2 + %ry, %x * 2 + %rx])
+  }
+  func.return %P : tensor<1x8x4x4xf32>
+}
+"#,
+    );
+    let sg = whole(&g);
+    let dom = propagate(&sg, &[1, 8, 1, 1], None).unwrap();
+    assert_eq!(dom[1], vec![1, 8, 1, 1, 2, 2]);
+    assert_eq!(dom[0][..4], [1, 8, 2, 2]);
+    let t = traffic(&sg, &dom);
+    assert_eq!(t.inputs[0].tile, vec![1, 4, 4, 4]);
+}
+
+#[test]
+fn reduction_axis_whole_or_split() {
+    let (_ctx, g) = graph_of(
+        r#"
+func.func @f(%X: tensor<64x256xf32>) -> tensor<64xf32> {
+  %S = te.compute (%i) reduce (%j) in [64, 256] : (tensor<64x256xf32>) -> tensor<64xf32> {
+    te.sum(%X[%i, %j])
+  }
+  func.return %S : tensor<64xf32>
+}
+"#,
+    );
+    let sg = whole(&g);
+    assert_eq!(propagate(&sg, &[4], None).unwrap()[0], vec![4, 256]);
+    let split = propagate(&sg, &[4], Some(32)).unwrap();
+    assert_eq!(split[0], vec![4, 32]);
+    // Traffic counts the whole row whatever the step (§2).
+    assert_eq!(traffic(&sg, &split).inputs[0].tile, vec![4, 256]);
+}
+
+#[test]
+fn broadcasts_and_transposes() {
+    let (_ctx, g) = graph_of(
+        r#"
+func.func @f(%X: tensor<32x64xf32>, %b: tensor<64xf32>, %m: tensor<32xf32>) -> tensor<64x32xf32> {
+  %Y = te.compute (%i, %j) in [32, 64] : (tensor<32x64xf32>, tensor<64xf32>, tensor<32xf32>) -> tensor<32x64xf32> {
+    %X[%i, %j] + %b[%j] - %m[%i]
+  }
+  %T = te.compute (%j, %i) in [64, 32] : (tensor<32x64xf32>) -> tensor<64x32xf32> {
+    %Y[%i, %j]
+  }
+  func.return %T : tensor<64x32xf32>
+}
+"#,
+    );
+    let sg = whole(&g);
+    let dom = propagate(&sg, &[16, 4], None).unwrap();
+    // The transpose reads Y[4 x 16]; the bias [16] and the row vector [4].
+    assert_eq!(dom[0], vec![4, 16]);
+    let mut ins: Vec<Vec<u64>> = traffic(&sg, &dom)
+        .inputs
+        .iter()
+        .map(|b| b.tile.clone())
+        .collect();
+    ins.sort();
+    assert_eq!(ins, vec![vec![4], vec![4, 16], vec![16]]);
+}
+
+/// P feeds two consumers; `transposed` makes the second read P transposed.
+fn two_consumers(transposed: bool) -> String {
+    let read = if transposed {
+        "%P[%j, %i]"
+    } else {
+        "%P[%i, %j]"
+    };
+    format!(
+        r#"
+func.func @f(%X: tensor<64x64xf32>) -> tensor<64x64xf32> {{
+  %P = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> {{ exp(%X[%i, %j]) }}
+  %A = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> {{ %P[%i, %j] * 2.0 }}
+  %B = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> {{ {read} }}
+  %R = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32> {{ %A[%i, %j] + %B[%i, %j] }}
+  func.return %R : tensor<64x64xf32>
+}}
+"#
+    )
+}
+
+#[test]
+fn multi_consumer_consistent_and_not() {
+    let (_ctx, g) = graph_of(&two_consumers(false));
+    let dom = propagate(&whole(&g), &[4, 64], None).unwrap();
+    assert_eq!(dom[0], vec![4, 64]);
+    let (_ctx, g) = graph_of(&two_consumers(true));
+    // §3.1: the two consumers ask P for [4x64] and [64x4]: not connected.
+    let e = propagate(&whole(&g), &[4, 64], None).unwrap_err();
+    assert_eq!(
+        e,
+        PropagateError::Inconsistent {
+            node: 0,
+            first: vec![64, 4],
+            second: vec![4, 64],
+        }
+    );
+}
+
+#[test]
+fn multi_output_aligned_with_the_first() {
+    // Two outputs of the same shape from one producer: the second takes the first's tile.
+    let (_ctx, g) = graph_of(
+        r#"
+func.func @f(%X: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %P = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> { exp(%X[%i, %j]) }
+  %A = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> { %P[%i, %j] * 2.0 }
+  %B = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> { %P[%i, %j] + 1.0 }
+  func.return %A, %B : tensor<64x64xf32>, tensor<64x64xf32>
+}
+"#,
+    );
+    let sg = whole(&g);
+    assert_eq!(sg.outputs(), vec![2, 1]);
+    let dom = propagate(&sg, &[8, 64], None).unwrap();
+    assert_eq!(dom, vec![vec![8, 64]; 3]);
+    let t = traffic(&sg, &dom);
+    assert_eq!(t.outputs.len(), 2);
+    assert_eq!(t.per_instance(), 3 * 8 * 64 * 4);
+}
+
+#[test]
+fn reshapes_between_te_ops() {
+    let (_ctx, g) = graph_of(
+        r#"
+func.func @f(%X: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %a = te.compute (%i, %j) in [8, 16] : (tensor<8x16xf32>) -> tensor<8x16xf32> { exp(%X[%i, %j]) }
+  %f = tensor.collapse_shape %a [[0, 1]] : tensor<8x16xf32> into tensor<128xf32>
+  %r = te.compute (%i) in [128] : (tensor<128xf32>) -> tensor<128xf32> { te.max(%f[%i], 0.0) }
+  %e = tensor.expand_shape %r [[0, 1]] output_shape [8, 16] : tensor<128xf32> into tensor<8x16xf32>
+  func.return %e : tensor<8x16xf32>
+}
+"#,
+    );
+    let sg = whole(&g);
+    let dom = propagate(&sg, &[2, 16], None).unwrap();
+    // expand: [2x16] of the result is 32 consecutive elements; collapse: 32 = 2 rows of 16.
+    assert_eq!(dom[2], vec![32]);
+    assert_eq!(dom[1], vec![32]);
+    assert_eq!(dom[0], vec![2, 16]);
+    // A tile that is not whole rows: [2x8] spans 16 + 7 + 1 = 24 elements (bounding box).
+    let dom = propagate(&sg, &[2, 8], None).unwrap();
+    assert_eq!(dom[2], vec![24]);
+    // 24 elements not aligned to 16 may straddle 3 rows: the conservative bound (§3.1);
+    // the tile really touches 2.
+    assert_eq!(dom[0], vec![3, 16]);
+    // 8 elements of the flat tensor sit in one row.
+    let sub = SubGraph {
+        graph: &g,
+        members: vec![0, 1, 2],
+        connected: &all_connected,
+    };
+    assert_eq!(propagate(&sub, &[8], None).unwrap()[0], vec![1, 8]);
+}
+
+#[test]
+fn irregular_accesses_are_bounded() {
+    let (_ctx, g) = graph_of(
+        r#"
+func.func @f(%X: tensor<4xf32>, %Y: tensor<33xf32>) -> tensor<64xf32> {
+  %r = te.compute (%i) in [64] : (tensor<4xf32>, tensor<33xf32>) -> tensor<64xf32> { %X[%i mod 4] + %Y[%i ceildiv 2] }
+  func.return %r : tensor<64xf32>
+}
+"#,
+    );
+    let sg = whole(&g);
+    let t = traffic(&sg, &propagate(&sg, &[8], None).unwrap());
+    // mod 4: at most 4 values; ceildiv: not analysed, the whole tensor (§3.1 upper bound).
+    assert_eq!(t.inputs[0].tile, vec![4]);
+    assert_eq!(t.inputs[1].tile, vec![33]);
+}
+
+#[test]
+fn penalties() {
+    // [4x8] f32 out of 128-wide rows: 4 rows of 32 B, each a whole 128 B transaction.
+    let b = BoundaryTile {
+        tile: vec![4, 8],
+        shape: vec![64, 128],
+        elem_bytes: 4,
+    };
+    assert_eq!(b.bytes(), 128);
+    assert_eq!(b.coalesced_bytes(128), 512);
+    // Whole rows merge into one run: [4x128] is 2 KiB contiguous.
+    let w = BoundaryTile {
+        tile: vec![4, 128],
+        shape: vec![64, 128],
+        elem_bytes: 4,
+    };
+    assert_eq!(w.coalesced_bytes(128), 2048);
+    // 40 tiles on 80 cores: half the cores idle, the traffic counts double.
+    let t = super::model::Traffic {
+        inputs: vec![w.clone()],
+        outputs: vec![],
+        instances: 40,
+    };
+    assert_eq!(t.penalized(128, 80), 2.0 * 2048.0 * 40.0);
+    assert_eq!(t.penalized(128, 40), 2048.0 * 40.0);
+}
+
+#[test]
+fn best_fit_reuses_the_tightest_hole() {
+    let mut a = BestFit::default();
+    let x = a.alloc(100); // 128 B at 0
+    let y = a.alloc(32); // at 128
+    let z = a.alloc(200); // 224 B at 160
+    let _w = a.alloc(40); // 64 B at 384
+    assert_eq!((x, y, z), (0, 128, 160));
+    a.free(x, 100);
+    a.free(z, 200);
+    // Holes of 128 (at 0) and 224 (at 160): 96 B goes to the tighter one.
+    assert_eq!(a.alloc(96), 0);
+    assert_eq!(a.alloc(224), 160);
+    assert_eq!(a.peak(), 448);
+}
+
+#[test]
+fn over_capacity_is_refused() {
+    let (_ctx, g) = graph_of(MATMUL_SOFTMAX);
+    let mut dev = Device::builtin("v100").unwrap();
+    let levels: Vec<Vec<Level>> = g
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(n, node)| {
+            let l = if n == 0 { Level::Global } else { Level::Shared };
+            vec![l; node.inputs.len()]
+        })
+        .collect();
+    let members: Vec<usize> = (0..g.nodes.len()).collect();
+    let p = best_plan(&g, &members, &levels, &dev, 4).unwrap();
+    assert!(p.shared_footprint <= dev.layers[Device::SHARED].capacity_bytes);
+    // With a 1 KiB shared layer no [rows x 128] softmax tile fits.
+    dev.layers[Device::SHARED].capacity_bytes = 1024;
+    let e = best_plan(&g, &members, &levels, &dev, 4).unwrap_err();
+    assert!(e.contains("over the 1024 B shared layer"), "{e}");
+}
+
+#[test]
+fn welder_none_makes_one_kernel_per_op() {
+    let (_ctx, g) = graph_of(MATMUL_SOFTMAX);
+    let dev = Device::builtin("v100").unwrap();
+    let s = schedule(&g, &dev, 4, None).unwrap();
+    assert_eq!(s.kernels.len(), 5);
+    let s = schedule(&g, &dev, 4, Some(Level::Shared)).unwrap();
+    assert!(s.kernels.len() < 5, "{}", s.kernels.len());
+}
+
+#[test]
+fn inconsistent_consumers_are_not_both_connected() {
+    // P is read as [i, j] by A and as [j, i] by B: both can join P's kernel only with a
+    // square block tile (§3.1: the two consumers must ask P the same tile), and every
+    // kernel the schedule returns propagates consistently.
+    let (_ctx, g) = graph_of(&two_consumers(true));
+    let dev = Device::builtin("v100").unwrap();
+    let s = schedule(&g, &dev, 4, Some(Level::Shared)).unwrap();
+    let both = s.levels[1][0] != Level::Global && s.levels[2][0] != Level::Global;
+    let pk = s.kernels.iter().find(|k| k.members.contains(&0)).unwrap();
+    let pt = pk.tiles[0].shared.clone().unwrap();
+    assert!(
+        !both || pt[0] == pt[1],
+        "P's tile {pt:?} with both consumers connected"
+    );
+    for k in &s.kernels {
+        let conn = |c: usize, i: usize| s.levels[c][i] != Level::Global;
+        let sg = SubGraph {
+            graph: &g,
+            members: k.members.clone(),
+            connected: &conn,
+        };
+        let out = sg.outputs()[0];
+        let pos = k.members.binary_search(&out).unwrap();
+        let np = g.nodes[out].num_parallel;
+        let t = k.tiles[pos].shared.clone().unwrap();
+        assert!(propagate(&sg, &t[..np], None).is_ok());
+    }
+    // Read the same way by both, P joins one kernel with both consumers.
+    let (_ctx, g) = graph_of(&two_consumers(false));
+    let s = schedule(&g, &dev, 4, Some(Level::Shared)).unwrap();
+    assert_eq!(s.kernels.len(), 1);
+}

@@ -1,0 +1,408 @@
+//! `SubGraphTiling` (Welder Fig. 7, lines 12–25): for one connected sub-graph, enumerate
+//! output tiles with Roller's alignment rules, propagate each (§3.1), drop those over a
+//! layer's capacity, keep the top-K by traffic (§4.1 penalties included), and recurse into
+//! the register layer inside each. The paper profiles the top-K on the GPU; here the model
+//! ranks them ([`Plan::est_us`]): DRAM traffic over DRAM bandwidth, shared-layer traffic over
+//! shared bandwidth, and the arithmetic over the peak (docs/passes/connect.md).
+
+use rtile_dialects::tilegraph::{LayerTiles, Level};
+
+use super::graph::Graph;
+use super::model::{COALESCE_BYTES, footprint, traffic};
+use super::propagate::{SubGraph, input_tile, propagate, with_whole_reductions};
+use crate::construct_rtile::align::Aligner;
+use crate::construct_rtile::expr_info::TensorExprInfo;
+use crate::device::Device;
+
+/// Most output tiles examined per sub-graph and layer (the per-dim lists are thinned
+/// evenly past this; deterministic).
+pub const MAX_CANDIDATES: usize = 1024;
+/// Reduction steps tried, largest first, when whole reductions overflow a layer (§3.1:
+/// reduction steps lower the footprint, not the traffic).
+const STEPS: [Option<u64>; 7] = [
+    None,
+    Some(256),
+    Some(128),
+    Some(64),
+    Some(32),
+    Some(16),
+    Some(8),
+];
+
+/// The scheduling result for one kernel (a sub-graph connected above global memory).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// Member nodes, ascending.
+    pub members: Vec<usize>,
+    /// Per member, its tiles (shared always; register in register-connected groups).
+    pub tiles: Vec<LayerTiles>,
+    /// `MemTraffic` into the kernel from global memory, bytes (no penalties).
+    pub global_traffic: u64,
+    /// Modelled traffic through shared memory, bytes (see `shared_layer_traffic`).
+    pub shared_traffic: u64,
+    /// `MemFootprint` in shared memory, bytes.
+    pub shared_footprint: u64,
+    /// Largest register-group footprint per thread, bytes (0: no register group).
+    pub register_footprint: u64,
+    /// The model's estimate, microseconds.
+    pub est_us: f64,
+}
+
+/// Connect levels of the graph's edges, indexed `[consumer][input]`.
+pub type Levels = Vec<Vec<Level>>;
+
+/// Every tile size per dim of `shape` that Roller's shared-layer rules allow for an
+/// element-wise access of that shape: divisors of the extent, transaction-aligned on the
+/// innermost dim (`construct_rtile::align`), thinned to at most `max` combinations.
+fn candidate_tiles(shape: &[u64], dtype: &str, dev: &Device, max: usize) -> Vec<Vec<u64>> {
+    let expr = TensorExprInfo::elementwise(shape, dtype);
+    let mut al = Aligner::new(&expr, dev, 0.0, None);
+    let mut lists: Vec<Vec<u64>> = (0..shape.len())
+        .map(|d| {
+            let v = al.aligned_sizes(Device::SHARED, d, 1);
+            if v.is_empty() { vec![shape[d]] } else { v }
+        })
+        .collect();
+    // Thin the longest list (keep every other size, and always the largest) until the
+    // product fits.
+    while lists.iter().map(|l| l.len()).product::<usize>() > max {
+        let Some(l) = lists.iter_mut().max_by_key(|l| l.len()) else {
+            break;
+        };
+        if l.len() <= 2 {
+            break;
+        }
+        let last = *l.last().unwrap_or(&1);
+        let mut t: Vec<u64> = l.iter().copied().step_by(2).collect();
+        if t.last() != Some(&last) {
+            t.push(last);
+        }
+        *l = t;
+    }
+    let mut out = vec![Vec::new()];
+    for l in &lists {
+        out = out
+            .into_iter()
+            .flat_map(|p| {
+                l.iter().map(move |&s| {
+                    let mut q = p.clone();
+                    q.push(s);
+                    q
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// The register-connected groups among `members` (components over register edges) with
+/// two or more nodes.
+pub fn register_groups(g: &Graph, members: &[usize], levels: &Levels) -> Vec<Vec<usize>> {
+    let mut comp: Vec<usize> = (0..g.nodes.len()).collect();
+    fn find(c: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while c[r] != r {
+            r = c[r];
+        }
+        c[x] = r;
+        r
+    }
+    for &n in members {
+        for (i, inp) in g.nodes[n].inputs.iter().enumerate() {
+            if let Some(p) = inp.producer
+                && levels[n][i] == Level::Register
+            {
+                let (a, b) = (find(&mut comp, n), find(&mut comp, p));
+                comp[a] = b;
+            }
+        }
+    }
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for &n in members {
+        let r = find(&mut comp, n);
+        match groups.iter_mut().find(|(x, _)| *x == r) {
+            Some((_, v)) => v.push(n),
+            None => groups.push((r, vec![n])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, v)| v)
+        .filter(|v| v.len() > 1)
+        .collect()
+}
+
+/// One register group's best thread tiles inside the shared tiles `shared` (by member
+/// position in `members`): the per-thread tiles, the shared→register traffic per block,
+/// and the register footprint. `Err` says why none fits.
+fn register_tiling(
+    g: &Graph,
+    members: &[usize],
+    group: &[usize],
+    shared: &[Vec<u64>],
+    levels: &Levels,
+    dev: &Device,
+) -> Result<(Vec<Vec<u64>>, u64, u64), String> {
+    let conn = |n: usize, i: usize| levels[n][i] == Level::Register;
+    let sg = SubGraph {
+        graph: g,
+        members: group.to_vec(),
+        connected: &conn,
+    };
+    let pos = |n: usize| members.binary_search(&n).unwrap_or(0);
+    let first = *sg
+        .outputs()
+        .first()
+        .ok_or("a register group without an output")?;
+    let fnode = &g.nodes[first];
+    let parent = &shared[pos(first)][..fnode.num_parallel];
+    let cap = dev.layers[Device::REGISTER].capacity_bytes;
+    let mut best: Option<(u64, u64, Vec<Vec<u64>>, u64)> = None;
+    let mut min_fp = u64::MAX;
+    for t in divisor_tiles(parent, MAX_CANDIDATES) {
+        let threads: u64 = parent
+            .iter()
+            .zip(&t)
+            .map(|(&p, &x)| p.div_ceil(x))
+            .product();
+        if threads > dev.max_threads_per_block {
+            continue;
+        }
+        // §3.2: the tile of an upper layer lies inside the one below it.
+        let Ok(dom) = propagate(&sg, &t, Some(1)) else {
+            continue;
+        };
+        if group
+            .iter()
+            .zip(&dom)
+            .any(|(&n, d)| d.iter().zip(&shared[pos(n)]).any(|(a, b)| a > b))
+        {
+            continue;
+        }
+        let stored = |n: usize| sg.is_output(n);
+        let fp = footprint(&sg, &dom, &stored);
+        min_fp = min_fp.min(fp);
+        if fp > cap {
+            continue;
+        }
+        let tr = traffic(&sg, &dom).per_instance() * threads;
+        // Least traffic, then more threads (parallelism), then the smaller footprint.
+        let key = (tr, u64::MAX - threads, dom.clone(), fp);
+        if best.as_ref().is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+            best = Some(key);
+        }
+    }
+    match best {
+        Some((tr, _, dom, fp)) => Ok((dom, tr, fp)),
+        None if min_fp == u64::MAX => {
+            Err("no thread tile propagates consistently inside the block tile".into())
+        }
+        None => Err(format!(
+            "the register-connected tiles need {min_fp} B per thread, over the {cap} B register layer"
+        )),
+    }
+}
+
+/// Tiles whose sizes divide `parent`'s, at most `max` of them (thinned as above).
+fn divisor_tiles(parent: &[u64], max: usize) -> Vec<Vec<u64>> {
+    let mut lists: Vec<Vec<u64>> = parent
+        .iter()
+        .map(|&p| (1..=p).filter(|d| p.is_multiple_of(*d)).collect())
+        .collect();
+    while lists.iter().map(|l| l.len()).product::<usize>() > max {
+        let Some(l) = lists.iter_mut().max_by_key(|l| l.len()) else {
+            break;
+        };
+        if l.len() <= 2 {
+            break;
+        }
+        *l = l.iter().copied().step_by(2).collect();
+    }
+    let mut out = vec![Vec::new()];
+    for l in &lists {
+        out = out
+            .into_iter()
+            .flat_map(|p| {
+                l.iter().map(move |&s| {
+                    let mut q = p.clone();
+                    q.push(s);
+                    q
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// One shared-layer candidate after the capacity filter.
+struct Candidate {
+    dom: Vec<Vec<u64>>,
+    penalized: f64,
+    global: u64,
+    footprint: u64,
+}
+
+/// `SubGraphTiling` for the kernel made of `members` (ascending) with edge levels
+/// `levels`: the best plan of the top `top_k` candidates, or why none fits.
+pub fn best_plan(
+    g: &Graph,
+    members: &[usize],
+    levels: &Levels,
+    dev: &Device,
+    top_k: usize,
+) -> Result<Plan, String> {
+    let conn = |n: usize, i: usize| levels[n][i] != Level::Global;
+    let sg = SubGraph {
+        graph: g,
+        members: members.to_vec(),
+        connected: &conn,
+    };
+    let first = *sg.outputs().first().ok_or("a kernel without outputs")?;
+    let fnode = &g.nodes[first];
+    let cap = dev.layers[Device::SHARED].capacity_bytes;
+    let stored = |n: usize| {
+        sg.is_output(n)
+            || g.consumers[n]
+                .iter()
+                .any(|&(c, i)| sg.has(c) && levels[c][i] == Level::Shared)
+    };
+    let mut cands = Vec::new();
+    let (mut inconsistent, mut min_fp) = (None, u64::MAX);
+    for t in candidate_tiles(&fnode.out_shape, &fnode.dtype, dev, MAX_CANDIDATES) {
+        for step in STEPS {
+            let dom = match propagate(&sg, &t, step) {
+                Ok(d) => d,
+                Err(e) => {
+                    inconsistent = Some(e.to_string());
+                    break;
+                }
+            };
+            let fp = footprint(&sg, &dom, &stored);
+            min_fp = min_fp.min(fp);
+            if fp > cap {
+                continue;
+            }
+            let tr = traffic(&sg, &dom);
+            cands.push(Candidate {
+                penalized: tr.penalized(COALESCE_BYTES, dev.cores),
+                global: tr.total(),
+                footprint: fp,
+                dom,
+            });
+            break;
+        }
+    }
+    if cands.is_empty() {
+        return Err(match inconsistent {
+            Some(m) if min_fp == u64::MAX => format!("tile propagation fails: {m} (§3.1)"),
+            _ => format!(
+                "no output tile fits: the smallest footprint is {min_fp} B, over the {cap} B shared layer"
+            ),
+        });
+    }
+    // Fig. 7 line 18/20: a priority queue by traffic, the top K kept.
+    cands.sort_by(|a, b| a.penalized.total_cmp(&b.penalized));
+    cands.truncate(top_k.max(1));
+    let groups = register_groups(g, members, levels);
+    let mut best: Option<Plan> = None;
+    let mut why = String::new();
+    for c in cands {
+        match finish_plan(g, &sg, &groups, c, levels, dev) {
+            Ok(p) => {
+                if best.as_ref().is_none_or(|b| p.est_us < b.est_us) {
+                    best = Some(p);
+                }
+            }
+            Err(m) => why = m,
+        }
+    }
+    best.ok_or(why)
+}
+
+/// Bytes one block moves through shared memory: every input tile a member reads there
+/// (staged boundary inputs and shared reuse-tiles, once per block: registers are assumed
+/// to reuse them) and every reuse-tile written there. An edge connected in registers moves
+/// nothing through shared memory, which is what register connection saves (§4.2).
+fn shared_layer_traffic(g: &Graph, sg: &SubGraph<'_>, dom: &[Vec<u64>], levels: &Levels) -> u64 {
+    let mut bytes = 0u64;
+    for (k, &n) in sg.members.iter().enumerate() {
+        let node = &g.nodes[n];
+        let full = with_whole_reductions(node, &dom[k]);
+        for (i, inp) in node.inputs.iter().enumerate() {
+            if sg.inner_edge(n, i) && levels[n][i] == Level::Register {
+                continue;
+            }
+            bytes += input_tile(inp, &full).iter().product::<u64>() * inp.elem_bytes;
+        }
+        if g.consumers[n]
+            .iter()
+            .any(|&(c, i)| sg.has(c) && levels[c][i] == Level::Shared)
+        {
+            bytes += dom[k][..node.num_parallel].iter().product::<u64>() * node.out_bytes;
+        }
+    }
+    bytes
+}
+
+/// The register layer inside one shared candidate, and the model's estimate.
+fn finish_plan(
+    g: &Graph,
+    sg: &SubGraph<'_>,
+    groups: &[Vec<usize>],
+    c: Candidate,
+    levels: &Levels,
+    dev: &Device,
+) -> Result<Plan, String> {
+    let members = &sg.members;
+    let mut tiles: Vec<LayerTiles> = c
+        .dom
+        .iter()
+        .map(|d| LayerTiles {
+            register: None,
+            shared: Some(d.clone()),
+        })
+        .collect();
+    let first = sg.outputs()[0];
+    let blocks: u64 = {
+        let k = members.binary_search(&first).unwrap_or(0);
+        let node = &g.nodes[first];
+        node.out_shape
+            .iter()
+            .zip(&c.dom[k])
+            .map(|(&s, &t)| s.div_ceil(t))
+            .product()
+    };
+    let mut reg_fp = 0u64;
+    for grp in groups {
+        let (dom, _, fp) = register_tiling(g, members, grp, &c.dom, levels, dev)?;
+        for (&n, d) in grp.iter().zip(dom) {
+            let k = members.binary_search(&n).unwrap_or(0);
+            tiles[k].register = Some(d);
+        }
+        reg_fp = reg_fp.max(fp);
+    }
+    let shared_traffic = shared_layer_traffic(g, sg, &c.dom, levels) * blocks;
+    let flops: f64 = members
+        .iter()
+        .zip(&c.dom)
+        .map(|(&n, d)| {
+            let node = &g.nodes[n];
+            let pts: u64 = with_whole_reductions(node, d).iter().product();
+            pts as f64 * node.flops_per_point * blocks as f64
+        })
+        .sum();
+    let peak = dev.peak(&g.nodes[first].dtype).simt_gflops * 1e9;
+    let est_us = (c.penalized / dev.bandwidth(Device::GLOBAL)
+        + shared_traffic as f64 / dev.bandwidth(Device::SHARED)
+        + flops / peak)
+        * 1e6;
+    Ok(Plan {
+        members: members.clone(),
+        tiles,
+        global_traffic: c.global,
+        shared_traffic,
+        shared_footprint: c.footprint,
+        register_footprint: reg_fp,
+        est_us,
+    })
+}
