@@ -37,7 +37,8 @@ def word(name):
 
 
 config.substitutions.append((word("mlir-opt"), "/usr/bin/mlir-opt-22"))
-for name in ["rtile-bench", "rtile-mlir-opt", "rtile-opt", "rtile-run", "rtile-run-cuda", "rtile-translate"]:
+for name in ["rtile-bench", "rtile-import-onnx", "rtile-mlir-opt", "rtile-opt", "rtile-run", "rtile-run-cuda",
+             "rtile-translate"]:
     config.substitutions.append((word(name), tool(name)))
 
 # `mlir-opt-22`: upstream MLIR 22 is installed (interop checks use `REQUIRES: mlir-opt-22`).

@@ -46,6 +46,45 @@ pub fn fold(
     })
 }
 
+/// The most elements a folded value may have (the interpreter holds it in memory).
+pub const FOLD_LIMIT: usize = 1 << 26;
+
+/// The most elements any value of an imported graph may have.
+pub const VALUE_LIMIT: usize = 1 << 40;
+
+/// Checks that every step result and constant of `exp` has positive dims and at most
+/// `limit` elements.
+pub fn check_sizes(exp: &crate::ops::Expansion, limit: usize) -> Result<(), String> {
+    let shapes = exp
+        .steps
+        .iter()
+        .map(|s| match s {
+            crate::ops::Step::Compute { compute, .. } => &compute.result.shape,
+            crate::ops::Step::Reshape { shape, .. } => shape,
+        })
+        .chain(exp.consts.iter().map(|c| &c.shape));
+    for shape in shapes {
+        match super::tensor::num_elements(shape) {
+            Ok(n) if n <= limit => {}
+            _ => {
+                return Err(format!(
+                    "a value of shape {shape:?} is too large (at most {limit} elements)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn checked_out(shape: &[i64]) -> Result<(), OpError> {
+    match super::tensor::num_elements(shape) {
+        Ok(n) if n <= FOLD_LIMIT => Ok(()),
+        _ => Err(OpError(format!(
+            "the folded value of shape {shape:?} is too large"
+        ))),
+    }
+}
+
 fn is_float(d: &ConstData) -> bool {
     matches!(
         d,
@@ -111,6 +150,7 @@ fn movement(
     }
     let exp = ops::expand(info, &subst, attrs)
         .ok_or_else(|| OpError(format!("the operator {} is not supported", info.op_type)))??;
+    check_sizes(&exp, FOLD_LIMIT).map_err(OpError)?;
     let tensors: Vec<_> = subst
         .iter()
         .map(|i| i.and_then(|i| i.value).and_then(const_to_tensor))
@@ -170,7 +210,9 @@ fn range(consts: &[Option<&ConstTensor>]) -> Result<Vec<ConstTensor>, OpError> {
     let data = match &s.data {
         ConstData::I64(_) | ConstData::I32(_) => {
             let (a, d) = (start as i64, delta as i64);
-            let v: Vec<f64> = (0..n as i64).map(|k| (a + k * d) as f64).collect();
+            let v: Vec<f64> = (0..n as i64)
+                .map(|k| a.wrapping_add(k.wrapping_mul(d)) as f64)
+                .collect();
             data_from_f64(data_dtype(&s.data), &v)
         }
         other => data_from_f64(
@@ -194,6 +236,7 @@ fn where_op(consts: &[Option<&ConstTensor>]) -> Result<Vec<ConstTensor>, OpError
         return Err(OpError("the condition must be bool".into()));
     };
     let out = broadcast_shapes(&[&c.shape, &x.shape, &y.shape])?;
+    checked_out(&out)?;
     let (ic, ix, iy) = (
         broadcast_index(&c.shape, &out),
         broadcast_index(&x.shape, &out),
@@ -226,6 +269,7 @@ fn int_binary(op: &str, consts: &[Option<&ConstTensor>]) -> Result<Vec<ConstTens
         return Err(OpError("inputs have different element types".into()));
     }
     let out = broadcast_shapes(&[&a.shape, &b.shape])?;
+    checked_out(&out)?;
     let (ia, ib) = (
         broadcast_index(&a.shape, &out),
         broadcast_index(&b.shape, &out),

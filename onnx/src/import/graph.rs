@@ -193,6 +193,17 @@ pub(super) fn import_graph(
     if !graph.sparse_initializer.is_empty() {
         return Err(model_err("sparse initializers are not supported"));
     }
+    for (n, _) in &opts.input_shapes {
+        if !graph
+            .input
+            .iter()
+            .any(|vi| vi.name() == n && !scope.vals.contains_key(n))
+        {
+            return Err(model_err(format!(
+                "--input-shape names '{n}', which is not an input of the graph"
+            )));
+        }
+    }
     let mut arg_types = Vec::new();
     let mut arg_names = Vec::new();
     for vi in graph
@@ -201,15 +212,15 @@ pub(super) fn import_graph(
         .filter(|vi| !scope.vals.contains_key(vi.name()))
     {
         let ty = input_type(vi, opts)?;
-        arg_types.push(ir_type(&ty).ok_or_else(|| model_err("internal: input type"))?);
-        arg_names.push((vi.name().to_string(), ty));
-    }
-    for (n, _) in &opts.input_shapes {
-        if !arg_names.iter().any(|(a, _)| a == n) {
+        if !super::tensor::num_elements(&ty.shape).is_ok_and(|n| n <= super::fold::VALUE_LIMIT) {
             return Err(model_err(format!(
-                "--input-shape names '{n}', which is not an input of the graph"
+                "graph input '{}' of shape {:?} is too large",
+                vi.name(),
+                ty.shape
             )));
         }
+        arg_types.push(ir_type(&ty).ok_or_else(|| model_err("internal: input type"))?);
+        arg_names.push((vi.name().to_string(), ty));
     }
     let fname = match graph.name() {
         "" => "main".to_string(),
@@ -321,7 +332,9 @@ fn import_node(
             n.output.len()
         ));
     }
+    super::fold::check_sizes(&exp, super::fold::VALUE_LIMIT)?;
     if all_const && !exp.steps.is_empty() {
+        super::fold::check_sizes(&exp, super::fold::FOLD_LIMIT)?;
         let tensors = inputs
             .iter()
             .map(|i| match i {

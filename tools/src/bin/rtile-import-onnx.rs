@@ -25,6 +25,10 @@ struct Cli {
     /// Static shape of a graph input, `NAME=DxDx...` (required for symbolic dims).
     #[arg(long = "input-shape", value_name = "NAME=DxD...")]
     input_shape: Vec<String>,
+    /// Print every op in generic form (for tools without te's custom syntax, e.g.
+    /// `mlir-opt-22 --allow-unregistered-dialect`).
+    #[arg(long = "mlir-print-op-generic")]
+    generic: bool,
 }
 
 fn run(cli: &Cli) -> Result<()> {
@@ -43,7 +47,14 @@ fn run(cli: &Cli) -> Result<()> {
             .push(ImportOptions::parse_input_shape(s).map_err(|m| miette!("--input-shape: {m}"))?);
     }
     let (ctx, module) = import_model(&bytes, &opts).map_err(|e| miette!("{}: {e}", cli.model))?;
-    let text = print_op(&ctx, module, &PrintOptions::default());
+    let text = print_op(
+        &ctx,
+        module,
+        &PrintOptions {
+            generic: cli.generic,
+            debug_info: false,
+        },
+    );
     if cli.output == "-" {
         print!("{text}");
     } else {
@@ -56,6 +67,15 @@ fn run(cli: &Cli) -> Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // One line per message, whatever the terminal: lit tests and logs match on it.
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .width(4096)
+                .terminal_links(false)
+                .build(),
+        )
+    }));
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

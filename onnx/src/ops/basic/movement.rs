@@ -179,7 +179,9 @@ fn split(
                 .collect()
         }
     };
-    if sizes.iter().sum::<i64>() != dim || sizes.iter().any(|&s| s <= 0) {
+    if sizes.iter().map(|&s| s as i128).sum::<i128>() != dim as i128
+        || sizes.iter().any(|&s| s <= 0)
+    {
         return err(format!(
             "split sizes {sizes:?} do not cover the axis of size {dim} with non-empty parts"
         ));
@@ -219,12 +221,15 @@ pub fn slice_range(d: i64, start: i64, end: i64, step: i64) -> (i64, i64) {
     } else {
         (s.clamp(0, d - 1), e.clamp(-1, d - 1))
     };
+    // In i128: a step near i64::MAX must not overflow.
+    let (s2, e2, st) = (s as i128, e as i128, step as i128);
     let len = if step > 0 {
-        (e - s + step - 1) / step
+        (e2 - s2 + st - 1) / st
     } else {
-        (s - e + (-step) - 1) / (-step)
+        (s2 - e2 - st - 1) / -st
     };
-    (s, len.max(0))
+    let len = len.max(0) as i64;
+    (s, len)
 }
 
 /// Slice: attributes `starts`, `ends`, `axes` before opset 10, inputs (with `steps`)
@@ -339,7 +344,10 @@ fn pad(
     for (k, &a) in axes.iter().enumerate() {
         let (b, e) = (pads[k], pads[k + axes.len()]);
         begin[a] = b;
-        out[a] = x.shape[a] + b + e;
+        out[a] = x.shape[a]
+            .checked_add(b)
+            .and_then(|v| v.checked_add(e))
+            .ok_or_else(|| OpError(format!("pads {pads:?} are too large")))?;
         if out[a] <= 0 {
             return err(format!("axis {a} is padded to size {}", out[a]));
         }
