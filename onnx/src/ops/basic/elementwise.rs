@@ -24,6 +24,7 @@ pub fn expand(
         "Sum" => variadic(inputs, BinOp::Add, 1, usize::MAX),
         "Max" => variadic(inputs, BinOp::Max, 1, usize::MAX),
         "Min" => variadic(inputs, BinOp::Min, 1, usize::MAX),
+        "Pow" => pow(inputs),
         "Relu" => unary(inputs, |x, t| bin(BinOp::Max, x, lit(0.0, t))),
         // LeakyRelu (opset 6, 16): alpha defaults to 0.01.
         "LeakyRelu" => {
@@ -263,5 +264,63 @@ fn cast(inputs: &[Option<OpInput>], attrs: &dyn NodeAttrs) -> Result<Expansion, 
             Expr::Cast(target, Box::new(Expr::Access(0))),
         ),
         vec![Src::Input(0)],
+    ))
+}
+
+/// Pow (opset 7, 12, 13, 15): `X ^ Y` with multidirectional broadcasting; `Y` may have
+/// another numeric type (12+): a constant exponent is converted to `X`'s type (a scalar
+/// becomes a literal), a runtime one is cast in the body.
+fn pow(inputs: &[Option<OpInput>]) -> Result<Expansion, OpError> {
+    let x = te_type(inputs, 0)?;
+    let t = x.elem;
+    if !t.is_float() {
+        return err(format!(
+            "Pow of {} tensors is not supported (floats only)",
+            t.keyword()
+        ));
+    }
+    let y = input(inputs, 1)?;
+    let shape = x.shape.clone();
+    if let Some(c) = y.value {
+        let vals = crate::import::tensor::data_f64(&c.data);
+        if let [v] = vals.as_slice() {
+            let out = super::util::broadcast_shapes(&[&shape, &c.shape])?;
+            let body = bin(BinOp::Pow, Expr::Access(0), lit(*v, t));
+            return Ok(one_stage(
+                elementwise(&[x], &out, t, body),
+                vec![Src::Input(0)],
+            ));
+        }
+        let dt = match t {
+            ElemType::F64 => crate::import::tensor::dtype::DOUBLE,
+            ElemType::F16 => crate::import::tensor::dtype::FLOAT16,
+            ElemType::BF16 => crate::import::tensor::dtype::BFLOAT16,
+            _ => crate::import::tensor::dtype::FLOAT,
+        };
+        let data = crate::import::tensor::data_from_f64(dt, &vals).map_err(OpError)?;
+        let yt = rtile_dialects::te::model::TensorType::new(c.shape.clone(), t);
+        let out = super::util::broadcast_shapes(&[&shape, &c.shape])?;
+        let body = bin(BinOp::Pow, Expr::Access(0), Expr::Access(1));
+        let mut exp = one_stage(
+            elementwise(&[x, yt], &out, t, body),
+            vec![Src::Input(0), Src::Const(0)],
+        );
+        exp.consts.push(ConstTensor {
+            shape: c.shape.clone(),
+            data,
+        });
+        return Ok(exp);
+    }
+    let yt = te_type(inputs, 1)?;
+    let out = super::util::broadcast_shapes(&[&shape, &yt.shape])?;
+    let e = if yt.elem == t {
+        Expr::Access(1)
+    } else {
+        Expr::Cast(t, Box::new(Expr::Access(1)))
+    };
+    let body = bin(BinOp::Pow, Expr::Access(0), e);
+    Ok(one_stage(
+        elementwise(&[x, yt], &out, t, body),
+        vec![Src::Input(0), Src::Input(1)],
     ))
 }

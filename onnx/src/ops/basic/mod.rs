@@ -2,8 +2,6 @@
 //! activations ([`elementwise`]), shapes and constants ([`shape`]), data movement
 //! ([`movement`]). Semantics and defaults follow the ONNX operator specification
 //! (`onnx/defs`, opsets 7 to 23); each function cites the opset versions it reads.
-//!
-//! Not here: `Pow` (te has no power operation yet; the importer reports it unsupported).
 
 pub mod elementwise;
 pub mod movement;

@@ -920,3 +920,28 @@ fn expand_shape_constant_and_constant_of_shape() {
         }
     );
 }
+
+#[test]
+fn pow_with_scalar_tensor_and_runtime_exponents() {
+    let x =
+        In::Data(Tensor::from_data(vec![2, 2], ElemType::F32, vec![0.5, 2.0, 3.0, 1.5]).unwrap());
+    let xs = tensor_of(&x).data.clone();
+    let got = run1("Pow", 15, &[x.clone_in(), scalar_f32(2.0)], MapAttrs::new());
+    assert_close(
+        &got,
+        &[2, 2],
+        &xs.iter().map(|v| v * v).collect::<Vec<_>>(),
+        1e-6,
+    );
+    // An int64 exponent per column, broadcast over rows.
+    let got = run1("Pow", 15, &[x.clone_in(), ints(&[3, -1])], MapAttrs::new());
+    assert_close(&got, &[2, 2], &[0.125, 0.5, 27.0, 1.0 / 1.5], 1e-6);
+    let e = In::Data(Tensor::from_data(vec![2, 1], ElemType::F32, vec![0.5, 2.0]).unwrap());
+    let got = run1("Pow", 15, &[x.clone_in(), e], MapAttrs::new());
+    assert_close(
+        &got,
+        &[2, 2],
+        &[0.5f64.sqrt(), 2f64.sqrt(), 9.0, 2.25],
+        1e-6,
+    );
+}
