@@ -360,3 +360,114 @@ fn reshapes_that_split_or_merge_dims_are_tensor_reshapes() {
     let text = import_text(&m, &ImportOptions::default()).unwrap();
     assert!(text.contains("floordiv") && text.contains("mod"), "{text}");
 }
+
+/// Folds one node on constants with `rtile_onnx::import::fold`.
+fn fold(
+    op: &str,
+    opset: i64,
+    inputs: &[rtile_onnx::ops::ConstTensor],
+    attrs: rtile_onnx::import::attrs::MapAttrs,
+) -> Vec<rtile_onnx::ops::ConstTensor> {
+    use rtile_onnx::ops::{NodeInfo, OpInput};
+    let types: Vec<_> = inputs
+        .iter()
+        .map(rtile_onnx::import::tensor::const_type)
+        .collect();
+    let ins: Vec<Option<OpInput>> = inputs
+        .iter()
+        .zip(&types)
+        .map(|(c, ty)| Some(OpInput { ty, value: Some(c) }))
+        .collect();
+    let info = NodeInfo {
+        op_type: op,
+        opset,
+        num_outputs: 1,
+    };
+    rtile_onnx::import::fold::fold(info, &ins, &attrs)
+        .expect("folded")
+        .expect("no error")
+}
+
+#[test]
+fn int64_values_fold_with_onnx_semantics() {
+    use rtile_onnx::import::attrs::{AttrValue, MapAttrs};
+    use rtile_onnx::ops::{ConstData, ConstTensor};
+    let i64s = |shape: &[i64], v: &[i64]| ConstTensor {
+        shape: shape.to_vec(),
+        data: ConstData::I64(v.to_vec()),
+    };
+    // Gather with a non-progression index tensor on int64 data (the movement path).
+    let g = fold(
+        "Gather",
+        13,
+        &[i64s(&[4], &[10, 20, 30, 40]), i64s(&[2, 2], &[3, 0, -1, 1])],
+        MapAttrs::new(),
+    );
+    assert_eq!(g[0], i64s(&[2, 2], &[40, 10, 40, 20]));
+    // Concat along axis 0, Transpose, Slice with a negative step.
+    let c = fold(
+        "Concat",
+        13,
+        &[i64s(&[1, 2], &[1, 2]), i64s(&[2, 2], &[3, 4, 5, 6])],
+        MapAttrs::new().with("axis", AttrValue::Int(0)),
+    );
+    assert_eq!(c[0], i64s(&[3, 2], &[1, 2, 3, 4, 5, 6]));
+    let t = fold("Transpose", 13, &[c[0].clone()], MapAttrs::new());
+    assert_eq!(t[0], i64s(&[2, 3], &[1, 3, 5, 2, 4, 6]));
+    let s = fold(
+        "Slice",
+        13,
+        &[
+            i64s(&[5], &[0, 1, 2, 3, 4]),
+            i64s(&[1], &[-1]),
+            i64s(&[1], &[i64::MIN]),
+            i64s(&[1], &[0]),
+            i64s(&[1], &[-2]),
+        ],
+        MapAttrs::new(),
+    );
+    assert_eq!(s[0], i64s(&[3], &[4, 2, 0]));
+    // Integer arithmetic: Div truncates, Mod takes the divisor's sign, broadcasting.
+    let d = fold(
+        "Div",
+        14,
+        &[i64s(&[2], &[7, -7]), i64s(&[], &[2])],
+        MapAttrs::new(),
+    );
+    assert_eq!(d[0], i64s(&[2], &[3, -3]));
+    let m = fold(
+        "Mod",
+        13,
+        &[i64s(&[2], &[7, -7]), i64s(&[], &[3])],
+        MapAttrs::new(),
+    );
+    assert_eq!(m[0], i64s(&[2], &[1, 2]));
+    let r = fold(
+        "Range",
+        11,
+        &[i64s(&[], &[10]), i64s(&[], &[1]), i64s(&[], &[-3])],
+        MapAttrs::new(),
+    );
+    assert_eq!(r[0], i64s(&[3], &[10, 7, 4]));
+    let cond = ConstTensor {
+        shape: vec![2],
+        data: ConstData::Bool(vec![true, false]),
+    };
+    let w = fold(
+        "Where",
+        16,
+        &[cond, i64s(&[2, 1], &[1, 2]), i64s(&[], &[9])],
+        MapAttrs::new(),
+    );
+    assert_eq!(w[0], i64s(&[2, 2], &[1, 9, 2, 9]));
+    let cast = fold(
+        "Cast",
+        13,
+        &[ConstTensor {
+            shape: vec![2],
+            data: ConstData::F32(vec![2.7, -2.7]),
+        }],
+        MapAttrs::new().with("to", AttrValue::Int(7)),
+    );
+    assert_eq!(cast[0], i64s(&[2], &[2, -2]));
+}

@@ -64,13 +64,10 @@ pub fn check_sizes(exp: &crate::ops::Expansion, limit: usize) -> Result<(), Stri
         })
         .chain(exp.consts.iter().map(|c| &c.shape));
     for shape in shapes {
-        match super::tensor::num_elements(shape) {
-            Ok(n) if n <= limit => {}
-            _ => {
-                return Err(format!(
-                    "a value of shape {shape:?} is too large (at most {limit} elements)"
-                ));
-            }
+        if !super::tensor::shape_within(shape, limit) {
+            return Err(format!(
+                "a value of shape {shape:?} is too large (at most {limit} elements)"
+            ));
         }
     }
     Ok(())
@@ -157,16 +154,19 @@ fn movement(
         .collect();
     let outs = eval_expansion(&exp, &tensors, Accumulate::Native)
         .map_err(|m| OpError(format!("folding failed: {m}")))?;
-    Ok(outs
-        .into_iter()
+    let len = data_len(&all);
+    outs.into_iter()
         .map(|t| {
             let idx: Vec<usize> = t.data.iter().map(|&p| p as usize).collect();
-            ConstTensor {
+            if idx.iter().any(|&i| i >= len) {
+                return Err(OpError("internal: folding read outside the data".into()));
+            }
+            Ok(ConstTensor {
                 shape: t.shape,
                 data: data_take(&all, &idx),
-            }
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// Cast (any supported types): floats round to nearest, to integers truncate.

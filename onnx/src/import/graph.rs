@@ -398,8 +398,9 @@ fn emit_expansion(
                     .get(i)
                     .filter(|s| !s.is_empty())
                     .ok_or_else(|| format!("input {i} is absent"))?;
-                let (ty, _) = types[i]
-                    .as_ref()
+                let (ty, _) = types
+                    .get(i)
+                    .and_then(|t| t.as_ref())
                     .ok_or_else(|| format!("input {i} is absent"))?;
                 let v = use_value(em, scope, name, name)?;
                 let tt = TensorType::new(

@@ -67,6 +67,20 @@ pub fn const_type(c: &ConstTensor) -> ValueType {
     }
 }
 
+/// Whether `shape` has no negative dim and the product of its non-zero dims is at most
+/// `limit` (so that no product of some of its dims overflows, even when one is 0).
+pub fn shape_within(shape: &[i64], limit: usize) -> bool {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| {
+            usize::try_from(d)
+                .ok()
+                .and_then(|d| n.checked_mul(d.max(1)))
+                .filter(|&n| n <= limit)
+        })
+        .is_some()
+}
+
 /// Number of elements of `shape`, or an error for negative dims or overflow.
 pub fn num_elements(shape: &[i64]) -> Result<usize, String> {
     shape.iter().try_fold(1usize, |n, &d| {
@@ -98,6 +112,9 @@ pub fn tensor_from_proto(t: &TensorProto) -> Result<ConstTensor, String> {
         return Err("segmented tensors are not supported".into());
     }
     let shape = t.dims.clone();
+    if !shape_within(&shape, super::fold::VALUE_LIMIT) {
+        return Err(format!("the shape {shape:?} is invalid or too large"));
+    }
     let n = num_elements(&shape)?;
     let dt = t.data_type();
     let data = match &t.raw_data {

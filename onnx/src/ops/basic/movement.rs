@@ -162,8 +162,10 @@ fn split(
         Some(s) => s,
         None => {
             let num = attrs.int("num_outputs").unwrap_or(n_out);
-            if num <= 0 {
-                return err("num_outputs must be positive");
+            if num <= 0 || num > dim {
+                return err(format!(
+                    "cannot split an axis of size {dim} into {num} parts"
+                ));
             }
             let chunk = if info.opset >= 18 {
                 (dim + num - 1) / num

@@ -306,7 +306,7 @@ fn constant_of_shape(
         return err(format!("the shape {shape:?} has a negative dim"));
     }
     let n = crate::import::tensor::num_elements(&shape).map_err(OpError)?;
-    if n > 1 << 28 {
+    if !crate::import::tensor::shape_within(&shape, crate::import::fold::FOLD_LIMIT) {
         return err(format!("the shape {shape:?} is too large for a constant"));
     }
     let v = match attrs.tensor("value") {
