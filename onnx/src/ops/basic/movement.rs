@@ -398,6 +398,9 @@ fn gather(inputs: &[Option<OpInput>], attrs: &dyn NodeAttrs) -> Result<Expansion
             dim(k + q.len() - 1)
         }
     };
+    if idx.is_empty() {
+        return err("the indices are empty (te tensors have no empty dims)");
+    }
     let step = if idx.len() > 1 { idx[1] - idx[0] } else { 0 };
     let progression = q.len() <= 1 && idx.windows(2).all(|w| w[1] - w[0] == step);
     if progression {
