@@ -471,3 +471,30 @@ fn int64_values_fold_with_onnx_semantics() {
     );
     assert_eq!(cast[0], i64s(&[2], &[2, -2]));
 }
+
+#[test]
+fn uniform_constants_are_dense_splats() {
+    // c = ConstantOfShape([3], value = 0.5 : f32); y = x + c.
+    let value = AttributeProto {
+        name: Some("value".into()),
+        r#type: Some(AttributeType::Tensor as i32),
+        t: Some(f32_init("", &[1], &[0.5])),
+        ..Default::default()
+    };
+    let nodes = vec![
+        node("ConstantOfShape", "fill", &["shape"], &["c"], vec![value]),
+        node("Add", "add", &["x", "c"], &["y"], vec![]),
+    ];
+    let m = model(
+        nodes,
+        vec![vi("x", &[Some(3)])],
+        &["y"],
+        vec![i64_init("shape", &[3])],
+    );
+    let text = import_text(&m, &ImportOptions::default()).unwrap();
+    assert!(
+        text.contains("arith.constant dense<5.000000e-01> : tensor<3xf32>"),
+        "{text}"
+    );
+    assert!(!text.contains("dialect_resources"), "{text}");
+}

@@ -4,6 +4,7 @@
 use super::tensor::data_bytes;
 use crate::ops::{ConstTensor, ValueType};
 use rtile::ir::affine::{AffineExpr, AffineMap};
+use rtile::ir::attributes::{DenseLiteral, FloatBits};
 use rtile::ir::{
     AttrKind, Attribute, BlockId, Builder, Context, OpId, OperationState, ResourceGroup,
     ResourceValue, Type, Value,
@@ -130,11 +131,33 @@ impl<'c> Emitter<'c> {
     }
 
     /// `arith.constant dense_resource<handle> : tensor<...>` holding `c`, its blob in
-    /// the context's builtin `dialect_resources`.
+    /// the context's builtin `dialect_resources`; `arith.constant dense<v>` when every
+    /// element is `v`.
     pub fn constant(&mut self, c: &ConstTensor, elem: ElemType, hint: &str) -> Value {
         let ty = TensorType::new(c.shape.clone(), elem).to_type();
-        let handle = self.handle(hint);
         let (bytes, align) = data_bytes(&c.data);
+        // All elements alike (a scalar, a ConstantOfShape fill): a `dense<v>` splat.
+        let w = align as usize;
+        if !bytes.is_empty() && bytes.chunks_exact(w).all(|ch| ch == &bytes[..w]) {
+            let v = super::tensor::data_f64(&c.data)[0];
+            let literal = if elem.is_float() {
+                DenseLiteral::Float(FloatBits::new(v))
+            } else if elem == ElemType::I1 {
+                DenseLiteral::Bool(v != 0.0)
+            } else {
+                DenseLiteral::Int(v as i128)
+            };
+            return self
+                .b
+                .op("arith.constant")
+                .property(
+                    "value",
+                    Attribute::new(AttrKind::DenseElements { literal, ty }),
+                )
+                .result(ty)
+                .value();
+        }
+        let handle = self.handle(hint);
         let mut hex = String::with_capacity(10 + 2 * bytes.len());
         hex.push_str("0x");
         for b in align.to_le_bytes().iter().chain(&bytes) {
