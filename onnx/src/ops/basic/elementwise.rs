@@ -13,6 +13,15 @@ pub fn expand(
     inputs: &[Option<OpInput>],
     attrs: &dyn NodeAttrs,
 ) -> Option<Result<Expansion, OpError>> {
+    // Before opset 7, `broadcast` with `axis` aligned B at an axis (not numpy's rule).
+    if matches!(info.op_type, "Add" | "Sub" | "Mul" | "Div" | "Pow")
+        && info.opset < 7
+        && attrs.int("axis").is_some()
+    {
+        return Some(err(
+            "the legacy broadcast with an 'axis' attribute (opset < 7) is not supported",
+        ));
+    }
     let binop = |op| variadic(inputs, op, 2, 2);
     Some(match info.op_type {
         // Add, Sub, Mul, Div (opset 7, 13, 14): multidirectional broadcasting.

@@ -20,7 +20,7 @@ pub fn expand(
     attrs: &dyn NodeAttrs,
 ) -> Option<Result<Expansion, OpError>> {
     Some(match info.op_type {
-        "Concat" => concat(inputs, attrs),
+        "Concat" => concat(info, inputs, attrs),
         "Split" => split(info, inputs, attrs),
         "Slice" => slice(info, inputs, attrs),
         "Pad" => pad(info, inputs, attrs),
@@ -38,9 +38,13 @@ fn iota(n: i64) -> ConstTensor {
     }
 }
 
-/// Concat (opset 4, 11, 13): one stage reads every input shifted along `axis` with a
+/// Concat (opset 1, 4, 11, 13; `axis` defaults to 1 before 4): one stage reads every input shifted along `axis` with a
 /// pad value and selects the one whose range holds the index (through an iota).
-fn concat(inputs: &[Option<OpInput>], attrs: &dyn NodeAttrs) -> Result<Expansion, OpError> {
+fn concat(
+    info: NodeInfo,
+    inputs: &[Option<OpInput>],
+    attrs: &dyn NodeAttrs,
+) -> Result<Expansion, OpError> {
     let types = (0..inputs.len())
         .map(|i| te_type(inputs, i))
         .collect::<Result<Vec<_>, _>>()?;
@@ -51,6 +55,7 @@ fn concat(inputs: &[Option<OpInput>], attrs: &dyn NodeAttrs) -> Result<Expansion
     let axis = norm_axis(
         attrs
             .int("axis")
+            .or((info.opset < 4).then_some(1))
             .ok_or_else(|| OpError("attribute 'axis' is missing".into()))?,
         r,
         "axis",

@@ -945,3 +945,34 @@ fn pow_with_scalar_tensor_and_runtime_exponents() {
         1e-6,
     );
 }
+
+#[test]
+fn legacy_variants_before_opset_7_and_4() {
+    let (a, b) = (data(&[2, 3], 1), data(&[3], 2));
+    let e = run(
+        "Add",
+        6,
+        &[a.clone_in(), b.clone_in()],
+        MapAttrs::new()
+            .with("broadcast", AttrValue::Int(1))
+            .with("axis", AttrValue::Int(1)),
+        1,
+    )
+    .unwrap_err();
+    assert!(e.contains("legacy broadcast"), "{e}");
+    // Concat before opset 4: axis 1 by default.
+    let got = run1("Concat", 1, &[a.clone_in(), a.clone_in()], MapAttrs::new());
+    assert_eq!(got.shape, vec![2, 6]);
+    let t = tensor_of(&a);
+    assert_eq!(got.data[3..6], t.data[0..3]);
+    assert!(
+        run(
+            "Concat",
+            4,
+            &[a.clone_in(), a.clone_in()],
+            MapAttrs::new(),
+            1
+        )
+        .is_err()
+    );
+}
