@@ -4,7 +4,13 @@
 //!
 //! - [`ops`]: every supported operator as an [`ops::Expansion`]: the te stages one node
 //!   becomes, built from the node's input types, constant inputs and attributes.
+//! - [`proto`]: the ONNX protobuf messages (prost, from the vendored `onnx.proto`).
+//! - [`import`]: [`import_model`], the ModelProto → IR importer, with constant folding.
 //! - [`eval`]: runs an expansion with the te interpreter (tests, constant folding).
 
 pub mod eval;
+pub mod import;
 pub mod ops;
+pub mod proto;
+
+pub use import::{ImportError, ImportOptions, import_model};

@@ -147,6 +147,7 @@ fn eval_const(e: &Expr, pad: f64) -> f64 {
                         a.min(b)
                     }
                 }
+                BinOp::Pow => a.powf(b),
             }
         }
         Expr::Unary(op, a) => {

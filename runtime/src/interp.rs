@@ -137,6 +137,8 @@ fn int_bin(op: BinOp, a: f64, b: f64) -> f64 {
         }
         BinOp::Max => a.max(b),
         BinOp::Min => a.min(b),
+        // Ill-typed in te (`Expr::ty`); a non-negative exponent as integer power.
+        BinOp::Pow => a.wrapping_pow(b.clamp(0, u32::MAX as i64) as u32),
     }) as f64
 }
 
@@ -170,6 +172,7 @@ fn eval_nodes(nodes: &[Node], access: &[f64], slots: &mut [f64], r: &Rounder) ->
                         BinOp::Div => a / b,
                         BinOp::Max => fmax(a, b),
                         BinOp::Min => fmin(a, b),
+                        BinOp::Pow => a.powf(b),
                     };
                     r.fix(v, n.ty)
                 } else {

@@ -615,6 +615,7 @@ impl Builder<'_> {
                 };
                 self.binary(p, op, a, b, expected)
             }
+            ("pow", [a, b]) => self.binary(p, BinOp::Pow, a, b, expected),
             ("select", [c, a, b]) => {
                 let ec = self.elab(c, Some(ElemType::I1))?;
                 if ec.ty(&self.access_types()) != Some(ElemType::I1) {
@@ -802,10 +803,14 @@ impl Printer<'_> {
                     (None, t)
                 };
                 match op {
-                    BinOp::Max | BinOp::Min => (
+                    BinOp::Max | BinOp::Min | BinOp::Pow => (
                         format!(
                             "{}({}, {})",
-                            if *op == BinOp::Max { "max" } else { "min" },
+                            match op {
+                                BinOp::Max => "max",
+                                BinOp::Min => "min",
+                                _ => "pow",
+                            },
                             self.expr(a, ea, 0),
                             self.expr(b, eb, 0)
                         ),

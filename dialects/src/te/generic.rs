@@ -59,6 +59,9 @@ pub fn binary_op_name(op: BinOp, float: bool) -> &'static str {
         (BinOp::Max, false) => "arith.maxsi",
         (BinOp::Min, true) => "arith.minimumf",
         (BinOp::Min, false) => "arith.minsi",
+        (BinOp::Pow, true) => "math.powf",
+        // Integer powers are ill-typed in te (`Expr::ty`); upstream's name for them.
+        (BinOp::Pow, false) => "math.ipowi",
     }
 }
 
@@ -300,6 +303,7 @@ pub fn ops_to_body(g: &GenericBody, access_types: &[ElemType]) -> Result<Expr, S
             "arith.divf" | "arith.divsi" => bin(BinOp::Div)?,
             "arith.maximumf" | "arith.maxsi" | "arith.maxnumf" => bin(BinOp::Max)?,
             "arith.minimumf" | "arith.minsi" | "arith.minnumf" => bin(BinOp::Min)?,
+            "math.powf" => bin(BinOp::Pow)?,
             "arith.negf" => un(UnOp::Neg)?,
             "math.exp" => un(UnOp::Exp)?,
             "math.log" => un(UnOp::Log)?,
@@ -376,6 +380,7 @@ pub fn intern_op_name(name: &str) -> Option<&'static str> {
         "math.rsqrt",
         "math.tanh",
         "math.erf",
+        "math.powf",
         "math.absf",
         "math.absi",
         "arith.cmpf",

@@ -265,6 +265,8 @@ pub enum BinOp {
     Div,
     Max,
     Min,
+    /// `pow(a, b)`: `a` raised to `b` (`math.powf`; floats only).
+    Pow,
 }
 
 /// Unary operations (`arith.negf`, `math.*`).
@@ -371,9 +373,12 @@ impl Expr {
         Some(match self {
             Expr::Access(i) => *access_types.get(*i)?,
             Expr::Const(_, t) => *t,
-            Expr::Binary(_, a, b) => {
+            Expr::Binary(op, a, b) => {
                 let ta = a.ty(access_types)?;
-                if b.ty(access_types)? != ta || ta == ElemType::I1 {
+                if b.ty(access_types)? != ta
+                    || ta == ElemType::I1
+                    || (*op == BinOp::Pow && !ta.is_float())
+                {
                     return None;
                 }
                 ta
