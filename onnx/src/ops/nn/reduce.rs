@@ -6,9 +6,9 @@
 //! no dim is reduced (the element function still applies, as in the reference).
 
 use rtile::ir::affine::AffineExpr;
-use rtile_dialects::te::model::{Combiner, ElemType, UnOp};
+use rtile_dialects::te::model::{CmpOp, Combiner, ElemType, UnOp};
 
-use super::build::{Builder, Reads, Val, add, div, k, mul, sub, un};
+use super::build::{Builder, Reads, Val, add, cast, cmp, div, k, mul, sub, un};
 use super::{Node, norm_axis};
 use crate::ops::{Expansion, OpError};
 
@@ -139,8 +139,16 @@ fn reduce_layout(shape: &[i64], dims: &[usize], keepdims: bool) -> Layout {
 /// Every `Reduce*` operator.
 pub fn reduce(node: &Node) -> Result<Expansion, OpError> {
     let kind = Kind::of(node.op()).ok_or_else(|| OpError("not a reduction".into()))?;
+    if let Some(Some(inp)) = node.inputs.first()
+        && inp.ty.shape.contains(&0)
+    {
+        return empty_input(node, kind, &inp.ty.shape, inp.ty.elem);
+    }
     let x = node.input(0)?;
     let elem = x.elem();
+    if elem == ElemType::I1 && matches!(kind, Kind::Max | Kind::Min) {
+        return bool_any_all(node, kind, &x);
+    }
     let float_only = matches!(kind, Kind::L2 | Kind::LogSum | Kind::LogSumExp);
     if elem == ElemType::I1 || (float_only && !elem.is_float()) {
         return Err(OpError(format!(
@@ -235,5 +243,64 @@ pub fn reduce(node: &Node) -> Result<Expansion, OpError> {
         }
         _ => s,
     };
+    Ok(b.finish(vec![y]))
+}
+
+/// A reduction of a tensor with a zero dim: a constant result, the reduction's value on
+/// the empty set (0 for sums, 1 for the product, -inf for max and the logs, +inf for
+/// min, NaN for the mean; false/true for boolean max/min), or an empty tensor when a
+/// kept dim is zero.
+fn empty_input(
+    node: &Node,
+    kind: Kind,
+    shape: &[i64],
+    elem: Option<ElemType>,
+) -> Result<Expansion, OpError> {
+    let boolean = elem == Some(ElemType::I1) && matches!(kind, Kind::Max | Kind::Min);
+    let Some(elem) = elem.filter(|e| e.is_float() || boolean) else {
+        return Err(OpError(
+            "a reduction of an empty tensor is supported for float types (and booleans in ReduceMax/ReduceMin) only".into(),
+        ));
+    };
+    let dims = reduced_dims(node, kind, shape.len())?.unwrap_or_default();
+    let keepdims = node.int("keepdims", 1) != 0;
+    let (par, _, _) = reduce_layout(shape, &dims, keepdims);
+    let value = match kind {
+        // any() of nothing is false, all() of nothing is true.
+        Kind::Max if boolean => 0.0,
+        Kind::Min if boolean => 1.0,
+        Kind::Sum | Kind::L1 | Kind::L2 | Kind::SumSquare => 0.0,
+        Kind::Prod => 1.0,
+        Kind::Max | Kind::LogSum | Kind::LogSumExp => f64::NEG_INFINITY,
+        Kind::Min => f64::INFINITY,
+        Kind::Mean => f64::NAN,
+    };
+    // With no reduced dim the result is the (empty) input's shape: still empty.
+    let n: i64 = par.iter().product();
+    let mut b = Builder::new();
+    let y = b.constant(par, elem, vec![value; n as usize]);
+    Ok(b.finish(vec![y]))
+}
+
+/// ReduceMax / ReduceMin of booleans (any / all): the reduction on `i8`, then `!= 0`
+/// (te reduces no `i1`).
+fn bool_any_all(node: &Node, kind: Kind, x: &Val) -> Result<Expansion, OpError> {
+    let dims = reduced_dims(node, kind, x.rank())?.unwrap_or_default();
+    let keepdims = node.int("keepdims", 1) != 0;
+    let mut b = Builder::new();
+    let s = reduce_stage(
+        &mut b,
+        x,
+        &dims,
+        keepdims,
+        kind.combiner(),
+        ElemType::I8,
+        |r, idx| cast(r.read(x, idx, None), ElemType::I1, ElemType::I8),
+    )?;
+    let shape = s.shape().to_vec();
+    let all = super::build::all_dims(shape.len());
+    let y = b.map(&shape, ElemType::I1, |r| {
+        cmp(CmpOp::Ne, r.read_dims(&s, &all), k(0.0, ElemType::I8))
+    })?;
     Ok(b.finish(vec![y]))
 }

@@ -230,3 +230,47 @@ fn reductions_noop_with_empty_axes_and_errors() {
     );
     assert!(e.contains("out of range"), "{e}");
 }
+
+#[test]
+fn reductions_of_empty_tensors_and_booleans() {
+    use rtile_dialects::te::model::ElemType;
+    let empty = Tensor::from_data(vec![2, 0, 3], ElemType::F32, vec![]).unwrap();
+    for (op, v) in [
+        ("ReduceSum", 0.0),
+        ("ReduceProd", 1.0),
+        ("ReduceMax", f64::NEG_INFINITY),
+        ("ReduceMin", f64::INFINITY),
+        ("ReduceLogSumExp", f64::NEG_INFINITY),
+    ] {
+        let got = run(
+            op,
+            18,
+            vec![In::T(empty.clone()), In::Ints(vec![1])],
+            &Attrs::default(),
+        );
+        assert_close(&got, &[2, 1, 3], &[v; 6], 0.0);
+    }
+    // A kept zero dim: the result is empty too.
+    let got = run(
+        "ReduceSum",
+        13,
+        vec![In::T(empty), In::Ints(vec![2])],
+        &Attrs::default(),
+    );
+    assert_close(&got, &[2, 0, 1], &[], 0.0);
+    // Booleans: max is any, min is all.
+    let b = Tensor::from_data(vec![2, 3], ElemType::I1, vec![0., 1., 0., 0., 0., 0.]).unwrap();
+    let keep0 = Attrs::new(&[("keepdims", A::I(0))]);
+    let got = run(
+        "ReduceMax",
+        18,
+        vec![In::T(b.clone()), In::Ints(vec![1])],
+        &keep0,
+    );
+    assert_eq!(
+        (got.dtype, got.data.clone()),
+        (ElemType::I1, vec![1.0, 0.0])
+    );
+    let got = run("ReduceMin", 18, vec![In::T(b), In::Ints(vec![0])], &keep0);
+    assert_eq!(got.data, [0.0, 0.0, 0.0]);
+}
