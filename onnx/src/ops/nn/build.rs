@@ -160,6 +160,7 @@ impl Builder {
             accesses: Vec::new(),
         };
         let body = body(&mut reads);
+        let (body, reads) = canonical_order(body, reads);
         let axes = par
             .iter()
             .enumerate()
@@ -224,6 +225,60 @@ impl Builder {
     }
 }
 
+/// Renumbers accesses and inputs in the order the body first uses them: the order
+/// the custom form's parser and the generic form's operands have, so that a stage
+/// prints and reads back as the same model.
+fn canonical_order(body: Expr, reads: Reads) -> (Expr, Reads) {
+    let mut access_order: Vec<usize> = Vec::new();
+    body.for_each_access(&mut |i| {
+        if !access_order.contains(&i) {
+            access_order.push(i);
+        }
+    });
+    let mut input_order: Vec<usize> = Vec::new();
+    for &a in &access_order {
+        let inp = reads.accesses[a].input;
+        if !input_order.contains(&inp) {
+            input_order.push(inp);
+        }
+    }
+    let new_input = |old: usize| input_order.iter().position(|&i| i == old).unwrap_or(old);
+    let accesses = access_order
+        .iter()
+        .map(|&a| Access {
+            input: new_input(reads.accesses[a].input),
+            ..reads.accesses[a].clone()
+        })
+        .collect();
+    let body = renumber(body, &|old| {
+        access_order.iter().position(|&a| a == old).unwrap_or(old)
+    });
+    let reads = Reads {
+        num_axes: reads.num_axes,
+        inputs: input_order
+            .iter()
+            .map(|&i| reads.inputs[i].clone())
+            .collect(),
+        operands: input_order.iter().map(|&i| reads.operands[i]).collect(),
+        accesses,
+    };
+    (body, reads)
+}
+
+/// `e` with every access index mapped through `f`.
+fn renumber(e: Expr, f: &dyn Fn(usize) -> usize) -> Expr {
+    let bx = |e: Box<Expr>| Box::new(renumber(*e, f));
+    match e {
+        Expr::Access(i) => Expr::Access(f(i)),
+        Expr::Const(..) => e,
+        Expr::Binary(op, a, b) => Expr::Binary(op, bx(a), bx(b)),
+        Expr::Unary(op, a) => Expr::Unary(op, bx(a)),
+        Expr::Cmp(op, a, b) => Expr::Cmp(op, bx(a), bx(b)),
+        Expr::Select(c, a, b) => Expr::Select(bx(c), bx(a), bx(b)),
+        Expr::Cast(t, a) => Expr::Cast(t, bx(a)),
+    }
+}
+
 /// Every dim of an elementwise domain of rank `n`: `[0, 1, .., n-1]`.
 pub fn all_dims(n: usize) -> Vec<usize> {
     (0..n).collect()
@@ -254,9 +309,10 @@ pub fn affine(a: AffineExpr, c: i64, b: i64) -> AffineExpr {
     )
 }
 
-/// A float or integer constant of type `t`.
+/// A float or integer constant of type `t`, held as the nearest value of `t` (what a
+/// literal of te's custom form denotes, so that a stage reads back as the same model).
 pub fn k(v: f64, t: ElemType) -> Expr {
-    Expr::Const(v, t)
+    Expr::Const(rtile_dialects::te::round::round_to(v, t), t)
 }
 /// `a + b`.
 pub fn add(a: Expr, b: Expr) -> Expr {

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use rtile_dialects::te::model::{ElemType, TensorType};
+use rtile_dialects::te::expr::{header_of, parse_custom, print_body, print_header};
+use rtile_dialects::te::model::{ElemType, TeCompute, TensorType};
 use rtile_runtime::interp::Accumulate;
 use rtile_runtime::tensor::{SplitMix64, Tensor};
 
@@ -135,6 +136,11 @@ pub fn run_n(
         num_outputs,
     };
     let exp = crate::ops::expand(info, &op_inputs, attrs).expect("op is dispatched")?;
+    for step in &exp.steps {
+        if let crate::ops::Step::Compute { compute, .. } = step {
+            assert_text_round_trip(compute);
+        }
+    }
     assert_eq!(
         exp.outputs.len(),
         num_outputs,
@@ -148,6 +154,17 @@ pub fn run_n(
         })
         .collect();
     Ok(eval_expansion(&exp, &tensors, Accumulate::F64).expect("expansion runs"))
+}
+
+/// Every stage prints in te's custom form and parses back to the same model (what the
+/// importer emits must read back).
+fn assert_text_round_trip(c: &TeCompute) {
+    let names: Vec<String> = (0..c.inputs.len()).map(|i| format!("in{i}")).collect();
+    let text = print_body(c, &names);
+    let header = print_header(c);
+    let back = parse_custom(&header_of(c), &text)
+        .unwrap_or_else(|e| panic!("`{header} {{ {text} }}` does not parse: {e}"));
+    assert_eq!(back.compute, *c, "{header} {{ {text} }}");
 }
 
 /// [`run_n`] with one output, unwrapped.
