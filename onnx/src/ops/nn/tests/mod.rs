@@ -14,6 +14,7 @@ use crate::ops::{ConstData, ConstTensor, NodeAttrs, NodeInfo, OpError, OpInput, 
 mod activation;
 mod conv;
 mod gemm;
+mod low_precision;
 mod norm;
 mod pool;
 mod softmax_reduce;
@@ -96,6 +97,18 @@ pub fn run_n(
     attrs: &Attrs,
     num_outputs: usize,
 ) -> Result<Vec<Tensor>, OpError> {
+    run_mode(op, opset, inputs, attrs, num_outputs, Accumulate::F64)
+}
+
+/// [`run_n`] in a given interpreter mode.
+pub fn run_mode(
+    op: &str,
+    opset: i64,
+    inputs: Vec<In>,
+    attrs: &Attrs,
+    num_outputs: usize,
+    mode: Accumulate,
+) -> Result<Vec<Tensor>, OpError> {
     let types: Vec<Option<ValueType>> = inputs
         .iter()
         .map(|i| match i {
@@ -153,7 +166,7 @@ pub fn run_n(
             _ => None,
         })
         .collect();
-    Ok(eval_expansion(&exp, &tensors, Accumulate::F64).expect("expansion runs"))
+    Ok(eval_expansion(&exp, &tensors, mode).expect("expansion runs"))
 }
 
 /// Every stage prints in te's custom form and parses back to the same model (what the

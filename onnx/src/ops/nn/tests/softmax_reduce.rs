@@ -5,7 +5,7 @@ use rtile_runtime::tensor::Tensor;
 use super::{A, Attrs, In, assert_close, indices, offset, rand, run, run_err};
 
 /// Softmax over groups of positions: `groups[g]` lists flat offsets normalized together.
-fn softmax_groups(x: &Tensor, groups: &[Vec<usize>], log: bool) -> Vec<f64> {
+pub fn softmax_groups(x: &Tensor, groups: &[Vec<usize>], log: bool) -> Vec<f64> {
     let mut y = vec![0.0; x.data.len()];
     for g in groups {
         let z: f64 = g.iter().map(|&i| x.data[i].exp()).sum();
@@ -21,7 +21,7 @@ fn softmax_groups(x: &Tensor, groups: &[Vec<usize>], log: bool) -> Vec<f64> {
 }
 
 /// Flat offsets grouped by every index but `axis`.
-fn groups_along(shape: &[i64], axis: usize) -> Vec<Vec<usize>> {
+pub fn groups_along(shape: &[i64], axis: usize) -> Vec<Vec<usize>> {
     let mut outer = shape.to_vec();
     outer[axis] = 1;
     indices(&outer)
