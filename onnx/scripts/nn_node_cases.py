@@ -20,7 +20,8 @@ from onnx.backend.test.case.node import collect_testcases
 OPS = {
     "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization",
     "LayerNormalization", "LRN", "MaxPool", "AveragePool", "GlobalAveragePool",
-    "GlobalMaxPool", "Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax",
+    "GlobalMaxPool", "InstanceNormalization", "Softmax", "LogSoftmax", "ReduceSum",
+    "ReduceMean", "ReduceMax",
     "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
     "ReduceLogSumExp", "Sigmoid", "HardSigmoid", "Softplus", "Elu", "Selu", "Celu",
     "HardSwish", "Mish", "Softsign", "ThresholdedRelu", "Gelu",

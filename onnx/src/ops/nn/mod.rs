@@ -38,6 +38,7 @@ pub fn expand(
         "MatMul" => gemm::matmul,
         "BatchNormalization" => norm::batch_norm,
         "LayerNormalization" => norm::layer_norm,
+        "InstanceNormalization" => norm::instance_norm,
         "LRN" => norm::lrn,
         "MaxPool" => pool::max_pool,
         "AveragePool" => pool::average_pool,

@@ -180,6 +180,71 @@ pub fn layer_norm(node: &Node) -> Result<Expansion, OpError> {
     Ok(b.finish(outputs[..node.info.num_outputs.clamp(1, 3)].to_vec()))
 }
 
+/// `InstanceNormalization` (opsets 6/22): per sample and channel over the spatial dims,
+/// `Y = scale[c] · (X - mean) / sqrt(var + epsilon) + B[c]` (biased variance).
+pub fn instance_norm(node: &Node) -> Result<Expansion, OpError> {
+    node.check_attrs(&["epsilon"])?;
+    let x = node.float_input(0)?;
+    let rank = x.rank();
+    if rank < 3 {
+        return Err(OpError(format!(
+            "X is {}; InstanceNormalization needs N x C x D1..",
+            x.ty.text()
+        )));
+    }
+    let c = x.shape()[1];
+    let (scale, bias) = (node.float_input(1)?, node.float_input(2)?);
+    for p in [&scale, &bias] {
+        if p.shape() != [c] || p.elem() != x.elem() {
+            return Err(OpError(format!(
+                "scale/B {} must be {c}-element vectors of X's type",
+                p.ty.text()
+            )));
+        }
+    }
+    let eps = node.float("epsilon", 1e-5);
+    let elem = x.elem();
+    let shape = x.shape().to_vec();
+    let dims: Vec<usize> = (2..rank).collect();
+    let n: i64 = shape[2..].iter().product();
+    let all = all_dims(rank);
+    let stat_idx = |r: &Reads| -> Vec<AffineExpr> {
+        (0..rank)
+            .map(|j| {
+                if j >= 2 {
+                    AffineExpr::constant(0)
+                } else {
+                    r.ax(j)
+                }
+            })
+            .collect()
+    };
+    let mut b = Builder::new();
+    let sum = reduce_stage(&mut b, &x, &dims, true, Combiner::Sum, elem, |r, idx| {
+        r.read(&x, idx, None)
+    })?;
+    let stat_shape = sum.shape().to_vec();
+    let mean = b.map(&stat_shape, elem, |r| {
+        div(r.read_dims(&sum, &all), k(n as f64, elem))
+    })?;
+    let var_sum = reduce_stage(&mut b, &x, &dims, true, Combiner::Sum, elem, |r, idx| {
+        let xv = r.read(&x, idx, None);
+        let d = sub(xv, r.read(&mean, stat_idx(r), None));
+        mul(d.clone(), d)
+    })?;
+    let y = b.map(&shape, elem, |r| {
+        let xv = r.read_dims(&x, &all);
+        let d = sub(xv, r.read(&mean, stat_idx(r), None));
+        let var = div(r.read(&var_sum, stat_idx(r), None), k(n as f64, elem));
+        let norm = div(d, un(UnOp::Sqrt, add(var, k(eps, elem))));
+        add(
+            mul(r.read_dims(&scale, &[1]), norm),
+            r.read_dims(&bias, &[1]),
+        )
+    })?;
+    Ok(b.finish(vec![y]))
+}
+
 /// `LRN` across channels: `Y = X / (bias + alpha / size · Σ X²)^beta`, the sum over
 /// channels `c - ⌊(size-1)/2⌋ ..= c + ⌈(size-1)/2⌉` inside the tensor; the power of the
 /// (positive) base is `exp(beta · log(base))`.

@@ -191,3 +191,30 @@ fn lrn_across_channels() {
         assert_close(&got, &x.shape, &want, 1e-7);
     }
 }
+
+#[test]
+fn instance_norm_per_sample_and_channel() {
+    let x = rand(&[2, 3, 4, 5], 8);
+    let s = rand(&[3], 9);
+    let b = rand(&[3], 10);
+    let eps = 1e-2f32 as f64;
+    let mut want = Vec::new();
+    for nc in 0..6 {
+        let v = &x.data[nc * 20..(nc + 1) * 20];
+        let mean = v.iter().sum::<f64>() / 20.0;
+        let var = v.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / 20.0;
+        let c = nc % 3;
+        want.extend(
+            v.iter()
+                .map(|a| s.data[c] * (a - mean) / (var + eps).sqrt() + b.data[c]),
+        );
+    }
+    let attrs = Attrs::new(&[("epsilon", A::F(1e-2))]);
+    let got = run(
+        "InstanceNormalization",
+        6,
+        vec![In::T(x.clone()), In::T(s), In::T(b)],
+        &attrs,
+    );
+    assert_close(&got, &x.shape, &want, 1e-12);
+}
