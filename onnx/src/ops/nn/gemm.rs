@@ -1,4 +1,4 @@
-//! Gemm (ONNX opsets 7/9/11/13) and MatMul (1/9/13).
+//! Gemm (ONNX opsets 6/7/9/11/13) and MatMul (1/9/13).
 
 use rtile::ir::affine::AffineExpr;
 use rtile_dialects::te::model::{Combiner, ElemType};
@@ -17,7 +17,12 @@ fn check_numeric(v: &Val, i: usize) -> Result<(), OpError> {
 /// `Gemm`: `Y = alpha · A' · B' + beta · C` with `A' = transA ? Aᵀ : A` (M x K), `B'`
 /// likewise (K x N), and the optional `C` broadcast unidirectionally to M x N.
 pub fn gemm(node: &Node) -> Result<Expansion, OpError> {
-    node.check_attrs(&["alpha", "beta", "transA", "transB"])?;
+    if node.opset() < 7 {
+        // Opset 6's `broadcast` only permits what unidirectional broadcasting does.
+        node.check_attrs(&["alpha", "beta", "broadcast", "transA", "transB"])?;
+    } else {
+        node.check_attrs(&["alpha", "beta", "transA", "transB"])?;
+    }
     let a = node.input(0)?;
     let bm = node.input(1)?;
     check_numeric(&a, 0)?;

@@ -10,12 +10,20 @@ use super::{Node, norm_axis};
 use crate::ops::{Expansion, OpError};
 
 /// `BatchNormalization` in inference mode: `Y = (X - mean) / sqrt(var + epsilon) ·
-/// scale + B` per channel (dim 1). With opset 7/8's `spatial = 0` the parameters are
+/// scale + B` per channel (dim 1). With opset 6-8's `spatial = 0` the parameters are
 /// per channel and spatial position (`C x D1 x ..`). Training mode (`training_mode = 1`,
 /// or the running-statistics outputs) is refused.
 pub fn batch_norm(node: &Node) -> Result<Expansion, OpError> {
     let opset = node.opset();
-    if opset < 9 {
+    if opset < 7 {
+        // Opset 6: `is_test` (default 0, training mode) selects inference.
+        node.check_attrs(&["epsilon", "is_test", "momentum", "spatial"])?;
+        if node.int("is_test", 0) == 0 {
+            return Err(OpError(
+                "is_test 0 (training mode, opset 6) is not supported (inference only)".into(),
+            ));
+        }
+    } else if opset < 9 {
         node.check_attrs(&["epsilon", "momentum", "spatial"])?;
     } else if opset < 14 {
         node.check_attrs(&["epsilon", "momentum"])?;

@@ -84,8 +84,17 @@ fn gemm_transposes_and_broadcast_c() {
         let got = run("Gemm", 11, vec![In::T(a.clone()), In::T(b.clone())], &attrs);
         assert_close(&got, &shape, &want, 1e-12);
     }
-    let a = rand(&[4, 5], 1);
-    let b = rand(&[5, 3], 2);
+    // Opset 6 spells the broadcast of C out.
+    let (a, b, c) = (rand(&[4, 5], 1), rand(&[5, 3], 2), rand(&[3], 3));
+    let (shape, want) = gemm_ref(&a, &b, Some(&c), false, false, 1.0, 1.0);
+    let attrs = Attrs::new(&[("broadcast", A::I(1))]);
+    let got = run(
+        "Gemm",
+        6,
+        vec![In::T(a.clone()), In::T(b.clone()), In::T(c)],
+        &attrs,
+    );
+    assert_close(&got, &shape, &want, 1e-12);
     let e = run_err(
         "Gemm",
         13,
