@@ -186,8 +186,9 @@ fn add_bias(b: &mut Builder, node: &Node, y: Val, idx: usize) -> Result<Val, OpE
     })
 }
 
-/// `Conv` (opsets 1, 11, 22): `Y[n, m, o..] = B[m] + Σ_{c, j..} X[n, g·C/G + c, o·s - pad
-/// + j·d ..] · W[m, c, j..]` with `g = m div (M/G)`; zero padding is a `pad 0.0` read.
+/// `Conv` (opsets 1, 11, 22):
+/// `Y[n, m, o..] = B[m] + Σ_{c, j..} X[n, g·C/G + c, o·s - pad + j·d ..] · W[m, c, j..]`
+/// with `g = m div (M/G)`; zero padding is a `pad 0.0` read.
 pub fn conv(node: &Node) -> Result<Expansion, OpError> {
     node.check_attrs(&[
         "auto_pad",

@@ -1,7 +1,25 @@
 //! ONNX operators: the nn family (see [`super`]): convolutions, Gemm/MatMul,
 //! normalizations, pooling, softmax, reductions and activations, with the semantics and
-//! defaults of the ONNX operator specification (opset 7 through 23; see
+//! defaults of the ONNX operator specification (opset 6/7 through 23; see
 //! <https://onnx.ai/onnx/operators/>).
+//!
+//! - [`conv`]: Conv, ConvTranspose (1-D/2-D/3-D, groups, dilations, strides, pads,
+//!   auto_pad, output_padding, output_shape; ConvTranspose is a gather whose stride
+//!   divisibility is a read of a constant 0/1 mask).
+//! - [`gemm`]: Gemm, MatMul (numpy semantics, batch broadcast).
+//! - [`norm`]: BatchNormalization (inference), LayerNormalization (with Mean and
+//!   InvStdDev), InstanceNormalization, LRN.
+//! - [`pool`]: MaxPool, AveragePool (ceil_mode, count_include_pad: a per-position
+//!   divisor constant where the count varies), GlobalAveragePool, GlobalMaxPool.
+//! - [`softmax`]: Softmax, LogSoftmax (both axis conventions).
+//! - [`reduce`]: the ten Reduce* operators (axes attribute or input, keepdims,
+//!   noop_with_empty_axes, empty inputs, boolean max/min).
+//! - [`activation`]: Sigmoid, HardSigmoid, Softplus, Elu, Selu, Celu, HardSwish, Mish,
+//!   Softsign, ThresholdedRelu, Gelu.
+//!
+//! Refused with an [`OpError`]: MaxPool's Indices output (int64, which te cannot hold),
+//! training-mode BatchNormalization, element types te lacks (uint8 MaxPool), empty
+//! tensors except in reductions, attributes the operator's opsets do not define.
 
 use rtile_dialects::te::model::TensorType;
 
