@@ -74,10 +74,19 @@ pub fn eval_expansion(
     for step in &exp.steps {
         let t = match step {
             Step::Compute { compute, operands } => {
-                let args = operands
+                let mut args = operands
                     .iter()
                     .map(|&s| get(s, &steps))
                     .collect::<Result<Vec<_>, _>>()?;
+                // The oracle's stage results are f64 tensors; a later stage reads them
+                // as its declared float type, keeping the f64 values (no rounding).
+                if mode == Accumulate::F64 {
+                    for (a, want) in args.iter_mut().zip(&compute.inputs) {
+                        if a.dtype == ElemType::F64 && want.elem.is_float() {
+                            a.dtype = want.elem;
+                        }
+                    }
+                }
                 eval_compute(compute, &args, mode)?
             }
             Step::Reshape { src, shape } => get(*src, &steps)?.reshaped(shape.clone())?,
