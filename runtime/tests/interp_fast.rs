@@ -271,7 +271,7 @@ fn same(a: &Result<Tensor, String>, b: &Result<Tensor, String>) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 800, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn compiled_matches_reference(seed in any::<u64>()) {

@@ -1,6 +1,6 @@
 //! The compiled evaluator behind [`super::eval_compute`].
 //!
-//! The result is cut into rows along one parallel axis (the longest; lanes), at most
+//! The result is cut into rows along one parallel axis (lanes; see [`lane_axis`]), at most
 //! [`MAX_LANES`] points each. For a row, every reduction point is visited in the
 //! reference's lexicographic order and the body runs on all lanes at once ([`Kernel`]),
 //! each lane folding into its own accumulator: per result point the operations and their
@@ -10,9 +10,10 @@
 use rayon::prelude::*;
 use rtile_dialects::te::model::{AxisKind, Combiner, ElemType, TeCompute};
 
-use super::access::{AccessPlan, ReadFailed};
-use super::kernel::{Kernel, Rnd};
+use super::access::{AccessPlan, Cursor, ReadFailed};
+use super::kernel::{Kernel, Operand, Rnd};
 use super::{Accumulate, combine, fmax, fmin, result_type};
+use crate::round::round_to;
 use crate::tensor::Tensor;
 
 /// Lanes per row: enough to amortise the per-instruction dispatch, few enough that a
@@ -36,6 +37,8 @@ struct Plan<'a> {
     mode: Accumulate,
     kernel: Kernel,
     accesses: Vec<AccessPlan>,
+    /// Per access: one read per row point.
+    uniform: Vec<bool>,
     /// Parallel extents (the result's shape), then reduction extents.
     extents: Vec<i64>,
     np: usize,
@@ -55,7 +58,6 @@ pub fn eval(c: &TeCompute, inputs: &[&Tensor], mode: Accumulate) -> Result<Tenso
         return Err(Unsupported);
     }
     let tys = c.access_types();
-    let kernel = Kernel::compile(&c.body, &tys, mode).map_err(|_| Unsupported)?;
     let orig = match (&c.padded_from, c.may_pad) {
         (Some(o), Some(mp)) if o.len() == n => Some((o.as_slice(), mp.value)),
         (Some(_), _) => return Err(Unsupported),
@@ -75,14 +77,15 @@ pub fn eval(c: &TeCompute, inputs: &[&Tensor], mode: Accumulate) -> Result<Tenso
     if c.accesses.iter().any(|a| a.input >= inputs.len()) {
         return Err(Unsupported);
     }
+    let lane_dim = lane_axis(c, inputs, &extents, np);
     let accesses: Vec<AccessPlan> = c
         .accesses
         .iter()
         .zip(&tys)
-        .map(|(a, &t)| AccessPlan::new(a, t, inputs[a.input], &extents, orig))
+        .map(|(a, &t)| AccessPlan::new(a, t, inputs[a.input], &extents, lane_dim, orig))
         .collect();
-    // Lanes along the longest parallel axis (the innermost among equals).
-    let lane_dim = (0..np).rev().max_by_key(|&d| (extents[d], d));
+    let uniform: Vec<bool> = accesses.iter().map(AccessPlan::uniform).collect();
+    let kernel = Kernel::compile(&c.body, &tys, &uniform, mode).map_err(|_| Unsupported)?;
     let line = lane_dim.map_or(1, |v| extents[v] as usize);
     let lanes = line.min(MAX_LANES);
     let plan = Plan {
@@ -90,6 +93,7 @@ pub fn eval(c: &TeCompute, inputs: &[&Tensor], mode: Accumulate) -> Result<Tenso
         mode,
         kernel,
         accesses,
+        uniform,
         extents,
         np,
         lane_dim,
@@ -112,10 +116,41 @@ pub fn eval(c: &TeCompute, inputs: &[&Tensor], mode: Accumulate) -> Result<Tenso
     })
 }
 
+/// The lane axis: among the parallel axes at least as long as 16 (or the longest), the
+/// one along which the most accesses read contiguously or not at all (a copy or a
+/// broadcast, not a gather), then the longest, then the innermost.
+fn lane_axis(c: &TeCompute, inputs: &[&Tensor], extents: &[i64], np: usize) -> Option<usize> {
+    let n = extents.len();
+    let longest = extents[..np].iter().copied().max()?;
+    let gathers = |v: usize| -> usize {
+        c.accesses
+            .iter()
+            .filter(|a| {
+                let strides = inputs[a.input].strides();
+                let slope = a
+                    .map
+                    .results
+                    .iter()
+                    .zip(&strides)
+                    .try_fold(0i64, |acc, (e, &st)| {
+                        e.linear_form(n).map(|(coef, _)| acc + coef[v] * st)
+                    });
+                !matches!(slope, Some(0 | 1))
+            })
+            .count()
+    };
+    (0..np)
+        .filter(|&d| extents[d] >= longest.min(16))
+        .map(|d| (std::cmp::Reverse(gathers(d)), extents[d], d))
+        .max()
+        .map(|(_, _, d)| d)
+}
+
 /// Per-thread working memory.
 struct Scratch {
     regs: Vec<f64>,
     point: Vec<i64>,
+    cursors: Vec<Cursor>,
 }
 
 impl Scratch {
@@ -125,6 +160,7 @@ impl Scratch {
         Scratch {
             regs,
             point: vec![0; plan.extents.len()],
+            cursors: vec![Cursor::default(); plan.accesses.len()],
         }
     }
 }
@@ -169,20 +205,36 @@ impl Plan<'_> {
         if let Some(k) = self.c.combiner {
             out.fill(k.identity(elem));
         }
+        for (a, cur) in self.accesses.iter().zip(&mut s.cursors) {
+            a.seek(cur, &s.point);
+        }
         loop {
-            for (k, a) in self.accesses.iter().enumerate() {
-                let reg = &mut s.regs[k * stride..k * stride + lanes];
-                a.fill(inputs, &mut s.point, self.lane_dim, reg)?;
+            for (k, (a, cur)) in self.accesses.iter().zip(&s.cursors).enumerate() {
+                let n = if self.uniform[k] { 1 } else { lanes };
+                a.fill(
+                    cur,
+                    inputs,
+                    &mut s.point,
+                    &mut s.regs[k * stride..k * stride + n],
+                )?;
             }
             self.kernel.run(&mut s.regs, lanes, stride);
             let r = self.kernel.result;
-            let v = &s.regs[r * stride..r * stride + lanes];
-            match self.c.combiner {
-                None => {
+            let v = if self.kernel.result_uniform() {
+                Lanes::One(s.regs[r * stride])
+            } else {
+                Lanes::Each(&s.regs[r * stride..r * stride + lanes])
+            };
+            match (self.c.combiner, v) {
+                (None, Lanes::Each(v)) => {
                     out.copy_from_slice(v);
                     return Ok(());
                 }
-                Some(k) => fold(k, elem, self.mode, out, v),
+                (None, Lanes::One(x)) => {
+                    out.fill(x);
+                    return Ok(());
+                }
+                (Some(k), v) => fold(k, elem, self.mode, out, v),
             }
             // Next reduction point, lexicographic.
             let mut d = self.extents.len();
@@ -193,6 +245,9 @@ impl Plan<'_> {
                 d -= 1;
                 s.point[d] += 1;
                 if s.point[d] < self.extents[d] {
+                    for (a, cur) in self.accesses.iter().zip(&mut s.cursors) {
+                        a.step(cur, d);
+                    }
                     break;
                 }
                 s.point[d] = 0;
@@ -227,20 +282,43 @@ impl Plan<'_> {
     }
 }
 
+/// The body's value on a row: per lane, or one for all.
+#[derive(Clone, Copy)]
+enum Lanes<'a> {
+    Each(&'a [f64]),
+    One(f64),
+}
+
 /// `acc[l] = acc[l] ⊕ v[l]` for every lane, rounded as [`combine`] does.
-fn fold(k: Combiner, elem: ElemType, mode: Accumulate, acc: &mut [f64], v: &[f64]) {
+fn fold(k: Combiner, elem: ElemType, mode: Accumulate, acc: &mut [f64], v: Lanes<'_>) {
+    let at = |l: usize| match v {
+        Lanes::Each(v) => v[l],
+        Lanes::One(x) => x,
+    };
     if !elem.is_float() {
-        for (a, &x) in acc.iter_mut().zip(v) {
-            *a = combine(k, *a, x, elem, mode);
+        for (l, a) in acc.iter_mut().enumerate() {
+            *a = combine(k, *a, at(l), elem, mode);
         }
         return;
     }
-    let lanes = acc.iter_mut().zip(v);
-    match k {
-        Combiner::Sum => lanes.for_each(|(a, &x)| *a += x),
-        Combiner::Prod => lanes.for_each(|(a, &x)| *a *= x),
-        Combiner::Max => lanes.for_each(|(a, &x)| *a = fmax(*a, x)),
-        Combiner::Min => lanes.for_each(|(a, &x)| *a = fmin(*a, x)),
+    match (Rnd::of(mode, elem), v) {
+        (Rnd::Keep, Lanes::Each(v)) => fold_with(k, acc, v, |x| x),
+        (Rnd::F32, Lanes::Each(v)) => fold_with(k, acc, v, |x| x as f32 as f64),
+        (Rnd::To(t), Lanes::Each(v)) => fold_with(k, acc, v, |x| round_to(x, t)),
+        (Rnd::Keep, Lanes::One(x)) => fold_with(k, acc, x, |x| x),
+        (Rnd::F32, Lanes::One(x)) => fold_with(k, acc, x, |x| x as f32 as f64),
+        (Rnd::To(t), Lanes::One(x)) => fold_with(k, acc, x, |x| round_to(x, t)),
     }
-    Rnd::of(mode, elem).apply(acc);
+}
+
+/// [`fold`] with the rounding `r` inlined into the loop.
+#[inline(always)]
+fn fold_with(k: Combiner, acc: &mut [f64], v: impl Operand, r: impl Fn(f64) -> f64) {
+    let lanes = acc.iter_mut().enumerate();
+    match k {
+        Combiner::Sum => lanes.for_each(|(l, a)| *a = r(*a + v.at(l))),
+        Combiner::Prod => lanes.for_each(|(l, a)| *a = r(*a * v.at(l))),
+        Combiner::Max => lanes.for_each(|(l, a)| *a = r(fmax(*a, v.at(l)))),
+        Combiner::Min => lanes.for_each(|(l, a)| *a = r(fmin(*a, v.at(l)))),
+    }
 }

@@ -85,10 +85,15 @@ enum Inst {
     },
     /// A conversion: the value rounded to the target (`Keep` from `i1`, which is 0/1).
     Cast { a: usize, dst: usize, rnd: Rnd },
+    /// A uniform register copied to every lane, for an operand of a lane-varying
+    /// instruction other than a float binary one (which reads uniform operands directly).
+    Splat { a: usize, dst: usize },
 }
 
 /// A compiled body. Registers `0..num_accesses` hold the values read by the accesses;
-/// constants and instruction results follow.
+/// constants and instruction results follow. A uniform register (a constant, an access
+/// that reads one element for the whole row, or a value computed from uniform ones)
+/// holds its value in lane 0 only and is computed once per row point.
 #[derive(Clone, Debug)]
 pub struct Kernel {
     insts: Vec<Inst>,
@@ -98,24 +103,55 @@ pub struct Kernel {
     pub num_regs: usize,
     /// The register holding the body's value.
     pub result: usize,
+    /// Per register: the same in every lane (kept in lane 0).
+    uniform: Vec<bool>,
 }
 
 impl Kernel {
-    /// Compiles `body` whose accesses have types `tys`.
-    pub fn compile(body: &Expr, tys: &[ElemType], mode: Accumulate) -> Result<Kernel, String> {
+    /// Compiles `body` whose accesses have types `tys` and are uniform across a row
+    /// where `uniform` says so.
+    pub fn compile(
+        body: &Expr,
+        tys: &[ElemType],
+        uniform: &[bool],
+        mode: Accumulate,
+    ) -> Result<Kernel, String> {
         let mut k = Kernel {
             insts: Vec::new(),
             consts: Vec::new(),
             num_regs: tys.len(),
             result: 0,
+            uniform: uniform.to_vec(),
         };
+        k.uniform.resize(tys.len(), false);
         k.result = k.expr(body, tys, mode)?;
         Ok(k)
     }
 
-    fn fresh(&mut self) -> usize {
+    /// True when the body's value is the same in every lane (held in lane 0).
+    pub fn result_uniform(&self) -> bool {
+        self.uniform[self.result]
+    }
+
+    fn fresh(&mut self, uniform: bool) -> usize {
         self.num_regs += 1;
+        self.uniform.push(uniform);
         self.num_regs - 1
+    }
+
+    /// Operands for a lane-varying instruction: uniform ones splatted to all lanes.
+    fn lanes_of(&mut self, regs: &mut [usize]) -> bool {
+        let uniform = regs.iter().all(|&r| self.uniform[r]);
+        if !uniform {
+            for r in regs.iter_mut() {
+                if self.uniform[*r] {
+                    let dst = self.fresh(false);
+                    self.insts.push(Inst::Splat { a: *r, dst });
+                    *r = dst;
+                }
+            }
+        }
+        uniform
     }
 
     fn expr(&mut self, e: &Expr, tys: &[ElemType], mode: Accumulate) -> Result<usize, String> {
@@ -123,14 +159,15 @@ impl Kernel {
         let inst = match e {
             Expr::Access(i) => return Ok(*i),
             Expr::Const(v, t) => {
-                let r = self.fresh();
+                let r = self.fresh(true);
                 self.consts.push((r, fix(mode, *v, *t)));
                 return Ok(r);
             }
             Expr::Binary(op, x, y) => {
-                let (a, b) = (self.expr(x, tys, mode)?, self.expr(y, tys, mode)?);
-                let dst = self.fresh();
+                let (mut a, mut b) = (self.expr(x, tys, mode)?, self.expr(y, tys, mode)?);
                 if ty.is_float() {
+                    // Float binary operations read uniform operands directly.
+                    let dst = self.fresh(self.uniform[a] && self.uniform[b]);
                     let rnd = Rnd::of(mode, ty);
                     Inst::FBin {
                         op: *op,
@@ -140,18 +177,21 @@ impl Kernel {
                         rnd,
                     }
                 } else {
+                    let mut ops = [a, b];
+                    let u = self.lanes_of(&mut ops);
+                    [a, b] = ops;
                     Inst::IBin {
                         op: *op,
                         a,
                         b,
-                        dst,
+                        dst: self.fresh(u),
                         ty,
                     }
                 }
             }
             Expr::Unary(op, x) => {
                 let a = self.expr(x, tys, mode)?;
-                let dst = self.fresh();
+                let dst = self.fresh(self.uniform[a]);
                 if ty.is_float() {
                     let rnd = Rnd::of(mode, ty);
                     Inst::FUn {
@@ -170,22 +210,24 @@ impl Kernel {
                 }
             }
             Expr::Cmp(op, x, y) => {
-                let (a, b) = (self.expr(x, tys, mode)?, self.expr(y, tys, mode)?);
+                let mut ops = [self.expr(x, tys, mode)?, self.expr(y, tys, mode)?];
+                let u = self.lanes_of(&mut ops);
                 Inst::Cmp {
                     op: *op,
-                    a,
-                    b,
-                    dst: self.fresh(),
+                    a: ops[0],
+                    b: ops[1],
+                    dst: self.fresh(u),
                 }
             }
             Expr::Select(c, x, y) => {
                 let c = self.expr(c, tys, mode)?;
-                let (a, b) = (self.expr(x, tys, mode)?, self.expr(y, tys, mode)?);
+                let mut ops = [c, self.expr(x, tys, mode)?, self.expr(y, tys, mode)?];
+                let u = self.lanes_of(&mut ops);
                 Inst::Select {
-                    c,
-                    a,
-                    b,
-                    dst: self.fresh(),
+                    c: ops[0],
+                    a: ops[1],
+                    b: ops[2],
+                    dst: self.fresh(u),
                 }
             }
             Expr::Cast(_, x) => {
@@ -199,7 +241,7 @@ impl Kernel {
                 };
                 Inst::Cast {
                     a,
-                    dst: self.fresh(),
+                    dst: self.fresh(self.uniform[a]),
                     rnd,
                 }
             }
@@ -216,7 +258,8 @@ impl Kernel {
     }
 
     /// Runs the instructions on the first `lanes` lanes of `regs` (register `r` is
-    /// `regs[r * stride..][..lanes]`); the access registers must be filled.
+    /// `regs[r * stride..][..lanes]`, lane 0 only when uniform); the access registers
+    /// must be filled.
     pub fn run(&self, regs: &mut [f64], lanes: usize, stride: usize) {
         for inst in &self.insts {
             let dst = match *inst {
@@ -226,15 +269,22 @@ impl Kernel {
                 | Inst::IUn { dst, .. }
                 | Inst::Cmp { dst, .. }
                 | Inst::Select { dst, .. }
-                | Inst::Cast { dst, .. } => dst,
+                | Inst::Cast { dst, .. }
+                | Inst::Splat { dst, .. } => dst,
             };
+            let n = if self.uniform[dst] { 1 } else { lanes };
             let (lo, hi) = regs.split_at_mut(dst * stride);
-            let out = &mut hi[..lanes];
-            let reg = |r: usize| &lo[r * stride..r * stride + lanes];
+            let out = &mut hi[..n];
+            let reg = |r: usize| &lo[r * stride..r * stride + n];
             match *inst {
                 Inst::FBin { op, a, b, rnd, .. } => {
-                    fbin(op, reg(a), reg(b), out);
-                    rnd.apply(out);
+                    let (ua, ub) = (self.uniform[a] && n > 1, self.uniform[b] && n > 1);
+                    let (sa, sb) = (lo[a * stride], lo[b * stride]);
+                    match (ua, ub) {
+                        (true, _) => fbin_rnd(op, rnd, sa, reg(b), out),
+                        (_, true) => fbin_rnd(op, rnd, reg(a), sb, out),
+                        _ => fbin_rnd(op, rnd, reg(a), reg(b), out),
+                    }
                 }
                 Inst::IBin { op, a, b, ty, .. } => {
                     for ((o, &x), &y) in out.iter_mut().zip(reg(a)).zip(reg(b)) {
@@ -269,21 +319,53 @@ impl Kernel {
                     out.copy_from_slice(reg(a));
                     rnd.apply(out);
                 }
+                Inst::Splat { a, .. } => out.fill(lo[a * stride]),
             }
         }
     }
 }
 
-/// Float binary operation over lanes, unrounded.
-fn fbin(op: BinOp, a: &[f64], b: &[f64], out: &mut [f64]) {
-    let lanes = out.iter_mut().zip(a).zip(b);
+/// A float operand: one value per lane, or one for all lanes.
+pub trait Operand: Copy {
+    /// The value in lane `l`.
+    fn at(self, l: usize) -> f64;
+}
+
+impl Operand for &[f64] {
+    #[inline(always)]
+    fn at(self, l: usize) -> f64 {
+        self[l]
+    }
+}
+
+impl Operand for f64 {
+    #[inline(always)]
+    fn at(self, _: usize) -> f64 {
+        self
+    }
+}
+
+/// [`fbin`] with the rounding chosen once.
+#[inline(always)]
+fn fbin_rnd(op: BinOp, rnd: Rnd, a: impl Operand, b: impl Operand, out: &mut [f64]) {
+    match rnd {
+        Rnd::Keep => fbin(op, a, b, out, |x| x),
+        Rnd::F32 => fbin(op, a, b, out, |x| x as f32 as f64),
+        Rnd::To(t) => fbin(op, a, b, out, |x| round_to(x, t)),
+    }
+}
+
+/// Float binary operation over lanes, each result rounded by `r` (inlined).
+#[inline(always)]
+fn fbin(op: BinOp, a: impl Operand, b: impl Operand, out: &mut [f64], r: impl Fn(f64) -> f64) {
+    let lanes = out.iter_mut().enumerate();
     match op {
-        BinOp::Add => lanes.for_each(|((o, &x), &y)| *o = x + y),
-        BinOp::Sub => lanes.for_each(|((o, &x), &y)| *o = x - y),
-        BinOp::Mul => lanes.for_each(|((o, &x), &y)| *o = x * y),
-        BinOp::Div => lanes.for_each(|((o, &x), &y)| *o = x / y),
-        BinOp::Max => lanes.for_each(|((o, &x), &y)| *o = fmax(x, y)),
-        BinOp::Min => lanes.for_each(|((o, &x), &y)| *o = fmin(x, y)),
+        BinOp::Add => lanes.for_each(|(l, o)| *o = r(a.at(l) + b.at(l))),
+        BinOp::Sub => lanes.for_each(|(l, o)| *o = r(a.at(l) - b.at(l))),
+        BinOp::Mul => lanes.for_each(|(l, o)| *o = r(a.at(l) * b.at(l))),
+        BinOp::Div => lanes.for_each(|(l, o)| *o = r(a.at(l) / b.at(l))),
+        BinOp::Max => lanes.for_each(|(l, o)| *o = r(fmax(a.at(l), b.at(l)))),
+        BinOp::Min => lanes.for_each(|(l, o)| *o = r(fmin(a.at(l), b.at(l)))),
     }
 }
 
