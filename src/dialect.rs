@@ -103,6 +103,12 @@ pub trait OpDefinition: Send + Sync {
     }
     /// Prints the custom form, after `%results = name`.
     fn print(&self, _ctx: &Context, _op: OpId, _p: &mut OpAsmPrinter<'_>) {}
+    /// The name the op's results print under in custom form instead of a number, as
+    /// MLIR's `OpAsmOpInterface::getAsmResultNames` gives it (`cst` for
+    /// `arith.constant`); the printer makes it unique (`%cst_0`). `None`: numbered.
+    fn asm_result_name(&self, _ctx: &Context, _op: OpId) -> Option<String> {
+        None
+    }
 }
 
 /// Verifies a dialect's discardable attributes wherever they appear (MLIR's

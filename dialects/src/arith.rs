@@ -1,9 +1,12 @@
 //! The upstream `arith` and `math` ops that te bodies lower to (the generic form of a
 //! `te.compute` body), registered with upstream semantics: operand and result type
 //! agreement, element kinds (float vs integer), cast widths, `arith.constant`'s value
-//! type, comparison predicates. Generic form only (as `mlir-opt-22 --mlir-print-op-generic`
-//! prints them); their custom forms are not needed by te, whose custom form prints the
-//! body as an expression.
+//! type, comparison predicates. Custom and generic forms print as mlir-opt-22 prints
+//! them, `arith.constant`'s result names (`%cst`, `%c0_i32`, `%true`) included.
+//!
+//! `arith.constant` also holds tensors: `dense<...>` elements (splats too) and
+//! `dense_resource<handle>` blobs from the file's `dialect_resources` section; the
+//! verifier checks that such a blob exists and has the byte size of the type.
 
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
@@ -533,13 +536,20 @@ impl ScalarOp {
                 };
                 let vt = match v.kind() {
                     AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => Some(ty),
-                    AttrKind::DenseElements { ty, .. } => Some(ty),
+                    AttrKind::DenseElements { ty, .. }
+                    | AttrKind::DenseResource { ty, .. }
+                    | AttrKind::Sparse { ty, .. } => Some(ty),
                     _ => None,
                 };
                 if vt.is_some_and(|t| t != res) {
                     return Err(
                         "failed to verify that all of {value, result} have same type".into(),
                     );
+                }
+                // The blob must be there and hold exactly the elements of the type
+                // (stricter than upstream, which finds out only when it reads them).
+                if let AttrKind::DenseResource { handle, ty } = v.kind() {
+                    ctx.resources.check_blob(handle, ty)?;
                 }
             }
         }
@@ -580,6 +590,9 @@ impl OpDefinition for ScalarOp {
     fn has_custom_assembly(&self) -> bool {
         true
     }
+    fn asm_result_name(&self, ctx: &Context, op: OpId) -> Option<String> {
+        (self.kind == Kind::Constant).then(|| constant_name(ctx, op))
+    }
     fn parse(
         &self,
         p: &mut OpAsmParser<'_, '_>,
@@ -598,7 +611,8 @@ impl OpDefinition for ScalarOp {
                     AttrKind::Integer { ty, .. }
                     | AttrKind::Float { ty, .. }
                     | AttrKind::DenseElements { ty, .. }
-                    | AttrKind::DenseResource { ty, .. } => *ty,
+                    | AttrKind::DenseResource { ty, .. }
+                    | AttrKind::Sparse { ty, .. } => *ty,
                     AttrKind::Bool(_) => Type::new(TypeKind::Integer {
                         width: 1,
                         signedness: rtile::ir::Signedness::Signless,
@@ -828,6 +842,30 @@ impl OpDefinition for ScalarOp {
                 }
             }
         }
+    }
+}
+
+/// The result name upstream's `arith::ConstantOp::getAsmResultNames` gives: `true` /
+/// `false` for `i1`, `c<value>_<type>` for other integers (`c<value>` for `index`),
+/// `cst` for everything else.
+fn constant_name(ctx: &Context, op: OpId) -> String {
+    match ctx.inherent_attr(op, "value").map(|a| a.kind()) {
+        Some(AttrKind::Bool(b)) => b.to_string(),
+        Some(AttrKind::Integer { value, ty }) => match ty.kind() {
+            TypeKind::Integer { width: 1, .. } => (value & 1 != 0).to_string(),
+            TypeKind::Integer { width, .. } => {
+                // The value as upstream's APInt prints it: signed, in the type's width.
+                let v = if *width < 128 {
+                    let shift = 128 - width;
+                    (value << shift) >> shift
+                } else {
+                    *value
+                };
+                format!("c{v}_{}", type_to_string(ty))
+            }
+            _ => format!("c{value}"),
+        },
+        _ => "cst".into(),
     }
 }
 

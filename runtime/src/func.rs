@@ -1,15 +1,17 @@
 //! Running a `func.func` of te ops on host tensors (the IR side of `rtile-run
 //! --interpret`). Supported ops: `te.compute`, `func.return`, `func.call` (to a function
-//! in the same module), and the pure reshapes `tensor.collapse_shape` /
-//! `tensor.expand_shape` that `--axis-fusion` inserts.
+//! in the same module), the pure reshapes `tensor.collapse_shape` /
+//! `tensor.expand_shape` that `--axis-fusion` inserts, and tensor `arith.constant`s
+//! (`dense<...>` elements, splats, and `dense_resource` blobs of the file's resources).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use rtile::ir::{Context, OpId, TypeKind, Value};
+use rtile::ir::{AttrKind, Context, OpId, TypeKind, Value, dense_values_f64};
 use rtile_dialects::te::ir::compute_from_op;
 use rtile_dialects::te::model::TensorType;
 
-use crate::interp::{Accumulate, eval_compute};
+use crate::interp::{Accumulate, eval_compute_refs};
 use crate::tensor::Tensor;
 
 /// The symbol name of a `func.func`.
@@ -110,22 +112,29 @@ fn run_func_depth(
         match opname {
             "te.compute" => {
                 let (c, values) = compute_from_op(ctx, op).map_err(|e| format!("@{name}: {e}"))?;
-                let ins = values
-                    .iter()
-                    .map(|&v| get(&env, v))
-                    .collect::<Result<Vec<_>, _>>()?;
-                // In f64 mode an earlier compute may have produced f64 data for an f32
-                // operand: feed it as the declared type without rounding.
-                let ins: Vec<Tensor> = ins
-                    .into_iter()
-                    .zip(&c.inputs)
-                    .map(|(mut t, want)| {
+                let mut ins: Vec<Cow<'_, Tensor>> = Vec::with_capacity(values.len());
+                for (&v, want) in values.iter().zip(&c.inputs) {
+                    let t = env
+                        .get(&v)
+                        .ok_or_else(|| format!("@{name}: a value is used before it is computed"))?;
+                    // In f64 mode an earlier compute may have produced f64 data for an f32
+                    // operand: feed it as the declared type without rounding.
+                    ins.push(if t.dtype == want.elem {
+                        Cow::Borrowed(t)
+                    } else {
+                        let mut t = t.clone();
                         t.dtype = want.elem;
-                        t
-                    })
-                    .collect();
-                let out = eval_compute(&c, &ins, mode).map_err(|e| format!("@{name}: {e}"))?;
+                        Cow::Owned(t)
+                    });
+                }
+                let refs: Vec<&Tensor> = ins.iter().map(|t| t.as_ref()).collect();
+                let out =
+                    eval_compute_refs(&c, &refs, mode).map_err(|e| format!("@{name}: {e}"))?;
                 env.insert(ctx.result(op, 0), out);
+            }
+            "arith.constant" => {
+                let t = constant_tensor(ctx, op).map_err(|e| format!("@{name}: {e}"))?;
+                env.insert(ctx.result(op, 0), t);
             }
             "tensor.collapse_shape" | "tensor.expand_shape" => {
                 let src = get(&env, ctx.operands(op)[0])?;
@@ -166,6 +175,32 @@ fn run_func_depth(
         }
     }
     Err(format!("@{name} does not end with func.return"))
+}
+
+/// The value of a tensor `arith.constant`: its `dense<...>` elements or its
+/// `dense_resource` blob, as a tensor of the result type.
+pub fn constant_tensor(ctx: &Context, op: OpId) -> Result<Tensor, String> {
+    let res = ctx
+        .results(op)
+        .first()
+        .ok_or("arith.constant without a result")?;
+    let ty = ctx.value_type(*res);
+    let tt = TensorType::from_type(ty).ok_or_else(|| {
+        format!(
+            "the interpreter runs tensor constants of te element types only, not {}",
+            rtile::printer::type_to_string(ty)
+        )
+    })?;
+    let value = ctx
+        .inherent_attr(op, "value")
+        .ok_or("arith.constant without a value")?;
+    let data = match value.kind() {
+        AttrKind::DenseElements { literal, ty } => dense_values_f64(literal, ty),
+        AttrKind::DenseResource { handle, ty } => ctx.resources.blob_f64(handle, ty),
+        _ => Err("the constant's value is not dense elements or a dense_resource".into()),
+    }
+    .map_err(|e| format!("arith.constant: {e}"))?;
+    Tensor::from_data(tt.shape, tt.elem, data)
 }
 
 #[cfg(test)]

@@ -9,5 +9,5 @@ pub mod round;
 pub mod sim;
 pub mod tensor;
 
-pub use interp::{Accumulate, eval_compute};
+pub use interp::{Accumulate, eval_compute, eval_compute_reference};
 pub use tensor::{SplitMix64, Tensor};

@@ -5,6 +5,7 @@ pub mod affine;
 pub mod attributes;
 pub mod builder;
 pub mod context;
+pub mod dense;
 pub mod float;
 pub mod identifier;
 pub mod location;
@@ -19,9 +20,12 @@ pub use context::{
     BlockId, Context, OpId, OperationData, OperationState, RegionId, SourceFile, TextAlias, Use,
     Value, ValueDef, WalkOrder,
 };
+pub use dense::dense_values_f64;
 pub use float::FloatFormat;
 pub use identifier::Identifier;
 pub use location::{Location, Span};
-pub use resources::{FileResources, ResourceGroup, ResourceValue};
+pub use resources::{
+    Blob, FileResources, ResourceGroup, ResourceValue, element_byte_size, encode_elements,
+};
 pub use rewriter::{RewriteError, Rewriter};
 pub use types::{DYNAMIC, FloatKind, Signedness, Type, TypeKind};

@@ -126,6 +126,9 @@ pub fn default_dialect(op_name: &str) -> &'static str {
 struct Names {
     /// Number of each op's first result.
     ops: SecondaryMap<OpId, u32>,
+    /// Ops whose results print under a name their definition gives
+    /// ([`crate::dialect::OpDefinition::asm_result_name`]), made unique: `%cst_0`.
+    named: SecondaryMap<OpId, String>,
     /// Block arguments: number, and whether it prints as `%argN`.
     args: SecondaryMap<Value, (u32, bool)>,
     /// `^bbN` of each block, per region.
@@ -138,21 +141,32 @@ impl Names {
     /// the counters as they stand. In custom form a region starts from the counters saved
     /// with it, so sibling regions reuse numbers (`func` bodies restart at `%0`); in
     /// generic form (MLIR's unique-SSA-ids mode) the counters just keep running.
+    ///
+    /// In custom form an op may name its results (`%cst`, `%c0_i32`); a name already
+    /// used in an enclosing region or earlier in this one gets `_N` from one running
+    /// conflict counter, saved and restored with the others as MLIR's scoped name table
+    /// is.
     fn compute(ctx: &Context, root: OpId, unique: bool) -> Names {
         let mut n = Names::default();
-        let mut stack: Vec<(RegionId, u32, u32)> =
-            ctx.regions(root).iter().map(|&r| (r, 0, 0)).collect();
-        let (mut next_value, mut next_arg) = (0u32, 0u32);
+        let mut scopes = NameScopes::default();
+        let mut stack: Vec<(RegionId, [u32; 3], Option<usize>)> = ctx
+            .regions(root)
+            .iter()
+            .map(|&r| (r, [0, 0, 0], None))
+            .collect();
+        let (mut next_value, mut next_arg, mut next_conflict) = (0u32, 0u32, 0u32);
         if !ctx.results(root).is_empty() {
             n.ops.insert(root, 0);
             next_value = 1;
         }
         let mut nested = Vec::new();
-        while let Some((r, saved_value, saved_arg)) = stack.pop() {
+        while let Some((r, [saved_value, saved_arg, saved_conflict], parent)) = stack.pop() {
             if !unique {
                 next_value = saved_value;
                 next_arg = saved_arg;
+                next_conflict = saved_conflict;
             }
+            let scope = scopes.open(parent);
             for (bi, &b) in ctx.region_blocks(r).iter().enumerate() {
                 n.blocks.insert(b, bi as u32);
                 for &a in ctx.block_args(b) {
@@ -166,15 +180,49 @@ impl Names {
                 }
                 for op in ctx.block_ops(b) {
                     if !ctx.results(op).is_empty() {
-                        n.ops.insert(op, next_value);
-                        next_value += 1;
+                        let hint = if unique {
+                            None
+                        } else {
+                            ctx.op_def(op).and_then(|d| d.asm_result_name(ctx, op))
+                        };
+                        match hint.filter(|h| !h.is_empty()) {
+                            Some(h) => {
+                                let name = scopes.unique(scope, &h, &mut next_conflict);
+                                n.named.insert(op, name);
+                            }
+                            None => {
+                                n.ops.insert(op, next_value);
+                                next_value += 1;
+                            }
+                        }
                     }
                     nested.extend_from_slice(ctx.regions(op));
                 }
             }
-            stack.extend(nested.drain(..).map(|r| (r, next_value, next_arg)));
+            stack.extend(
+                nested
+                    .drain(..)
+                    .map(|r| (r, [next_value, next_arg, next_conflict], Some(scope))),
+            );
         }
         n
+    }
+
+    /// Writes the result name of `op` (`%0`, `%cst_1`) without `#index`.
+    fn push_op_name(&self, out: &mut String, op: OpId) -> bool {
+        if let Some(name) = self.named.get(op) {
+            out.push('%');
+            out.push_str(name);
+            return true;
+        }
+        match self.ops.get(op) {
+            Some(&id) => {
+                out.push('%');
+                push_u64(out, id as u64);
+                true
+            }
+            None => false,
+        }
     }
 
     fn push_value(&self, ctx: &Context, out: &mut String, v: Value) {
@@ -183,17 +231,16 @@ impl Names {
             return;
         }
         match ctx.value_def(v) {
-            ValueDef::OpResult { op, index } => match self.ops.get(op) {
-                Some(&id) => {
-                    out.push('%');
-                    push_u64(out, id as u64);
+            ValueDef::OpResult { op, index } => {
+                if self.push_op_name(out, op) {
                     if ctx.results(op).len() > 1 {
                         out.push('#');
                         push_u64(out, index as u64);
                     }
+                } else {
+                    out.push_str("<<UNKNOWN SSA VALUE>>");
                 }
-                None => out.push_str("<<UNKNOWN SSA VALUE>>"),
-            },
+            }
             ValueDef::BlockArgument { .. } => match self.args.get(v) {
                 Some(&(id, is_arg)) => {
                     out.push_str(if is_arg { "%arg" } else { "%" });
@@ -213,6 +260,69 @@ impl Names {
             None => out.push_str("<<UNKNOWN BLOCK>>"),
         }
     }
+}
+
+/// MLIR's scoped table of used result names: one scope per region, inside the scope of
+/// the region that holds its op.
+#[derive(Default)]
+struct NameScopes {
+    /// Per scope: the enclosing scope and the names used in it.
+    scopes: Vec<(Option<usize>, std::collections::HashSet<String>)>,
+}
+
+impl NameScopes {
+    fn open(&mut self, parent: Option<usize>) -> usize {
+        self.scopes.push((parent, Default::default()));
+        self.scopes.len() - 1
+    }
+
+    fn used(&self, mut scope: Option<usize>, name: &str) -> bool {
+        while let Some(s) = scope {
+            if self.scopes[s].1.contains(name) {
+                return true;
+            }
+            scope = self.scopes[s].0;
+        }
+        false
+    }
+
+    /// `name` sanitized, with `_N` appended from `conflict` while it is taken (MLIR's
+    /// `SSANameState::uniqueValueName`), recorded as used in `scope`.
+    fn unique(&mut self, scope: usize, name: &str, conflict: &mut u32) -> String {
+        let name = sanitize_identifier(name);
+        let mut out = name.clone();
+        while self.used(Some(scope), &out) {
+            out = format!("{name}_{conflict}");
+            *conflict += 1;
+        }
+        self.scopes[scope].1.insert(out.clone());
+        out
+    }
+}
+
+/// MLIR's `sanitizeIdentifier`: letters, digits and `$._-` are kept, a space becomes
+/// `_`, other bytes their upper-case hex; a leading digit gets a `_` prefix.
+fn sanitize_identifier(name: &str) -> String {
+    let valid = |c: u8| c.is_ascii_alphanumeric() || b"$._-".contains(&c);
+    let bytes = name.as_bytes();
+    let lead_digit = bytes.first().is_some_and(u8::is_ascii_digit);
+    if !lead_digit && bytes.iter().all(|&c| valid(c)) {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len() + 1);
+    if lead_digit {
+        out.push('_');
+    }
+    for &c in bytes {
+        if valid(c) {
+            out.push(c as char);
+        } else if c == b' ' {
+            out.push('_');
+        } else {
+            out.push_str(&format!("{c:X}"));
+        }
+    }
+    out
 }
 
 /// The rendered output: text pieces as they are, and each hard break as a newline
@@ -649,12 +759,8 @@ impl<'a> OpAsmPrinter<'a> {
         let ctx = self.ctx;
         let results = ctx.results(op);
         if !results.is_empty() {
-            match self.names.ops.get(op) {
-                Some(&id) => {
-                    self.buf.push('%');
-                    push_u64(&mut self.buf, id as u64);
-                }
-                None => self.buf.push_str("<<UNKNOWN SSA VALUE>>"),
+            if !self.names.push_op_name(&mut self.buf, op) {
+                self.buf.push_str("<<UNKNOWN SSA VALUE>>");
             }
             if results.len() > 1 {
                 self.buf.push(':');

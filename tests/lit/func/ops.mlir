@@ -15,9 +15,9 @@ func.func private @decl(f32) -> f32
 
 // CHECK-LABEL: func.func @two(%arg0: f32 {test.x = 1 : i32}, %arg1: tensor<2xf32>) -> (f32, i32) attributes {foo = 1 : i64} {
 // CHECK-NEXT: %0 = arith.addf %arg0, %arg0 : f32
-// CHECK-NEXT: %1 = arith.constant 3 : i32
-// CHECK-NEXT: %2 = call @decl(%0) : (f32) -> f32
-// CHECK-NEXT: return %2, %1 : f32, i32
+// CHECK-NEXT: %c3_i32 = arith.constant 3 : i32
+// CHECK-NEXT: %1 = call @decl(%0) : (f32) -> f32
+// CHECK-NEXT: return %1, %c3_i32 : f32, i32
 // GENERIC: "func.func"() <{arg_attrs = [{test.x = 1 : i32}, {}], function_type = (f32, tensor<2xf32>) -> (f32, i32), sym_name = "two"}> ({
 // GENERIC: "func.call"(%{{.*}}) <{callee = @decl}> : (f32) -> f32
 // GENERIC: "func.return"(%{{.*}}, %{{.*}}) : (f32, i32) -> ()

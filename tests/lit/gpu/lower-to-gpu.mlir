@@ -201,7 +201,7 @@
 // RTILE: = gpu.thread_id  x
 // RTILE: vector.load %arg1[%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
 // RTILE: gpu.barrier
-// RTILE: = scf.for %arg5 = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} iter_args(
+// RTILE: = scf.for %arg5 = %c0 to %c48 step %c16 iter_args(%arg6 = %cst,
 // RTILE: vector.load %arg1[%{{[0-9]+}}, %{{[0-9]+}}] : memref<48x64xf32>, vector<4xf32>
 // RTILE: iter_args(
 // RTILE: gpu.barrier

@@ -1,29 +1,11 @@
-//! The te reference interpreter.
-//!
-//! Semantics are those of `docs/dialects/te.md`: for each result point, the reduction
-//! box is walked in lexicographic order from the combiner's identity. Floats follow IEEE
-//! with NaN-propagating `max`/`min` (`arith.maximumf`); integers wrap; integer division
-//! by zero yields 0 (upstream: undefined behaviour).
-//!
-//! Two modes: [`Accumulate::Native`] rounds every intermediate and the accumulator to
-//! its element type, as a GPU kernel does; [`Accumulate::F64`] keeps every float in f64
-//! (casts between float types are exact) and returns an f64 tensor: the oracle.
+//! The point-by-point evaluator: the definition of te's semantics, kept as the reference
+//! that the compiled evaluator ([`super::fast`]) must match bit for bit.
 
-use rtile_dialects::te::model::{
-    AxisKind, BinOp, CmpOp, Combiner, ElemType, Expr, TeCompute, UnOp,
-};
+use rtile_dialects::te::model::{AxisKind, BinOp, CmpOp, ElemType, Expr, TeCompute, UnOp};
 
+use super::{Accumulate, check_inputs, combine, erf, fix, fmax, fmin, int_bin, result_type};
 use crate::round::round_to;
 use crate::tensor::Tensor;
-
-/// Rounding mode of the interpreter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Accumulate {
-    /// Round to the element type after each operation.
-    Native,
-    /// Keep floats in f64 throughout.
-    F64,
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -76,92 +58,11 @@ fn compile(e: &Expr, tys: &[ElemType], out: &mut Vec<Node>) -> Result<usize, Str
     Ok(out.len() - 1)
 }
 
-/// `erf` to about 1e-15: the series `erf x = 2/√π · e^{-x²} · Σ 2ⁿ x^{2n+1} / (2n+1)!!`
-/// has only positive terms (no cancellation); beyond |x| = 6 erf is ±1 in f64.
-pub fn erf(x: f64) -> f64 {
-    if x.is_nan() {
-        return x;
-    }
-    if x.abs() >= 6.0 {
-        return x.signum();
-    }
-    let x2 = x * x;
-    let mut term = x;
-    let mut sum = x;
-    let mut n = 0.0;
-    while term.abs() > sum.abs() * 1e-17 {
-        n += 1.0;
-        term *= 2.0 * x2 / (2.0 * n + 1.0);
-        sum += term;
-    }
-    2.0 / std::f64::consts::PI.sqrt() * (-x2).exp() * sum
-}
-
-fn fmax(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        // max(-0, +0) = +0.
-        if a.is_sign_negative() { b } else { a }
-    } else if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-fn fmin(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a == b {
-        if a.is_sign_negative() { a } else { b }
-    } else if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-fn int_bin(op: BinOp, a: f64, b: f64) -> f64 {
-    let (a, b) = (a as i64, b as i64);
-    (match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div => {
-            if b == 0 {
-                0
-            } else {
-                a.wrapping_div(b)
-            }
-        }
-        BinOp::Max => a.max(b),
-        BinOp::Min => a.min(b),
-        // Ill-typed in te (`Expr::ty`); a non-negative exponent as integer power.
-        BinOp::Pow => a.wrapping_pow(b.clamp(0, u32::MAX as i64) as u32),
-    }) as f64
-}
-
-struct Rounder {
-    mode: Accumulate,
-}
-
-impl Rounder {
-    /// Rounds a float result in native mode; integers always wrap.
-    fn fix(&self, v: f64, t: ElemType) -> f64 {
-        if t.is_float() && self.mode == Accumulate::F64 {
-            v
-        } else {
-            round_to(v, t)
-        }
-    }
-}
-
-fn eval_nodes(nodes: &[Node], access: &[f64], slots: &mut [f64], r: &Rounder) -> f64 {
+fn eval_nodes(nodes: &[Node], access: &[f64], slots: &mut [f64], mode: Accumulate) -> f64 {
     for (i, n) in nodes.iter().enumerate() {
         let v = match n.op {
             Op::Access(k) => access[k],
-            Op::Const(c) => r.fix(c, n.ty),
+            Op::Const(c) => fix(mode, c, n.ty),
             Op::Bin(op, a, b) => {
                 let (a, b) = (slots[a], slots[b]);
                 if n.ty.is_float() {
@@ -174,7 +75,7 @@ fn eval_nodes(nodes: &[Node], access: &[f64], slots: &mut [f64], r: &Rounder) ->
                         BinOp::Min => fmin(a, b),
                         BinOp::Pow => a.powf(b),
                     };
-                    r.fix(v, n.ty)
+                    fix(mode, v, n.ty)
                 } else {
                     round_to(int_bin(op, a, b), n.ty)
                 }
@@ -192,7 +93,7 @@ fn eval_nodes(nodes: &[Node], access: &[f64], slots: &mut [f64], r: &Rounder) ->
                         UnOp::Erf => erf(a),
                         UnOp::Abs => a.abs(),
                     };
-                    r.fix(v, n.ty)
+                    fix(mode, v, n.ty)
                 } else {
                     let v = match op {
                         UnOp::Abs => (a as i64).wrapping_abs() as f64,
@@ -215,7 +116,7 @@ fn eval_nodes(nodes: &[Node], access: &[f64], slots: &mut [f64], r: &Rounder) ->
                     // i1 is unsigned 0/1 (`arith.uitofp`, `arith.extui`).
                     a
                 } else {
-                    r.fix(a, n.ty)
+                    fix(mode, a, n.ty)
                 }
             }
         };
@@ -235,24 +136,24 @@ struct CompiledAccess {
     dims: Vec<usize>,
 }
 
-/// Runs one compute on host tensors.
-pub fn eval_compute(c: &TeCompute, inputs: &[Tensor], mode: Accumulate) -> Result<Tensor, String> {
-    if inputs.len() != c.inputs.len() {
-        return Err(format!(
-            "compute takes {} inputs, got {}",
-            c.inputs.len(),
-            inputs.len()
-        ));
-    }
-    for (i, (t, want)) in inputs.iter().zip(&c.inputs).enumerate() {
-        if t.shape != want.shape || t.dtype != want.elem {
-            return Err(format!(
-                "input {i} is {} but the compute expects {}",
-                t.ty().text(),
-                want.text()
-            ));
-        }
-    }
+/// Runs one compute on host tensors, point by point (slow: the reference for
+/// [`super::eval_compute`], which gives bit-identical results).
+pub fn eval_compute_reference(
+    c: &TeCompute,
+    inputs: &[Tensor],
+    mode: Accumulate,
+) -> Result<Tensor, String> {
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    check_inputs(c, &refs)?;
+    eval_checked(c, &refs, mode)
+}
+
+/// The evaluation, on inputs already checked against the compute.
+pub(super) fn eval_checked(
+    c: &TeCompute,
+    inputs: &[&Tensor],
+    mode: Accumulate,
+) -> Result<Tensor, String> {
     let n = c.axes.len();
     let np = c.num_parallel();
     let tys = c.access_types();
@@ -277,12 +178,7 @@ pub fn eval_compute(c: &TeCompute, inputs: &[Tensor], mode: Accumulate) -> Resul
         _ => None,
     };
     let strides: Vec<Vec<i64>> = inputs.iter().map(|t| t.strides()).collect();
-    let r = Rounder { mode };
-    let out_ty = if c.result.elem.is_float() && mode == Accumulate::F64 {
-        ElemType::F64
-    } else {
-        c.result.elem
-    };
+    let out_ty = result_type(c, mode);
     let out_n: i64 = c.result.shape.iter().product();
     let mut out = vec![0.0; out_n.max(0) as usize];
     let red_extents: Vec<i64> = c
@@ -327,14 +223,14 @@ pub fn eval_compute(c: &TeCompute, inputs: &[Tensor], mode: Accumulate) -> Resul
                     )?,
                 };
             }
-            let v = eval_nodes(&nodes, &vals, &mut slots, &r);
+            let v = eval_nodes(&nodes, &vals, &mut slots, mode);
             match c.combiner {
                 None => {
                     acc = v;
                     break;
                 }
                 Some(k) => {
-                    acc = combine(k, acc, v, c.result.elem, &r);
+                    acc = combine(k, acc, v, c.result.elem, mode);
                 }
             }
             // Next reduction point, lexicographic.
@@ -362,31 +258,11 @@ pub fn eval_compute(c: &TeCompute, inputs: &[Tensor], mode: Accumulate) -> Resul
     })
 }
 
-fn combine(k: Combiner, acc: f64, v: f64, t: ElemType, r: &Rounder) -> f64 {
-    if t.is_float() {
-        let x = match k {
-            Combiner::Sum => acc + v,
-            Combiner::Prod => acc * v,
-            Combiner::Max => fmax(acc, v),
-            Combiner::Min => fmin(acc, v),
-        };
-        r.fix(x, t)
-    } else {
-        let x = match k {
-            Combiner::Sum => int_bin(BinOp::Add, acc, v),
-            Combiner::Prod => int_bin(BinOp::Mul, acc, v),
-            Combiner::Max => acc.max(v),
-            Combiner::Min => acc.min(v),
-        };
-        round_to(x, t)
-    }
-}
-
 fn read(
     a: &CompiledAccess,
     map: &rtile::ir::AffineMap,
     point: &[i64],
-    inputs: &[Tensor],
+    inputs: &[&Tensor],
     strides: &[Vec<i64>],
     buf: &mut Vec<i64>,
 ) -> Result<f64, String> {
