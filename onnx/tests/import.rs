@@ -135,7 +135,7 @@ fn weights_become_dense_resource_blobs() {
         text.contains("w_0_weight: \"0x040000000000803F000000C0\""),
         "{text}"
     );
-    assert!(text.contains("%arg0[%d0, %d1] + %0[%d1]"), "{text}");
+    assert!(text.contains("%arg0[%d0, %d1] + %cst[%d1]"), "{text}");
 }
 
 #[test]

@@ -22,13 +22,13 @@
 // STATS: 1024 peak-bytes - Peak device memory of the intermediates
 
 // CHECK: "memref.global"() <{constant, initial_value = dense_resource<w0> : tensor<16x12xf32>, sym_name = "__constant_w0", sym_visibility = "private", type = memref<16x12xf32>}> : () -> ()
-// CHECK: func.func @chain(%[[A:arg0]]: memref<8x16xf32>, %[[B:arg1]]: memref<12xf32>, %[[OUT:arg2]]: memref<96xf32>) attributes {rtile.peak_bytes = 1024 : i64, rtile.te = "func.func @chain(%arg0: tensor<8x16xf32>, %arg1: tensor<12xf32>) -> tensor<96xf32> {\0A  %0 = arith.constant dense_resource<w0> : tensor<16x12xf32>\0A  %1 = te.compute
+// CHECK: func.func @chain(%[[A:arg0]]: memref<8x16xf32>, %[[B:arg1]]: memref<12xf32>, %[[OUT:arg2]]: memref<96xf32>) attributes {rtile.peak_bytes = 1024 : i64, rtile.te = "func.func @chain(%arg0: tensor<8x16xf32>, %arg1: tensor<12xf32>) -> tensor<96xf32> {\0A  %cst = arith.constant dense_resource<w0> : tensor<16x12xf32>\0A  %0 = te.compute
 // CHECK: %[[ARENA:[0-9]+]] = memref.alloc() : memref<1024xi8>
 // CHECK: %[[W:[0-9]+]] = "memref.get_global"() <{name = @__constant_w0}> : () -> memref<16x12xf32>
-// CHECK: %[[C0:[0-9]+]] = arith.constant 0 : index
+// CHECK: %[[C0:c0]] = arith.constant 0 : index
 // CHECK: %[[V0:[0-9]+]] = "memref.view"(%[[ARENA]], %[[C0]]) : (memref<1024xi8>, index) -> memref<8x12xf32>
 // CHECK: "gpu.launch_func"({{.*}}, %[[A]], %[[W]], %[[V0]]) <{kernel = @kernels::@chain_0,
-// CHECK: %[[C512:[0-9]+]] = arith.constant 512 : index
+// CHECK: %[[C512:c512]] = arith.constant 512 : index
 // CHECK: %[[V1:[0-9]+]] = "memref.view"(%[[ARENA]], %[[C512]]) : (memref<1024xi8>, index) -> memref<8x12xf32>
 // CHECK: "gpu.launch_func"({{.*}}, %[[V0]], %[[B]], %[[V1]]) <{kernel = @kernels::@chain_1,
 // CHECK: %[[V2:[0-9]+]] = "memref.view"(%[[ARENA]], %[[C0]]) : (memref<1024xi8>, index) -> memref<8x12xf32>

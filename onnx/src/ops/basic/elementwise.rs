@@ -48,13 +48,6 @@ pub fn expand(
         }
         "PRelu" => prelu(inputs),
         "Clip" => clip(info, inputs, attrs),
-        "Sigmoid" => unary(inputs, |x, t| {
-            bin(
-                BinOp::Div,
-                lit(1.0, t),
-                bin(BinOp::Add, lit(1.0, t), un(UnOp::Exp, un(UnOp::Neg, x))),
-            )
-        }),
         "Tanh" => unary(inputs, |x, _| un(UnOp::Tanh, x)),
         "Erf" => unary(inputs, |x, _| un(UnOp::Erf, x)),
         "Exp" => unary(inputs, |x, _| un(UnOp::Exp, x)),
