@@ -123,7 +123,12 @@ def main() -> int:
     skips: dict[str, list[str]] = collections.defaultdict(list)
     for r in results:
         if r["status"] == "skipped":
-            skips[r["message"].splitlines()[0] if r["message"] else "(no reason)"].append(r["test"])
+            reason = r["message"].splitlines()[0] if r["message"] else "(no reason)"
+            # The importer names the model's temporary file and the node's index: group
+            # by what was refused.
+            reason = re.sub(r"^\W*\S+\.onnx: ", "", reason)
+            reason = re.sub(r"node #\d+ '[^']*' ", "", reason)
+            skips[reason].append(r["test"])
     print("\nskipped, by reason:")
     for reason in sorted(skips, key=lambda k: -len(skips[k])):
         names = skips[reason]

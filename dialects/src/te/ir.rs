@@ -13,7 +13,9 @@ use rtile::ir::{
 use super::generic::{
     BodyAttr, BodyOp, BodyValue, GenericBody, body_to_ops, intern_op_name, ops_to_body,
 };
-use super::model::{Access, Axis, AxisKind, Combiner, ElemType, MayPad, TeCompute, TensorType};
+use super::model::{
+    Access, Axis, AxisKind, Combiner, ElemType, Expr, MayPad, TeCompute, TensorType,
+};
 
 /// The op's name.
 pub const COMPUTE: &str = "te.compute";
@@ -150,9 +152,76 @@ pub fn build_body_region(ctx: &mut Context, c: &TeCompute) -> rtile::ir::RegionI
     region
 }
 
+/// `c` with its accesses in body order (the order the body reads them) and its inputs in
+/// order of first use, with `inputs` permuted to match: the order the op's operands and
+/// the custom form's input types have, so that what is built prints and reads back as
+/// the same model whatever order the model was assembled in.
+pub fn in_body_order(c: &TeCompute, inputs: &[Value]) -> (TeCompute, Vec<Value>) {
+    let mut order = Vec::new();
+    c.body.for_each_access(&mut |i| {
+        if !order.contains(&i) {
+            order.push(i);
+        }
+    });
+    // Accesses the body never reads (ill-formed; the verifier reports them) keep their place
+    // at the end.
+    let unread: Vec<usize> = (0..c.accesses.len())
+        .filter(|i| !order.contains(i))
+        .collect();
+    order.extend(unread);
+    let mut new_access = vec![0; c.accesses.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_access[old] = new;
+    }
+    let mut input_order: Vec<usize> = Vec::new();
+    for &old in &order {
+        let inp = c.accesses[old].input;
+        if !input_order.contains(&inp) {
+            input_order.push(inp);
+        }
+    }
+    let unused: Vec<usize> = (0..c.inputs.len())
+        .filter(|i| !input_order.contains(i))
+        .collect();
+    input_order.extend(unused);
+    let mut new_input = vec![0; c.inputs.len()];
+    for (new, &old) in input_order.iter().enumerate() {
+        new_input[old] = new;
+    }
+    let mut out = c.clone();
+    out.inputs = input_order.iter().map(|&i| c.inputs[i].clone()).collect();
+    out.accesses = order
+        .iter()
+        .map(|&i| {
+            let mut a = c.accesses[i].clone();
+            a.input = new_input[a.input];
+            a
+        })
+        .collect();
+    out.body = renumber_accesses(&c.body, &new_access);
+    let values = input_order.iter().map(|&i| inputs[i]).collect();
+    (out, values)
+}
+
+fn renumber_accesses(e: &Expr, map: &[usize]) -> Expr {
+    let r = |x: &Expr| Box::new(renumber_accesses(x, map));
+    match e {
+        Expr::Access(i) => Expr::Access(map[*i]),
+        Expr::Const(v, t) => Expr::Const(*v, *t),
+        Expr::Binary(op, a, b) => Expr::Binary(*op, r(a), r(b)),
+        Expr::Unary(op, a) => Expr::Unary(*op, r(a)),
+        Expr::Cmp(op, a, b) => Expr::Cmp(*op, r(a), r(b)),
+        Expr::Select(c, a, b) => Expr::Select(r(c), r(a), r(b)),
+        Expr::Cast(t, a) => Expr::Cast(*t, r(a)),
+    }
+}
+
 /// The operation state of a compute reading `inputs` (one value per
-/// [`TeCompute::inputs`] entry); the caller sets location/span and creates it.
+/// [`TeCompute::inputs`] entry); the caller sets location/span and creates it. The op
+/// holds the model [`in_body_order`].
 pub fn build_compute_op(ctx: &mut Context, c: &TeCompute, inputs: &[Value]) -> OperationState {
+    let (c, inputs) = in_body_order(c, inputs);
+    let c = &c;
     let mut st = OperationState::new(COMPUTE);
     st.operands = c.accesses.iter().map(|a| inputs[a.input]).collect();
     st.result_types = vec![c.result.to_type()];

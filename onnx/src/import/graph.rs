@@ -335,23 +335,27 @@ fn import_node(
     super::fold::check_sizes(&exp, super::fold::VALUE_LIMIT)?;
     if all_const && !exp.steps.is_empty() {
         super::fold::check_sizes(&exp, super::fold::FOLD_LIMIT)?;
-        let tensors = inputs
+        // Inputs te cannot hold (int64 axes, shapes) are read by the expansion as
+        // constants only; a step that reads one is an error of the expansion.
+        let tensors: Vec<Option<_>> = inputs
             .iter()
-            .map(|i| match i {
-                Some(i) => i
-                    .value
-                    .map(const_to_tensor)
-                    .ok_or(())
-                    .map(|t| t.ok_or(()))
-                    .and_then(|t| t)
-                    .map(Some),
-                None => Ok(None),
+            .map(|i| i.and_then(|i| i.value.and_then(const_to_tensor)))
+            .collect();
+        let reads_missing = exp.steps.iter().any(|s| {
+            let srcs: Vec<ops::Src> = match s {
+                ops::Step::Compute { operands, .. } => operands.clone(),
+                ops::Step::Reshape { src, .. } => vec![*src],
+            };
+            srcs.iter().any(|&src| {
+                matches!(src, ops::Src::Input(k) if tensors.get(k).is_none_or(|t| t.is_none()))
             })
-            .collect::<Result<Vec<_>, ()>>()
-            .map_err(|()| {
-                "cannot fold the node: an input is not a float, int32, int8 or bool tensor"
-                    .to_string()
-            })?;
+        });
+        if reads_missing {
+            return Err(
+                "cannot fold the node: a te stage reads an input that is not a float, int32, int8 or bool tensor"
+                    .to_string(),
+            );
+        }
         let outs = eval_expansion(&exp, &tensors, Accumulate::Native)
             .map_err(|m| format!("folding the node failed: {m}"))?;
         let outs = outs

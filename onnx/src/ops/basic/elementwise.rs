@@ -4,8 +4,10 @@
 use super::util::{
     bin, cmp, const_scalar, elementwise, err, input, lit, one_stage, opt_input, select, te_type, un,
 };
-use crate::ops::{ConstData, ConstTensor, Expansion, NodeAttrs, NodeInfo, OpError, OpInput, Src};
-use rtile_dialects::te::model::{BinOp, CmpOp, ElemType, Expr, UnOp};
+use crate::ops::{
+    ConstData, ConstTensor, Expansion, NodeAttrs, NodeInfo, OpError, OpInput, Src, Step,
+};
+use rtile_dialects::te::model::{BinOp, CmpOp, ElemType, Expr, TensorType, UnOp};
 
 /// Expands the elementwise operators; `None` for other op types.
 pub fn expand(
@@ -46,7 +48,7 @@ pub fn expand(
                 )
             })
         }
-        "PRelu" => prelu(inputs),
+        "PRelu" => prelu(info, inputs),
         "Clip" => clip(info, inputs, attrs),
         "Tanh" => unary(inputs, |x, _| un(UnOp::Tanh, x)),
         "Erf" => unary(inputs, |x, _| un(UnOp::Erf, x)),
@@ -121,11 +123,31 @@ fn variadic(
 }
 
 /// PRelu (opset 7, 9, 16): `slope` broadcasts to `X` (unidirectionally).
-fn prelu(inputs: &[Option<OpInput>]) -> Result<Expansion, OpError> {
+fn prelu(info: NodeInfo, inputs: &[Option<OpInput>]) -> Result<Expansion, OpError> {
     let x = te_type(inputs, 0)?;
-    let s = te_type(inputs, 1)?;
+    let mut s = te_type(inputs, 1)?;
     if s.elem != x.elem {
         return err("slope and X have different element types");
+    }
+    // Before opset 7 the slope was per channel (PRelu-6: "shared across channels" when of
+    // size 1; the exporters, PyTorch's among them, wrote a [C] slope for NC... inputs):
+    // a [C] slope applies along axis 1, as PyTorch's PReLU.
+    let per_channel = info.opset < 7
+        && s.shape.len() == 1
+        && x.shape.len() >= 2
+        && s.shape[0] == x.shape[1]
+        && s.shape[0] != 1;
+    let mut steps = Vec::new();
+    let mut slope = Src::Input(1);
+    if per_channel {
+        let mut shape = vec![1; x.shape.len() - 1];
+        shape[0] = s.shape[0];
+        steps.push(Step::Reshape {
+            src: Src::Input(1),
+            shape: shape.clone(),
+        });
+        slope = Src::Step(0);
+        s = TensorType::new(shape, s.elem);
     }
     if super::util::broadcast_shapes(&[&x.shape, &s.shape])? != x.shape {
         return err(format!(
@@ -140,10 +162,15 @@ fn prelu(inputs: &[Option<OpInput>]) -> Result<Expansion, OpError> {
         Expr::Access(0),
     );
     let shape = x.shape.clone();
-    Ok(one_stage(
-        elementwise(&[x, s], &shape, t, body),
-        vec![Src::Input(0), Src::Input(1)],
-    ))
+    steps.push(Step::Compute {
+        compute: elementwise(&[x, s], &shape, t, body),
+        operands: vec![Src::Input(0), slope],
+    });
+    Ok(Expansion {
+        consts: vec![],
+        outputs: vec![Src::Step(steps.len() - 1)],
+        steps,
+    })
 }
 
 /// Clip: attributes `min`/`max` before opset 11 (defaults: the float range), optional

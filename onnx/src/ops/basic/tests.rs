@@ -287,6 +287,36 @@ fn prelu_broadcasts_the_slope_one_way() {
 }
 
 #[test]
+fn prelu_before_opset_7_has_a_slope_per_channel() {
+    // PyTorch's exports (opset 6): a [C] slope applies along axis 1 of [N, C, L].
+    let (x, s) = (data(&[2, 3, 4], 5), data(&[3], 6));
+    let got = run1("PRelu", 6, &[x.clone_in(), s.clone_in()], MapAttrs::new());
+    let want: Vec<f64> = (0..24)
+        .map(|p| {
+            let i = unravel(p, &[2, 3, 4]);
+            let v = bcast_get(tensor_of(&x), &i);
+            let slope = tensor_of(&s).data[i[1] as usize];
+            if v < 0.0 {
+                (v as f32 * slope as f32) as f64
+            } else {
+                v
+            }
+        })
+        .collect();
+    assert_close(&got, &[2, 3, 4], &want, 0.0);
+    // From opset 7 the same shapes are numpy broadcasting, which [2, 3, 4] and [3] are not.
+    let e = run(
+        "PRelu",
+        7,
+        &[x.clone_in(), s.clone_in()],
+        MapAttrs::new(),
+        1,
+    )
+    .unwrap_err();
+    assert!(e.contains("broadcast"), "{e}");
+}
+
+#[test]
 fn clip_attributes_before_11_and_inputs_after() {
     let x = data(&[8], 5);
     let xs = tensor_of(&x).data.clone();
