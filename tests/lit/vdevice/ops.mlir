@@ -24,6 +24,26 @@ vdevice.program @compact on @fig9 [
   veu 1: @relu[0], @relu[1:4], barrier [<0, 1>], @conv[1]
 ] {makespan_us = 5.0 : f64}
 
+// The same program in the expanded form: the paper's Fig. 9 listing, vEU by vEU.
+// CHECK-LABEL: vdevice.program @fig9_expanded on @fig9 [
+// CHECK-NEXT:    veu 0:
+// CHECK-NEXT:      0: @matmul[0],
+// CHECK-NEXT:      1: @matmul[1],
+// CHECK-NEXT:      barrier [<1, 3>],
+// CHECK-NEXT:      2: @conv[0]
+// CHECK-NEXT:    veu 1:
+// CHECK-NEXT:      0: @relu[0],
+// CHECK-NEXT:      1: @relu[1],
+// CHECK-NEXT:      2: @relu[2],
+// CHECK-NEXT:      3: @relu[3],
+// CHECK-NEXT:      barrier [<0, 1>],
+// CHECK-NEXT:      4: @conv[1]
+// CHECK-NEXT:  ] {expanded}
+vdevice.program @fig9_expanded on @fig9 [
+  veu 0: @matmul[0:2], barrier [<1, 3>], @conv[0]
+  veu 1: @relu[0:4], barrier [<0, 1>], @conv[1]
+] {expanded}
+
 vdevice.device @d {sms = 1, veus_per_sm = 2, threads = 256, smem = 0, regs = 32, sm_limits = array<i64: 32, 2048, 65536, 98304>}
 vdevice.roperator @a {kernels = [{rtasks = 2, threads = 256, smem = 0, regs = 32, us = 1.0}]}
 vdevice.roperator @b(@a) {kernels = [{rtasks = 1, threads = 256, smem = 0, regs = 32, us = 1.0}]}
