@@ -277,17 +277,24 @@ fn variants(ctx: &Context, c: OpId, dev: &Device, top_k: usize) -> Result<Vec<RK
         .collect())
 }
 
-/// The vDevice for `ops` (§4.1.2): vEUs shaped for the most demanding of the ops' best
-/// rKernels, as many per SM as that shape's occupancy; variants that do not fit the shape
-/// are dropped (the best one of every op always fits).
-fn vdevice_for(ops: &mut [Op], dev: &Device) -> VDevice {
-    let first = |f: fn(&RKernel) -> u64| ops.iter().map(|o| f(&o.kernels[0])).max().unwrap_or(1);
+/// The vDevice for `ops` (§4.1.2: the vEUs per SM follow from "the most demanding rTask
+/// across all the vEUs"): vEUs shaped for the most demanding rKernel, as many per SM as that
+/// shape's occupancy. With `all`, over every variant of every op; else over each op's best
+/// variant only, dropping the variants that do not fit (the best one always does).
+fn vdevice_for(ops: &mut [Op], dev: &Device, all: bool) -> VDevice {
+    let most = |f: fn(&RKernel) -> u64| {
+        ops.iter()
+            .flat_map(|o| if all { &o.kernels[..] } else { &o.kernels[..1] })
+            .map(f)
+            .max()
+            .unwrap_or(1)
+    };
     let mut vd = VDevice {
         sms: dev.cores,
         veus_per_sm: 1,
-        threads: first(|k| k.threads),
-        smem: first(|k| k.smem),
-        regs: first(|k| k.regs),
+        threads: most(|k| k.threads),
+        smem: most(|k| k.smem),
+        regs: most(|k| k.regs),
         sm_limits: [
             dev.max_blocks_per_core,
             dev.max_threads_per_core,
@@ -302,6 +309,33 @@ fn vdevice_for(ops: &mut [Op], dev: &Device) -> VDevice {
     }
     vd
 }
+
+/// The schedule of `ops` on the better of the two vDevice shapes of [`vdevice_for`] (fewer
+/// larger vEUs that admit every variant, or more vEUs shaped for the best variants), by the
+/// model's total time: the ops as scheduled (variants that fit), the vDevice, the programs
+/// and the launch cost. [Interp]: the paper fixes one shape and does not say how.
+pub(super) fn pack(
+    ops: &[Op],
+    dev: &Device,
+    pol: impl Fn(u64) -> Policy,
+) -> Result<Packed, String> {
+    let mut best: Option<(f64, Packed)> = None;
+    for all in [false, true] {
+        let mut cand = ops.to_vec();
+        let vd = vdevice_for(&mut cand, dev, all);
+        let p = pol(vd.veus());
+        let plans = schedule(&cand, &p)?;
+        let t: f64 = plans.iter().map(|x| x.time(p.launch_us)).sum();
+        if best.as_ref().is_none_or(|b| t < b.0) {
+            best = Some((t, (cand, vd, plans, p.launch_us)));
+        }
+    }
+    best.map(|b| b.1).ok_or_else(|| "no vDevice shape".into())
+}
+
+/// What [`pack`] returns: the ops (variants that fit), the vDevice, the programs, the
+/// launch cost.
+pub(super) type Packed = (Vec<Op>, VDevice, Vec<Plan>, f64);
 
 impl WavefrontPack {
     /// Input of te functions: one rOperator per te.compute.
@@ -347,7 +381,8 @@ impl WavefrontPack {
                 kernels,
             });
         }
-        let vd = vdevice_for(&mut ops, dev);
+        let (ops, vd, plans, launch_us) =
+            pack(&ops, dev, |v| self.policy(v, dev.launch_us)).map_err(|m| err(ctx, f, m))?;
         let dev_sym = format!("{fname}_vdevice");
         let mut st = OperationState::new(DEVICE);
         st.properties = Some(Attribute::dictionary(vec![NamedAttribute {
@@ -380,19 +415,9 @@ impl WavefrontPack {
             ctx.set_attr(c, ROP_ATTR, Attribute::symbol(o.name.clone()));
             rops.push(r);
         }
-        let pol = self.policy(vd.veus(), dev.launch_us);
-        let plans = schedule(&ops, &pol).map_err(|m| err(ctx, f, m))?;
         let prefix = format!("{fname}_");
         self.emit(
-            ctx,
-            &plans,
-            &rops,
-            &dev_sym,
-            &prefix,
-            f,
-            false,
-            pol.launch_us,
-            stats,
+            ctx, &plans, &rops, &dev_sym, &prefix, f, false, launch_us, stats,
         );
         Ok(())
     }

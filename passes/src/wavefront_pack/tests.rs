@@ -306,3 +306,35 @@ proptest! {
         }
     }
 }
+
+/// The te path's vDevice shape: many small vEUs for the best variants, or fewer large ones
+/// that admit every variant, whichever the model says is faster.
+#[test]
+fn vdevice_shape_follows_the_faster_schedule() {
+    let dev = crate::device::Device::builtin("v100").unwrap();
+    let mut small = k(2560, 10.0);
+    small.threads = 32;
+    let mut big = k(80, 1.0);
+    big.threads = 1024;
+    let policy = |v: u64| {
+        let mut p = pol(v as usize, 5.0);
+        p.kernels = KernelPolicy::Fast;
+        p
+    };
+    // Best-variant shape: 32-thread vEUs, 32 per SM (the block limit), 2560 vEUs: 10 µs.
+    // Every-variant shape: 1024-thread vEUs, 2 per SM, 160 vEUs: the 80-rTask variant
+    // becomes the fastest, 1 µs. The second wins.
+    let ops = vec![op("a", &[], vec![small.clone(), big.clone()])];
+    let (kept, vd, plans, launch) = super::pass::pack(&ops, &dev, policy).unwrap();
+    assert_eq!((vd.threads, vd.veus_per_sm, vd.veus()), (1024, 2, 160));
+    assert_eq!(kept[0].kernels.len(), 2);
+    assert_eq!(plans[0].ops, vec![(0, 1)]);
+    assert_eq!(plans[0].time(launch), 1.0 + 5.0);
+    // With the big variant slow, the many small vEUs win and it is dropped.
+    big.us = 100.0;
+    let ops = vec![op("a", &[], vec![small, big])];
+    let (kept, vd, plans, launch) = super::pass::pack(&ops, &dev, policy).unwrap();
+    assert_eq!((vd.threads, vd.veus()), (32, 2560));
+    assert_eq!(kept[0].kernels.len(), 1);
+    assert_eq!(plans[0].time(launch), 10.0 + 5.0);
+}
