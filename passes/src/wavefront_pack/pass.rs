@@ -140,7 +140,13 @@ impl WavefrontPack {
                 value: Attribute::string(format!("{prefix}p{i}")),
             }]));
             st.add_attribute("device", Attribute::symbol(dev_sym));
-            st.add_attribute("schedule", p.prog.to_attr());
+            // Idle vEUs at the end are not launched (the grid is the vEUs in use; ties go
+            // to the lowest id, so idle vEUs collect at the end).
+            let mut prog = p.prog.clone();
+            while prog.veus.last().is_some_and(|l| l.is_empty()) {
+                prog.veus.pop();
+            }
+            st.add_attribute("schedule", prog.to_attr());
             let t = p.time(launch_us);
             total += t;
             st.add_attribute(
