@@ -1,4 +1,4 @@
-//! rtile's dialects: te, rtile and tilegraph, and the upstream subset te is written in and lowers to
+//! rtile's dialects: te, rtile, tilegraph and vdevice, and the upstream subset te is written in and lowers to
 //! (func, arith, math, tensor reshapes, gpu, scf, memref, vector).
 
 use ::rtile::dialect::DialectRegistry;
@@ -12,6 +12,7 @@ pub mod scf;
 pub mod te;
 pub mod tensor;
 pub mod tilegraph;
+pub mod vdevice;
 pub mod vector;
 
 /// Builtin and every dialect of this crate: the one dialect registry of rtile (the tools
@@ -31,6 +32,7 @@ pub fn register_all(reg: &mut DialectRegistry) {
     reg.register(&te::dialect::TeDialect);
     reg.register(&rtile::RtileDialect);
     reg.register(&tilegraph::TilegraphDialect);
+    reg.register(&vdevice::VdeviceDialect);
     reg.register(&gpu::GpuDialect);
     reg.register(&scf::ScfDialect);
     reg.register(&memref::MemRefDialect);

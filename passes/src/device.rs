@@ -163,10 +163,21 @@ pub struct Device {
     pub layers: Vec<MemLayer>,
     /// Peak compute per data type.
     pub compute: Vec<PeakCompute>,
+    /// Host-side cost of one kernel launch, µs: what Rammer's packing saves per launch
+    /// (OSDI'20 §2, §5.2.3). Optional; [`default_launch_us`] when a file leaves it out.
+    #[serde(default = "default_launch_us")]
+    pub launch_us: f64,
     /// The ISA and its per-kernel limits (every built-in device has one; a user file may
     /// leave it out, and then [`Device::target`] falls back to NVIDIA's limits and no chip).
     #[serde(default)]
     pub target: Option<IsaTarget>,
+}
+
+/// A launch cost of 5 µs: the order of a CUDA kernel launch from the host on recent
+/// drivers, and the figure Rammer's §5.2.3 overhead numbers imply per launch (0.37 ms for a
+/// whole model vs 2.27 ms for RammerBase's per-operator launches).
+pub fn default_launch_us() -> f64 {
+    5.0
 }
 
 /// Why a device description was rejected.

@@ -9,6 +9,7 @@ pub mod print_op_stats;
 pub mod rtile_select;
 pub mod symbol_dce;
 pub mod tensor_padding;
+pub mod wavefront_pack;
 
 use rtile::dialect::DialectRegistry;
 use rtile::pass::PassRegistry;
@@ -42,6 +43,7 @@ pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(rtile_select::RtileSelect::default()));
     reg.register(|| Box::new(lower_to_gpu::LowerToGpu::default()));
     reg.register(|| Box::new(connect::pass::Connect::default()));
+    reg.register(|| Box::new(wavefront_pack::pass::WavefrontPack::default()));
 }
 
 #[cfg(test)]

@@ -26,4 +26,12 @@
 // CHECK-NEXT:  --tensor-padding                 - Pad te.compute extents to multiples of the rTile shape when the waste is at most epsilon (Roller §3.1)
 // CHECK-NEXT:      --epsilon=<number>           - largest allowed padding waste per axis, (S - N mod S) / N (default: 0.25)
 // CHECK-NEXT:      --tile=<int,...>             - rTile shape for computes without an `rtile.tile` attribute (one size per axis, or one for all)
+// CHECK-NEXT:  --wavefront-pack                 - Pack rOperators' rTasks into vdevice.programs with Rammer's wavefront policy (OSDI'20 Algorithm 1)
+// CHECK-NEXT:      --device=<string>            - built-in device: v100, k80, mi50, a100, h100, h200, mi250x (te input; vdevice input may give its own vdevice.device)
+// CHECK-NEXT:      --merge=<bool>               - merge waves into one rProgram (false: RammerBase, one launch per operator) (default: true)
+// CHECK-NEXT:      --kernels=<string>           - rKernel choice: fast (fastest kernel per op) or select (SelectRKernels, §3.3) (default: select)
+// CHECK-NEXT:      --barriers=<string>          - barriers inside an rProgram: fine (barrier-rTasks) or global (between waves) (default: fine)
+// CHECK-NEXT:      --launch-us=<number>         - launch cost, µs (negative: the device description's launch_us) (default: -1)
+// CHECK-NEXT:      --top-k=<int>                - Roller rPrograms per te.compute turned into rKernel variants (default: 4)
+// CHECK-NEXT:      --expanded=<bool>            - print the programs in the expanded form (one line per rTask) (default: false)
 // CHECK-NOT:{{.}}

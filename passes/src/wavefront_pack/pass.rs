@@ -1,0 +1,473 @@
+//! `--wavefront-pack`: reads the rOperator DFG (hand-written `vdevice.roperator`s, or every
+//! function's `te.compute`s with rKernels from Roller's construction), runs Algorithm 1 and
+//! writes the rPrograms as `vdevice.program` ops (docs/passes/wavefront-pack.md).
+
+use rtile::diagnostics::Diagnostic;
+use rtile::ir::attributes::Attribute;
+use rtile::ir::types::Type;
+use rtile::ir::{Context, NamedAttribute, OpId, OperationState, Value};
+use rtile::pass::{Pass, PassStatistics};
+use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
+use rtile_dialects::tensor::{COLLAPSE, EXPAND};
+use rtile_dialects::vdevice::{
+    DEVICE, PROGRAM, RKernel, ROP_ATTR, ROPERATOR, ROperator, VDevice, siblings,
+};
+
+use super::schedule::{BarrierPolicy, KernelPolicy, Op, Plan, Policy, schedule};
+use crate::construct_rtile::rtile::thread_registers;
+use crate::construct_rtile::te_adapter::expr_from_compute;
+use crate::construct_rtile::{ConstructOptions, construct};
+use crate::device::Device;
+
+rtile::declare_pass! {
+    pass WavefrontPack {
+        flag: "wavefront-pack",
+        display_name: "WavefrontPack",
+        summary: "Pack rOperators' rTasks into vdevice.programs with Rammer's wavefront policy (OSDI'20 Algorithm 1)",
+        description: "Schedules the rOperator DFG (vdevice.roperator ops, or the te.compute ops of each function with rKernels from Roller's construction) in BFS waves onto the vEUs of a vDevice, merging a wave into the current rProgram when the model says it is no slower than a separate launch, and writes the rPrograms as vdevice.program ops with their predicted makespan.",
+        options(opts: WavefrontPackOptions) {
+            /// built-in device: v100, k80, mi50, a100, h100, h200, mi250x (te input; vdevice input may give its own vdevice.device)
+            device: String = "", "device";
+            /// merge waves into one rProgram (false: RammerBase, one launch per operator)
+            merge: bool = "true", "merge";
+            /// rKernel choice: fast (fastest kernel per op) or select (SelectRKernels, §3.3)
+            kernels: String = "select", "kernels", check = check_kernels;
+            /// barriers inside an rProgram: fine (barrier-rTasks) or global (between waves)
+            barriers: String = "fine", "barriers", check = check_barriers;
+            /// launch cost, µs (negative: the device description's launch_us)
+            launch_us: f64 = "-1", "launch-us";
+            /// Roller rPrograms per te.compute turned into rKernel variants
+            top_k: i64 = "4", "top-k", check = check_top_k;
+            /// print the programs in the expanded form (one line per rTask)
+            expanded: bool = "false", "expanded";
+        }
+        statistics {
+            LAUNCHES: "launches", "rPrograms (kernel launches) created";
+            ROPS: "roperators", "rOperators scheduled";
+            BARRIERS: "barriers", "barrier-rTasks inserted";
+            MAKESPAN_NS: "makespan-ns", "predicted time of all rPrograms, launches included, ns";
+        }
+    }
+}
+
+fn check_kernels(s: &String) -> Result<(), String> {
+    match s.as_str() {
+        "fast" | "select" => Ok(()),
+        _ => Err(format!("kernels must be fast or select, not '{s}'")),
+    }
+}
+
+fn check_barriers(s: &String) -> Result<(), String> {
+    match s.as_str() {
+        "fine" | "global" => Ok(()),
+        _ => Err(format!("barriers must be fine or global, not '{s}'")),
+    }
+}
+
+fn check_top_k(k: &i64) -> Result<(), String> {
+    if *k < 1 {
+        return Err("top-k must be at least 1".into());
+    }
+    Ok(())
+}
+
+/// The pass.
+#[derive(Default)]
+pub struct WavefrontPack {
+    opts: WavefrontPackOptions,
+}
+
+fn err(ctx: &Context, at: OpId, m: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(ctx.op(at).span, format!("wavefront-pack: {}", m.into()))
+}
+
+impl WavefrontPack {
+    fn device(&self, ctx: &Context, op: OpId) -> Result<Option<Device>, Diagnostic> {
+        if self.opts.device.is_empty() {
+            return Ok(None);
+        }
+        Device::builtin(&self.opts.device)
+            .map(Some)
+            .map_err(|e| err(ctx, op, e.message))
+    }
+
+    fn policy(&self, veus: u64, launch_us: f64) -> Policy {
+        Policy {
+            veus: veus as usize,
+            merge: self.opts.merge,
+            kernels: if self.opts.kernels == "fast" {
+                KernelPolicy::Fast
+            } else {
+                KernelPolicy::Select
+            },
+            barriers: if self.opts.barriers == "global" {
+                BarrierPolicy::Global
+            } else {
+                BarrierPolicy::Fine
+            },
+            launch_us: if self.opts.launch_us >= 0.0 {
+                self.opts.launch_us
+            } else {
+                launch_us
+            },
+        }
+    }
+
+    /// Writes `plans` as programs before `anchor` (or at the end of `anchor`'s block when
+    /// `after`), sets each rOperator's chosen kernel, and counts.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &self,
+        ctx: &mut Context,
+        plans: &[Plan],
+        rop_ops: &[OpId],
+        dev_sym: &str,
+        prefix: &str,
+        anchor: OpId,
+        after: bool,
+        launch_us: f64,
+        stats: &mut PassStatistics,
+    ) {
+        let mut last = anchor;
+        let mut total = 0.0;
+        for (i, p) in plans.iter().enumerate() {
+            for &(o, k) in &p.ops {
+                ctx.set_attr(rop_ops[o], "kernel", Attribute::i64(k as i64));
+            }
+            let mut st = OperationState::new(PROGRAM);
+            st.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+                name: "sym_name".into(),
+                value: Attribute::string(format!("{prefix}p{i}")),
+            }]));
+            st.add_attribute("device", Attribute::symbol(dev_sym));
+            // Idle vEUs at the end are not launched (the grid is the vEUs in use; ties go
+            // to the lowest id, so idle vEUs collect at the end).
+            let mut prog = p.prog.clone();
+            while prog.veus.last().is_some_and(|l| l.is_empty()) {
+                prog.veus.pop();
+            }
+            st.add_attribute("schedule", prog.to_attr());
+            let t = p.time(launch_us);
+            total += t;
+            st.add_attribute(
+                "makespan_us",
+                Attribute::float((t * 1000.0).round() / 1000.0, Type::f64()),
+            );
+            if self.opts.expanded {
+                st.add_attribute("expanded", Attribute::unit());
+            }
+            let op = ctx.create_op(st);
+            if after {
+                ctx.insert_op_after(last, op);
+                last = op;
+            } else {
+                ctx.insert_op_before(anchor, op);
+            }
+            let barriers = p
+                .prog
+                .veus
+                .iter()
+                .flatten()
+                .filter(|e| matches!(e, rtile_dialects::vdevice::Entry::Barrier(_)))
+                .count();
+            stats.add(Self::BARRIERS, barriers as u64);
+            stats.add(Self::ROPS, p.ops.len() as u64);
+        }
+        stats.add(Self::LAUNCHES, plans.len() as u64);
+        stats.add(Self::MAKESPAN_NS, (total * 1000.0).round() as u64);
+    }
+
+    /// Input of hand-written `vdevice.roperator`s next to a `vdevice.device`.
+    fn run_roperators(
+        &self,
+        ctx: &mut Context,
+        rops: Vec<OpId>,
+        stats: &mut PassStatistics,
+    ) -> Result<(), Diagnostic> {
+        let at = rops[0];
+        let dev_op = siblings(ctx, at)
+            .into_iter()
+            .find(|&o| ctx.op_name(o) == DEVICE)
+            .ok_or_else(|| err(ctx, at, "the rOperators need a vdevice.device next to them"))?;
+        let vd = VDevice::from_op(ctx, dev_op).map_err(|m| err(ctx, dev_op, m))?;
+        let dev_sym = rtile::verifier::symbol_name(ctx, dev_op)
+            .unwrap_or("")
+            .to_string();
+        let parsed: Vec<ROperator> = rops
+            .iter()
+            .map(|&o| ROperator::from_op(ctx, o).map_err(|m| err(ctx, o, m)))
+            .collect::<Result<_, _>>()?;
+        let index = |n: &str| parsed.iter().position(|r| r.name == n);
+        let mut ops = Vec::new();
+        for (r, &o) in parsed.iter().zip(&rops) {
+            let deps = r
+                .deps
+                .iter()
+                .map(|d| index(d).ok_or_else(|| err(ctx, o, format!("unknown rOperator @{d}"))))
+                .collect::<Result<_, _>>()?;
+            ops.push(Op {
+                name: r.name.clone(),
+                deps,
+                kernels: r.kernels.clone(),
+            });
+        }
+        let launch = self.device(ctx, at)?.map_or(0.0, |d| d.launch_us);
+        if self.opts.launch_us < 0.0 && self.opts.device.is_empty() {
+            return Err(err(
+                ctx,
+                at,
+                "give launch-us=<µs> or device=<name> for the launch cost",
+            ));
+        }
+        let pol = self.policy(vd.veus(), launch);
+        let plans = schedule(&ops, &pol).map_err(|m| err(ctx, at, m))?;
+        let last = *rops.last().unwrap_or(&at);
+        let anchor = siblings(ctx, at).into_iter().last().unwrap_or(last);
+        self.emit(
+            ctx,
+            &plans,
+            &rops,
+            &dev_sym,
+            "",
+            anchor,
+            true,
+            pol.launch_us,
+            stats,
+        );
+        Ok(())
+    }
+}
+
+/// The te.compute that produces `v`, looking through tensor reshapes (views).
+fn producer(ctx: &Context, mut v: Value) -> Option<OpId> {
+    loop {
+        let d = ctx.defining_op(v)?;
+        match ctx.op_name(d) {
+            COMPUTE => return Some(d),
+            COLLAPSE | EXPAND => v = *ctx.operands(d).first()?,
+            _ => return None,
+        }
+    }
+}
+
+/// The rKernel variants of one te.compute: Roller's top-k rPrograms (best first), each
+/// `grid` rTasks of `threads` threads; the per-rTask time is the estimate divided by the
+/// kernel's waves over `cores × resident blocks` (the micro-performance model's own split).
+fn variants(ctx: &Context, c: OpId, dev: &Device, top_k: usize) -> Result<Vec<RKernel>, String> {
+    let (tc, _) = compute_from_op(ctx, c)?;
+    let e = expr_from_compute(&tc)?;
+    let opts = ConstructOptions {
+        top_k,
+        ..ConstructOptions::default()
+    };
+    let r = construct(&e, dev, &opts)?;
+    if r.programs.is_empty() {
+        return Err(format!("no rProgram fits on '{}'", dev.name));
+    }
+    Ok(r.programs
+        .iter()
+        .map(|p| {
+            let rtasks = p.grid.iter().product::<u64>().max(1);
+            let regs = thread_registers(p.footprint[0]);
+            let smem = p.footprint[1];
+            let per_wave = dev.cores * dev.resident_blocks(p.threads, smem, Some(regs));
+            let waves = rtasks.div_ceil(per_wave.max(1)).max(1);
+            RKernel {
+                rtasks,
+                threads: p.threads,
+                smem,
+                regs,
+                us: p.est_us / waves as f64,
+            }
+        })
+        .collect())
+}
+
+/// The vDevice for `ops` (§4.1.2: the vEUs per SM follow from "the most demanding rTask
+/// across all the vEUs"): vEUs shaped for the most demanding rKernel, as many per SM as that
+/// shape's occupancy. With `all`, over every variant of every op; else over each op's best
+/// variant only, dropping the variants that do not fit (the best one always does).
+fn vdevice_for(ops: &mut [Op], dev: &Device, all: bool) -> VDevice {
+    let most = |f: fn(&RKernel) -> u64| {
+        ops.iter()
+            .flat_map(|o| if all { &o.kernels[..] } else { &o.kernels[..1] })
+            .map(f)
+            .max()
+            .unwrap_or(1)
+    };
+    let mut vd = VDevice {
+        sms: dev.cores,
+        veus_per_sm: 1,
+        threads: most(|k| k.threads),
+        smem: most(|k| k.smem),
+        regs: most(|k| k.regs),
+        sm_limits: [
+            dev.max_blocks_per_core,
+            dev.max_threads_per_core,
+            dev.regs_per_core,
+            dev.layers[Device::SHARED].core_capacity(),
+        ],
+    };
+    vd.veus_per_sm = vd.occupancy().max(1);
+    for o in ops.iter_mut() {
+        o.kernels
+            .retain(|k| k.threads <= vd.threads && k.smem <= vd.smem && k.regs <= vd.regs);
+    }
+    vd
+}
+
+/// The schedule of `ops` on the better of the two vDevice shapes of [`vdevice_for`] (fewer
+/// larger vEUs that admit every variant, or more vEUs shaped for the best variants), by the
+/// model's total time: the ops as scheduled (variants that fit), the vDevice, the programs
+/// and the launch cost. [Interp]: the paper fixes one shape and does not say how.
+pub(super) fn pack(
+    ops: &[Op],
+    dev: &Device,
+    pol: impl Fn(u64) -> Policy,
+) -> Result<Packed, String> {
+    let mut best: Option<(f64, Packed)> = None;
+    for all in [false, true] {
+        let mut cand = ops.to_vec();
+        let vd = vdevice_for(&mut cand, dev, all);
+        let p = pol(vd.veus());
+        let plans = schedule(&cand, &p)?;
+        let t: f64 = plans.iter().map(|x| x.time(p.launch_us)).sum();
+        if best.as_ref().is_none_or(|b| t < b.0) {
+            best = Some((t, (cand, vd, plans, p.launch_us)));
+        }
+    }
+    best.map(|b| b.1).ok_or_else(|| "no vDevice shape".into())
+}
+
+/// What [`pack`] returns: the ops (variants that fit), the vDevice, the programs, the
+/// launch cost.
+pub(super) type Packed = (Vec<Op>, VDevice, Vec<Plan>, f64);
+
+impl WavefrontPack {
+    /// Input of te functions: one rOperator per te.compute.
+    fn run_func(
+        &self,
+        ctx: &mut Context,
+        f: OpId,
+        dev: &Device,
+        stats: &mut PassStatistics,
+    ) -> Result<(), Diagnostic> {
+        let fname = rtile::verifier::symbol_name(ctx, f)
+            .unwrap_or("f")
+            .to_string();
+        let Some(b) = ctx
+            .regions(f)
+            .first()
+            .and_then(|&r| ctx.region_blocks(r).first().copied())
+        else {
+            return Ok(());
+        };
+        let computes: Vec<OpId> = ctx
+            .block_ops(b)
+            .filter(|&o| ctx.op_name(o) == COMPUTE)
+            .collect();
+        if computes.is_empty() {
+            return Ok(());
+        }
+        let mut ops = Vec::new();
+        for (i, &c) in computes.iter().enumerate() {
+            let kernels = variants(ctx, c, dev, self.opts.top_k.max(1) as usize)
+                .map_err(|m| err(ctx, c, m))?;
+            let mut deps: Vec<usize> = ctx
+                .operands(c)
+                .iter()
+                .filter_map(|&v| producer(ctx, v))
+                .filter_map(|p| computes.iter().position(|&x| x == p))
+                .collect();
+            deps.sort();
+            deps.dedup();
+            ops.push(Op {
+                name: format!("{fname}_{i}"),
+                deps,
+                kernels,
+            });
+        }
+        let (ops, vd, plans, launch_us) =
+            pack(&ops, dev, |v| self.policy(v, dev.launch_us)).map_err(|m| err(ctx, f, m))?;
+        let dev_sym = format!("{fname}_vdevice");
+        let mut st = OperationState::new(DEVICE);
+        st.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+            name: "sym_name".into(),
+            value: Attribute::string(dev_sym.clone()),
+        }]));
+        for a in vd.to_attrs() {
+            st.add_attribute(a.name, a.value);
+        }
+        let d = ctx.create_op(st);
+        ctx.insert_op_before(f, d);
+        let mut rops = Vec::new();
+        for (o, &c) in ops.iter().zip(&computes) {
+            let mut st = OperationState::new(ROPERATOR);
+            st.properties = Some(Attribute::dictionary(vec![NamedAttribute {
+                name: "sym_name".into(),
+                value: Attribute::string(o.name.clone()),
+            }]));
+            if !o.deps.is_empty() {
+                let deps = o
+                    .deps
+                    .iter()
+                    .map(|&d| Attribute::symbol(ops[d].name.clone()));
+                st.add_attribute("deps", Attribute::array(deps.collect()));
+            }
+            let ks = o.kernels.iter().map(RKernel::to_attr).collect();
+            st.add_attribute("kernels", Attribute::array(ks));
+            let r = ctx.create_op(st);
+            ctx.insert_op_before(f, r);
+            ctx.set_attr(c, ROP_ATTR, Attribute::symbol(o.name.clone()));
+            rops.push(r);
+        }
+        let prefix = format!("{fname}_");
+        self.emit(
+            ctx, &plans, &rops, &dev_sym, &prefix, f, false, launch_us, stats,
+        );
+        Ok(())
+    }
+}
+
+impl Pass for WavefrontPack {
+    fn run(
+        &mut self,
+        ctx: &mut Context,
+        op: OpId,
+        stats: &mut PassStatistics,
+    ) -> Result<(), Diagnostic> {
+        let all = ctx.collect_ops(op);
+        if all.iter().any(|&o| ctx.op_name(o) == PROGRAM) {
+            return Err(err(ctx, op, "the input already holds vdevice.program ops"));
+        }
+        let rops: Vec<OpId> = all
+            .iter()
+            .copied()
+            .filter(|&o| ctx.op_name(o) == ROPERATOR)
+            .collect();
+        if !rops.is_empty() {
+            return self.run_roperators(ctx, rops, stats);
+        }
+        let funcs: Vec<OpId> = all
+            .into_iter()
+            .filter(|&o| ctx.op_name(o) == "func.func")
+            .collect();
+        if funcs.is_empty() {
+            return Ok(());
+        }
+        let dev = self.device(ctx, op)?.ok_or_else(|| {
+            err(
+                ctx,
+                op,
+                format!(
+                    "te input needs device=<name>; built-in devices are: {}",
+                    Device::builtin_names().join(", ")
+                ),
+            )
+        })?;
+        for f in funcs {
+            self.run_func(ctx, f, &dev, stats)?;
+        }
+        Ok(())
+    }
+}
