@@ -13,7 +13,7 @@ DEMO_OUT := target/demo
 DEMO_PASS_CANDIDATES ?= --symbol-dce
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test demo fmt-check clippy deps-check unit lit cuda-kernels bench-gpu onnx-venv onnx-backend
+.PHONY: all deps build test demo fmt-check clippy deps-check unit lit cuda-kernels bench-gpu onnx-venv onnx-backend onnx-backend-full
 
 all: build
 
@@ -88,11 +88,15 @@ lit: build
 
 # The onnx package's own backend tests (node cases, simple, pytorch-converted,
 # pytorch-operator and the light models) on the te interpreter; exits non-zero on any
-# failure (tests/onnx-backend/run.py).
+# failure (tests/onnx-backend/run.py). `make test` leaves out the four largest light
+# models (minutes on the interpreter); `onnx-backend-full` runs them too (PERF.md).
+ONNX_SLOW := test_(vgg19|zfnet512|bvlc_alexnet|inception_v2)_cpu
 onnx-backend: onnx-venv build
-	RTILE_BIN=$(BIN) $(ONNX_PY) -W ignore tests/onnx-backend/run.py -j 2
+	RTILE_BIN=$(BIN) $(ONNX_PY) -W ignore tests/onnx-backend/run.py -j 2 --exclude '$(ONNX_SLOW)'
+onnx-backend-full: onnx-venv build
+	RTILE_BIN=$(BIN) $(ONNX_PY) -W ignore tests/onnx-backend/run.py -j 2 --json target/onnx-backend.json
 
-test: deps fmt-check clippy deps-check unit build lit
+test: deps fmt-check clippy deps-check unit build lit onnx-backend
 
 # The bundled example end to end: rtile-opt (passes, generic output) -> mlir-opt-22
 # verifies and re-prints it -> rtile-opt again, whose output must be identical. Then the

@@ -55,7 +55,7 @@ def op_types_by_test() -> dict[str, list[str]]:
     return ops
 
 
-def collect(kinds: list[str], pattern: str | None) -> list[tuple[str, unittest.TestCase]]:
+def collect(kinds: list[str], pattern: str | None, exclude: str | None = None) -> list[tuple[str, unittest.TestCase]]:
     bt = onnx.backend.test.BackendTest(RtileBackend, __name__)
     wanted = {KINDS[k] for k in kinds}
     tests = []
@@ -69,6 +69,8 @@ def collect(kinds: list[str], pattern: str | None) -> list[tuple[str, unittest.T
             if not name.endswith("_cpu"):
                 continue
             if pattern and not re.search(pattern, name):
+                continue
+            if exclude and re.search(exclude, name):
                 continue
             tests.append((category, case_cls(name)))
     return tests
@@ -93,6 +95,7 @@ def main() -> int:
     ap.add_argument("--kinds", default="node,simple,pytorch-converted,pytorch-operator,real")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("-k", help="only tests whose name matches this regex")
+    ap.add_argument("--exclude", help="leave out tests whose name matches this regex")
     ap.add_argument("--json", help="write every result here")
     ap.add_argument("-v", action="store_true", help="print every failure in full")
     args = ap.parse_args()
@@ -100,7 +103,7 @@ def main() -> int:
     for k in kinds:
         if k not in KINDS:
             ap.error(f"unknown kind {k!r}; one of {', '.join(KINDS)}")
-    tests = collect(kinds, args.k)
+    tests = collect(kinds, args.k, args.exclude)
     ops = op_types_by_test()
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as pool:

@@ -333,8 +333,12 @@ fn import_node(
         ));
     }
     super::fold::check_sizes(&exp, super::fold::VALUE_LIMIT)?;
-    if all_const && !exp.steps.is_empty() {
-        super::fold::check_sizes(&exp, super::fold::FOLD_LIMIT)?;
+    // A node of constants is folded unless a value is too large to hold at import time;
+    // then its stages run with the model.
+    if all_const
+        && !exp.steps.is_empty()
+        && super::fold::check_sizes(&exp, super::fold::FOLD_LIMIT).is_ok()
+    {
         // Inputs te cannot hold (int64 axes, shapes) are read by the expansion as
         // constants only; a step that reads one is an error of the expansion.
         let tensors: Vec<Option<_>> = inputs

@@ -306,9 +306,6 @@ fn constant_of_shape(
         return err(format!("the shape {shape:?} has a negative dim"));
     }
     let n = crate::import::tensor::num_elements(&shape).map_err(OpError)?;
-    if !crate::import::tensor::shape_within(&shape, crate::import::fold::FOLD_LIMIT) {
-        return err(format!("the shape {shape:?} is too large for a constant"));
-    }
     let v = match attrs.tensor("value") {
         Some(t) => t,
         None if attrs.names().iter().any(|s| s == "value") => {
@@ -321,6 +318,18 @@ fn constant_of_shape(
     };
     if crate::import::tensor::data_len(&v.data) != 1 {
         return err("'value' must hold one element");
+    }
+    if !crate::import::tensor::shape_within(&shape, crate::import::fold::FOLD_LIMIT) {
+        // Too large to hold at import time (the light VGG-19's 4096 x 25088 weight): a te
+        // stage computes the fill instead.
+        let Some(t) = crate::eval::const_to_tensor(&v) else {
+            return err(format!(
+                "the shape {shape:?} is too large for a constant of a type te cannot compute on"
+            ));
+        };
+        let value = t.data[0];
+        let fill = elementwise(&[], &shape, t.dtype, Expr::Const(value, t.dtype));
+        return Ok(one_stage(fill, vec![]));
     }
     let data = crate::import::tensor::data_take(&v.data, &vec![0; n]);
     Ok(Expansion {

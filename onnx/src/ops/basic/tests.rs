@@ -949,6 +949,38 @@ fn expand_shape_constant_and_constant_of_shape() {
             data: ConstData::I64(vec![7; 4])
         }
     );
+    // Past the fold limit the fill is a te stage with no inputs, not a constant.
+    let big = ConstTensor {
+        shape: vec![2],
+        data: ConstData::I64(vec![8192, 8193]),
+    };
+    let bty = crate::import::tensor::const_type(&big);
+    let e = expand(
+        info("ConstantOfShape"),
+        &[Some(OpInput {
+            ty: &bty,
+            value: Some(&big),
+        })],
+        &MapAttrs::new().with(
+            "value",
+            AttrValue::Tensor(ConstTensor {
+                shape: vec![1],
+                data: ConstData::F32(vec![0.25]),
+            }),
+        ),
+    )
+    .unwrap()
+    .unwrap();
+    assert!(e.consts.is_empty());
+    let [crate::ops::Step::Compute { compute, operands }] = &e.steps[..] else {
+        panic!("expected one stage, got {:?}", e.steps);
+    };
+    assert!(operands.is_empty() && compute.inputs.is_empty());
+    assert_eq!(compute.result.shape, vec![8192, 8193]);
+    assert_eq!(
+        compute.body,
+        rtile_dialects::te::model::Expr::Const(0.25, ElemType::F32)
+    );
 }
 
 #[test]
