@@ -17,8 +17,10 @@ use rtile_targets::{Output, TranslateOptions, manifest_for, select_gpu_module, t
 /// What to compile and how.
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
-    /// A `.mlir` te module (an `.onnx` model once the importer is linked).
+    /// An ONNX model (`.onnx`) or a te module (anything else).
     pub input: PathBuf,
+    /// Static shapes for the model's symbolic inputs (`name=1x3x224x224`).
+    pub input_shapes: Vec<(String, Vec<i64>)>,
     /// Device description name (`h100`, `a100`, `mi250x`, ...).
     pub device: String,
     /// Candidates `--construct-rtile` builds per compute (the best is lowered).
@@ -47,11 +49,23 @@ pub struct KernelSummary {
     pub est_us: Option<f64>,
 }
 
+/// One function of the model: its launch sequence's size.
+#[derive(Clone, Debug)]
+pub struct ModelSummary {
+    pub function: String,
+    pub launches: usize,
+    /// Peak bytes of intermediates (the host function's `rtile.peak_bytes`).
+    pub peak_bytes: u64,
+    /// Bytes of constants (weights).
+    pub constant_bytes: u64,
+}
+
 /// What a compilation produced.
 #[derive(Clone, Debug)]
 pub struct CompileReport {
     pub stages: Vec<StageTime>,
     pub kernels: Vec<KernelSummary>,
+    pub models: Vec<ModelSummary>,
     /// `sm_90`, `gfx90a`, ...: what the code was generated for.
     pub target: String,
     /// The files written, in order.
@@ -89,14 +103,26 @@ fn stage<T>(
     Ok(r)
 }
 
-/// The input as a module of te ops in `ctx`.
-fn load_input(ctx: &mut Context, path: &Path) -> Result<OpId, CompileError> {
+/// The input as a module of te ops: an ONNX model imported, or a te module parsed.
+fn load_input(opts: &CompileOptions) -> Result<(Context, OpId), CompileError> {
+    let path = &opts.input;
+    if path.extension().is_some_and(|e| e == "onnx") {
+        let bytes = std::fs::read(path)
+            .map_err(|e| CompileError(format!("cannot read {}: {e}", path.display())))?;
+        let import = rtile_onnx::import::ImportOptions {
+            input_shapes: opts.input_shapes.clone(),
+        };
+        return rtile_onnx::import::import_model(&bytes, &import)
+            .map_err(|e| CompileError(format!("{}: {e}", path.display())));
+    }
+    let mut ctx = Context::new(Arc::new(rtile_passes::dialect_registry()));
     let text = std::fs::read_to_string(path)
         .map_err(|e| CompileError(format!("cannot read {}: {e}", path.display())))?;
     let file = ctx.add_source(path.display().to_string(), text);
-    parse_source(ctx, file)
+    let module = parse_source(&mut ctx, file)
         .map(|p| p.module)
-        .map_err(|d| diag(ctx, &d))
+        .map_err(|d| diag(&ctx, &d))?;
+    Ok((ctx, module))
 }
 
 /// Runs `pipeline` (a `builtin.module(...)` pass pipeline) on `module`.
@@ -114,10 +140,7 @@ pub fn compile(
     progress: &mut dyn FnMut(&'static str),
 ) -> Result<CompileReport, CompileError> {
     let mut stages = Vec::new();
-    let mut ctx = Context::new(Arc::new(rtile_passes::dialect_registry()));
-    let module = stage(&mut stages, progress, "parse", || {
-        load_input(&mut ctx, &opts.input)
-    })?;
+    let (mut ctx, module) = stage(&mut stages, progress, "import", || load_input(opts))?;
     stage(&mut stages, progress, "axis-fusion", || {
         run_pipeline(&mut ctx, module, "builtin.module(axis-fusion)")
     })?;
@@ -128,6 +151,8 @@ pub fn compile(
     stage(&mut stages, progress, "construct-rtile", || {
         run_pipeline(&mut ctx, module, &construct)
     })?;
+    let estimates = compute_estimates(&ctx, module);
+    let arities = function_arities(&ctx, module);
     stage(&mut stages, progress, "lower-to-gpu", || {
         run_pipeline(&mut ctx, module, "builtin.module(lower-to-gpu)")
     })?;
@@ -168,12 +193,15 @@ pub fn compile(
     let ir_path = opts.out_dir.join("lowered.mlir");
     let printed = rtile::printer::print_op(&ctx, module, &Default::default());
     write(&ir_path, printed.as_bytes())?;
-    let kernels = kernel_summaries(&ctx, &manifest, gpu_module);
+    let mut files = vec![code_path, manifest_path, ir_path];
+    let models = write_models(&ctx, module, &arities, &opts.out_dir, &mut files)?;
+    let kernels = kernel_summaries(&manifest, &estimates);
     Ok(CompileReport {
         stages,
         kernels,
+        models,
         target,
-        files: vec![code_path, manifest_path, ir_path],
+        files,
     })
 }
 
@@ -213,14 +241,9 @@ fn check_ptx(ptxas: &Path, ptx: &Path, sm: &str) -> Result<(), CompileError> {
     Ok(())
 }
 
-/// Per-kernel rows: launch shape from the manifest, the estimate from the kernel's
-/// `rtile.est_us` (the estimate of the program it was lowered from).
-fn kernel_summaries(
-    ctx: &Context,
-    manifest: &rtile_manifest::Manifest,
-    gpu_module: OpId,
-) -> Vec<KernelSummary> {
-    let estimates = kernel_estimates(ctx, gpu_module);
+/// Per-kernel rows: launch shape from the manifest, the estimate of the program each
+/// kernel was lowered from (kernel `<func>_<k>` lowers the module's `k`-th compute).
+fn kernel_summaries(manifest: &rtile_manifest::Manifest, estimates: &[f64]) -> Vec<KernelSummary> {
     manifest
         .kernels
         .iter()
@@ -229,25 +252,101 @@ fn kernel_summaries(
             grid: k.grid.unwrap_or([0; 3]),
             block: k.block.unwrap_or([0; 3]),
             shared_bytes: k.dynamic_shared_memory + k.static_shared_memory,
-            est_us: estimates.get(&k.name).copied(),
+            est_us: k
+                .name
+                .rsplit('_')
+                .next()
+                .and_then(|i| i.parse::<usize>().ok())
+                .and_then(|i| estimates.get(i).copied()),
         })
         .collect()
 }
 
-/// `rtile.est_us` of each `gpu.func` of `gpu_module`, by name.
-fn kernel_estimates(ctx: &Context, gpu_module: OpId) -> std::collections::HashMap<String, f64> {
-    let mut out = std::collections::HashMap::new();
-    ctx.walk(gpu_module, WalkOrder::PreOrder, &mut |_, op| {
-        if ctx.op_name(op) != "gpu.func" {
-            return;
-        }
-        let name = ctx
-            .attr(op, "sym_name")
-            .and_then(|a| a.as_str().map(str::to_string));
-        let est = ctx.attr(op, "rtile.est_us").and_then(|a| a.as_float());
-        if let (Some(n), Some(e)) = (name, est) {
-            out.insert(n, e);
+/// The best-ranked program's estimate of every `te.compute`, in module order.
+fn compute_estimates(ctx: &Context, module: OpId) -> Vec<f64> {
+    let mut out = Vec::new();
+    ctx.walk(module, WalkOrder::PreOrder, &mut |_, op| {
+        if ctx.op_name(op) == "te.compute" {
+            let est = rtile_dialects::rtile::programs(ctx, op)
+                .ok()
+                .and_then(|p| p.first().map(|p| p.est_us))
+                .unwrap_or(f64::NAN);
+            out.push(est);
         }
     });
     out
+}
+
+/// Number of arguments of every `func.func`, by name (before lowering adds the outputs).
+fn function_arities(ctx: &Context, module: OpId) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    ctx.walk(module, WalkOrder::PreOrder, &mut |_, op| {
+        if ctx.op_name(op) != "func.func" {
+            return;
+        }
+        let name = ctx.inherent_attr(op, "sym_name").and_then(|a| a.as_str());
+        let args = ctx
+            .regions(op)
+            .first()
+            .and_then(|r| ctx.region_blocks(*r).first().copied())
+            .map(|b| ctx.block_args(b).len());
+        if let (Some(n), Some(a)) = (name, args) {
+            out.push((n.to_string(), a));
+        }
+    });
+    out
+}
+
+/// Writes each host function's launch sequence (`<func>.model.json`, the format
+/// `rtile-run` executes) and its constants (`<func>.model.bin`).
+fn write_models(
+    ctx: &Context,
+    module: OpId,
+    arities: &[(String, usize)],
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+) -> Result<Vec<ModelSummary>, CompileError> {
+    use rtile_runtime::sim::model::{constant_bytes, model_manifest};
+    use rtile_runtime::sim::model_check::host_functions;
+    let mut out = Vec::new();
+    for host in host_functions(ctx, module) {
+        let name = ctx
+            .inherent_attr(host, "sym_name")
+            .and_then(|a| a.as_str())
+            .unwrap_or("model")
+            .to_string();
+        let n_inputs = arities
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, a)| *a)
+            .unwrap_or(0);
+        let (mut m, globals) =
+            model_manifest(ctx, module, host, n_inputs).map_err(|d| diag(ctx, &d))?;
+        let mut blob = Vec::new();
+        for g in globals {
+            let value = ctx
+                .inherent_attr(g, "initial_value")
+                .ok_or_else(|| CompileError(format!("@{name}: a constant global has no value")))?;
+            blob.extend(constant_bytes(ctx, value).map_err(CompileError)?);
+        }
+        let json_path = dir.join(format!("{name}.model.json"));
+        if !blob.is_empty() {
+            let bin = dir.join(format!("{name}.model.bin"));
+            write(&bin, &blob)?;
+            m.constants_file = bin.file_name().map(|n| n.to_string_lossy().into_owned());
+            files.push(bin);
+        }
+        write(&json_path, (m.to_json() + "\n").as_bytes())?;
+        files.push(json_path);
+        out.push(ModelSummary {
+            function: name,
+            launches: m.steps.len(),
+            peak_bytes: ctx
+                .attr(host, "rtile.peak_bytes")
+                .and_then(|a| a.as_int())
+                .unwrap_or(0) as u64,
+            constant_bytes: blob.len() as u64,
+        });
+    }
+    Ok(out)
 }

@@ -30,6 +30,9 @@ struct Cli {
     /// ptxas to check the PTX with (default: RTILE_PTXAS, else ptxas on PATH; none: unchecked).
     #[arg(long)]
     ptxas: Option<PathBuf>,
+    /// Static shape of a model input with symbolic dims: `name=1x3x224x224` (repeatable).
+    #[arg(long = "input-shape", value_name = "name=DxD..")]
+    input_shape: Vec<String>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -73,6 +76,12 @@ fn print_summary(report: &CompileReport) {
         report.kernels.len(),
         report.target
     );
+    for m in &report.models {
+        println!(
+            "@{}: {} launches, peak intermediate memory {} bytes, constants {} bytes",
+            m.function, m.launches, m.peak_bytes, m.constant_bytes
+        );
+    }
     let stages: Vec<String> = report
         .stages
         .iter()
@@ -87,8 +96,19 @@ fn print_summary(report: &CompileReport) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let mut input_shapes = Vec::new();
+    for s in &cli.input_shape {
+        match rtile_onnx::ImportOptions::parse_input_shape(s) {
+            Ok(v) => input_shapes.push(v),
+            Err(m) => {
+                eprintln!("rtile-compile: --input-shape: {m}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let opts = CompileOptions {
         input: cli.input,
+        input_shapes,
         device: cli.device,
         top_k: cli.top_k,
         out_dir: cli.output,
