@@ -48,6 +48,10 @@ pub struct KernelPlan {
     pub shared_buffers: Vec<SharedBuffer>,
     /// Bytes of [`Self::shared_buffers`] (padding included, before any dynamic layout).
     pub shared_bytes: u64,
+    /// A register-connected element-wise consumer of the stage's result (Welder §3.4):
+    /// applied to each point of the result before the store, which then writes the
+    /// consumer's output (`None`: the stage's own result is stored).
+    pub tail: Option<super::fuse::TailStage>,
 }
 
 /// One te op of a kernel: its tiles per memory layer, where its inputs come from, where its
@@ -335,6 +339,7 @@ impl KernelPlan {
             },
             shared_buffers,
             shared_bytes,
+            tail: None,
         })
     }
 
