@@ -39,6 +39,26 @@ struct Node {
     srcs: Vec<Src>,
 }
 
+/// Where an input of a fused kernel's stage comes from.
+#[derive(Clone, Debug)]
+pub enum ReSrc {
+    /// Kernel argument `k` (global memory).
+    Arg(usize),
+    /// A register-connected reduction of the kernel, recomputed where it is read (§3.4:
+    /// the producer computed in the consumer's loop; here per point, as
+    /// `compute_inline` of a reduction does).
+    Recompute(Box<Recompute>),
+}
+
+/// A reduction computed at the point where its consumer reads it: a loop over its
+/// reduction axes, its own inputs read from global memory or recomputed in turn.
+#[derive(Clone, Debug)]
+pub struct Recompute {
+    pub compute: TeCompute,
+    /// Per input of `compute`.
+    pub srcs: Vec<ReSrc>,
+}
+
 /// A register-connected element-wise consumer applied to the anchor's result at each point
 /// before it is stored (the plan's epilogue stage).
 #[derive(Clone, Debug)]
@@ -46,8 +66,8 @@ pub struct TailStage {
     /// The consumer (its element-wise producers inlined): domain = the anchor's parallel
     /// axes; the inputs in `from_anchor` are the anchor's result, read at the point.
     pub compute: TeCompute,
-    /// Per input of `compute`: whether it is the anchor's result.
-    pub from_anchor: Vec<bool>,
+    /// Per input of `compute`: its kernel argument, `None` for the anchor's result.
+    pub args: Vec<Option<usize>>,
 }
 
 /// A `tilegraph.kernel` ready to lower as one kernel.
@@ -59,8 +79,12 @@ pub struct FusedGroup {
     pub anchor: TeCompute,
     /// The epilogue stage, if the sink is an element-wise consumer of the anchor.
     pub tail: Option<TailStage>,
-    /// The kernel's arguments in order: the anchor's inputs, then the tail's other inputs.
+    /// Per input of the anchor: a kernel argument or a recomputed reduction.
+    pub sources: Vec<ReSrc>,
+    /// The kernel's arguments in order (the values read from outside the kernel).
     pub args: Vec<Value>,
+    /// Their tensor types.
+    pub arg_types: Vec<TensorType>,
     /// The program from the anchor's `tilegraph.tiles` (§4.1: one block for all stages).
     pub program: RProgram,
     /// The kernel's members as a te function over the kernel's arguments (`rtile.te`).
@@ -313,42 +337,76 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, Str
         None => (s, None),
     };
     let anchor = &nodes[anchor_m];
-    if anchor.srcs.iter().any(|x| matches!(x, Src::Member(_))) {
+    if anchor.c.combiner.is_some() && anchor.srcs.iter().any(|x| matches!(x, Src::Member(_))) {
         return Err(format!(
-            "member {anchor_m} reads a reduction of the kernel in registers: recomputing a reduction inside another reduction is not lowered yet"
+            "member {anchor_m} (a reduction) reads a reduction of the kernel in registers: recomputing a reduction inside another reduction's staged loop is not lowered yet"
         ));
     }
-    let mut args: Vec<Value> = anchor.srcs.iter().map(|x| outer(*x)).collect();
-    if let Some(t) = &tail {
-        for x in &t.srcs {
-            if let Src::Outer(v) = x
-                && !args.contains(v)
-            {
-                args.push(*v);
-            }
-        }
-    }
-    let program = program_from_tiles(ctx, ops[anchor_m], &anchor.c, &device)?;
-    let reference = group_reference(ctx, &ops, &args)?;
+    let mut args: Vec<Value> = Vec::new();
+    let sources = anchor
+        .srcs
+        .iter()
+        .map(|&x| resolve(&nodes, x, &mut args, 0))
+        .collect::<Result<Vec<_>, _>>()?;
     let tail = tail.map(|t| TailStage {
-        from_anchor: t.srcs.iter().map(|x| *x == Src::Member(anchor_m)).collect(),
+        args: t
+            .srcs
+            .iter()
+            .map(|&x| match x {
+                Src::Member(p) if p == anchor_m => None,
+                Src::Outer(v) => Some(arg_index(&mut args, v)),
+                // split_tail lets the tail read only the anchor among the members.
+                Src::Member(_) => None,
+            })
+            .collect(),
         compute: t.c,
     });
+    let arg_types = args
+        .iter()
+        .map(|&v| TensorType::from_type(ctx.value_type(v)).ok_or("a non-tensor operand"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let program = program_from_tiles(ctx, ops[anchor_m], &anchor.c, &device)?;
+    let reference = group_reference(ctx, &ops, &args)?;
     Ok(FusedGroup {
         anchor: anchor.c.clone(),
         tail,
+        sources,
         args,
+        arg_types,
         program,
         reference,
         members: ops.len(),
     })
 }
 
-fn outer(s: Src) -> Value {
+/// The position of `v` among the kernel's arguments (added if new).
+fn arg_index(args: &mut Vec<Value>, v: Value) -> usize {
+    args.iter().position(|&a| a == v).unwrap_or_else(|| {
+        args.push(v);
+        args.len() - 1
+    })
+}
+
+/// The kernel-level source of `s`: an argument, or a member reduction recomputed where
+/// it is read (its own sources resolved in turn; `depth` bounds the nesting).
+fn resolve(nodes: &[Node], s: Src, args: &mut Vec<Value>, depth: usize) -> Result<ReSrc, String> {
     match s {
-        Src::Outer(v) => v,
-        // Checked by the caller: the anchor reads no member.
-        Src::Member(_) => unreachable!("the anchor reads no member"),
+        Src::Outer(v) => Ok(ReSrc::Arg(arg_index(args, v))),
+        Src::Member(p) => {
+            if depth >= 2 {
+                return Err("reductions recomputed more than two deep are not lowered".into());
+            }
+            let n = &nodes[p];
+            let srcs = n
+                .srcs
+                .iter()
+                .map(|&x| resolve(nodes, x, args, depth + 1))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(ReSrc::Recompute(Box::new(Recompute {
+                compute: n.c.clone(),
+                srcs,
+            })))
+        }
     }
 }
 
@@ -357,6 +415,9 @@ fn outer(s: Src) -> Value {
 /// epilogue.
 fn split_tail(nodes: &[Node], s: usize) -> Result<Option<(usize, Node)>, String> {
     let sink = &nodes[s];
+    if sink.c.combiner.is_some() {
+        return Ok(None);
+    }
     let members: Vec<usize> = sink
         .srcs
         .iter()
@@ -365,38 +426,24 @@ fn split_tail(nodes: &[Node], s: usize) -> Result<Option<(usize, Node)>, String>
             Src::Outer(_) => None,
         })
         .collect();
-    let Some(&r) = members.first() else {
+    let [r] = members[..] else {
         return Ok(None);
     };
-    if sink.c.combiner.is_some() {
-        return Err(format!(
-            "the reduction member {s} reads the reduction member {r} in registers: recomputing a reduction inside another reduction is not lowered yet"
-        ));
-    }
-    if members.iter().any(|&p| p != r) {
-        return Err(
-            "the sink reads two reductions of the kernel in registers: not lowered yet".into(),
-        );
-    }
-    let rc = &nodes[r].c;
-    let np = rc.num_parallel();
+    let rn = &nodes[r];
+    let np = rn.c.num_parallel();
     let same_points = sink.c.axes.len() == np
         && sink
             .c
             .axes
             .iter()
-            .zip(&rc.axes)
+            .zip(&rn.c.axes)
             .all(|(a, b)| a.extent == b.extent);
     let identity =
         sink.c.accesses.iter().all(|a| {
             sink.srcs[a.input] != Src::Member(r) || (a.pad.is_none() && a.map.is_identity())
         });
-    if !(same_points && identity) {
-        return Err(format!(
-            "member {s} reads the reduction member {r} in registers at other points than its own (a broadcast or shifted read recomputes the reduction per point): not lowered yet"
-        ));
-    }
-    Ok(Some((r, sink.clone())))
+    let leaf = rn.srcs.iter().all(|x| matches!(x, Src::Outer(_)));
+    Ok((same_points && identity && leaf).then(|| (r, sink.clone())))
 }
 
 /// The kernel's members as `func.func @ref(%in0, ..) { te.compute ... }` over the kernel's

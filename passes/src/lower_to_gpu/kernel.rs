@@ -3,13 +3,14 @@
 //! generation rules (§4): the program becomes a [`KernelPlan`] first, which the modules of
 //! each concern then build; see `docs/passes/lower-to-gpu.md` for the kernel's shape.
 
-use rtile::ir::{BlockId, Context, OpId, Type};
-use rtile_dialects::te::model::TeCompute;
+use rtile::ir::{BlockId, Context, OpId, Type, Value};
+use rtile_dialects::te::model::{TeCompute, TensorType};
 use rtile_gpu_vocab::Launch;
 
 use super::context::Lowering;
+use super::elementwise::plan_elementwise_lanes;
 use super::emit::Emitter;
-use super::fuse::{FusedGroup, TailStage};
+use super::fuse::{FusedGroup, ReSrc, TailStage};
 use super::launch::{
     build_gpu_func, check_shared_limit, declare_shared, resident_threads, shared_limit_of,
 };
@@ -139,6 +140,8 @@ pub fn lower_fused(
     let fusion = Fusion {
         tail: g.tail.as_ref(),
         reference: &g.reference,
+        sources: &g.sources,
+        arg_types: &g.arg_types,
     };
     lower_searched(ctx, &g.anchor, &g.program, name, opts, Some(fusion))
 }
@@ -148,6 +151,8 @@ pub fn lower_fused(
 struct Fusion<'a> {
     tail: Option<&'a TailStage>,
     reference: &'a str,
+    sources: &'a [ReSrc],
+    arg_types: &'a [TensorType],
 }
 
 fn lower_searched(
@@ -260,9 +265,20 @@ fn lower_kernel(
 ) -> Result<LoweredKernel, String> {
     let mut plan = KernelPlan::new(c, p, device, cross, pf)?;
     plan.tail = fusion.and_then(|f| f.tail.cloned());
-    let reference = fusion.map(|f| f.reference);
+    if let Some(f) = fusion {
+        plan.sources = f.sources.to_vec();
+        // Recomputed inputs have no memory to move 16 bytes at a time from.
+        if f.sources.iter().any(|s| matches!(s, ReSrc::Recompute(_)))
+            && let Some(stage) = plan.stages.first_mut()
+            && let StageBody::Elementwise(e) = &stage.body
+            && e.vector_lanes > 1
+        {
+            let spatial = stage.spatial();
+            stage.body = StageBody::Elementwise(plan_elementwise_lanes(stage, &spatial, false)?);
+        }
+    }
     let mut entry = None;
-    let lowered = build_kernel(ctx, &plan, name, reference, &mut entry);
+    let lowered = build_kernel(ctx, &plan, name, fusion, &mut entry);
     if lowered.is_err()
         && let Some(b) = entry
     {
@@ -277,7 +293,7 @@ fn build_kernel(
     ctx: &mut Context,
     plan: &KernelPlan,
     name: &str,
-    reference: Option<&str>,
+    fusion: Option<Fusion>,
     entry_out: &mut Option<BlockId>,
 ) -> Result<LoweredKernel, String> {
     let stage = plan
@@ -287,9 +303,16 @@ fn build_kernel(
     let c = &stage.compute;
     // The kernel's entry block, detached until the `gpu.func` is built around it: the
     // inputs, then the output (shared buffers join as workgroup attributions later).
-    // inputs (the epilogue stage's after the anchor's), then the output (the epilogue
-    // stage's when there is one).
-    let mut arg_types: Vec<Type> = c.inputs.iter().map(|t| memref(&t.shape, t.elem)).collect();
+    // inputs (a fused kernel's: the values its stages read from outside it), then the
+    // output (the epilogue stage's when there is one).
+    let mut arg_types: Vec<Type> = match fusion {
+        Some(f) => f
+            .arg_types
+            .iter()
+            .map(|t| memref(&t.shape, t.elem))
+            .collect(),
+        None => c.inputs.iter().map(|t| memref(&t.shape, t.elem)).collect(),
+    };
     let mut result = &c.result;
     if let Some(t) = &plan.tail {
         if !matches!(stage.body, StageBody::Reduction(_)) {
@@ -297,32 +320,30 @@ fn build_kernel(
                 "internal error: an epilogue stage after a stage without a reduction".into(),
             );
         }
-        for (i, tt) in t.compute.inputs.iter().enumerate() {
-            if !t.from_anchor[i] {
-                arg_types.push(memref(&tt.shape, tt.elem));
-            }
-        }
         result = &t.compute.result;
     }
     arg_types.push(memref(&result.shape, result.elem));
     let entry = ctx.create_block(arg_types.clone());
     *entry_out = Some(entry);
     let args = ctx.block_args(entry).to_vec();
-    let n_in = c.inputs.len();
-    let (inputs, output) = (args[..n_in].to_vec(), args[args.len() - 1]);
-    let mut cx = Lowering::new(plan, stage, Emitter::new(ctx, entry), inputs, output);
-    if let Some(t) = &plan.tail {
-        let mut next = n_in;
-        cx.tail_inputs = t
-            .from_anchor
+    let (kargs, output) = (args[..args.len() - 1].to_vec(), args[args.len() - 1]);
+    // Per stage input its memref; a recomputed input has none (the output stands in, never
+    // read: `point_loads` computes it).
+    let inputs: Vec<Value> = if plan.sources.is_empty() {
+        kargs.clone()
+    } else {
+        plan.sources
             .iter()
-            .map(|&a| {
-                (!a).then(|| {
-                    next += 1;
-                    args[next - 1]
-                })
+            .map(|s| match s {
+                ReSrc::Arg(k) => kargs[*k],
+                ReSrc::Recompute(_) => output,
             })
-            .collect();
+            .collect()
+    };
+    let mut cx = Lowering::new(plan, stage, Emitter::new(ctx, entry), inputs, output);
+    cx.args = kargs.clone();
+    if let Some(t) = &plan.tail {
+        cx.tail_inputs = t.args.iter().map(|a| a.map(|k| kargs[k])).collect();
     }
     // The staged data tiles' buffers and the cross-thread reduction's, made before the
     // body that uses them.
@@ -377,7 +398,7 @@ fn build_kernel(
         &launch,
         (
             shared.attributions,
-            reference.map_or_else(|| reference_text(c), str::to_string),
+            fusion.map_or_else(|| reference_text(c), |f| f.reference.to_string()),
         ),
     );
     let shared_bytes = if shared.dynamic_bytes > 0 {
