@@ -394,7 +394,10 @@ fn resolve(nodes: &[Node], s: Src, args: &mut Vec<Value>, depth: usize) -> Resul
         Src::Outer(v) => Ok(ReSrc::Arg(arg_index(args, v))),
         Src::Member(p) => {
             if depth >= 2 {
-                return Err("reductions recomputed more than two deep are not lowered".into());
+                return Err(
+                    "a reduction recomputed inside two others (the work per point multiplies with each level): not lowered yet"
+                        .into(),
+                );
             }
             let n = &nodes[p];
             let srcs = n
