@@ -9,6 +9,7 @@ use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::te::model::{ElemType, TeCompute};
 
 use super::context::Lowering;
+use super::fuse::{ReSrc, Recompute};
 use super::plan::{AxisPlan, InputPlan, InputSource};
 use super::types::{memref, position, ty, vector};
 use rtile_dialects::tensor::reassociation_attr as reassociation;
@@ -336,6 +337,20 @@ impl Lowering<'_> {
         let stage = self.stage;
         let mut avals = Vec::new();
         for input in &stage.inputs {
+            if let Some(ReSrc::Recompute(rc)) = self.plan.sources.get(input.input) {
+                let mut needed = vec![false; self.compute.axes.len()];
+                for e in &input.map {
+                    mark_dims(e, &mut needed);
+                }
+                let orig = self.orig_axes_needed(vals, &needed);
+                let at = input
+                    .map
+                    .iter()
+                    .map(|e| self.affine(e, &orig))
+                    .collect::<Result<Vec<_>, _>>()?;
+                avals.push(self.recompute(rc, &at)?);
+                continue;
+            }
             let v = match &input.source {
                 InputSource::Shared(_) => self.shared_read(input, vals, locals, runs)?,
                 InputSource::Global => {
@@ -420,5 +435,52 @@ impl Lowering<'_> {
         } else {
             self.em.op("memref.load", &args, &[], et)
         })
+    }
+
+    /// A register-connected reduction's value at its output point `at` (Welder §3.4, the
+    /// producer computed in its consumer's loop): one `scf.for` over its reduction points,
+    /// linearized, accumulating its body; its inputs are read from the kernel's arguments
+    /// (bounds-checked where they carry a pad value) or recomputed in turn.
+    fn recompute(&mut self, rc: &Recompute, at: &[Value]) -> Result<Value, String> {
+        let c = &rc.compute;
+        let comb = c
+            .combiner
+            .ok_or("internal error: a recomputed op without a reduction")?;
+        let np = c.num_parallel();
+        let red: Vec<i64> = c.axes[np..].iter().map(|a| a.extent).collect();
+        let total: i64 = red.iter().product();
+        let init = self.constant(comb.identity(c.result.elem), c.result.elem);
+        let (z, n, one) = (self.em.idx(0), self.em.idx(total), self.em.idx(1));
+        let (iv, accs, res) = self.em.begin_for(z, n, one, &[init]);
+        let mut axes: Vec<Option<Value>> = at.iter().map(|&v| Some(v)).collect();
+        axes.extend(self.decompose(iv, &red).into_iter().map(Some));
+        let mut avals = Vec::new();
+        for a in &c.accesses {
+            let idx = a
+                .map
+                .results
+                .iter()
+                .map(|e| self.affine(e, &axes))
+                .collect::<Result<Vec<_>, _>>()?;
+            let v = match &rc.srcs[a.input] {
+                ReSrc::Recompute(inner) => self.recompute(inner, &idx)?,
+                ReSrc::Arg(k) => {
+                    let t = &c.inputs[a.input];
+                    let cond = if a.pad.is_some() {
+                        let checks = vec![(true, true); idx.len()];
+                        self.in_bounds(&idx, &t.shape, &checks)
+                    } else {
+                        None
+                    };
+                    let m = self.args[*k];
+                    self.guarded_load(m, &idx, cond, t.elem, a.pad.unwrap_or(0.0))
+                }
+            };
+            avals.push(v);
+        }
+        let (v, _) = self.body_with(&c.body, &avals, &c.access_types())?;
+        let acc = self.combine(comb, accs[0], v, c.result.elem);
+        self.em.end_for(&[acc]);
+        Ok(res[0])
     }
 }

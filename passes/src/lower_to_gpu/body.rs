@@ -43,20 +43,31 @@ impl Lowering<'_> {
     /// The ops of expression `e` given the accesses' values `vals`, and its element type.
     pub fn body(&mut self, e: &Expr, vals: &[Value]) -> Result<(Value, ElemType), String> {
         let tys = self.compute.access_types();
-        let t = e.ty(&tys).ok_or("ill-typed body")?;
+        self.body_with(e, vals, &tys)
+    }
+
+    /// [`Self::body`] for an expression whose accesses have the types `tys` (a fused
+    /// kernel's epilogue stage reads other tensors than the stage it follows).
+    pub fn body_with(
+        &mut self,
+        e: &Expr,
+        vals: &[Value],
+        tys: &[ElemType],
+    ) -> Result<(Value, ElemType), String> {
+        let t = e.ty(tys).ok_or("ill-typed body")?;
         let k = ty(t);
         Ok(match e {
             Expr::Access(i) => (vals[*i], t),
             Expr::Const(v, et) => (self.constant(*v, *et), t),
             Expr::Binary(op, a, b) => {
-                let (x, _) = self.body(a, vals)?;
-                let (y, _) = self.body(b, vals)?;
+                let (x, _) = self.body_with(a, vals, tys)?;
+                let (y, _) = self.body_with(b, vals, tys)?;
                 let f = t.is_float();
                 let name = binary_op_name(*op, f);
                 (self.arith(name, &[x, y], k, f), t)
             }
             Expr::Unary(op, a) => {
-                let (x, _) = self.body(a, vals)?;
+                let (x, _) = self.body_with(a, vals, tys)?;
                 let f = t.is_float();
                 let v = match (op, f) {
                     (UnOp::Neg, true) => self.arith("arith.negf", &[x], k, true),
@@ -70,8 +81,8 @@ impl Lowering<'_> {
                 (v, t)
             }
             Expr::Cmp(op, a, b) => {
-                let (x, at) = self.body(a, vals)?;
-                let (y, _) = self.body(b, vals)?;
+                let (x, at) = self.body_with(a, vals, tys)?;
+                let (y, _) = self.body_with(b, vals, tys)?;
                 let (name, p) = if at.is_float() {
                     ("arith.cmpf", cmpf_predicate(*op))
                 } else {
@@ -86,13 +97,13 @@ impl Lowering<'_> {
                 (self.em.op(name, &[x, y], &props, Type::i1()), t)
             }
             Expr::Select(cnd, a, b) => {
-                let (cv, _) = self.body(cnd, vals)?;
-                let (x, _) = self.body(a, vals)?;
-                let (y, _) = self.body(b, vals)?;
+                let (cv, _) = self.body_with(cnd, vals, tys)?;
+                let (x, _) = self.body_with(a, vals, tys)?;
+                let (y, _) = self.body_with(b, vals, tys)?;
                 (self.em.op("arith.select", &[cv, x, y], &[], k), t)
             }
             Expr::Cast(to, a) => {
-                let (x, from) = self.body(a, vals)?;
+                let (x, from) = self.body_with(a, vals, tys)?;
                 if from == *to {
                     return Ok((x, t));
                 }

@@ -69,7 +69,20 @@ pub(super) fn plan_elementwise(
     let s_last = *spatial
         .last()
         .ok_or("an elementwise kernel needs a spatial axis")?;
-    let v = if vector_ok(stage, s_last) { 4 } else { 1 };
+    plan_elementwise_lanes(stage, spatial, vector_ok(stage, s_last))
+}
+
+/// [`plan_elementwise`] with 16-byte vectors allowed or not (a fused kernel whose inputs
+/// include recomputed reductions reads them point by point).
+pub(super) fn plan_elementwise_lanes(
+    stage: &StagePlan,
+    spatial: &[usize],
+    vector: bool,
+) -> Result<ElementwisePlan, String> {
+    let s_last = *spatial
+        .last()
+        .ok_or("an elementwise kernel needs a spatial axis")?;
+    let v = if vector { 4 } else { 1 };
     let units: Vec<i64> = spatial
         .iter()
         .map(|&s| {

@@ -6,6 +6,7 @@ use rtile_dialects::arith::CmpIPredicate;
 
 use super::access::output_map;
 use super::context::{Lowering, REDUCTION_SLOT};
+use super::fuse::TailStage;
 use super::reduction::RegTile;
 use super::thread_map::ThreadIds;
 use super::types::ty;
@@ -14,17 +15,54 @@ impl Lowering<'_> {
     /// Stores `v` to the output at the point `vals` (view axis values).
     pub fn store_out(&mut self, vals: &[Option<Value>], v: Value) -> Result<(), String> {
         let c = self.compute;
+        let plan = self.plan;
+        let (v, result) = match &plan.tail {
+            Some(t) => (self.tail_value(t, vals, v)?, &t.compute.result),
+            None => (v, &c.result),
+        };
         let (m, idx, _) = self.direct_access(
             self.output,
             &output_map(c),
-            &c.result.shape,
-            c.result.elem,
+            &result.shape,
+            result.elem,
             vals,
         )?;
         let mut args = vec![v, m];
         args.extend(idx);
         self.em.op0("memref.store", &args, &[]);
         Ok(())
+    }
+
+    /// The epilogue stage at one point: the tail's body over the stage's value `v` (its
+    /// reads of the anchor's result, all at this point) and its other inputs read from
+    /// global memory at the point (Welder §3.4: a register-connected consumer computed
+    /// in its producer's loop).
+    fn tail_value(
+        &mut self,
+        t: &TailStage,
+        vals: &[Option<Value>],
+        v: Value,
+    ) -> Result<Value, String> {
+        let tc = &t.compute;
+        let mut avals = Vec::new();
+        for a in &tc.accesses {
+            let Some(mem) = self.tail_inputs[a.input] else {
+                avals.push(v);
+                continue;
+            };
+            let shape = &tc.inputs[a.input].shape;
+            let elem = tc.inputs[a.input].elem;
+            let (m, idx, cshape) = self.direct_access(mem, &a.map.results, shape, elem, vals)?;
+            let cond = if a.pad.is_some() {
+                let checks = vec![(true, true); idx.len()];
+                self.in_bounds(&idx, &cshape, &checks)
+            } else {
+                None
+            };
+            let padv = a.pad.unwrap_or(0.0);
+            avals.push(self.guarded_load(m, &idx, cond, elem, padv));
+        }
+        Ok(self.body_with(&tc.body, &avals, &tc.access_types())?.0)
     }
 
     /// The register tile to the output (guarded on padded spatial axes).

@@ -13,11 +13,14 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, BlockId, Builder, Context, OpId, Type, Value};
 use rtile::printer::{PrintOptions, print_op};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
-use rtile_dialects::te::model::TensorType;
+use rtile_dialects::te::model::{TeCompute, TensorType};
 use rtile_dialects::tensor::{COLLAPSE, EXPAND};
+use rtile_dialects::tilegraph::ops::body_ops;
+use rtile_dialects::tilegraph::{DEVICE as TG_DEVICE, KERNEL};
 
 use super::arena::{Lifetime, assign};
-use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts};
+use super::fuse::{fuse_kernel, program_from_tiles};
+use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts, lower_fused};
 use super::pass::{func_name, memref_of, segment_sizes, selected_program, set_locations};
 
 pub use rtile_dialects::rtile::PEAK_BYTES;
@@ -178,33 +181,13 @@ fn read_func(
                 let kname = format!("{name}_{}", kernels.len());
                 let k = lower_compute_opts(ctx, &c, &p, &kname, opts)
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
-                let loc = ctx.op(op).location.clone();
-                set_locations(ctx, k.func, &loc);
-                let mut inputs = Vec::new();
-                for i in 0..c.inputs.len() {
-                    let v = c
-                        .accesses
-                        .iter()
-                        .position(|a| a.input == i)
-                        .and_then(|ai| vals.get(ai))
-                        .filter(|v| known.contains(v))
-                        .ok_or_else(|| {
-                            Diagnostic::op_error(
-                                ctx,
-                                op,
-                                "an input is not an argument, a constant, a reshape or an earlier compute",
-                            )
-                        })?;
-                    inputs.push(*v);
-                }
-                let result = ctx.result(op, 0);
-                known.insert(result);
-                tf.launches.push(ComputeLaunch {
-                    kernel: kernels.len(),
-                    inputs,
-                    result,
-                });
-                kernels.push(k);
+                let inputs = compute_inputs(ctx, op, &c, &vals)?;
+                push_launch(ctx, op, k, inputs, &mut known, &mut tf, kernels)?;
+            }
+            KERNEL => {
+                let (k, inputs) =
+                    lower_tilegraph_kernel(ctx, op, opts, &format!("{name}_{}", kernels.len()))?;
+                push_launch(ctx, op, k, inputs, &mut known, &mut tf, kernels)?;
             }
             COLLAPSE | EXPAND => {
                 let src = ctx.operands(op).first().copied();
@@ -248,6 +231,130 @@ fn read_func(
         }
     }
     Ok(tf)
+}
+
+/// The values `c` (the compute `op`) reads, in kernel-argument order (one per input).
+fn compute_inputs(
+    ctx: &Context,
+    op: OpId,
+    c: &TeCompute,
+    vals: &[Value],
+) -> Result<Vec<Value>, Diagnostic> {
+    (0..c.inputs.len())
+        .map(|i| {
+            c.accesses
+                .iter()
+                .position(|a| a.input == i)
+                .and_then(|ai| vals.get(ai).copied())
+                .ok_or_else(|| Diagnostic::op_error(ctx, op, "an input is never read"))
+        })
+        .collect()
+}
+
+/// Records the launch of kernel `k` for `op` (a compute or a `tilegraph.kernel`, with one
+/// result) reading `inputs`, which must be defined earlier.
+fn push_launch(
+    ctx: &mut Context,
+    op: OpId,
+    k: LoweredKernel,
+    inputs: Vec<Value>,
+    known: &mut HashSet<Value>,
+    tf: &mut TeFunc,
+    kernels: &mut Vec<LoweredKernel>,
+) -> Result<(), Diagnostic> {
+    if inputs.iter().any(|v| !known.contains(v)) {
+        ctx.erase_op(k.func);
+        return Err(Diagnostic::op_error(
+            ctx,
+            op,
+            "an input is not an argument, a constant, a reshape or an earlier compute",
+        ));
+    }
+    let loc = ctx.op(op).location.clone();
+    set_locations(ctx, k.func, &loc);
+    let result = ctx.result(op, 0);
+    known.insert(result);
+    tf.launches.push(ComputeLaunch {
+        kernel: kernels.len(),
+        inputs,
+        result,
+    });
+    kernels.push(k);
+    Ok(())
+}
+
+/// A `tilegraph.kernel` (after `--connect`) as one kernel: a single te op under its
+/// selected program (or, without one, the program of its `tilegraph.tiles`), several as
+/// one fused kernel (`fuse.rs`). Returns the kernel and the values it reads in order.
+fn lower_tilegraph_kernel(
+    ctx: &mut Context,
+    op: OpId,
+    opts: LowerOptions,
+    kname: &str,
+) -> Result<(LoweredKernel, Vec<Value>), Diagnostic> {
+    if ctx.results(op).len() != 1 {
+        return Err(Diagnostic::op_error(
+            ctx,
+            op,
+            "cannot lower: only tilegraph.kernels with one result are lowered yet",
+        ));
+    }
+    let members = body_ops(ctx, op);
+    if let [m] = members[..]
+        && ctx.op_name(m) == COMPUTE
+    {
+        let (c, vals) = compute_from_op(ctx, m).map_err(|e| Diagnostic::op_error(ctx, m, e))?;
+        let p = match selected_program(ctx, m) {
+            Ok(p) => p,
+            Err(_) => {
+                let device = ctx
+                    .attr(op, TG_DEVICE)
+                    .and_then(|a| a.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                single_program(ctx, m, &c, &device)
+                    .map_err(|e| Diagnostic::op_error(ctx, m, format!("cannot lower: {e}")))?
+            }
+        };
+        let k = lower_compute_opts(ctx, &c, &p, kname, opts)
+            .map_err(|e| Diagnostic::op_error(ctx, m, format!("cannot lower: {e}")))?;
+        let inputs = compute_inputs(ctx, m, &c, &vals)?;
+        return Ok((k, inputs));
+    }
+    let g = fuse_kernel(ctx, op).map_err(|e| {
+        Diagnostic::op_error(ctx, op, format!("cannot lower as one fused kernel: {e}"))
+    })?;
+    let k = lower_fused(ctx, &g, kname, opts).map_err(|e| {
+        Diagnostic::op_error(ctx, op, format!("cannot lower the fused kernel: {e}"))
+    })?;
+    Ok((k, g.args))
+}
+
+/// The program of a kernel's only te op `m` without a selected one: the tiles `--connect`
+/// chose (`tilegraph.tiles`) when they name both layers, else Roller's best program for
+/// the op alone (as `--construct-rtile` would attach; Welder-none runs one such kernel
+/// per op).
+fn single_program(
+    ctx: &Context,
+    m: OpId,
+    c: &TeCompute,
+    device: &str,
+) -> Result<crate::construct_rtile::RProgram, String> {
+    if let Ok(p) = program_from_tiles(ctx, m, c, device) {
+        return Ok(p);
+    }
+    let dev = crate::device::Device::builtin(device).map_err(|e| e.message)?;
+    let opts = crate::construct_rtile::ConstructOptions {
+        top_k: 1,
+        axis_fusion: false,
+        ..Default::default()
+    };
+    let e = crate::construct_rtile::te_adapter::expr_from_compute(c)?;
+    crate::construct_rtile::construct(&e, &dev, &opts)?
+        .programs
+        .into_iter()
+        .next()
+        .ok_or_else(|| format!("no rProgram fits on '{device}'"))
 }
 
 impl TeFunc {

@@ -3,12 +3,14 @@
 //! generation rules (§4): the program becomes a [`KernelPlan`] first, which the modules of
 //! each concern then build; see `docs/passes/lower-to-gpu.md` for the kernel's shape.
 
-use rtile::ir::{BlockId, Context, OpId, Type};
-use rtile_dialects::te::model::TeCompute;
+use rtile::ir::{BlockId, Context, OpId, Type, Value};
+use rtile_dialects::te::model::{TeCompute, TensorType};
 use rtile_gpu_vocab::Launch;
 
 use super::context::Lowering;
+use super::elementwise::plan_elementwise_lanes;
 use super::emit::Emitter;
+use super::fuse::{FusedGroup, ReSrc, TailStage};
 use super::launch::{
     build_gpu_func, check_shared_limit, declare_shared, resident_threads, shared_limit_of,
 };
@@ -123,12 +125,50 @@ pub fn lower_compute_opts(
     name: &str,
     opts: LowerOptions,
 ) -> Result<LoweredKernel, String> {
+    lower_searched(ctx, c, p, name, opts, None)
+}
+
+/// Lowers a fused `tilegraph.kernel` ([`FusedGroup`]) into kernel `name`: its anchor under
+/// the program of its tiles, with its epilogue stage and the group's te chain as the
+/// reference (`rtile.te`), searched over cross-thread splits as [`lower_compute_opts`].
+pub fn lower_fused(
+    ctx: &mut Context,
+    g: &FusedGroup,
+    name: &str,
+    opts: LowerOptions,
+) -> Result<LoweredKernel, String> {
+    let fusion = Fusion {
+        tail: g.tail.as_ref(),
+        reference: &g.reference,
+        sources: &g.sources,
+        arg_types: &g.arg_types,
+    };
+    lower_searched(ctx, &g.anchor, &g.program, name, opts, Some(fusion))
+}
+
+/// What a fused kernel adds to the lowering of its anchor.
+#[derive(Clone, Copy)]
+struct Fusion<'a> {
+    tail: Option<&'a TailStage>,
+    reference: &'a str,
+    sources: &'a [ReSrc],
+    arg_types: &'a [TensorType],
+}
+
+fn lower_searched(
+    ctx: &mut Context,
+    c: &TeCompute,
+    p: &RProgram,
+    name: &str,
+    opts: LowerOptions,
+    fusion: Option<Fusion>,
+) -> Result<LoweredKernel, String> {
     let pf = (opts.prefetch, opts.thread_mapping);
     let device = program_device(p);
     let limit = shared_limit_of(&device, p)?;
     let dev = device.as_ref().ok();
     if let Some(cross) = opts.cross {
-        let k = lower_kernel(ctx, c, p, dev, name, cross, pf)?;
+        let k = lower_kernel(ctx, (c, p, fusion), dev, name, cross, pf)?;
         if let Err(e) = check_shared_limit(&k, p, limit) {
             ctx.erase_op(k.func);
             return Err(e);
@@ -136,17 +176,22 @@ pub fn lower_compute_opts(
         return Ok(k);
     }
     let dev_ref: &Device = device.as_ref().map_err(Clone::clone)?;
-    let first = lower_kernel(ctx, c, p, dev, name, CrossThread::Auto, pf)?;
+    let first = lower_kernel(ctx, (c, p, fusion), dev, name, CrossThread::Auto, pf)?;
     let mut split = first.rsplit;
     let mut best: Option<(u64, LoweredKernel)> = None;
     let mut candidate = Some(first);
     let result = loop {
         let lowered = match candidate.take() {
             Some(k) => Ok(k),
-            None if split > 1 => {
-                lower_kernel(ctx, c, p, dev, name, CrossThread::Split(split as u32), pf)
-            }
-            None => lower_kernel(ctx, c, p, dev, name, CrossThread::Off, pf),
+            None if split > 1 => lower_kernel(
+                ctx,
+                (c, p, fusion),
+                dev,
+                name,
+                CrossThread::Split(split as u32),
+                pf,
+            ),
+            None => lower_kernel(ctx, (c, p, fusion), dev, name, CrossThread::Off, pf),
         };
         let k = match lowered {
             Ok(k) => k,
@@ -212,16 +257,28 @@ pub fn lower_compute_with(
 /// that cannot be lowered leaves nothing behind in `ctx`.
 fn lower_kernel(
     ctx: &mut Context,
-    c: &TeCompute,
-    p: &RProgram,
+    (c, p, fusion): (&TeCompute, &RProgram, Option<Fusion>),
     device: Option<&Device>,
     name: &str,
     cross: CrossThread,
     pf: (bool, ThreadMapping),
 ) -> Result<LoweredKernel, String> {
-    let plan = KernelPlan::new(c, p, device, cross, pf)?;
+    let mut plan = KernelPlan::new(c, p, device, cross, pf)?;
+    plan.tail = fusion.and_then(|f| f.tail.cloned());
+    if let Some(f) = fusion {
+        plan.sources = f.sources.to_vec();
+        // Recomputed inputs have no memory to move 16 bytes at a time from.
+        if f.sources.iter().any(|s| matches!(s, ReSrc::Recompute(_)))
+            && let Some(stage) = plan.stages.first_mut()
+            && let StageBody::Elementwise(e) = &stage.body
+            && e.vector_lanes > 1
+        {
+            let spatial = stage.spatial();
+            stage.body = StageBody::Elementwise(plan_elementwise_lanes(stage, &spatial, false)?);
+        }
+    }
     let mut entry = None;
-    let lowered = build_kernel(ctx, &plan, name, &mut entry);
+    let lowered = build_kernel(ctx, &plan, name, fusion, &mut entry);
     if lowered.is_err()
         && let Some(b) = entry
     {
@@ -236,6 +293,7 @@ fn build_kernel(
     ctx: &mut Context,
     plan: &KernelPlan,
     name: &str,
+    fusion: Option<Fusion>,
     entry_out: &mut Option<BlockId>,
 ) -> Result<LoweredKernel, String> {
     let stage = plan
@@ -245,13 +303,48 @@ fn build_kernel(
     let c = &stage.compute;
     // The kernel's entry block, detached until the `gpu.func` is built around it: the
     // inputs, then the output (shared buffers join as workgroup attributions later).
-    let mut arg_types: Vec<Type> = c.inputs.iter().map(|t| memref(&t.shape, t.elem)).collect();
-    arg_types.push(memref(&c.result.shape, c.result.elem));
+    // inputs (a fused kernel's: the values its stages read from outside it), then the
+    // output (the epilogue stage's when there is one).
+    let mut arg_types: Vec<Type> = match fusion {
+        Some(f) => f
+            .arg_types
+            .iter()
+            .map(|t| memref(&t.shape, t.elem))
+            .collect(),
+        None => c.inputs.iter().map(|t| memref(&t.shape, t.elem)).collect(),
+    };
+    let mut result = &c.result;
+    if let Some(t) = &plan.tail {
+        if !matches!(stage.body, StageBody::Reduction(_)) {
+            return Err(
+                "internal error: an epilogue stage after a stage without a reduction".into(),
+            );
+        }
+        result = &t.compute.result;
+    }
+    arg_types.push(memref(&result.shape, result.elem));
     let entry = ctx.create_block(arg_types.clone());
     *entry_out = Some(entry);
     let args = ctx.block_args(entry).to_vec();
-    let (inputs, output) = (args[..args.len() - 1].to_vec(), args[args.len() - 1]);
+    let (kargs, output) = (args[..args.len() - 1].to_vec(), args[args.len() - 1]);
+    // Per stage input its memref; a recomputed input has none (the output stands in, never
+    // read: `point_loads` computes it).
+    let inputs: Vec<Value> = if plan.sources.is_empty() {
+        kargs.clone()
+    } else {
+        plan.sources
+            .iter()
+            .map(|s| match s {
+                ReSrc::Arg(k) => kargs[*k],
+                ReSrc::Recompute(_) => output,
+            })
+            .collect()
+    };
     let mut cx = Lowering::new(plan, stage, Emitter::new(ctx, entry), inputs, output);
+    cx.args = kargs.clone();
+    if let Some(t) = &plan.tail {
+        cx.tail_inputs = t.args.iter().map(|a| a.map(|k| kargs[k])).collect();
+    }
     // The staged data tiles' buffers and the cross-thread reduction's, made before the
     // body that uses them.
     let shared = declare_shared(&mut cx, &plan.shared_buffers);
@@ -303,7 +396,10 @@ fn build_kernel(
         entry,
         name,
         &launch,
-        (shared.attributions, reference_text(c)),
+        (
+            shared.attributions,
+            fusion.map_or_else(|| reference_text(c), |f| f.reference.to_string()),
+        ),
     );
     let shared_bytes = if shared.dynamic_bytes > 0 {
         shared.dynamic_bytes

@@ -11,6 +11,7 @@ mod context;
 pub mod elementwise;
 pub mod emit;
 mod epilogue;
+pub mod fuse;
 pub mod host;
 pub mod kernel;
 pub mod launch;
@@ -24,7 +25,7 @@ mod types;
 pub use adapter::expr_info;
 pub use kernel::{
     CrossThread, LowerOptions, LoweredKernel, ThreadMapping, auto_split, lower_compute,
-    lower_compute_opts, lower_compute_with, reference_text,
+    lower_compute_opts, lower_compute_with, lower_fused, reference_text,
 };
 pub use pass::{LowerToGpu, lower_module, lower_module_with, selected_program};
 pub use plan::KernelPlan;

@@ -243,8 +243,21 @@ fn module_device(ctx: &Context, funcs: &[OpId]) -> Result<Device, Diagnostic> {
             if ctx.op_name(op) != COMPUTE {
                 continue;
             }
-            let p = selected_program(ctx, op)?;
-            let dev = program_device(&p).map_err(|e| Diagnostic::op_error(ctx, op, e))?;
+            let dev = match selected_program(ctx, op) {
+                Ok(p) => program_device(&p).map_err(|e| Diagnostic::op_error(ctx, op, e))?,
+                // A member of a `tilegraph.kernel` without a program: the kernel's device.
+                Err(d) => {
+                    let Some(name) = ctx
+                        .parent_op(op)
+                        .filter(|&k| ctx.op_name(k) == rtile_dialects::tilegraph::KERNEL)
+                        .and_then(|k| ctx.attr(k, rtile_dialects::tilegraph::DEVICE))
+                        .and_then(|a| a.as_str())
+                    else {
+                        return Err(d);
+                    };
+                    Device::builtin(name).map_err(|e| Diagnostic::op_error(ctx, op, e.message))?
+                }
+            };
             match &found {
                 Some(d) if d.name != dev.name => {
                     return Err(Diagnostic::op_error(

@@ -48,6 +48,13 @@ pub struct KernelPlan {
     pub shared_buffers: Vec<SharedBuffer>,
     /// Bytes of [`Self::shared_buffers`] (padding included, before any dynamic layout).
     pub shared_bytes: u64,
+    /// A register-connected element-wise consumer of the stage's result (Welder §3.4):
+    /// applied to each point of the result before the store, which then writes the
+    /// consumer's output (`None`: the stage's own result is stored).
+    pub tail: Option<super::fuse::TailStage>,
+    /// Per input of the stage, in a fused kernel: a kernel argument, or a register-connected
+    /// reduction recomputed where it is read; empty: input `i` is argument `i`.
+    pub sources: Vec<super::fuse::ReSrc>,
 }
 
 /// One te op of a kernel: its tiles per memory layer, where its inputs come from, where its
@@ -335,6 +342,8 @@ impl KernelPlan {
             },
             shared_buffers,
             shared_bytes,
+            tail: None,
+            sources: Vec::new(),
         })
     }
 

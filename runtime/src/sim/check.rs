@@ -89,11 +89,10 @@ pub(crate) fn reference_case(
     let scanned = parse_computes("rtile.te", reference)
         .map_err(|e| Diagnostic::op_error(ctx, k, format!("bad 'rtile.te' reference: {e}")))?;
     let [sc] = &scanned[..] else {
-        return Err(Diagnostic::op_error(
-            ctx,
-            k,
-            "'rtile.te' must hold exactly one te.compute",
-        ));
+        // A fused kernel: the chain of te ops it runs, as a function.
+        return super::model_check::chain_case(reference, seed)
+            .map(Some)
+            .map_err(|e| Diagnostic::op_error(ctx, k, format!("reference: {e}")));
     };
     let c = &sc.compute;
     let inputs = Tensor::random_inputs(&c.inputs, seed);

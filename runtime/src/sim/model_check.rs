@@ -85,6 +85,28 @@ fn reference(ctx: &Context, host: OpId, rctx: &mut Context) -> Result<OpId, Diag
         .ok_or_else(|| bad("no func.func".into()))
 }
 
+/// A kernel reference holding a chain of te ops (a fused kernel's members, as
+/// `--lower-to-gpu` writes them): the arguments on seeded inputs (the output buffer NaN)
+/// and the f64 oracle's output.
+pub(crate) fn chain_case(text: &str, seed: u64) -> Result<super::check::Case, String> {
+    let mut rctx = context();
+    let parsed = rtile::parser::parse_str(&mut rctx, "rtile.te", text)
+        .map_err(|d| rtile::diagnostics::render(&rctx, &d))?;
+    let f = module_funcs(&rctx, parsed.module)
+        .into_iter()
+        .next()
+        .ok_or("no func.func")?;
+    let types = func_input_types(&rctx, f)?;
+    let inputs = Tensor::random_inputs(&types, seed);
+    let want = oracle(&rctx, f, &inputs)?;
+    let [w] = &want[..] else {
+        return Err(format!("{} results, a kernel writes one", want.len()));
+    };
+    let mut args: Vec<Vec<f64>> = inputs.iter().map(|t| t.data.clone()).collect();
+    args.push(vec![f64::NAN; w.data.len()]);
+    Ok((args, w.data.clone()))
+}
+
 /// Runs te function `f` in f64 (the oracle): computes, reshapes, tensor constants.
 fn oracle(ctx: &Context, f: OpId, args: &[Tensor]) -> Result<Vec<Tensor>, String> {
     let block = ctx
@@ -98,6 +120,17 @@ fn oracle(ctx: &Context, f: OpId, args: &[Tensor]) -> Result<Vec<Tensor>, String
         .copied()
         .zip(args.iter().cloned())
         .collect();
+    run_block(ctx, block, &mut env)
+}
+
+/// Runs the ops of `block` over `env` up to its terminator (`func.return`, or
+/// `tilegraph.yield` in a `tilegraph.kernel`, whose body runs in line: a kernel only groups
+/// te ops) and returns the terminator's operands.
+fn run_block(
+    ctx: &Context,
+    block: rtile::ir::BlockId,
+    env: &mut HashMap<Value, Tensor>,
+) -> Result<Vec<Tensor>, String> {
     let get = |env: &HashMap<Value, Tensor>, v: Value| {
         env.get(&v)
             .cloned()
@@ -112,7 +145,7 @@ fn oracle(ctx: &Context, f: OpId, args: &[Tensor]) -> Result<Vec<Tensor>, String
                     .iter()
                     .zip(&c.inputs)
                     .map(|(&v, t)| {
-                        get(&env, v).map(|mut x| {
+                        get(env, v).map(|mut x| {
                             x.dtype = t.elem;
                             x
                         })
@@ -121,7 +154,7 @@ fn oracle(ctx: &Context, f: OpId, args: &[Tensor]) -> Result<Vec<Tensor>, String
                 env.insert(ctx.result(op, 0), eval_compute(&c, &ins, Accumulate::F64)?);
             }
             "tensor.collapse_shape" | "tensor.expand_shape" => {
-                let mut t = get(&env, ctx.operands(op)[0])?;
+                let mut t = get(env, ctx.operands(op)[0])?;
                 let res = ctx.result(op, 0);
                 let TypeKind::Tensor { shape, .. } = ctx.value_type(res).kind() else {
                     return Err("a reshape must give a tensor".into());
@@ -144,7 +177,20 @@ fn oracle(ctx: &Context, f: OpId, args: &[Tensor]) -> Result<Vec<Tensor>, String
                     .collect();
                 env.insert(ctx.result(op, 0), Tensor::from_data(t.shape, t.elem, data)?);
             }
-            "func.return" => return ctx.operands(op).iter().map(|&v| get(&env, v)).collect(),
+            "tilegraph.kernel" => {
+                let body = ctx
+                    .regions(op)
+                    .first()
+                    .and_then(|r| ctx.region_blocks(*r).first().copied())
+                    .ok_or("a tilegraph.kernel without a body")?;
+                let outs = run_block(ctx, body, env)?;
+                for (r, t) in ctx.results(op).to_vec().into_iter().zip(outs) {
+                    env.insert(r, t);
+                }
+            }
+            "func.return" | "tilegraph.yield" => {
+                return ctx.operands(op).iter().map(|&v| get(env, v)).collect();
+            }
             other => return Err(format!("the reference holds '{other}'")),
         }
     }

@@ -1,0 +1,321 @@
+//! Welder's fused kernels (issue 14, item 5) checked in the simulator: te functions go
+//! through `--connect` (connect-level none / register / shared) then `--lower-to-gpu`
+//! (in-process), and each lowered function runs whole in the simulator against the f64
+//! oracle on the unfused te chain; every kernel alone is checked against its own
+//! reference (a fused kernel's is its members' chain). Shapes the lowering refuses must be
+//! refused with a diagnostic saying what is not lowered yet.
+
+use proptest::prelude::*;
+use rtile_dialects::te::model::{ElemType, TensorType};
+use rtile_runtime::sim::{run_check_text, run_models_text};
+use rtile_runtime::tensor::Tensor;
+use rtile_tools::{OptOptions, Pipeline, run_opt};
+
+const LEVELS: [&str; 3] = ["none", "register", "shared"];
+
+/// `--connect="device=v100 connect-level=<level>" --lower-to-gpu` on `text`.
+fn lower(text: &str, level: &str) -> Result<String, String> {
+    let opts = OptOptions {
+        pipeline: Pipeline::Flags(vec![
+            (
+                "connect".into(),
+                format!("device=v100 connect-level={level}"),
+            ),
+            ("lower-to-gpu".into(), String::new()),
+        ]),
+        color: Some(false),
+        ..OptOptions::default()
+    };
+    let out = run_opt(&opts, "f.mlir", text.to_string());
+    if out.success {
+        Ok(out.output)
+    } else {
+        Err(out.log)
+    }
+}
+
+/// Runs the lowered module: the function end to end and each kernel alone; returns the
+/// number of kernels launched and the function's outputs.
+fn simulate(lowered: &str) -> (usize, Vec<Tensor>) {
+    let runs = run_models_text("f.gpu.mlir", lowered, 3, &[], None).expect("the simulator runs");
+    let [run] = &runs[..] else {
+        panic!("one host function, got {}", runs.len())
+    };
+    assert!(run.max_rel_err() < 1e-5, "{}", run.text());
+    let report = run_check_text("f.gpu.mlir", lowered, 5).expect("every kernel runs");
+    for k in &report.kernels {
+        assert!(k.max_rel_err < 1e-5, "{}: {}", k.kernel, k.max_rel_err);
+    }
+    (run.manifest.steps.len(), run.outputs.clone())
+}
+
+/// Lowers `text` at `level` and checks it; `Err` with the diagnostic when the lowering
+/// refuses (which must say what is not lowered yet).
+fn check(text: &str, level: &str) -> Result<usize, String> {
+    match lower(text, level) {
+        Ok(l) => Ok(simulate(&l).0),
+        Err(log) => {
+            assert!(
+                log.contains("not lowered yet") || log.contains("not lowered"),
+                "refused without saying what is missing:\n{log}"
+            );
+            Err(log)
+        }
+    }
+}
+
+const CONV_BIAS_RELU: &str = r#"
+func.func @cbr(%I: tensor<1x8x10x10xf32>, %W: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x8x8xf32> {
+  %C = te.compute (%n, %f, %y, %x) reduce (%c, %r, %s) in [1, 16, 8, 8, 8, 3, 3] : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32> { te.sum(%I[%n, %c, %y + %r, %x + %s] * %W[%f, %c, %r, %s]) }
+  %B = te.compute (%n, %f, %y, %x) in [1, 16, 8, 8] : (tensor<1x16x8x8xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32> { %C[%n, %f, %y, %x] + %b[%f] }
+  %R = te.compute (%n, %f, %y, %x) in [1, 16, 8, 8] : (tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> { max(%B[%n, %f, %y, %x], 0.0) }
+  func.return %R : tensor<1x16x8x8xf32>
+}"#;
+
+/// A scaled relu feeding a matmul (prologue) whose result takes a bias and GELU (epilogue).
+const PROLOGUE_GEMM_GELU: &str = r#"
+func.func @pro(%X: tensor<32x48xf32>, %s: tensor<48xf32>, %W: tensor<48x40xf32>, %b: tensor<40xf32>) -> tensor<32x40xf32> {
+  %A = te.compute (%m, %k) in [32, 48] : (tensor<32x48xf32>, tensor<48xf32>) -> tensor<32x48xf32> { max(%X[%m, %k] * %s[%k], 0.0) }
+  %C = te.compute (%m, %n) reduce (%k) in [32, 40, 48] : (tensor<32x48xf32>, tensor<48x40xf32>) -> tensor<32x40xf32> { te.sum(%A[%m, %k] * %W[%k, %n]) }
+  %G = te.compute (%m, %n) in [32, 40] : (tensor<32x40xf32>, tensor<40xf32>) -> tensor<32x40xf32> { (%C[%m, %n] + %b[%n]) * 0.5 * (erf((%C[%m, %n] + %b[%n]) * 0.70710678) + 1.0) }
+  func.return %G : tensor<32x40xf32>
+}"#;
+
+/// Welder §2's Matmul -> Softmax (tests/lit/connect/matmul-softmax.mlir) at 64x64.
+const MATMUL_SOFTMAX: &str = r#"
+func.func @f(%A: tensor<64x32xf32>, %B: tensor<32x64xf32>) -> tensor<64x64xf32> {
+  %C = te.compute (%m, %n) reduce (%k) in [64, 64, 32] : (tensor<64x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32> { te.sum(%A[%m, %k] * %B[%k, %n]) }
+  %M = te.compute (%i) reduce (%j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64xf32> { te.max(%C[%i, %j]) }
+  %E = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>, tensor<64xf32>) -> tensor<64x64xf32> { exp(%C[%i, %j] - %M[%i]) }
+  %S = te.compute (%i) reduce (%j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64xf32> { te.sum(%E[%i, %j]) }
+  %D = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>, tensor<64xf32>) -> tensor<64x64xf32> { %E[%i, %j] / %S[%i] }
+  func.return %D : tensor<64x64xf32>
+}"#;
+
+/// QK·softmax (tests/lit/connect/qk-softmax.mlir's shape) at 2 heads, sequence 32, head 16.
+const QK_SOFTMAX: &str = r#"
+func.func @qk(%Q: tensor<2x32x16xf32>, %K: tensor<2x32x16xf32>) -> tensor<2x32x32xf32> {
+  %S = te.compute (%h, %i, %j) reduce (%d) in [2, 32, 32, 16] : (tensor<2x32x16xf32>, tensor<2x32x16xf32>) -> tensor<2x32x32xf32> { te.sum(%Q[%h, %i, %d] * %K[%h, %j, %d]) }
+  %M = te.compute (%h, %i) reduce (%j) in [2, 32, 32] : (tensor<2x32x32xf32>) -> tensor<2x32xf32> { te.max(%S[%h, %i, %j]) }
+  %E = te.compute (%h, %i, %j) in [2, 32, 32] : (tensor<2x32x32xf32>, tensor<2x32xf32>) -> tensor<2x32x32xf32> { exp((%S[%h, %i, %j] - %M[%h, %i]) * 0.25) }
+  %Z = te.compute (%h, %i) reduce (%j) in [2, 32, 32] : (tensor<2x32x32xf32>) -> tensor<2x32xf32> { te.sum(%E[%h, %i, %j]) }
+  %P = te.compute (%h, %i, %j) in [2, 32, 32] : (tensor<2x32x32xf32>, tensor<2x32xf32>) -> tensor<2x32x32xf32> { %E[%h, %i, %j] / %Z[%h, %i] }
+  func.return %P : tensor<2x32x32xf32>
+}"#;
+
+/// A MobileNetV2-like inverted residual (expand 1x1 -> relu -> 3x3 depthwise -> project
+/// 1x1), 8 -> 24 -> 8 channels on a 10x10 map.
+const MOBILENET_BLOCK: &str = r#"
+func.func @mb(%I: tensor<1x8x10x10xf32>, %W1: tensor<24x8xf32>, %K: tensor<24x3x3xf32>, %W2: tensor<8x24xf32>) -> tensor<1x8x8x8xf32> {
+  %X = te.compute (%n, %c, %y, %x) reduce (%k) in [1, 24, 10, 10, 8] : (tensor<1x8x10x10xf32>, tensor<24x8xf32>) -> tensor<1x24x10x10xf32> { te.sum(%I[%n, %k, %y, %x] * %W1[%c, %k]) }
+  %R = te.compute (%n, %c, %y, %x) in [1, 24, 10, 10] : (tensor<1x24x10x10xf32>) -> tensor<1x24x10x10xf32> { max(%X[%n, %c, %y, %x], 0.0) }
+  %D = te.compute (%n, %c, %y, %x) reduce (%r, %s) in [1, 24, 8, 8, 3, 3] : (tensor<1x24x10x10xf32>, tensor<24x3x3xf32>) -> tensor<1x24x8x8xf32> { te.sum(%R[%n, %c, %y + %r, %x + %s] * %K[%c, %r, %s]) }
+  %P = te.compute (%n, %o, %y, %x) reduce (%c) in [1, 8, 8, 8, 24] : (tensor<1x24x8x8xf32>, tensor<8x24xf32>) -> tensor<1x8x8x8xf32> { te.sum(%D[%n, %c, %y, %x] * %W2[%o, %c]) }
+  func.return %P : tensor<1x8x8x8xf32>
+}"#;
+
+#[test]
+fn conv_bias_relu_is_one_kernel_and_matches_a_naive_loop_nest() {
+    assert_eq!(check(CONV_BIAS_RELU, "none"), Ok(3));
+    for level in ["register", "shared"] {
+        let lowered = lower(CONV_BIAS_RELU, level).expect("lowers");
+        // One gpu.func for the group: conv, bias and relu in one kernel.
+        assert_eq!(lowered.matches("gpu.func @").count(), 1, "{lowered}");
+        let (kernels, outputs) = simulate(&lowered);
+        assert_eq!(kernels, 1);
+        // The same inputs as the simulator's run (seed 3), through a naive loop nest.
+        let types = [
+            TensorType::new(vec![1, 8, 10, 10], ElemType::F32),
+            TensorType::new(vec![16, 8, 3, 3], ElemType::F32),
+            TensorType::new(vec![16], ElemType::F32),
+        ];
+        let ins = Tensor::random_inputs(&types, 3);
+        let (i, w, b) = (&ins[0].data, &ins[1].data, &ins[2].data);
+        let mut want = vec![0.0f64; 16 * 64];
+        for f in 0..16 {
+            for y in 0..8 {
+                for x in 0..8 {
+                    let mut s = 0.0;
+                    for c in 0..8 {
+                        for r in 0..3 {
+                            for t in 0..3 {
+                                s += i[c * 100 + (y + r) * 10 + x + t]
+                                    * w[f * 72 + c * 9 + r * 3 + t];
+                            }
+                        }
+                    }
+                    want[f * 64 + y * 8 + x] = (s + b[f]).max(0.0);
+                }
+            }
+        }
+        let got = &outputs[0].data;
+        let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let err = got
+            .iter()
+            .zip(&want)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
+            / scale;
+        assert!(err < 1e-5, "{err}");
+    }
+}
+
+#[test]
+fn prologue_and_epilogue_fuse_around_a_gemm() {
+    assert_eq!(check(PROLOGUE_GEMM_GELU, "none"), Ok(3));
+    assert_eq!(check(PROLOGUE_GEMM_GELU, "register"), Ok(1));
+    assert_eq!(check(PROLOGUE_GEMM_GELU, "shared"), Ok(1));
+}
+
+#[test]
+fn softmax_chains_fuse_at_the_register_level() {
+    assert_eq!(check(MATMUL_SOFTMAX, "none"), Ok(5));
+    // Matmul, then max/exp/sum/divide in one kernel (the row reductions recomputed where
+    // the division reads them).
+    assert_eq!(check(MATMUL_SOFTMAX, "register"), Ok(2));
+    assert_eq!(check(QK_SOFTMAX, "none"), Ok(5));
+    // Q·K joins the softmax in registers: the product would be recomputed inside the row
+    // max inside the row sum, which is refused.
+    let e = check(QK_SOFTMAX, "register").expect_err("refused");
+    assert!(e.contains("recomputed inside two others"), "{e}");
+}
+
+#[test]
+fn every_workload_lowers_or_is_refused_with_the_reason() {
+    for (name, text) in [
+        ("matmul-softmax", MATMUL_SOFTMAX),
+        ("qk-softmax", QK_SOFTMAX),
+        ("mobilenet", MOBILENET_BLOCK),
+        ("conv-bias-relu", CONV_BIAS_RELU),
+        ("gemm", PROLOGUE_GEMM_GELU),
+    ] {
+        // Welder-none output always lowers (single-op kernels).
+        assert!(check(text, "none").is_ok(), "{name}");
+        for level in LEVELS {
+            // `check` asserts the numbers when it lowers and the diagnostic when not.
+            let _ = check(text, level);
+        }
+    }
+}
+
+/// One random te chain over a `[m, n]` running tensor: element-wise ops with broadcast
+/// operands, matmuls, and row reductions broadcast back (softmax-like).
+#[derive(Clone, Debug)]
+enum Step {
+    Unary(u8),
+    Bias,
+    Matmul(i64),
+    RowCenter(bool),
+}
+
+fn chain_text(m: i64, n0: i64, steps: &[Step]) -> String {
+    let mut args = vec![format!("%X: tensor<{m}x{n0}xf32>")];
+    let mut body = String::new();
+    let mut cur = "%X".to_string();
+    let mut n = n0;
+    for (i, s) in steps.iter().enumerate() {
+        let t = format!("tensor<{m}x{n}xf32>");
+        match s {
+            Step::Unary(u) => {
+                let e = match u % 3 {
+                    0 => format!("max({cur}[%i, %j], 0.0)"),
+                    1 => format!("tanh({cur}[%i, %j])"),
+                    _ => format!("{cur}[%i, %j] * 0.5 + 1.0"),
+                };
+                body.push_str(&format!(
+                    "%v{i} = te.compute (%i, %j) in [{m}, {n}] : ({t}) -> {t} {{ {e} }}\n"
+                ));
+            }
+            Step::Bias => {
+                args.push(format!("%b{i}: tensor<{n}xf32>"));
+                body.push_str(&format!(
+                    "%v{i} = te.compute (%i, %j) in [{m}, {n}] : ({t}, tensor<{n}xf32>) -> {t} {{ {cur}[%i, %j] + %b{i}[%j] }}\n"
+                ));
+            }
+            Step::Matmul(n2) => {
+                args.push(format!("%w{i}: tensor<{n}x{n2}xf32>"));
+                let t2 = format!("tensor<{m}x{n2}xf32>");
+                body.push_str(&format!(
+                    "%v{i} = te.compute (%i, %j) reduce (%k) in [{m}, {n2}, {n}] : ({t}, tensor<{n}x{n2}xf32>) -> {t2} {{ te.sum({cur}[%i, %k] * %w{i}[%k, %j]) }}\n"
+                ));
+                n = *n2;
+            }
+            Step::RowCenter(max) => {
+                let comb = if *max { "max" } else { "sum" };
+                body.push_str(&format!(
+                    "%r{i} = te.compute (%i) reduce (%j) in [{m}, {n}] : ({t}) -> tensor<{m}xf32> {{ te.{comb}({cur}[%i, %j]) }}\n\
+                     %v{i} = te.compute (%i, %j) in [{m}, {n}] : ({t}, tensor<{m}xf32>) -> {t} {{ {cur}[%i, %j] - %r{i}[%i] }}\n"
+                ));
+            }
+        }
+        cur = format!("%v{i}");
+    }
+    format!(
+        "func.func @chain({}) -> tensor<{m}x{n}xf32> {{\n{body}func.return {cur} : tensor<{m}x{n}xf32>\n}}\n",
+        args.join(", ")
+    )
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        (0u8..3).prop_map(Step::Unary),
+        Just(Step::Bias),
+        prop_oneof![Just(1i64), Just(5), Just(8), Just(13), Just(16)].prop_map(Step::Matmul),
+        any::<bool>().prop_map(Step::RowCenter),
+    ]
+}
+
+/// (level, kernels, kernels at connect-level=none) of the random chains that lowered.
+static STATS: std::sync::Mutex<Vec<(usize, usize, usize)>> = std::sync::Mutex::new(Vec::new());
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// ≥ 200 random chains through `--connect` at a random level, then `--lower-to-gpu`,
+    /// then the simulator: every lowered function and kernel equals the unfused chain's f64
+    /// oracle (< 1e-5); a refusal names what is not lowered, and the same chain at
+    /// connect-level=none lowers and matches.
+    #[test]
+    fn random_chains_fuse_and_match(
+        m in prop_oneof![Just(1i64), Just(3), Just(8), Just(12), Just(17)],
+        n in prop_oneof![Just(1i64), Just(4), Just(7), Just(16), Just(24)],
+        steps in prop::collection::vec(step(), 1..5),
+        level in 0usize..3,
+    ) {
+        let text = chain_text(m, n, &steps);
+        let outcome = check(&text, LEVELS[level]);
+        let none = check(&text, "none");
+        prop_assert!(none.is_ok(), "{text}");
+        if let (Ok(k), Ok(k0)) = (&outcome, &none) {
+            prop_assert!(k <= k0, "{k} kernels fused, {k0} unfused:\n{text}");
+            STATS.lock().unwrap().push((level, *k, *k0));
+        }
+    }
+}
+
+#[test]
+fn random_chains_fuse_some() {
+    // Deterministic companion of the proptest: a GEMM with a bias and relu epilogue and a
+    // softmax-like row centring, fused at the register level into fewer kernels.
+    let text = chain_text(
+        8,
+        16,
+        &[
+            Step::Unary(0),
+            Step::Matmul(13),
+            Step::Bias,
+            Step::RowCenter(true),
+        ],
+    );
+    let fused = check(&text, "register").expect("lowers");
+    let unfused = check(&text, "none").expect("lowers");
+    assert!(fused < unfused, "{fused} vs {unfused}");
+    // The proptest's tally when it ran first in this process (printed with --nocapture).
+    let s = STATS.lock().unwrap();
+    if !s.is_empty() {
+        let fusing = s.iter().filter(|(_, k, k0)| k < k0).count();
+        eprintln!(
+            "random chains lowered: {}, with fewer kernels than unfused: {fusing}",
+            s.len()
+        );
+    }
+}
