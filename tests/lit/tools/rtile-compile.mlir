@@ -10,8 +10,9 @@
 
 // CHECK:      kernel  grid  block  shared B  est us
 // CHECK-NEXT: mm_0  {{[0-9]+}}x{{[0-9]+}}x1  {{[0-9]+}}x1x1
-// CHECK-NEXT: 1 kernels for sm_90
-// CHECK-NEXT: stages: parse {{.*}}, axis-fusion {{.*}}, construct-rtile {{.*}}, lower-to-gpu {{.*}}, codegen {{.*}}, ptxas
+// CHECK-NEXT: 1 kernels for sm_90, estimated {{[0-9.]+}} us in all
+// CHECK-NEXT: @mm: 1 launches, peak intermediate memory 0 bytes, constants 0 bytes
+// CHECK-NEXT: stages: import {{.*}}, axis-fusion {{.*}}, construct-rtile {{.*}}, lower-to-gpu {{.*}}, codegen {{.*}}, ptxas
 // CHECK: wrote {{.*}}kernels.ptx
 // CHECK: wrote {{.*}}manifest.json
 // PTX: .target sm_90
