@@ -226,6 +226,8 @@ fn check_ptx(ptxas: &Path, ptx: &Path, sm: &str) -> Result<(), CompileError> {
     let out = std::process::Command::new(ptxas)
         .arg(format!("-arch={sm}"))
         .arg("-warn-spills")
+        // All cores: the kernels of a model are optimised in parallel.
+        .args(["-split-compile", "0"])
         .arg(ptx)
         .arg("-o")
         .arg(&cubin)

@@ -47,7 +47,7 @@ fn run(cli: &Cli) -> Result<()> {
             .push(ImportOptions::parse_input_shape(s).map_err(|m| miette!("--input-shape: {m}"))?);
     }
     let (ctx, module) = import_model(&bytes, &opts).map_err(|e| miette!("{}: {e}", cli.model))?;
-    let text = print_op(
+    let mut text = print_op(
         &ctx,
         module,
         &PrintOptions {
@@ -55,6 +55,9 @@ fn run(cli: &Cli) -> Result<()> {
             debug_info: false,
         },
     );
+    // As mlir-opt and rtile-opt: the module, then a blank line, so the imported file is
+    // byte for byte what either prints when it reads it back.
+    text.push('\n');
     if cli.output == "-" {
         print!("{text}");
     } else {

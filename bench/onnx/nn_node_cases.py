@@ -2,7 +2,7 @@
 """Writes the ONNX backend node tests of rtile-onnx's nn family (single-node models of
 its op types) as text for the ignored Rust test `ops::nn::tests::node_cases`:
 
-    python3 onnx/scripts/nn_node_cases.py /tmp/nn_cases.txt
+    python3 bench/onnx/nn_node_cases.py /tmp/nn_cases.txt
     RTILE_NN_NODE_CASES=/tmp/nn_cases.txt cargo test -p rtile-onnx onnx_node_cases -- --ignored --nocapture
 
 Format, one case per block: `case NAME OP OPSET NUM_OUTPUTS`, then `attr NAME i|is|f|s
