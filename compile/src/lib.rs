@@ -63,7 +63,10 @@ pub struct ModelSummary {
 /// What a compilation produced.
 #[derive(Clone, Debug)]
 pub struct CompileReport {
+    /// Each stage's wall time; `ptxas` runs beside `write`, so they overlap.
     pub stages: Vec<StageTime>,
+    /// Wall time of the whole compilation.
+    pub total: Duration,
     pub kernels: Vec<KernelSummary>,
     pub models: Vec<ModelSummary>,
     /// `sm_90`, `gfx90a`, ...: what the code was generated for.
@@ -139,6 +142,7 @@ pub fn compile(
     opts: &CompileOptions,
     progress: &mut dyn FnMut(&'static str),
 ) -> Result<CompileReport, CompileError> {
+    let start = Instant::now();
     let mut stages = Vec::new();
     let (mut ctx, module) = stage(&mut stages, progress, "import", || load_input(opts))?;
     stage(&mut stages, progress, "axis-fusion", || {
@@ -181,11 +185,15 @@ pub fn compile(
         .map_err(|e| CompileError(format!("cannot create {}: {e}", opts.out_dir.display())))?;
     let code_path = opts.out_dir.join(format!("kernels.{ext}"));
     write(&code_path, code.as_bytes())?;
-    if let (Some(ptxas), "ptx") = (&opts.ptxas, ext) {
-        stage(&mut stages, progress, "ptxas", || {
-            check_ptx(ptxas, &code_path, &target)
-        })?;
-    }
+    // ptxas runs beside the writing of the rest of the bundle.
+    let ptxas = match (&opts.ptxas, ext) {
+        (Some(p), "ptx") => {
+            progress("ptxas");
+            Some((Instant::now(), start_ptxas(p, &code_path, &target)?))
+        }
+        _ => None,
+    };
+    let written = Instant::now();
     let manifest_path = opts.out_dir.join("manifest.json");
     let json = serde_json::to_string_pretty(&manifest)
         .map_err(|e| CompileError(format!("cannot serialise the manifest: {e}")))?;
@@ -193,11 +201,23 @@ pub fn compile(
     let ir_path = opts.out_dir.join("lowered.mlir");
     let printed = rtile::printer::print_op(&ctx, module, &Default::default());
     write(&ir_path, printed.as_bytes())?;
-    let mut files = vec![code_path, manifest_path, ir_path];
+    let mut files = vec![code_path.clone(), manifest_path, ir_path];
     let models = write_models(&ctx, module, &arities, &opts.out_dir, &mut files)?;
+    stages.push(StageTime {
+        stage: "write",
+        time: written.elapsed(),
+    });
+    if let Some((started, child)) = ptxas {
+        finish_ptxas(child, &code_path, &target)?;
+        stages.push(StageTime {
+            stage: "ptxas",
+            time: started.elapsed(),
+        });
+    }
     let kernels = kernel_summaries(&manifest, &estimates);
     Ok(CompileReport {
         stages,
+        total: start.elapsed(),
         kernels,
         models,
         target,
@@ -219,20 +239,28 @@ fn target_of(ctx: &Context, gpu_module: OpId) -> Result<String, CompileError> {
         .ok_or_else(|| CompileError("the lowered gpu.module names no target".into()))
 }
 
-/// Assembles the PTX with `ptxas` (no spills is a warning ptxas prints: reported as an
-/// error here, as the lit `ptxas` checks do).
-fn check_ptx(ptxas: &Path, ptx: &Path, sm: &str) -> Result<(), CompileError> {
-    let cubin = ptx.with_extension("cubin");
-    let out = std::process::Command::new(ptxas)
+/// Starts `ptxas` on the PTX (every kernel assembled; `-warn-spills` makes a spill a
+/// warning that [`finish_ptxas`] reports as an error, as the lit `ptxas` checks do).
+fn start_ptxas(ptxas: &Path, ptx: &Path, sm: &str) -> Result<std::process::Child, CompileError> {
+    std::process::Command::new(ptxas)
         .arg(format!("-arch={sm}"))
         .arg("-warn-spills")
         // All cores: the kernels of a model are optimised in parallel.
         .args(["-split-compile", "0"])
         .arg(ptx)
         .arg("-o")
-        .arg(&cubin)
-        .output()
-        .map_err(|e| CompileError(format!("cannot run {}: {e}", ptxas.display())))?;
+        .arg(ptx.with_extension("cubin"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| CompileError(format!("cannot run {}: {e}", ptxas.display())))
+}
+
+/// Waits for `ptxas` and refuses a failure or a spill.
+fn finish_ptxas(child: std::process::Child, ptx: &Path, sm: &str) -> Result<(), CompileError> {
+    let out = child
+        .wait_with_output()
+        .map_err(|e| CompileError(format!("ptxas did not finish: {e}")))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() || stderr.contains("spill") {
         return Err(CompileError(format!(
