@@ -14,8 +14,6 @@ use rtile::parser::parse_source;
 use rtile::pass::{PassManager, parse_pass_pipeline};
 use rtile_targets::{Output, TranslateOptions, manifest_for, select_gpu_module, translate};
 
-pub mod ptx;
-
 /// What to compile and how.
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
@@ -171,7 +169,14 @@ pub fn compile(
         (Output::Hip, "hip")
     };
     let code = stage(&mut stages, progress, "codegen", || {
-        codegen(&ctx, gpu_module, &gpu_name, &out)
+        translate(
+            &ctx,
+            gpu_module,
+            &gpu_name,
+            &out,
+            &TranslateOptions::default(),
+        )
+        .map_err(|d| diag(&ctx, &d))
     })?;
     let manifest_target = if ext == "ptx" { target.as_str() } else { "hip" };
     let manifest =
@@ -218,54 +223,6 @@ pub fn compile(
         target,
         files,
     })
-}
-
-/// Translates the kernels: PTX in as many parts as there are cores, each on its own
-/// thread (every kernel is independent; LLVM's optimisation and NVPTX code generation
-/// are most of a model's compile time), merged into one module; HIP in one piece.
-fn codegen(
-    ctx: &Context,
-    gpu_module: OpId,
-    name: &str,
-    out: &Output,
-) -> Result<String, CompileError> {
-    let whole = || {
-        translate(ctx, gpu_module, name, out, &TranslateOptions::default())
-            .map_err(|d| diag(ctx, &d))
-    };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if !matches!(out, Output::Ptx { .. }) || cores < 2 {
-        return whole();
-    }
-    let parts: Vec<Result<String, Diagnostic>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..cores)
-            .map(|i| {
-                s.spawn(move || {
-                    let opts = TranslateOptions {
-                        part: Some((i, cores)),
-                        ..TranslateOptions::default()
-                    };
-                    translate(ctx, gpu_module, name, out, &opts)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Diagnostic::error(None, "a code generation thread panicked"))
-                })
-            })
-            .collect()
-    });
-    let parts = parts
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|d| diag(ctx, &d))?;
-    match ptx::merge(&parts) {
-        Some(text) => Ok(text),
-        None => whole(),
-    }
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CompileError> {

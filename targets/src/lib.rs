@@ -54,10 +54,6 @@ pub struct TranslateOptions {
     pub fast_math: bool,
     /// `.maxnreg` of NVPTX kernels (the block's register share by default).
     pub max_registers: llvmir::RegisterLimit,
-    /// `Some((i, n))`: only the kernels at positions `i`, `i + n`, `i + 2n`, ... (part `i`
-    /// of `n`), so that `n` threads can translate one module's kernels in parallel
-    /// (`rtile-compile`); `None`: every kernel.
-    pub part: Option<(usize, usize)>,
 }
 
 impl Default for TranslateOptions {
@@ -67,7 +63,6 @@ impl Default for TranslateOptions {
             index_bits: 64,
             fast_math: false,
             max_registers: llvmir::RegisterLimit::BlockShare,
-            part: None,
         }
     }
 }
@@ -199,7 +194,6 @@ pub fn llvm_text(
         index_bits: opts.index_bits,
         fast_math: opts.fast_math,
         max_registers: opts.max_registers,
-        part: opts.part,
     };
     llvmir::translate_module(ctx, module, name, &lo)
 }

@@ -82,9 +82,6 @@ pub struct LlvmOptions {
     pub fast_math: bool,
     /// The per-thread register limit of NVPTX kernels with a known block size.
     pub max_registers: RegisterLimit,
-    /// Part `i` of `n`: only every `n`-th kernel from the `i`-th
-    /// ([`crate::TranslateOptions::part`]).
-    pub part: Option<(usize, usize)>,
 }
 
 /// `.maxnreg` of an NVPTX kernel with a known block size (`rtile-translate --max-registers`).
@@ -122,10 +119,7 @@ pub fn translate_module(
     rtile_gpu_vocab::check_module(ctx, module, "rtile-translate")?;
     let mut m = ModuleState::default();
     let mut funcs = String::new();
-    for (k, f) in gpu_funcs(ctx, module).into_iter().enumerate() {
-        if opts.part.is_some_and(|(i, n)| n > 0 && k % n != i) {
-            continue;
-        }
+    for f in gpu_funcs(ctx, module) {
         let info = kernel_info(ctx, f)?;
         let text = FnEmitter::new(ctx, opts, &info, &mut m).emit()?;
         funcs.push_str(&text);

@@ -209,7 +209,6 @@ fn main() -> ExitCode {
         index_bits: cli.index_bitwidth,
         fast_math: cli.fast_math,
         max_registers: cli.max_registers,
-        part: None,
     };
     let result = match translate(&ctx, module, &mname, &out, &opts) {
         Ok(r) => r,
