@@ -110,8 +110,9 @@ pub fn layer_norm(node: &Node) -> Result<Expansion, OpError> {
     let eps = node.float("epsilon", 1e-5);
     let elem = x.elem();
     let shape = x.shape().to_vec();
-    let affine_params = [Some(node.float_input(1)?), node.opt_input(2)?];
-    for p in affine_params.iter().flatten() {
+    let scale = node.float_input(1)?;
+    let bias = node.opt_input(2)?;
+    for p in std::iter::once(&scale).chain(&bias) {
         let ok = p.rank() <= rank
             && p.elem() == elem
             && p.shape()
@@ -173,12 +174,10 @@ pub fn layer_norm(node: &Node) -> Result<Expansion, OpError> {
         let mi = stat_idx(r);
         let d = sub(xv, r.read(&mean, mi.clone(), None));
         let normalized = cast(mul(d, r.read(&inv, mi, None)), u, elem);
-        let [scale, bias] = affine_params.each_ref().map(|p| {
-            p.as_ref()
-                .map(|p| r.read(p, super::build::broadcast_index(p.shape(), rank), None))
-        });
-        let y = mul(normalized, scale.expect("Scale is required"));
-        match bias {
+        let mut read =
+            |p: &super::build::Val| r.read(p, super::build::broadcast_index(p.shape(), rank), None);
+        let y = mul(normalized, read(&scale));
+        match bias.as_ref().map(read) {
             Some(bv) => add(y, bv),
             None => y,
         }
