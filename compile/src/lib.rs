@@ -45,8 +45,11 @@ pub struct KernelSummary {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub shared_bytes: u64,
-    /// The micro-performance model's estimate (Roller §3.3), when the kernel has one.
+    /// The micro-performance model's estimate (Roller §3.3) of one launch, when the kernel
+    /// has one.
     pub est_us: Option<f64>,
+    /// How many times the host functions launch it (identical computes share a kernel).
+    pub launches: usize,
 }
 
 /// One function of the model: its launch sequence's size.
@@ -214,7 +217,7 @@ pub fn compile(
             time: started.elapsed(),
         });
     }
-    let kernels = kernel_summaries(&manifest, &estimates);
+    let kernels = kernel_summaries(&manifest, &launched_kernels(&ctx, module), &estimates);
     Ok(CompileReport {
         stages,
         total: start.elapsed(),
@@ -271,25 +274,46 @@ fn finish_ptxas(child: std::process::Child, ptx: &Path, sm: &str) -> Result<(), 
     Ok(())
 }
 
-/// Per-kernel rows: launch shape from the manifest, the estimate of the program each
-/// kernel was lowered from (kernel `<func>_<k>` lowers the module's `k`-th compute).
-fn kernel_summaries(manifest: &rtile_manifest::Manifest, estimates: &[f64]) -> Vec<KernelSummary> {
+/// Per-kernel rows: launch shape from the manifest, the number of launches, and the
+/// estimate of the program the kernel was lowered from. The host functions launch one kernel
+/// per compute, in the module's compute order, so launch `i` runs the `i`-th compute's
+/// program (`estimates[i]`); a kernel shared by identical computes has their one estimate.
+fn kernel_summaries(
+    manifest: &rtile_manifest::Manifest,
+    launched: &[String],
+    estimates: &[f64],
+) -> Vec<KernelSummary> {
     manifest
         .kernels
         .iter()
-        .map(|k| KernelSummary {
-            name: k.name.clone(),
-            grid: k.grid.unwrap_or([0; 3]),
-            block: k.block.unwrap_or([0; 3]),
-            shared_bytes: k.dynamic_shared_memory + k.static_shared_memory,
-            est_us: k
-                .name
-                .rsplit('_')
-                .next()
-                .and_then(|i| i.parse::<usize>().ok())
-                .and_then(|i| estimates.get(i).copied()),
+        .map(|k| {
+            let first = launched.iter().position(|n| *n == k.name);
+            KernelSummary {
+                name: k.name.clone(),
+                grid: k.grid.unwrap_or([0; 3]),
+                block: k.block.unwrap_or([0; 3]),
+                shared_bytes: k.dynamic_shared_memory + k.static_shared_memory,
+                est_us: first.and_then(|i| estimates.get(i).copied()),
+                launches: launched.iter().filter(|n| **n == k.name).count(),
+            }
         })
         .collect()
+}
+
+/// The kernel of every `gpu.launch_func` in `module`, in order.
+fn launched_kernels(ctx: &Context, module: OpId) -> Vec<String> {
+    let mut out = Vec::new();
+    ctx.walk(module, WalkOrder::PreOrder, &mut |_, op| {
+        if ctx.op_name(op) != "gpu.launch_func" {
+            return;
+        }
+        if let Some(rtile::ir::AttrKind::SymbolRef { root, nested }) =
+            ctx.inherent_attr(op, "kernel").map(|a| a.kind())
+        {
+            out.push(nested.last().unwrap_or(root).to_string());
+        }
+    });
+    out
 }
 
 /// The best-ranked program's estimate of every `te.compute`, in module order.

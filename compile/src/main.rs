@@ -52,8 +52,8 @@ fn find_ptxas(asked: Option<PathBuf>) -> Option<PathBuf> {
 
 fn print_summary(report: &CompileReport) {
     println!(
-        "{:<28} {:>16} {:>14} {:>10} {:>10}",
-        "kernel", "grid", "block", "shared B", "est us"
+        "{:<28} {:>16} {:>14} {:>10} {:>9} {:>10}",
+        "kernel", "grid", "block", "shared B", "launches", "est us"
     );
     let mut total = 0.0;
     for k in &report.kernels {
@@ -61,13 +61,14 @@ fn print_summary(report: &CompileReport) {
             .est_us
             .map(|e| format!("{e:.2}"))
             .unwrap_or_else(|| "-".into());
-        total += k.est_us.unwrap_or(0.0);
+        total += k.est_us.unwrap_or(0.0) * k.launches as f64;
         println!(
-            "{:<28} {:>16} {:>14} {:>10} {:>10}",
+            "{:<28} {:>16} {:>14} {:>10} {:>9} {:>10}",
             k.name,
             format!("{}x{}x{}", k.grid[0], k.grid[1], k.grid[2]),
             format!("{}x{}x{}", k.block[0], k.block[1], k.block[2]),
             k.shared_bytes,
+            k.launches,
             est
         );
     }

@@ -155,11 +155,25 @@ fn tensor_constant(ctx: &Context, op: OpId) -> Option<Attribute> {
     }
 }
 
-/// Reads `f`'s body, lowering each compute to a kernel (appended to `kernels`).
+/// The kernels generated so far in a module, by what determines their code: the compute
+/// (its `Debug` form: axes, inputs, accesses, body, combiner, result, padding) and the
+/// program and options it is lowered with. A model repeats layers of one shape (ResNet-50's
+/// 179 computes need 77 distinct kernels), and each distinct kernel costs code generation
+/// and ptxas time; the copies would differ only in their locations.
+#[derive(Default)]
+pub(super) struct KernelKeys {
+    by_key: HashMap<String, usize>,
+    /// Launches that reuse a kernel (the `reused-kernels` statistic).
+    pub(super) reused: u64,
+}
+
+/// Reads `f`'s body, lowering each compute to a kernel (appended to `kernels`, or an
+/// identical one reused when `opts.dedup_kernels`).
 fn read_func(
     ctx: &mut Context,
     body: BlockId,
     kernels: &mut Vec<LoweredKernel>,
+    seen: &mut KernelKeys,
     opts: LowerOptions,
     name: &str,
 ) -> Result<TeFunc, Diagnostic> {
@@ -178,10 +192,26 @@ fn read_func(
                 let (c, vals) =
                     compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
                 let p = selected_program(ctx, op)?;
+                let inputs = compute_inputs(ctx, op, &c, &vals)?;
+                let key = format!("{c:?}|{p:?}|{opts:?}");
+                if let Some(&k) = seen.by_key.get(&key).filter(|_| opts.dedup_kernels) {
+                    if inputs.iter().any(|v| !known.contains(v)) {
+                        return Err(undefined_input(ctx, op));
+                    }
+                    let result = ctx.result(op, 0);
+                    known.insert(result);
+                    tf.launches.push(ComputeLaunch {
+                        kernel: k,
+                        inputs,
+                        result,
+                    });
+                    seen.reused += 1;
+                    continue;
+                }
+                seen.by_key.insert(key, kernels.len());
                 let kname = format!("{name}_{}", kernels.len());
                 let k = lower_compute_opts(ctx, &c, &p, &kname, opts)
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
-                let inputs = compute_inputs(ctx, op, &c, &vals)?;
                 push_launch(ctx, op, k, inputs, &mut known, &mut tf, kernels)?;
             }
             KERNEL => {
@@ -251,6 +281,14 @@ fn compute_inputs(
         .collect()
 }
 
+fn undefined_input(ctx: &Context, op: OpId) -> Diagnostic {
+    Diagnostic::op_error(
+        ctx,
+        op,
+        "an input is not an argument, a constant, a reshape or an earlier compute",
+    )
+}
+
 /// Records the launch of kernel `k` for `op` (a compute or a `tilegraph.kernel`, with one
 /// result) reading `inputs`, which must be defined earlier.
 fn push_launch(
@@ -264,11 +302,7 @@ fn push_launch(
 ) -> Result<(), Diagnostic> {
     if inputs.iter().any(|v| !known.contains(v)) {
         ctx.erase_op(k.func);
-        return Err(Diagnostic::op_error(
-            ctx,
-            op,
-            "an input is not an argument, a constant, a reshape or an earlier compute",
-        ));
+        return Err(undefined_input(ctx, op));
     }
     let loc = ctx.op(op).location.clone();
     set_locations(ctx, k.func, &loc);
@@ -610,6 +644,7 @@ pub(super) fn lower_func(
     f: OpId,
     kernels: &mut Vec<LoweredKernel>,
     globals: &mut Globals,
+    seen: &mut KernelKeys,
     opts: LowerOptions,
 ) -> Result<(OpId, u64), Diagnostic> {
     let name = func_name(ctx, f);
@@ -618,7 +653,7 @@ pub(super) fn lower_func(
         .first()
         .and_then(|r| ctx.region_blocks(*r).first().copied())
         .ok_or_else(|| Diagnostic::op_error(ctx, f, "has no body"))?;
-    let tf = read_func(ctx, body, kernels, opts, &name)?;
+    let tf = read_func(ctx, body, kernels, seen, opts, &name)?;
     let params = host_params(ctx, f, body, &tf)?;
     let args = ctx.block_args(body).to_vec();
     let (roots, lifetimes) = storages(ctx, f, &args, &tf)?;

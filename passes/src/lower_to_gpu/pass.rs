@@ -20,7 +20,7 @@ use rtile_dialects::te::walk::compute_ops;
 use crate::construct_rtile::device_check::program_device;
 use crate::device::Device;
 
-use super::host::{Globals, lower_func};
+use super::host::{Globals, KernelKeys, lower_func};
 use super::kernel::{LowerOptions, LoweredKernel, ThreadMapping};
 
 rtile::declare_pass! {
@@ -35,12 +35,15 @@ rtile::declare_pass! {
             prefetch: bool = "true", "prefetch";
             /// thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads), transposed (auto, and A[m, k]-like tiles stored transposed for 16-byte reads too) or interleaved
             thread_mapping: ThreadMapping = "auto", "thread-mapping";
+            /// one kernel for the computes that lower to the same code (same te compute and program), launched once per compute
+            dedup_kernels: bool = "true", "dedup-kernels";
         }
         statistics {
             KERNELS: "kernels", "Number of kernels generated";
             SHARED_BYTES: "shared-bytes", "Static shared memory of all kernels, bytes";
             VECTOR_LOADS: "vector-loads", "Data tiles loaded with 16-byte vector loads";
             PEAK_BYTES: "peak-bytes", "Peak device memory of the intermediates (arena bytes), summed over host functions";
+            REUSED_KERNELS: "reused-kernels", "Launches of a kernel already generated for an identical compute";
         }
     }
 }
@@ -184,9 +187,10 @@ pub fn lower_module_with(
     let device = module_device(ctx, &funcs)?;
     let mut kernels: Vec<LoweredKernel> = Vec::new();
     let mut globals = Globals::new(ctx, module);
+    let mut seen = KernelKeys::default();
     let before: Vec<OpId> = module_ops(ctx, module);
     for &f in &funcs {
-        match lower_func(ctx, f, &mut kernels, &mut globals, opts) {
+        match lower_func(ctx, f, &mut kernels, &mut globals, &mut seen, opts) {
             Ok((_, peak)) => stats.add(LowerToGpu::PEAK_BYTES, peak),
             Err(d) => {
                 // Leave the module as it was: the host functions and kernels built so far
@@ -202,6 +206,7 @@ pub fn lower_module_with(
             }
         }
     }
+    stats.add(LowerToGpu::REUSED_KERNELS, seen.reused);
     for k in &kernels {
         stats.add(LowerToGpu::KERNELS, 1);
         stats.add(LowerToGpu::SHARED_BYTES, k.shared_bytes);
@@ -320,6 +325,7 @@ impl Pass for LowerToGpu {
         let opts = LowerOptions {
             prefetch: self.opts.prefetch,
             thread_mapping: self.opts.thread_mapping,
+            dedup_kernels: self.opts.dedup_kernels,
             ..LowerOptions::default()
         };
         lower_module_with(ctx, op, stats, opts)

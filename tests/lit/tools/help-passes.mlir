@@ -18,6 +18,7 @@
 // CHECK-NEXT:  --lower-to-gpu                   - Lower te.compute ops with a selected #rtile.program to gpu.func kernels and gpu.launch_func host code
 // CHECK-NEXT:      --prefetch=<bool>            - register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier) (default: true)
 // CHECK-NEXT:      --thread-mapping=<string>    - thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads), transposed (auto, and A[m, k]-like tiles stored transposed for 16-byte reads too) or interleaved (default: auto)
+// CHECK-NEXT:      --dedup-kernels=<bool>       - one kernel for the computes that lower to the same code (same te compute and program), launched once per compute (default: true)
 // CHECK-NEXT:  --print-op-stats                 - Print statistics of operations
 // CHECK-NEXT:      --json=<bool>                - print the stats as JSON (default: false)
 // CHECK-NEXT:  --rtile-select                   - Keep one of the rtile.programs candidates as rtile.program

@@ -8,8 +8,8 @@
 // RUN: not rtile-compile %s --device nosuch -o %t.bad --quiet 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not rtile-compile %t.missing.mlir -o %t.bad --quiet 2>&1 | FileCheck %s --check-prefix=MISSING
 
-// CHECK:      kernel  grid  block  shared B  est us
-// CHECK-NEXT: mm_0  {{[0-9]+}}x{{[0-9]+}}x1  {{[0-9]+}}x1x1
+// CHECK:      kernel  grid  block  shared B  launches  est us
+// CHECK-NEXT: mm_0  {{[0-9]+}}x{{[0-9]+}}x1  {{[0-9]+}}x1x1  {{[0-9]+}}  1  {{[0-9.]+}}
 // CHECK-NEXT: 1 kernels for sm_90, estimated {{[0-9.]+}} us in all
 // CHECK-NEXT: @mm: 1 launches, peak intermediate memory 0 bytes, constants 0 bytes
 // CHECK-NEXT: stages: import {{.*}}, axis-fusion {{.*}}, construct-rtile {{.*}}, lower-to-gpu {{.*}}, codegen {{.*}}, ptxas
