@@ -12,5 +12,6 @@ pub mod eval;
 pub mod import;
 pub mod ops;
 pub mod proto;
+pub mod tensor_file;
 
 pub use import::{ImportError, ImportOptions, import_model};

@@ -71,6 +71,20 @@ pub struct CudaArgs {
     /// Run the device micro-benchmarks and write a device description file (TOML).
     #[arg(long, value_name = "OUT.toml")]
     pub profile_device: Option<PathBuf>,
+    /// A whole model: its launch sequence (`rtile-compile`'s `<func>.model.json`); the PTX
+    /// is the positional file, else `kernels.ptx` beside the manifest. Runs in `rtile-run
+    /// cuda`, which reads the input and expected files.
+    #[arg(long, value_name = "MODEL.json")]
+    pub model: Option<PathBuf>,
+    /// The model's inputs (`.npy` or ONNX `TensorProto` `.pb`), instead of seeded ones.
+    #[arg(long, value_name = "a.npy,b.pb", value_delimiter = ',', num_args = 1..)]
+    pub inputs: Vec<PathBuf>,
+    /// The model's expected outputs (`.npy` or `.pb`), checked with --rtol and --atol.
+    #[arg(long, value_name = "out0.pb,...", value_delimiter = ',', num_args = 1..)]
+    pub expect: Vec<PathBuf>,
+    /// Where to write the model's outputs (`.npy` or `.pb`; a directory: `<func>.<i>.npy`).
+    #[arg(long, value_name = "PATH")]
+    pub dump: Option<PathBuf>,
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
@@ -117,6 +131,12 @@ fn bar(len: u64, what: &str) -> Option<ProgressBar> {
 
 /// Runs what `args` asks; returns the exit code. Never panics on missing CUDA.
 pub fn run(args: &CudaArgs) -> i32 {
+    if args.model.is_some() {
+        eprintln!(
+            "rtile-run: --model runs in `rtile-run cuda` (it reads the .npy and .pb input and expected files)"
+        );
+        return 1;
+    }
     if let Err(msg) = check_cuda() {
         eprintln!("{msg}");
         return EXIT_NO_CUDA;

@@ -9,6 +9,7 @@
 //!
 //! - [`data`]: seeded inputs, conversion, comparison, medians (no GPU needed).
 //! - [`exec`]: load, launch, read back, time (cudarc).
+//! - [`model`]: a whole model's launch sequence (model manifest + PTX), run and timed.
 //! - [`topk`]: the candidate cache; [`microbench`]: `--profile-device`.
 //! - [`cli`]: the `Args` group and the entry point `rtile-run` calls.
 
@@ -16,4 +17,5 @@ pub mod cli;
 pub mod data;
 pub mod exec;
 pub mod microbench;
+pub mod model;
 pub mod topk;

@@ -8,8 +8,8 @@ use rtile::ir::{Context, OpId};
 
 use crate::func::{func_input_types, func_name, run_func};
 use crate::interp::Accumulate;
-use crate::npy::{read_npy, write_npy};
 use crate::tensor::Tensor;
+use crate::tensor_file::TensorFiles;
 
 /// Options of an interpreter run.
 #[derive(Clone, Debug)]
@@ -18,9 +18,11 @@ pub struct RunOptions {
     pub func: Option<String>,
     /// Seed of the input generator; function `k`'s inputs use `seed + k`.
     pub seed: u64,
-    /// Inputs from `.npy` files instead of the generator (for a single function).
+    /// Inputs from files instead of the generator (for a single function).
     pub inputs: Vec<PathBuf>,
     pub mode: Accumulate,
+    /// How the input files are read (`.npy`, and what the caller adds).
+    pub files: TensorFiles,
 }
 
 /// One function's run.
@@ -82,7 +84,7 @@ pub fn interpret_module(
             }
             let mut v = Vec::new();
             for (p, t) in opts.inputs.iter().zip(&types) {
-                let x = read_npy(p, t.elem)?;
+                let x = (opts.files.read)(p, t.elem)?;
                 if x.shape != t.shape {
                     return Err(format!(
                         "{}: shape {:?}, @{name} expects {}",
@@ -118,9 +120,14 @@ pub fn checksum_report(runs: &[FuncRun]) -> String {
     s
 }
 
-/// Writes the outputs: into directory `path` as `<func>.<i>.npy`; else `path` itself for
-/// a single output, else `stem.<func>.<i>.npy` next to it.
-pub fn dump_outputs(runs: &[FuncRun], path: &Path) -> Result<Vec<PathBuf>, String> {
+/// Writes the outputs with `files.write`: into directory `path` as `<func>.<i>.npy`; else
+/// `path` itself for a single output, else `stem.<func>.<i>.<ext>` next to it (`ext`:
+/// `path`'s extension).
+pub fn dump_outputs(
+    runs: &[FuncRun],
+    path: &Path,
+    files: TensorFiles,
+) -> Result<Vec<PathBuf>, String> {
     let total: usize = runs.iter().map(|r| r.outputs.len()).sum();
     let mut written = Vec::new();
     for r in runs {
@@ -134,9 +141,13 @@ pub fn dump_outputs(runs: &[FuncRun], path: &Path) -> Result<Vec<PathBuf>, Strin
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "out".into());
-                path.with_file_name(format!("{stem}.{}.{i}.npy", r.name))
+                let ext = path
+                    .extension()
+                    .map(|e| e.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "npy".into());
+                path.with_file_name(format!("{stem}.{}.{i}.{ext}", r.name))
             };
-            write_npy(&p, t)?;
+            (files.write)(&p, t)?;
             written.push(p);
         }
     }

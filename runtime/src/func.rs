@@ -320,6 +320,7 @@ mod tests {
             seed: 7,
             inputs: vec![],
             mode: Accumulate::F64,
+            files: Default::default(),
         };
         let runs = crate::driver::interpret_module(&ctx, module, &opts).expect("driver");
         let report = crate::driver::checksum_report(&runs);

@@ -8,6 +8,7 @@ pub mod npy;
 pub mod round;
 pub mod sim;
 pub mod tensor;
+pub mod tensor_file;
 
 pub use interp::{Accumulate, eval_compute, eval_compute_reference};
 pub use tensor::{SplitMix64, Tensor};

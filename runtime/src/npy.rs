@@ -149,7 +149,7 @@ pub fn write_npy(path: &std::path::Path, t: &Tensor) -> Result<(), String> {
 /// Reads a `.npy` file.
 pub fn read_npy(path: &std::path::Path, want: ElemType) -> Result<Tensor, String> {
     let b = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    from_npy(&b, want)
+    from_npy(&b, want).map_err(|m| format!("{}: {m}", path.display()))
 }
 
 #[cfg(test)]

@@ -312,6 +312,7 @@ fn whole_small_suite_module_runs_within_budget() {
             seed: 7,
             inputs: vec![],
             mode,
+            files: Default::default(),
         };
         let runs = interpret_module(&ctx, m, &opts).expect("runs");
         assert_eq!(runs.len(), 22);

@@ -3,6 +3,7 @@
 //! here so that it can be tested in-process.
 
 pub mod construct_bench;
+pub mod cuda_model;
 pub mod input;
 pub mod parse_bench;
 

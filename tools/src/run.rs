@@ -11,7 +11,7 @@ use rtile::ir::Context;
 use rtile::parser::parse_source;
 use rtile::verifier::verify;
 use rtile_runtime::Accumulate;
-use rtile_runtime::driver::{RunOptions, checksum_report, dump_outputs, interpret_module};
+use rtile_runtime::driver::{FuncRun, RunOptions, checksum_report, dump_outputs, interpret_module};
 
 use crate::dialect_registry;
 
@@ -22,10 +22,15 @@ pub struct RunCli {
     pub func: Option<String>,
     /// Seed of the input generator.
     pub seed: u64,
-    /// `.npy` inputs instead of generated ones.
+    /// Input files (`.npy`, or ONNX `TensorProto` `.pb`) instead of generated inputs.
     pub inputs: Vec<PathBuf>,
-    /// Where to write the outputs (`.npy` file, or a directory).
+    /// Where to write the outputs (`.npy` or `.pb` file, or a directory).
     pub dump: Option<PathBuf>,
+    /// Expected outputs (`.npy` or `.pb`, one per output of the single function run).
+    pub expect: Vec<PathBuf>,
+    /// Relative and absolute tolerance of `expect`: `|got - want| <= atol + rtol * |want|`.
+    pub rtol: f64,
+    pub atol: f64,
     /// f64 oracle mode.
     pub f64: bool,
     /// `--allow-unregistered-dialect`.
@@ -89,14 +94,26 @@ pub fn run_interpret(opts: &RunCli, name: &str, text: &str) -> RunOutcome {
         } else {
             Accumulate::Native
         },
+        files: rtile_onnx::tensor_file::FILES,
     };
     let runs = match interpret_module(&ctx, module, &ropts) {
         Ok(r) => r,
         Err(m) => return fail(&ctx, &[Diagnostic::error(None, m)], log),
     };
-    let output = checksum_report(&runs);
+    let mut output = checksum_report(&runs);
+    match compare_expected(&opts.expect, opts.rtol, opts.atol, &runs) {
+        Ok(text) => output.push_str(&text),
+        Err(m) => {
+            log.push_str(&format!("rtile-run: error: {m}\n"));
+            return RunOutcome {
+                output,
+                log,
+                success: false,
+            };
+        }
+    }
     if let Some(p) = &opts.dump
-        && let Err(m) = dump_outputs(&runs, p)
+        && let Err(m) = dump_outputs(&runs, p, rtile_onnx::tensor_file::FILES)
     {
         return fail(&ctx, &[Diagnostic::error(None, m)], log);
     }
@@ -105,6 +122,78 @@ pub fn run_interpret(opts: &RunCli, name: &str, text: &str) -> RunOutcome {
         log,
         success: true,
     }
+}
+
+/// Compares the outputs of the single function in `runs` with the files `expect` (ONNX's
+/// backend-test check, `numpy.testing.assert_allclose`: `|got - want| <= atol + rtol *
+/// |want|`, NaN equal to NaN); the report lines, or what differs.
+pub fn compare_expected(
+    expect: &[PathBuf],
+    rtol: f64,
+    atol: f64,
+    runs: &[FuncRun],
+) -> Result<String, String> {
+    if expect.is_empty() {
+        return Ok(String::new());
+    }
+    let [run] = runs else {
+        return Err(format!(
+            "--expect needs exactly one function run, {} ran (use --func)",
+            runs.len()
+        ));
+    };
+    if run.outputs.len() != expect.len() {
+        return Err(format!(
+            "@{} has {} outputs, {} --expect files given",
+            run.name,
+            run.outputs.len(),
+            expect.len()
+        ));
+    }
+    let mut text = String::new();
+    for (i, (got, path)) in run.outputs.iter().zip(expect).enumerate() {
+        let want = (rtile_onnx::tensor_file::FILES.read)(path, got.dtype)?;
+        if want.shape != got.shape {
+            return Err(format!(
+                "@{} output {i} has shape {:?}, {} holds {:?}",
+                run.name,
+                got.shape,
+                path.display(),
+                want.shape
+            ));
+        }
+        let mut first_bad: Option<usize> = None;
+        let mut max_abs = 0.0f64;
+        for (k, (&g, &w)) in got.data.iter().zip(&want.data).enumerate() {
+            if g.is_nan() && w.is_nan() {
+                continue;
+            }
+            let err = (g - w).abs();
+            // NaN on one side only compares false: a mismatch.
+            let within = err <= atol + rtol * w.abs();
+            max_abs = max_abs.max(if err.is_nan() { f64::INFINITY } else { err });
+            if !within && first_bad.is_none() {
+                first_bad = Some(k);
+            }
+        }
+        if let Some(k) = first_bad {
+            return Err(format!(
+                "@{} output {i} differs from {} at element {k}: {} against {} (rtol {:e}, atol {:e})",
+                run.name,
+                path.display(),
+                got.data[k],
+                want.data[k],
+                rtol,
+                atol
+            ));
+        }
+        text.push_str(&format!(
+            "@{} output {i} matches {} (max abs error {max_abs:.3e})\n",
+            run.name,
+            path.display()
+        ));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use rtile_runtime::driver::{FuncRun, dump_outputs};
 use rtile_runtime::sim::{ModelRun, run_check_text, run_models_text};
 
-use crate::run::{RunCli, RunOutcome};
+use crate::run::{RunCli, RunOutcome, compare_expected};
 
 /// `--sim`'s own options.
 #[derive(Clone, Debug, Default)]
@@ -44,7 +44,14 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
         log,
         success: false,
     };
-    let models = match run_models_text(name, text, opts.seed, &opts.inputs, opts.func.as_deref()) {
+    let models = match run_models_text(
+        name,
+        text,
+        opts.seed,
+        &opts.inputs,
+        rtile_onnx::tensor_file::FILES,
+        opts.func.as_deref(),
+    ) {
         Ok(m) => m,
         Err(rendered) => return fail(rendered),
     };
@@ -71,17 +78,27 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
         }
         output.push_str(&format!("max relative error {worst:.3e}\n"));
     }
-    if let Some(p) = &opts.dump {
-        let runs: Vec<FuncRun> = models
-            .iter()
-            .map(|m| FuncRun {
-                name: m.function.clone(),
-                outputs: m.outputs.clone(),
-            })
-            .collect();
-        if let Err(e) = dump_outputs(&runs, p) {
-            return fail(format!("rtile-run: error: {e}\n"));
+    let runs: Vec<FuncRun> = models
+        .iter()
+        .map(|m| FuncRun {
+            name: m.function.clone(),
+            outputs: m.outputs.clone(),
+        })
+        .collect();
+    match compare_expected(&opts.expect, opts.rtol, opts.atol, &runs) {
+        Ok(text) => output.push_str(&text),
+        Err(e) => {
+            return RunOutcome {
+                output,
+                log: format!("rtile-run: error: {e}\n"),
+                success: false,
+            };
         }
+    }
+    if let Some(p) = &opts.dump
+        && let Err(e) = dump_outputs(&runs, p, rtile_onnx::tensor_file::FILES)
+    {
+        return fail(format!("rtile-run: error: {e}\n"));
     }
     if let Some(p) = &sim.manifest {
         let [m] = &models[..] else {

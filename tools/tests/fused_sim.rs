@@ -37,7 +37,8 @@ fn lower(text: &str, level: &str) -> Result<String, String> {
 /// Runs the lowered module: the function end to end and each kernel alone; returns the
 /// number of kernels launched and the function's outputs.
 fn simulate(lowered: &str) -> (usize, Vec<Tensor>) {
-    let runs = run_models_text("f.gpu.mlir", lowered, 3, &[], None).expect("the simulator runs");
+    let runs = run_models_text("f.gpu.mlir", lowered, 3, &[], Default::default(), None)
+        .expect("the simulator runs");
     let [run] = &runs[..] else {
         panic!("one host function, got {}", runs.len())
     };

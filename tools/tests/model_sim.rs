@@ -182,7 +182,15 @@ fn a_small_model_runs_whole_in_the_simulator() {
     );
 
     let seed = 5;
-    let runs = run_models_text("net.gpu.mlir", &lowered, seed, &[], None).expect("runs");
+    let runs = run_models_text(
+        "net.gpu.mlir",
+        &lowered,
+        seed,
+        &[],
+        Default::default(),
+        None,
+    )
+    .expect("runs");
     let [run] = &runs[..] else {
         panic!("one host function, got {}", runs.len())
     };

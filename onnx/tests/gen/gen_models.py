@@ -77,8 +77,25 @@ def unsupported():
     save("unsupported.onnx", helper.make_graph(nodes, "bad", [x], [y]))
 
 
+def test_data(model_name, inputs):
+    """Writes `<model>_data/input_<i>.pb` and `output_<i>.pb` as ONNX's backend tests lay
+    them out, the outputs computed by onnx's own reference evaluator (an oracle that rtile
+    does not share)."""
+    from onnx.reference import ReferenceEvaluator
+
+    model = onnx.load(os.path.join(OUT, model_name + ".onnx"))
+    outputs = ReferenceEvaluator(model).run(None, {i.name: x for i, x in zip(model.graph.input, inputs)})
+    d = os.path.join(OUT, model_name + "_data")
+    os.makedirs(d, exist_ok=True)
+    for kind, values in (("input", inputs), ("output", outputs)):
+        for k, v in enumerate(values):
+            with open(os.path.join(d, f"{kind}_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(np.asarray(v)).SerializeToString())
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     mlp_like()
+    test_data("mlp_like", [np.random.default_rng(13).standard_normal((4, 4)).astype(np.float32)])
     movement()
     unsupported()

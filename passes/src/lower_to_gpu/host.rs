@@ -160,15 +160,26 @@ fn tensor_constant(ctx: &Context, op: OpId) -> Option<Attribute> {
 /// program and options it is lowered with. A model repeats layers of one shape (ResNet-50's
 /// 179 computes need 77 distinct kernels), and each distinct kernel costs code generation
 /// and ptxas time; the copies would differ only in their locations.
-#[derive(Default)]
 pub(super) struct KernelKeys {
+    /// Off (`dedup-kernels=false`): every compute gets its own kernel.
+    enabled: bool,
     by_key: HashMap<String, usize>,
     /// Launches that reuse a kernel (the `reused-kernels` statistic).
     pub(super) reused: u64,
 }
 
+impl KernelKeys {
+    pub(super) fn new(enabled: bool) -> KernelKeys {
+        KernelKeys {
+            enabled,
+            by_key: HashMap::new(),
+            reused: 0,
+        }
+    }
+}
+
 /// Reads `f`'s body, lowering each compute to a kernel (appended to `kernels`, or an
-/// identical one reused when `opts.dedup_kernels`).
+/// identical one reused, see [`KernelKeys`]).
 fn read_func(
     ctx: &mut Context,
     body: BlockId,
@@ -194,7 +205,7 @@ fn read_func(
                 let p = selected_program(ctx, op)?;
                 let inputs = compute_inputs(ctx, op, &c, &vals)?;
                 let key = format!("{c:?}|{p:?}|{opts:?}");
-                if let Some(&k) = seen.by_key.get(&key).filter(|_| opts.dedup_kernels) {
+                if let Some(&k) = seen.by_key.get(&key).filter(|_| seen.enabled) {
                     if inputs.iter().any(|v| !known.contains(v)) {
                         return Err(undefined_input(ctx, op));
                     }

@@ -104,10 +104,6 @@ pub struct LowerOptions {
     pub prefetch: bool,
     /// How a thread's points are spread along each spatial axis (see [`ThreadMapping`]).
     pub thread_mapping: ThreadMapping,
-    /// Whether computes that lower to the same kernel (the same te compute, up to its
-    /// location, under the same program) share one `gpu.func` that the host function
-    /// launches several times. Only the host lowering of a whole function reads it.
-    pub dedup_kernels: bool,
 }
 
 impl Default for LowerOptions {
@@ -116,7 +112,6 @@ impl Default for LowerOptions {
             cross: None,
             prefetch: true,
             thread_mapping: ThreadMapping::Auto,
-            dedup_kernels: true,
         }
     }
 }

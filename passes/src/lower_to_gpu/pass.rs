@@ -173,12 +173,26 @@ pub fn lower_module(
     lower_module_with(ctx, module, stats, LowerOptions::default())
 }
 
-/// Lowers `module` in place with `opts`.
+/// Lowers `module` in place with `opts`, computes that lower to the same code sharing one
+/// kernel.
 pub fn lower_module_with(
     ctx: &mut Context,
     module: OpId,
     stats: &mut PassStatistics,
     opts: LowerOptions,
+) -> Result<(), Diagnostic> {
+    lower_module_dedup(ctx, module, stats, opts, true)
+}
+
+/// Lowers `module` in place with `opts`; with `dedup`, computes that lower to the same
+/// code (the same te compute, up to its location, under the same program) share one
+/// `gpu.func` that the host function launches once per compute (`dedup-kernels`).
+pub fn lower_module_dedup(
+    ctx: &mut Context,
+    module: OpId,
+    stats: &mut PassStatistics,
+    opts: LowerOptions,
+    dedup: bool,
 ) -> Result<(), Diagnostic> {
     let funcs = te_funcs(ctx, module);
     if funcs.is_empty() {
@@ -187,7 +201,7 @@ pub fn lower_module_with(
     let device = module_device(ctx, &funcs)?;
     let mut kernels: Vec<LoweredKernel> = Vec::new();
     let mut globals = Globals::new(ctx, module);
-    let mut seen = KernelKeys::default();
+    let mut seen = KernelKeys::new(dedup);
     let before: Vec<OpId> = module_ops(ctx, module);
     for &f in &funcs {
         match lower_func(ctx, f, &mut kernels, &mut globals, &mut seen, opts) {
@@ -325,9 +339,8 @@ impl Pass for LowerToGpu {
         let opts = LowerOptions {
             prefetch: self.opts.prefetch,
             thread_mapping: self.opts.thread_mapping,
-            dedup_kernels: self.opts.dedup_kernels,
             ..LowerOptions::default()
         };
-        lower_module_with(ctx, op, stats, opts)
+        lower_module_dedup(ctx, op, stats, opts, self.opts.dedup_kernels)
     }
 }

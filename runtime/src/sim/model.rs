@@ -411,17 +411,12 @@ pub fn run_manifest(
     constants: Vec<Vec<u8>>,
 ) -> Result<Vec<Tensor>, Diagnostic> {
     let fail = |s: String| Diagnostic::error(None, format!("@{}: {s}", m.function));
-    let mut input_bytes = Vec::new();
-    for (t, s) in inputs.iter().zip(&m.inputs) {
-        let num = num_of(&s.dtype).map_err(fail)?;
-        let size = num.bytes() as usize;
-        input_bytes.push(
-            t.data
-                .iter()
-                .flat_map(|&v| num.encode(v)[..size].to_vec())
-                .collect(),
-        );
-    }
+    let input_bytes = inputs
+        .iter()
+        .zip(&m.inputs)
+        .map(|(t, s)| tensor_bytes(t, &s.dtype))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(fail)?;
     let mut exec = SimExecutor {
         ctx,
         module,
@@ -435,14 +430,37 @@ pub fn run_manifest(
     m.outputs
         .iter()
         .zip(outs)
-        .map(|(s, bytes)| {
-            let num = num_of(&s.dtype).map_err(fail)?;
-            let e = ElemType::from_keyword(&s.dtype).ok_or_else(|| fail("dtype".into()))?;
-            Ok(Tensor {
-                shape: s.shape.clone(),
-                dtype: e,
-                data: decode(&bytes, num),
-            })
-        })
+        .map(|(s, bytes)| tensor_of_bytes(s, &bytes).map_err(fail))
         .collect()
+}
+
+/// The little-endian row-major bytes of `t`'s elements stored as `dtype` (a manifest's
+/// element type name), as a device buffer holds them.
+pub fn tensor_bytes(t: &Tensor, dtype: &str) -> Result<Vec<u8>, String> {
+    let num = num_of(dtype)?;
+    let size = num.bytes() as usize;
+    Ok(t.data
+        .iter()
+        .flat_map(|&v| num.encode(v)[..size].to_vec())
+        .collect())
+}
+
+/// The tensor `spec` describes, from a device buffer's bytes.
+pub fn tensor_of_bytes(spec: &TensorSpec, bytes: &[u8]) -> Result<Tensor, String> {
+    let num = num_of(&spec.dtype)?;
+    let dtype = ElemType::from_keyword(&spec.dtype)
+        .ok_or_else(|| format!("unsupported dtype '{}'", spec.dtype))?;
+    if spec.bytes() != Some(bytes.len() as u64) {
+        return Err(format!(
+            "{} bytes for a {:?} tensor of {}",
+            bytes.len(),
+            spec.shape,
+            spec.dtype
+        ));
+    }
+    Ok(Tensor {
+        shape: spec.shape.clone(),
+        dtype,
+        data: decode(bytes, num),
+    })
 }

@@ -17,8 +17,8 @@ use super::model::{constant_bytes, model_manifest, run_manifest};
 use crate::driver::module_funcs;
 use crate::func::{func_input_types, func_name};
 use crate::interp::{Accumulate, eval_compute};
-use crate::npy::read_npy;
 use crate::tensor::Tensor;
+use crate::tensor_file::TensorFiles;
 
 /// One host function's end-to-end run.
 #[derive(Clone, Debug)]
@@ -205,6 +205,7 @@ pub fn run_model(
     host: OpId,
     seed: u64,
     inputs: &[PathBuf],
+    files: TensorFiles,
 ) -> Result<ModelRun, Diagnostic> {
     let mut rctx = context();
     let rf = reference(ctx, host, &mut rctx)?;
@@ -225,7 +226,7 @@ pub fn run_model(
         }
         let mut v = Vec::new();
         for (p, t) in inputs.iter().zip(&types) {
-            let x = read_npy(p, t.elem).map_err(|m| Diagnostic::error(None, m))?;
+            let x = (files.read)(p, t.elem).map_err(|m| Diagnostic::error(None, m))?;
             if x.shape != t.shape {
                 return Err(Diagnostic::error(
                     None,
@@ -286,6 +287,7 @@ pub fn run_models_text(
     text: &str,
     seed: u64,
     inputs: &[PathBuf],
+    files: TensorFiles,
     func: Option<&str>,
 ) -> Result<Vec<ModelRun>, String> {
     let (ctx, module) = load_text(name, text)?;
@@ -302,7 +304,8 @@ pub fn run_models_text(
         .iter()
         .enumerate()
         .map(|(k, &h)| {
-            run_model(&ctx, module, h, seed.wrapping_add(k as u64), inputs).map_err(|d| render(&d))
+            run_model(&ctx, module, h, seed.wrapping_add(k as u64), inputs, files)
+                .map_err(|d| render(&d))
         })
         .collect()
 }

@@ -1,8 +1,9 @@
 //! `rtile-run`: runs the functions of an MLIR module of te ops on the host.
 //!
 //! `rtile-run --interpret in.mlir --seed 7` prints one checksum line per output;
-//! `--dump out.npy` (or a directory) writes the outputs, `--inputs a.npy,b.npy` reads the
-//! inputs instead of generating them, `--f64` runs the f64 oracle.
+//! `--dump out.npy` (or `.pb`, or a directory) writes the outputs, `--inputs a.npy,b.pb` reads the
+//! inputs instead of generating them, `--expect out.pb` checks the outputs (`--rtol`, `--atol`),
+//! `--f64` runs the f64 oracle.
 //! `rtile-run --sim --check kernels.mlir` runs the kernels of a lowered module
 //! (`rtile-opt --lower-to-gpu`) in the CPU GPU-simulator on seeded random inputs and
 //! compares each output with the te reference interpreter's f64 oracle (every kernel
@@ -118,12 +119,36 @@ fn command() -> Command {
                 .value_name("a.npy,b.npy")
                 .value_delimiter(',')
                 .action(ArgAction::Append)
-                .help("Read the inputs of the (single) function from .npy files"),
+                .help("Read the inputs of the (single) function from .npy or ONNX TensorProto .pb files"),
         )
         .arg(
             Arg::new("dump").long("dump").value_name("path").help(
-                "Write the outputs as .npy: to this file, or `<func>.<i>.npy` in this directory",
+                "Write the outputs as .npy (or .pb when the path ends in .pb): to this file, or `<func>.<i>.npy` in this directory",
             ),
+        )
+        .arg(
+            Arg::new("expect")
+                .long("expect")
+                .value_name("out0.pb,out1.npy")
+                .value_delimiter(',')
+                .action(ArgAction::Append)
+                .help("Check the outputs of the (single) function against these .npy or .pb files (see --rtol, --atol)"),
+        )
+        .arg(
+            Arg::new("rtol")
+                .long("rtol")
+                .value_name("x")
+                .value_parser(clap::value_parser!(f64))
+                .default_value("1e-3")
+                .help("Relative tolerance of --expect (ONNX's backend tests use 1e-3)"),
+        )
+        .arg(
+            Arg::new("atol")
+                .long("atol")
+                .value_name("x")
+                .value_parser(clap::value_parser!(f64))
+                .default_value("1e-7")
+                .help("Absolute tolerance of --expect (ONNX's backend tests use 1e-7)"),
         )
         .arg(
             Arg::new("f64")
@@ -219,6 +244,9 @@ fn main() -> ExitCode {
     };
     if let Some(("cuda", sub)) = m.subcommand() {
         return match CudaArgs::from_arg_matches(sub) {
+            Ok(args) if args.model.is_some() => {
+                ExitCode::from(rtile_tools::cuda_model::run(&args) as u8)
+            }
             Ok(args) => ExitCode::from(rtile_cuda::cli::run(&args) as u8),
             Err(e) => {
                 let _ = e.print();
@@ -234,6 +262,12 @@ fn main() -> ExitCode {
             .map(|v| v.map(PathBuf::from).collect())
             .unwrap_or_default(),
         dump: m.get_one::<String>("dump").map(PathBuf::from),
+        expect: m
+            .get_many::<String>("expect")
+            .map(|v| v.map(PathBuf::from).collect())
+            .unwrap_or_default(),
+        rtol: m.get_one::<f64>("rtol").copied().unwrap_or(1e-3),
+        atol: m.get_one::<f64>("atol").copied().unwrap_or(1e-7),
         f64: m.get_flag("f64"),
         allow_unregistered: m.get_flag("allow-unregistered-dialect"),
         color: None,

@@ -1,0 +1,241 @@
+//! A whole model on the GPU: the launch sequence of a model manifest (`rtile-compile`'s
+//! `<func>.model.json`, or `rtile-run --sim --model-manifest`) with the PTX of its kernels,
+//! run through [`rtile_manifest::model::execute`], the sequencing the simulator shares:
+//! one device allocation per input, output, constant and the arena; each step's arguments
+//! are pointers `offset` bytes into them (reshapes are views); the steps are launched in
+//! order on one stream.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute};
+use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use rtile_manifest::model::{Buffer, ExecuteError, Executor, ModelManifest, Step, execute};
+
+use crate::data::median;
+use crate::exec::Gpu;
+
+/// Dynamic shared memory a kernel may use without opting in.
+const DEFAULT_DYNAMIC_SHARED: u64 = 48 * 1024;
+
+/// The GPU as an [`Executor`]: the model's kernels loaded from one PTX module, and its
+/// device buffers. Unwritten buffers (outputs, the arena) start as `0xff` bytes (NaN for
+/// floats), so an element no kernel writes shows in the result.
+pub struct CudaExecutor<'g> {
+    gpu: &'g Gpu,
+    /// Keeps the kernels' module loaded.
+    _module: Arc<CudaModule>,
+    funcs: HashMap<String, CudaFunction>,
+    bufs: HashMap<Buffer, CudaSlice<u8>>,
+}
+
+impl<'g> CudaExecutor<'g> {
+    /// Loads `ptx` and every kernel `m`'s steps launch (each once, however many steps
+    /// launch it), opting in to the dynamic shared memory the steps ask for.
+    pub fn new(gpu: &'g Gpu, ptx: &str, m: &ModelManifest) -> Result<Self, String> {
+        let module = gpu
+            .ctx
+            .load_module(Ptx::from_src(ptx))
+            .map_err(|e| format!("the driver rejected the PTX: {e:?}"))?;
+        let mut funcs: HashMap<String, CudaFunction> = HashMap::new();
+        let mut smem: HashMap<String, u64> = HashMap::new();
+        for s in &m.steps {
+            if !funcs.contains_key(&s.kernel) {
+                let f = module.load_function(&s.kernel).map_err(|e| {
+                    format!(
+                        "kernel {} of the manifest is not in the PTX: {e:?}",
+                        s.kernel
+                    )
+                })?;
+                funcs.insert(s.kernel.clone(), f);
+            }
+            let most = smem.entry(s.kernel.clone()).or_default();
+            *most = (*most).max(s.dynamic_shared_memory);
+        }
+        for (name, bytes) in smem {
+            if bytes > DEFAULT_DYNAMIC_SHARED {
+                funcs[&name]
+                    .set_attribute(
+                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        bytes as i32,
+                    )
+                    .map_err(|e| {
+                        format!("kernel {name}: cannot enable {bytes} bytes of dynamic shared memory: {e:?}")
+                    })?;
+            }
+        }
+        Ok(CudaExecutor {
+            gpu,
+            _module: module,
+            funcs,
+            bufs: HashMap::new(),
+        })
+    }
+
+    /// Launches every step of `m` again on the buffers already allocated (inputs and
+    /// constants unchanged), without waiting: what is timed.
+    pub fn replay(&mut self, m: &ModelManifest) -> Result<(), String> {
+        for (k, s) in m.steps.iter().enumerate() {
+            self.launch(k, s)?;
+        }
+        Ok(())
+    }
+}
+
+impl Executor for CudaExecutor<'_> {
+    type Error = String;
+
+    fn alloc(&mut self, buffer: Buffer, bytes: u64, init: Option<&[u8]>) -> Result<(), String> {
+        // A zero-byte allocation fails in the driver: one byte stands for an empty buffer.
+        let host = match init {
+            Some(d) if !d.is_empty() => d.to_vec(),
+            Some(_) => vec![0],
+            None => vec![0xFF; bytes.max(1) as usize],
+        };
+        let dev = self
+            .gpu
+            .stream
+            .clone_htod(&host)
+            .map_err(|e| format!("cannot allocate {bytes} bytes for {buffer:?}: {e:?}"))?;
+        self.bufs.insert(buffer, dev);
+        Ok(())
+    }
+
+    fn launch(&mut self, index: usize, step: &Step) -> Result<(), String> {
+        let fail = |m: String| format!("step {index} (@{}): {m}", step.kernel);
+        let f = self
+            .funcs
+            .get(&step.kernel)
+            .ok_or_else(|| fail("the kernel was not loaded".into()))?;
+        let mut views = Vec::with_capacity(step.args.len());
+        for (i, a) in step.args.iter().enumerate() {
+            let (lo, hi) = a
+                .range()
+                .ok_or_else(|| fail(format!("argument {i} has an unknown dtype")))?;
+            let buf = self
+                .bufs
+                .get(&a.buffer)
+                .ok_or_else(|| fail(format!("argument {i}: {:?} is not allocated", a.buffer)))?;
+            views.push(
+                buf.try_slice(lo as usize..hi as usize)
+                    .ok_or_else(|| fail(format!("argument {i} lies outside its buffer")))?,
+            );
+        }
+        let mut b = self.gpu.stream.launch_builder(f);
+        for v in &views {
+            b.arg(v);
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (step.grid[0], step.grid[1], step.grid[2]),
+            block_dim: (step.block[0], step.block[1], step.block[2]),
+            shared_mem_bytes: step.dynamic_shared_memory as u32,
+        };
+        // SAFETY: every argument is a device pointer into a live buffer covering the
+        // shape the kernel reads or writes (checked by `ModelManifest::check` and the
+        // slice above), in the kernel's parameter order (rtile-translate's bare-pointer
+        // convention).
+        unsafe { b.launch(cfg) }.map_err(|e| fail(format!("launch failed: {e:?}")))?;
+        Ok(())
+    }
+
+    fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, String> {
+        self.gpu
+            .stream
+            .synchronize()
+            .map_err(|e| format!("the model failed on the GPU: {e:?}"))?;
+        let buf = self
+            .bufs
+            .get(&buffer)
+            .ok_or_else(|| format!("{buffer:?} was never allocated"))?;
+        self.gpu
+            .stream
+            .clone_dtoh(buf)
+            .map_err(|e| format!("cannot copy {buffer:?} back: {e:?}"))
+    }
+}
+
+fn execute_error(e: ExecuteError<String>) -> String {
+    match e {
+        ExecuteError::Manifest(m) | ExecuteError::Executor(m) => m,
+    }
+}
+
+/// Runs `m` once on the GPU: loads `ptx`, uploads `inputs` and `constants` (little-endian
+/// row-major bytes), launches every step, and returns the outputs' bytes.
+pub fn run_model(
+    gpu: &Gpu,
+    ptx: &str,
+    m: &ModelManifest,
+    inputs: &[Vec<u8>],
+    constants: &[Vec<u8>],
+) -> Result<Vec<Vec<u8>>, String> {
+    let mut exec = CudaExecutor::new(gpu, ptx, m)?;
+    execute(m, &mut exec, inputs, constants).map_err(execute_error)
+}
+
+/// Latency of a whole model, ms.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelTiming {
+    /// Median of the samples.
+    pub median_ms: f32,
+    /// Fastest sample.
+    pub min_ms: f32,
+    /// Every sample (CUDA events around the whole launch sequence).
+    pub samples: Vec<f32>,
+    /// Launches per run.
+    pub launches: usize,
+}
+
+/// Runs `m` once (its outputs returned, as [`run_model`]), then `warmup` more times and
+/// `iters` timed times, each timed run being the whole launch sequence between two CUDA
+/// events on the stream (what a user of the model waits for, launch overheads included).
+pub fn time_model(
+    gpu: &Gpu,
+    ptx: &str,
+    m: &ModelManifest,
+    inputs: &[Vec<u8>],
+    constants: &[Vec<u8>],
+    warmup: usize,
+    iters: usize,
+) -> Result<(Vec<Vec<u8>>, ModelTiming), String> {
+    let mut exec = CudaExecutor::new(gpu, ptx, m)?;
+    let outputs = execute(m, &mut exec, inputs, constants).map_err(execute_error)?;
+    for _ in 0..warmup {
+        exec.replay(m)?;
+    }
+    gpu.stream
+        .synchronize()
+        .map_err(|e| format!("warm-up failed: {e:?}"))?;
+    let event = || {
+        gpu.ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| format!("cannot create a CUDA event: {e:?}"))
+    };
+    let (start, stop) = (event()?, event()?);
+    let mut samples = Vec::with_capacity(iters);
+    for _ in 0..iters {
+        start
+            .record(&gpu.stream)
+            .map_err(|e| format!("event record: {e:?}"))?;
+        exec.replay(m)?;
+        stop.record(&gpu.stream)
+            .map_err(|e| format!("event record: {e:?}"))?;
+        stop.synchronize()
+            .map_err(|e| format!("the model failed on the GPU: {e:?}"))?;
+        samples.push(
+            start
+                .elapsed_ms(&stop)
+                .map_err(|e| format!("event timing: {e:?}"))?,
+        );
+    }
+    Ok((
+        outputs,
+        ModelTiming {
+            median_ms: median(&samples),
+            min_ms: samples.iter().copied().fold(f32::INFINITY, f32::min),
+            samples,
+            launches: m.steps.len(),
+        },
+    ))
+}
