@@ -7,7 +7,7 @@ use rtile::pass::PassStatistics;
 use rtile::printer::{PrintOptions, print_op};
 use rtile::verifier::verify;
 use rtile_dialects::te::module::{new_context, parse_and_verify};
-use rtile_passes::lower_to_gpu::lower_module;
+use rtile_passes::lower_to_gpu::{LowerOptions, lower_module, lower_module_dedup};
 
 const PROGRAM: &str = "rtile.program = #rtile.program<device = \"v100\", tiles = [[32, 64, 16], [4, 4, 1]], pad = [[0, 1], [0, 4]], grid = [2, 1], threads = 128, est_us = 1.0, epsilon = 0.2, footprint = [0, 0, 0], traffic = [0, 0, 0]>";
 
@@ -97,8 +97,12 @@ fn host_functions_are_built_and_verify() {
         ]
     );
     let text = print_op(&ctx, m, &PrintOptions::default());
-    // Grid (2, 1, 1) and block (128, 1, 1): three constants, shared by both launches.
-    assert!(text.contains("@kernels::@two_2"), "{text}");
+    // The three computes are one compute under one program: one kernel, launched three
+    // times (grid (2, 1, 1) and block (128, 1, 1): three constants, shared by a function's
+    // launches).
+    assert_eq!(text.matches("@kernels::@one_0").count(), 3, "{text}");
+    assert_eq!(text.matches("gpu.func @").count(), 1, "{text}");
+    assert!(!text.contains("@two_"), "{text}");
     // The arena holds the 60x64 f32 intermediate (15360 bytes, a multiple of 256).
     assert!(text.contains("memref.alloc() : memref<15360xi8>"), "{text}");
     assert!(text.contains("rtile.peak_bytes = 15360 : i64"), "{text}");
@@ -132,4 +136,23 @@ fn a_function_that_cannot_lower_leaves_the_module_unchanged() {
         "the first host function was removed again"
     );
     check_uses(&ctx, m);
+}
+
+#[test]
+fn without_dedup_every_compute_has_its_kernel() {
+    let mut ctx = new_context();
+    let m = parse_and_verify(&mut ctx, "t.mlir", &module_text(&format!(", {PROGRAM}")))
+        .expect("parses");
+    let mut stats = PassStatistics::default();
+    lower_module_dedup(&mut ctx, m, &mut stats, LowerOptions::default(), false).expect("lowers");
+    verify(&ctx, m).unwrap_or_else(|e| panic!("{:?}", e[0].message));
+    let text = print_op(&ctx, m, &PrintOptions::default());
+    assert_eq!(text.matches("gpu.func @").count(), 3, "{text}");
+    for k in ["one_0", "two_1", "two_2"] {
+        assert_eq!(
+            text.matches(&format!("@kernels::@{k}")).count(),
+            1,
+            "{k}: {text}"
+        );
+    }
 }
