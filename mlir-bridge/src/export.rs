@@ -192,6 +192,14 @@ fn export_one(ctx: &mut Context, op: OpId) -> Result<(), String> {
     {
         return Err("pad values have no linalg.generic form".into());
     }
+    if let Some(t) = c.accumulator {
+        // linalg.generic would accumulate in its output's element type; keeping te's
+        // rounding needs an f32 init and a truncf after, which this export does not build.
+        return Err(format!(
+            "a mixed-precision reduction (acc({})) has no one-op linalg.generic form",
+            t.keyword()
+        ));
+    }
     let init = build_init(ctx, op, &c);
     // Body: te's own generic body, one more block argument for the output, and the
     // combiner on it in place of te.yield.

@@ -481,6 +481,7 @@ fn convert(ctx: &mut Context, op: OpId) -> Result<(), String> {
         result: TensorType::new(out_shape, out_elem),
         may_pad: None,
         padded_from: None,
+        accumulator: None,
     };
     let types = c.access_types();
     c.body = rtile_dialects::te::generic::ops_to_body(&g, &types)?;

@@ -321,6 +321,7 @@ mod tests {
             result: t(out),
             may_pad: None,
             padded_from: None,
+            accumulator: None,
         };
         let c = parse_custom(&h, body).expect("parse").compute;
         verify(&c).expect("verify");

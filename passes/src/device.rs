@@ -78,6 +78,31 @@ pub struct PeakCompute {
     /// Tensor instruction shape `[m, n, k]` (§3.1: 16×16×16 WMMA for f16).
     #[serde(default)]
     pub tensor_shape: Option<[u64; 3]>,
+    /// The architecture's matrix-multiply-accumulate instructions for this input type with
+    /// an f32 accumulator, preferred first (Roller §5.1 aligns the rTile to the instruction
+    /// shape): `mma.sync` m8n8k4 on sm_70, m16n8k16 on sm_80, `wgmma` m64nNk16 on sm_90a,
+    /// MFMA 32×32×8 and 16×16×16 on gfx90a. Empty: no mixed-precision tensor cores.
+    #[serde(default)]
+    pub mma: Vec<MmaInstr>,
+}
+
+/// One matrix-multiply-accumulate instruction: `d = a·b + c` on an `m×k` by `k×n` tile,
+/// issued together by `warps` TEUs (1 for `mma.sync` and MFMA, a warpgroup of 4 for
+/// `wgmma`).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MmaInstr {
+    /// The instruction as the ISA spells it (`mma.sync.aligned.m16n8k16`).
+    pub instruction: String,
+    /// `[m, n, k]`; for `wgmma` the n given is its granularity (N is any multiple of 8).
+    pub shape: [u64; 3],
+    /// TEUs that issue it together.
+    #[serde(default = "one")]
+    pub warps: u64,
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// The instruction set a device runs and the limits its ISA and driver set on one kernel,
@@ -429,6 +454,14 @@ impl Device {
             {
                 return Err(format!("compute '{}': 'tensor_shape' has a zero", c.dtype));
             }
+            for m in &c.mma {
+                if m.shape.contains(&0) || m.warps == 0 || c.tensor_gflops.is_none() {
+                    return Err(format!(
+                        "compute '{}': mma '{}' needs a positive shape and warps, and 'tensor_gflops'",
+                        c.dtype, m.instruction
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -453,6 +486,16 @@ impl Device {
     pub fn tensor_core(&self, dtype: &str) -> Option<(f64, [u64; 3])> {
         let c = self.compute.iter().find(|c| c.dtype == dtype)?;
         Some((c.tensor_gflops?, c.tensor_shape?))
+    }
+
+    /// The tensor-core peak (GFLOP/s) and the MMA instructions for `dtype` inputs with an
+    /// f32 accumulator, preferred first; `None` when the device has none.
+    pub fn mma(&self, dtype: &str) -> Option<(f64, &[MmaInstr])> {
+        let c = self.compute.iter().find(|c| c.dtype == dtype)?;
+        if c.mma.is_empty() {
+            return None;
+        }
+        Some((c.tensor_gflops?, &c.mma))
     }
 
     /// Bandwidth (bytes per second, whole device) at which layer `l` is read by the layer above.

@@ -244,7 +244,7 @@ pub fn pad_compute(c: &TeCompute, tile: &[i64], epsilon: f64) -> Result<TeComput
         }
         let k = c.combiner.unwrap_or(Combiner::Sum);
         let v = eval_const(&c.body, mp.value);
-        let id = k.identity(c.result.elem);
+        let id = k.identity(c.acc_type());
         if v != id {
             return Err(format!(
                 "cannot pad reduction axis %{}: the body on the pad value {} gives {v}, not te.{}'s identity {id}",
@@ -284,6 +284,7 @@ mod tests {
             result: TensorType::new(vec![m, n], ElemType::F32),
             may_pad,
             padded_from: None,
+            accumulator: None,
         };
         parse_custom(&h, "te.sum(%A[%m, %k] * %B[%k, %n])")
             .expect("parse")

@@ -313,6 +313,7 @@ fn fused_program(block: u64, thread: u64) -> RProgram {
         grid: vec![],
         threads: block / thread,
         tensor_core: false,
+        mma: None,
         staged: false,
         epsilon: 0.0,
         est_us: 1.0,

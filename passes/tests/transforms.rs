@@ -112,6 +112,7 @@ fn build(kind: u8, par: &[i64], red: &[i64], variant: u8) -> TeCompute {
         result: ty(par),
         may_pad: Some(may_pad),
         padded_from: None,
+        accumulator: None,
     };
     let c = parse_custom(&h, body.as_str())
         .unwrap_or_else(|e| panic!("{body}: {e}"))
@@ -248,6 +249,7 @@ fn padded_conv_matches() {
         result: ty(&[2, 3, 5, 5]),
         may_pad: Some(0.0),
         padded_from: None,
+        accumulator: None,
     };
     let c = parse_custom(
         &h,

@@ -230,6 +230,7 @@ mod tests {
             result: f32t(&[3]),
             may_pad: None,
             padded_from: None,
+            accumulator: None,
         };
         let copy = parse_custom(&h, "%Y[%i] * 2.0").expect("parse").compute;
         let st = build_compute_op(&mut ctx, &copy, &[gx]);
@@ -268,6 +269,7 @@ mod tests {
             result: f32t(&[3]),
             may_pad: None,
             padded_from: None,
+            accumulator: None,
         };
         let sum = parse_custom(&h, "te.sum(%X[%i, %j])")
             .expect("parse")

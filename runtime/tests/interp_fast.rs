@@ -208,9 +208,20 @@ fn random_compute(seed: u64) -> (TeCompute, Vec<Tensor>) {
     let tys: Vec<ElemType> = inputs.iter().map(|t| t.elem).collect();
     let result_ty = g.pick(&TYPES);
     let depth = g.below(4) as u32;
-    let body = g.expr(result_ty, &tys, depth);
     let combiner =
         (nr > 0).then(|| g.pick(&[Combiner::Sum, Combiner::Max, Combiner::Min, Combiner::Prod]));
+    // Sometimes a mixed-precision reduction: a wider float accumulator (or the result's
+    // own type, spelt out), the body yielding it.
+    let accumulator = if combiner.is_some() && result_ty.is_float() && g.chance(30) {
+        let wider: Vec<ElemType> = [ElemType::F32, ElemType::F64]
+            .into_iter()
+            .filter(|&a| a == result_ty || a.width() > result_ty.width())
+            .collect();
+        Some(g.pick(&wider))
+    } else {
+        None
+    };
+    let body = g.expr(accumulator.unwrap_or(result_ty), &tys, depth);
     let (padded_from, may_pad) = if g.chance(20) {
         let orig: Vec<i64> = extents
             .iter()
@@ -234,6 +245,7 @@ fn random_compute(seed: u64) -> (TeCompute, Vec<Tensor>) {
         result: TensorType::new(extents[..np].to_vec(), result_ty),
         may_pad,
         padded_from,
+        accumulator,
     };
     let mut values = Tensor::random_inputs(&inputs, seed ^ 0x5eed);
     // Ints in [-8, 8] make i8 products wrap; a few large floats make f16 overflow.
@@ -378,6 +390,7 @@ fn strided_padded_conv_matches_a_loop_nest() {
         result: f32t(&[co, oh, ow]),
         may_pad: None,
         padded_from: None,
+        accumulator: None,
     };
     let ins = Tensor::random_inputs(&c.inputs, 11);
     let (d, k) = (&ins[0], &ins[1]);

@@ -28,6 +28,9 @@ pub struct RProgram {
     pub threads: u64,
     /// Whether the register tile runs on tensor cores (a warp tile of the instruction shape).
     pub tensor_core: bool,
+    /// The MMA instruction shape `[m, n, k]` the register tile is a multiple of, with tensor
+    /// cores (`mma = [16, 8, 16]`; absent: the device's preferred instruction).
+    pub mma: Option<[u64; 3]>,
     /// Whether inputs are staged through shared memory; `false` for operators without data
     /// reuse, whose threads load straight from global memory (§3.2).
     pub staged: bool,
@@ -64,6 +67,7 @@ impl RProgram {
             grid: vec![],
             threads,
             tensor_core: false,
+            mma: None,
             staged: true,
             epsilon: 0.0,
             est_us: 1.0,
@@ -136,6 +140,9 @@ pub fn program_body(p: &RProgram, with_axes: bool) -> String {
     );
     if p.tensor_core {
         s.push_str(", tensor_core = true");
+    }
+    if let Some(m) = p.mma {
+        let _ = write!(s, ", mma = {}", list(&m));
     }
     if !p.staged {
         s.push_str(", staged = false");
@@ -319,6 +326,7 @@ pub fn parse_program_body(body: &str) -> Result<RProgram, String> {
         grid: Vec::new(),
         threads: 0,
         tensor_core: false,
+        mma: None,
         staged: true,
         epsilon: 0.0,
         est_us: 0.0,
@@ -349,6 +357,7 @@ pub fn parse_program_body(body: &str) -> Result<RProgram, String> {
             "est_us" => p.est_us = c.float()?,
             "epsilon" => p.epsilon = c.float()?,
             "tensor_core" => p.tensor_core = c.boolean()?,
+            "mma" => p.mma = Some(three(c.uints()?, "mma")?),
             "staged" => p.staged = c.boolean()?,
             "axes" => p.axes = c.seq(|c| c.string())?,
             "footprint" => p.footprint = three(c.uints()?, "footprint")?,

@@ -11,12 +11,13 @@ use rtile::printer::OpAsmPrinter;
 
 use super::expr::{CustomHeader, ExprError, parse_custom, print_body, print_header};
 use super::ir::{COMPUTE, YIELD, build_compute_op, compute_from_op};
-use super::model::TensorType;
+use super::model::{ElemType, TensorType};
 use super::verify::verify;
 
 /// The attributes the custom form spells in its header; any other attribute of a
 /// `te.compute` (e.g. `rtile.tile`) prints after `attributes`.
 pub const HEADER_ATTRS: &[&str] = &[
+    "accumulator",
     "axis_names",
     "combiner",
     "domain",
@@ -161,6 +162,23 @@ fn parse_compute(
     } else {
         None
     };
+    let accumulator = if p.parse_optional_keyword("acc") {
+        p.parse_punct("(")?;
+        let at = p.current_span();
+        let t = p.parse_type()?;
+        p.parse_punct(")")?;
+        Some(ElemType::from_type(&t).ok_or_else(|| {
+            p.error_at(
+                at,
+                format!(
+                    "expected an accumulator element type (f32, f64, f16 or bf16), got '{}'",
+                    rtile::printer::type_to_string(&t)
+                ),
+            )
+        })?)
+    } else {
+        None
+    };
     p.parse_punct(":")?;
     let types_at = p.current_span();
     let (ins, outs) = p.parse_function_type()?;
@@ -185,6 +203,7 @@ fn parse_compute(
         result,
         may_pad,
         padded_from,
+        accumulator,
     };
     let parsed = parse_custom(&header, &text)
         .map_err(|e| p.error_at(body_span(span, &e), e.message.clone()))?;

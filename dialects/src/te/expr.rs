@@ -163,7 +163,8 @@ pub fn parse_body(text: &str) -> Result<PExpr, ExprError> {
     })
 }
 
-/// The custom form's header: `(%m, %n) reduce (%k) in [M, N, K] may_pad 0.0 : (ins) -> out`.
+/// The custom form's header:
+/// `(%m, %n) reduce (%k) in [M, N, K] may_pad 0.0 acc(f32) : (ins) -> out`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CustomHeader {
     /// Parallel axis names without `%`.
@@ -178,6 +179,8 @@ pub struct CustomHeader {
     pub may_pad: Option<f64>,
     /// `padded_from [..]`: the original extents of a padded compute.
     pub padded_from: Option<Vec<i64>>,
+    /// `acc(f32)`: the accumulator type of a mixed-precision reduction.
+    pub accumulator: Option<ElemType>,
 }
 
 /// A resolved custom-form body.
@@ -252,6 +255,8 @@ pub fn build_compute(
         }
         _ => (None, p),
     };
+    // Literals take the accumulator's type: the body yields it (see the model's semantics).
+    let acc_ty = header.accumulator.unwrap_or(header.result.elem);
     match (combiner.is_some(), header.reduction.is_empty()) {
         (true, true) => {
             return Err(ExprError::new(
@@ -262,7 +267,7 @@ pub fn build_compute(
         }
         (false, false) => {
             // A nested combiner is the more precise complaint.
-            b.elab(p, Some(header.result.elem))?;
+            b.elab(p, Some(acc_ty))?;
             return Err(ExprError::new(
                 p.start,
                 p.end,
@@ -271,7 +276,7 @@ pub fn build_compute(
         }
         _ => {}
     }
-    let body = b.elab(inner, Some(header.result.elem))?;
+    let body = b.elab(inner, Some(acc_ty))?;
     let axes_v = header
         .parallel
         .iter()
@@ -294,6 +299,7 @@ pub fn build_compute(
             result: header.result.clone(),
             may_pad: header.may_pad.map(|value| MayPad { value }),
             padded_from: header.padded_from.clone(),
+            accumulator: header.accumulator,
         },
         input_names: b.input_names,
         access_spans: b.access_spans,
@@ -746,7 +752,7 @@ pub fn print_body(c: &TeCompute, input_names: &[String]) -> String {
         names: input_names,
         tys: c.access_types(),
     };
-    let inner = pr.expr(&c.body, Some(c.result.elem), 0);
+    let inner = pr.expr(&c.body, Some(c.acc_type()), 0);
     match c.combiner {
         Some(k) => format!("te.{}({inner})", k.keyword()),
         None => inner,
@@ -928,6 +934,9 @@ pub fn print_header(c: &TeCompute) -> String {
             format_number(mp.value, c.result.elem)
         ));
     }
+    if let Some(t) = c.accumulator {
+        s.push_str(&format!(" acc({})", t.keyword()));
+    }
     let ins: Vec<String> = c.inputs.iter().map(|t| t.text()).collect();
     s.push_str(&format!(" : ({}) -> {}", ins.join(", "), c.result.text()));
     s
@@ -953,5 +962,6 @@ pub fn header_of(c: &TeCompute) -> CustomHeader {
         result: c.result.clone(),
         may_pad: c.may_pad.map(|m| m.value),
         padded_from: c.padded_from.clone(),
+        accumulator: c.accumulator,
     }
 }

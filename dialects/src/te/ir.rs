@@ -70,6 +70,12 @@ pub fn compute_attrs(c: &TeCompute) -> Vec<NamedAttribute> {
             )),
         },
     ];
+    if let Some(t) = c.accumulator {
+        v.push(NamedAttribute {
+            name: "accumulator".into(),
+            value: Attribute::ty(t.to_type()),
+        });
+    }
     if let Some(k) = c.combiner {
         v.push(NamedAttribute {
             name: "combiner".into(),
@@ -437,6 +443,14 @@ pub fn compute_from_op(ctx: &Context, op: OpId) -> Result<(TeCompute, Vec<Value>
             value: scalar_of(a).ok_or("may_pad must be a number")?,
         }),
     };
+    let accumulator = match attr("accumulator") {
+        None => None,
+        Some(a) => Some(
+            a.as_type()
+                .and_then(ElemType::from_type)
+                .ok_or("accumulator must be a te element type (`accumulator = f32`)")?,
+        ),
+    };
     let padded_from = match attr("padded_from") {
         None => None,
         Some(a) => Some(
@@ -484,6 +498,7 @@ pub fn compute_from_op(ctx: &Context, op: OpId) -> Result<(TeCompute, Vec<Value>
         result,
         may_pad,
         padded_from,
+        accumulator,
     };
     if maps[operands.len()] != c.result_map() {
         return Err(

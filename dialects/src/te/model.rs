@@ -17,6 +17,12 @@
 //! (`padded_from`): the result keeps the original parallel extents (extra points are
 //! dropped), and at a point where some axis index is at or beyond its original extent,
 //! every access whose map uses that axis reads the `may_pad` value instead of memory.
+//!
+//! Mixed precision. A reduction may name an accumulator type (`acc(f32)`), as tensor-core
+//! matmuls and cuBLAS/PyTorch accumulate f16/bf16 products in f32: the body then yields the
+//! accumulator type, the combiner folds in it (rounding to it at every step) and the
+//! result is rounded to the result element type once, after the last step. Without one,
+//! the accumulator is the result element type.
 
 use rtile::ir::TypeKind;
 use rtile::ir::affine::AffineMap;
@@ -454,9 +460,17 @@ pub struct TeCompute {
     pub may_pad: Option<MayPad>,
     /// The extents before `--tensor-padding` (one per axis), when the domain is padded.
     pub padded_from: Option<Vec<i64>>,
+    /// The accumulator's type when it differs from the result's (`acc(f32)` in the custom
+    /// form, `accumulator = f32` in the generic form); `None`: the result element type.
+    pub accumulator: Option<ElemType>,
 }
 
 impl TeCompute {
+    /// The type the body yields and the combiner folds in: the explicit accumulator, else
+    /// the result element type.
+    pub fn acc_type(&self) -> ElemType {
+        self.accumulator.unwrap_or(self.result.elem)
+    }
     /// Number of parallel axes.
     pub fn num_parallel(&self) -> usize {
         self.axes

@@ -26,6 +26,7 @@ fn header(
         result: out,
         may_pad: None,
         padded_from: None,
+        accumulator: None,
     }
 }
 
@@ -493,6 +494,7 @@ mod random_round_trip {
             result: TensorType::new(vec![4], f),
             may_pad: None,
             padded_from: None,
+            accumulator: None,
         }
     }
 

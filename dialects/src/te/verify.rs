@@ -228,11 +228,47 @@ pub fn verify(c: &TeCompute) -> Result<(), VerifyError> {
     let Some(t) = c.body.ty(&c.access_types()) else {
         return fail("body is ill-typed (operands of one operation must share a type; math functions need floats)".into());
     };
-    if t != c.result.elem {
+    if let Some(a) = c.accumulator {
+        verify_accumulator(c, a, t)?;
+    } else if t != c.result.elem {
         return fail(format!(
             "body yields {} but the result element type is {}",
             t.keyword(),
             c.result.elem.keyword()
+        ));
+    }
+    Ok(())
+}
+
+/// The legal mixed-precision reductions: a float accumulator at least as precise as the
+/// float result (f32 accumulating f16/bf16 products into an f16, bf16 or f32 result, as
+/// tensor cores do; f64 into anything narrower), with the body yielding the accumulator.
+fn verify_accumulator(c: &TeCompute, acc: ElemType, body: ElemType) -> Result<(), VerifyError> {
+    let (r, ak, rk) = (c.result.elem, acc.keyword(), c.result.elem.keyword());
+    if c.combiner.is_none() {
+        return fail(format!(
+            "accumulator type {ak} without reduction axes; only a reduction accumulates"
+        ));
+    }
+    if !acc.is_float() {
+        return fail(format!(
+            "accumulator type {ak} is not a float type (f16, bf16, f32 or f64)"
+        ));
+    }
+    if !r.is_float() {
+        return fail(format!(
+            "a {rk} result cannot take a float accumulator ({ak})"
+        ));
+    }
+    if r != acc && r.width() >= acc.width() {
+        return fail(format!(
+            "accumulator {ak} is not wider than the {rk} result; accumulate in a wider float type"
+        ));
+    }
+    if body != acc {
+        return fail(format!(
+            "body yields {} but the accumulator type is {ak}; convert the operands, e.g. `{ak}(%A[...])`",
+            body.keyword()
         ));
     }
     Ok(())

@@ -293,5 +293,6 @@ pub fn reshape_copy(from: &TensorType, to: &[i64]) -> TeCompute {
         result: TensorType::new(to.to_vec(), from.elem),
         may_pad: None,
         padded_from: None,
+        accumulator: None,
     }
 }

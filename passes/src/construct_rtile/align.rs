@@ -5,8 +5,9 @@
 //!   pads the computation by `(S − N mod S) mod S` (the paper writes `S − N mod S`, which would
 //!   charge a whole tile when `S` divides `N`; the `mod S` is the evident intent), at most
 //!   `ε·N`.
-//! - register layer with tensor cores: the warp tile is a multiple of the instruction shape
-//!   (16×16×16 for f16/bf16) along the m, n, k axes and 1 along the others.
+//! - register layer with tensor cores: the warp tile is a multiple of the MMA instruction shape
+//!   (Roller §5.1; m16n8k16 on sm_80, m64nNk16 per warpgroup on sm_90a, ...) along the m, n, k
+//!   axes and 1 along the others.
 //! - shared layer: lower-layer tiles divide the upper-layer tile (block size is a multiple of the
 //!   thread/warp tile); *alignment with memory transaction* — for every data tile whose leading
 //!   (innermost) dimension is indexed by exactly one axis, that axis size times the element size
@@ -44,40 +45,80 @@ pub fn within_epsilon(n: u64, s: u64, epsilon: f64) -> bool {
     padding_ratio(n, s) <= epsilon + 1e-12
 }
 
-/// Tensor-core mapping of a contraction: which axes play m, n, k, and the instruction shape.
+/// Tensor-core mapping of a contraction: which axes play m, n, k, and the MMA instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorCoreMap {
     /// Axis positions of m, n, k.
     pub axes: [usize; 3],
-    /// Instruction shape `[m, n, k]`.
+    /// Instruction shape `[m, n, k]`: the register-layer (warp) tile is a multiple of it.
     pub shape: [u64; 3],
-    /// Peak GFLOP/s of the tensor cores for the element type.
+    /// TEUs issuing one instruction together (a `wgmma` warpgroup: 4).
+    pub warps: u64,
+    /// Peak GFLOP/s of the tensor cores for the input type.
     pub gflops: f64,
 }
 
-/// Finds the tensor-core mapping for `e` on `dev`: two multiplied inputs, a reduction axis used
-/// by both, an output axis used only by the first (m) and one used only by the second (n); only
-/// for the types tensor cores are meant for (f16, bf16, i8), never silently TF32 for f32.
-pub fn tensor_core_map(e: &TensorExprInfo, dev: &Device) -> Option<TensorCoreMap> {
-    if !matches!(e.dtype.as_str(), "f16" | "bf16" | "i8") || e.inputs.len() != 2 {
-        return None;
+/// The tensor-core mappings for `e` on `dev`, one per MMA instruction the device has for its
+/// inputs, preferred first (Roller §5.1: the rTile is aligned to the instruction shape).
+/// Only a mixed-precision contraction qualifies: f16 or bf16 inputs with an f32 accumulator
+/// ([`TensorExprInfo::mma_inputs`]; never silently TF32 for f32), two multiplied inputs, a
+/// reduction axis used plainly by both (k), an output axis read only by the first (m) and
+/// one used only by the second (n). Matmul, batch matmul (the batch axis stays 1 in the warp
+/// tile) and convolution as an implicit GEMM (m the innermost output position of the data,
+/// read through its window, n the filters, k the channels) all take this form.
+pub fn tensor_core_maps(e: &TensorExprInfo, dev: &Device) -> Vec<TensorCoreMap> {
+    let Some(dtype) = e.mma_inputs.as_deref() else {
+        return Vec::new();
+    };
+    let Some((gflops, instrs)) = dev.mma(dtype) else {
+        return Vec::new();
+    };
+    if e.inputs.len() != 2 {
+        return Vec::new();
     }
-    let (gflops, shape) = dev.tensor_core(&e.dtype)?;
     let (a, b) = (&e.inputs[0], &e.inputs[1]);
     let plain = |t: &super::expr_info::TensorAccess, x: usize| {
         t.indices.iter().any(|i| i.single_axis() == Some(x))
     };
     let pick = |f: &dyn Fn(usize) -> bool| (0..e.axes.len()).rev().find(|&x| f(x));
-    let m =
-        pick(&|x| !e.axes[x].reduction && plain(a, x) && !b.uses_axis(x) && plain(&e.output, x))?;
-    let n =
-        pick(&|x| !e.axes[x].reduction && plain(b, x) && !a.uses_axis(x) && plain(&e.output, x))?;
-    let k = pick(&|x| e.axes[x].reduction && plain(a, x) && plain(b, x))?;
-    Some(TensorCoreMap {
-        axes: [m, n, k],
-        shape,
-        gflops,
-    })
+    let axes = (|| {
+        // m may enter the first input through a window (`%x + %s`): the implicit GEMM's
+        // rows are output positions, gathered im2col-style.
+        let m = pick(&|x| {
+            !e.axes[x].reduction && a.uses_axis(x) && !b.uses_axis(x) && plain(&e.output, x)
+        })?;
+        let n = pick(&|x| {
+            !e.axes[x].reduction && plain(b, x) && !a.uses_axis(x) && plain(&e.output, x)
+        })?;
+        let k = pick(&|x| e.axes[x].reduction && plain(a, x) && plain(b, x))?;
+        Some([m, n, k])
+    })();
+    let Some(axes) = axes else {
+        return Vec::new();
+    };
+    instrs
+        .iter()
+        .map(|i| TensorCoreMap {
+            axes,
+            shape: i.shape,
+            warps: i.warps,
+            gflops,
+        })
+        .collect()
+}
+
+/// The mapping a program names by its MMA shape (`mma = [m, n, k]`), or the preferred one
+/// when it names none.
+pub fn tensor_core_map_for(
+    e: &TensorExprInfo,
+    dev: &Device,
+    mma: Option<[u64; 3]>,
+) -> Option<TensorCoreMap> {
+    let maps = tensor_core_maps(e, dev);
+    match mma {
+        Some(s) => maps.into_iter().find(|m| m.shape == s),
+        None => maps.into_iter().next(),
+    }
 }
 
 /// Alignment context for one expression on one device at one ε.
@@ -138,12 +179,12 @@ impl<'a> Aligner<'a> {
         }
     }
 
-    /// Lanes that share one register-layer tile (a warp with tensor cores, else one thread).
+    /// Lanes that share one register-layer tile (the TEUs issuing one MMA instruction with
+    /// tensor cores: a warp, or a `wgmma` warpgroup; else one thread).
     pub fn lanes(&self) -> u64 {
-        if self.tc.is_some() {
-            self.dev.teu_width
-        } else {
-            1
+        match &self.tc {
+            Some(tc) => self.dev.teu_width * tc.warps,
+            None => 1,
         }
     }
 
@@ -650,11 +691,24 @@ mod tests {
     #[test]
     fn tensor_core_mapping() {
         let dev = Device::builtin("a100").unwrap();
-        let e = TensorExprInfo::matmul(512, 512, 512, "f16");
-        let tc = tensor_core_map(&e, &dev).unwrap();
+        let e = TensorExprInfo::matmul(512, 512, 512, "f16").with_mma_inputs("f16");
+        let tc = tensor_core_map_for(&e, &dev, None).unwrap();
         assert_eq!(tc.axes, [0, 1, 2]);
-        assert_eq!(tc.shape, [16, 16, 16]);
-        assert!(tensor_core_map(&TensorExprInfo::matmul(64, 64, 64, "f32"), &dev).is_none());
-        assert!(tensor_core_map(&e, &Device::builtin("k80").unwrap()).is_none());
+        assert_eq!(tc.shape, [16, 8, 16]);
+        assert_eq!(tc.warps, 1);
+        // An f16 matmul accumulating in f16, and an f32 one, stay off the tensor cores.
+        let plain = TensorExprInfo::matmul(512, 512, 512, "f16");
+        assert!(tensor_core_maps(&plain, &dev).is_empty());
+        assert!(tensor_core_maps(&TensorExprInfo::matmul(64, 64, 64, "f32"), &dev).is_empty());
+        assert!(tensor_core_maps(&e, &Device::builtin("k80").unwrap()).is_empty());
+        let h100 = tensor_core_maps(&e, &Device::builtin("h100").unwrap());
+        assert_eq!((h100[0].shape, h100[0].warps), ([64, 8, 16], 4));
+        let mi = tensor_core_maps(&e, &Device::builtin("mi250x").unwrap());
+        let shapes: Vec<[u64; 3]> = mi.iter().map(|m| m.shape).collect();
+        assert_eq!(shapes, [[32, 32, 8], [16, 16, 16]]);
+        assert_eq!(
+            tensor_core_map_for(&e, &Device::builtin("v100").unwrap(), None).map(|m| m.shape),
+            Some([8, 8, 4])
+        );
     }
 }

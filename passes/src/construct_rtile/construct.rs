@@ -2,7 +2,7 @@
 //! scale out over the cores, shrink small operators, grow ε until `top_k` programs exist.
 //! Every choice Figure 8 leaves open is written down in `docs/passes/construct-rtile.md`.
 
-use super::align::{Aligner, TensorCoreMap, tensor_core_map};
+use super::align::{Aligner, TensorCoreMap, tensor_core_map_for, tensor_core_maps};
 use super::expr_info::TensorExprInfo;
 use super::perf_model::{self, ProgramShape};
 use super::rtile::{ceil_div, mem_traffic, register_bytes, thread_registers};
@@ -142,11 +142,11 @@ fn run_round(
     mut acc: Vec<RProgram>,
 ) -> Vec<RProgram> {
     let k = opts.top_k.max(1);
-    let mut modes = Vec::new();
-    if opts.tensor_core
-        && let Some(tc) = tensor_core_map(expr, dev)
-    {
-        modes.push(Some(tc));
+    // One search per MMA instruction (an aligned warp tile scored with the tensor-core
+    // peak, Roller §5.1), and the SIMT one.
+    let mut modes: Vec<Option<TensorCoreMap>> = Vec::new();
+    if opts.tensor_core {
+        modes.extend(tensor_core_maps(expr, dev).into_iter().map(Some));
     }
     modes.push(None);
     for tc in modes {
@@ -161,7 +161,10 @@ fn run_round(
             };
             if let Some(p) = s.program(&block, &thread) {
                 let dup = acc.iter().any(|q| {
-                    q.block == p.block && q.thread == p.thread && q.tensor_core == p.tensor_core
+                    q.block == p.block
+                        && q.thread == p.thread
+                        && q.tensor_core == p.tensor_core
+                        && q.mma == p.mma
                 });
                 if !dup {
                     acc.push(p);
@@ -555,6 +558,7 @@ impl<'a> Search<'a> {
                 .collect(),
             threads,
             tensor_core: self.al.tc.is_some(),
+            mma: self.al.tc.as_ref().map(|tc| tc.shape),
             staged: !self.al.direct,
             epsilon: self.al.epsilon,
             est_us: rtile_dialects::rtile::attr::round_estimate(est.total_s * 1e6),
@@ -576,7 +580,7 @@ pub fn check_program(e: &TensorExprInfo, dev: &Device, p: &RProgram) -> Result<(
         return Err("tile sizes must be positive".into());
     }
     let tc = if p.tensor_core {
-        Some(tensor_core_map(e, dev).ok_or("tensor cores on an ineligible operator")?)
+        Some(tensor_core_map_for(e, dev, p.mma).ok_or("tensor cores on an ineligible operator")?)
     } else {
         None
     };

@@ -11,7 +11,7 @@ use rtile_dialects::rtile::verify::{DeviceCheck, RtileAttrVerifier};
 use rtile_dialects::rtile::{NAMESPACE, RProgram};
 use rtile_dialects::te::model::TeCompute;
 
-use super::align::{Aligner, tensor_core_map};
+use super::align::{Aligner, tensor_core_map_for};
 use super::expr_info::TensorExprInfo;
 use super::rtile::{register_bytes, shared_bytes, thread_registers};
 use super::te_adapter::expr_from_compute;
@@ -67,9 +67,13 @@ pub fn program_expr(c: &TeCompute, p: &RProgram) -> Result<TensorExprInfo, Strin
 /// footprint, when present, must be the tiles'.
 pub fn check_legal(e: &TensorExprInfo, dev: &Device, p: &RProgram) -> Result<(), String> {
     let tc = if p.tensor_core {
-        Some(tensor_core_map(e, dev).ok_or_else(|| {
+        Some(tensor_core_map_for(e, dev, p.mma).ok_or_else(|| {
+            let what = match p.mma {
+                Some(m) => format!(" with an MMA of shape {}x{}x{}", m[0], m[1], m[2]),
+                None => String::new(),
+            };
             format!(
-                "tensor cores requested, but '{}' has none for this {} operator",
+                "tensor cores requested{what}, but '{}' has none for this {} operator (tensor cores take f16/bf16 inputs with an f32 accumulator, acc(f32))",
                 dev.name, e.dtype
             )
         })?)

@@ -127,9 +127,11 @@ pub struct TensorExprInfo {
     pub output: TensorAccess,
     /// Arithmetic operations per iteration point (2 for multiply-add).
     pub flops_per_point: f64,
-    /// Element type of the computation (`f32`, `f16`, `bf16`, `i8`, …), for MaxComputePerf and
-    /// tensor-core eligibility.
+    /// Element type of the computation (`f32`, `f16`, `bf16`, `i8`, …), for MaxComputePerf.
     pub dtype: String,
+    /// The input element type (`f16`, `bf16`) when the operator multiplies such inputs into
+    /// an f32 accumulator (`acc(f32)`): what runs on tensor cores (Roller §5.1).
+    pub mma_inputs: Option<String>,
 }
 
 /// Bytes of an element type name; unknown names count as 4 bytes.
@@ -167,6 +169,13 @@ impl TensorExprInfo {
             }
         }
         Ok(())
+    }
+
+    /// The same expression marked as a tensor-core candidate with `t` inputs (`f16`,
+    /// `bf16`) and an f32 accumulator (tests and hand-built expressions).
+    pub fn with_mma_inputs(mut self, t: &str) -> Self {
+        self.mma_inputs = Some(t.into());
+        self
     }
 
     /// Extents of all axes.
@@ -216,6 +225,7 @@ impl TensorExprInfo {
             },
             flops_per_point: 2.0,
             dtype: dtype.into(),
+            mma_inputs: None,
         }
     }
 
@@ -286,6 +296,7 @@ impl TensorExprInfo {
             },
             flops_per_point: 2.0,
             dtype: dtype.into(),
+            mma_inputs: None,
         }
     }
 
@@ -314,6 +325,7 @@ impl TensorExprInfo {
             output: t("O"),
             flops_per_point: 1.0,
             dtype: dtype.into(),
+            mma_inputs: None,
         }
     }
 
@@ -359,6 +371,7 @@ impl TensorExprInfo {
             },
             flops_per_point: 1.0,
             dtype: dtype.into(),
+            mma_inputs: None,
         }
     }
 
@@ -401,6 +414,7 @@ impl TensorExprInfo {
             },
             flops_per_point: 1.0,
             dtype: dtype.into(),
+            mma_inputs: None,
         }
     }
 
@@ -498,6 +512,7 @@ impl TensorExprInfo {
             output: fix(&self.output),
             flops_per_point: self.flops_per_point,
             dtype: self.dtype.clone(),
+            mma_inputs: self.mma_inputs.clone(),
         }
     }
 }

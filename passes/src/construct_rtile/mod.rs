@@ -28,5 +28,7 @@ pub use expr_info::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_mma;
 
 pub use device_check::register_dialect_extensions;

@@ -11,7 +11,7 @@
 
 use rtile::ir::affine::AffineExpr;
 use rtile_dialects::rtile::verify::distinct_reads;
-use rtile_dialects::te::model::{AxisKind, Expr, TeCompute};
+use rtile_dialects::te::model::{AxisKind, ElemType, Expr, TeCompute};
 
 use super::expr_info::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
 
@@ -129,9 +129,20 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
         output,
         flops_per_point: flops.max(1) as f64,
         dtype: c.result.elem.keyword().to_string(),
+        mma_inputs: mma_inputs(c),
     };
     e.validate()?;
     Ok(e)
+}
+
+/// The input element type of a tensor-core candidate: every input f16 (or every input
+/// bf16) and an f32 accumulator (`acc(f32)`), as the MMA instructions take them.
+pub fn mma_inputs(c: &TeCompute) -> Option<String> {
+    let t = c.inputs.first()?.elem;
+    let ok = c.accumulator == Some(ElemType::F32)
+        && matches!(t, ElemType::F16 | ElemType::BF16)
+        && c.inputs.iter().all(|i| i.elem == t);
+    ok.then(|| t.keyword().to_string())
 }
 
 #[cfg(test)]

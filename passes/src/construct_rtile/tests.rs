@@ -123,12 +123,14 @@ fn top1_is_first_of_top10_prefix_property() {
 #[test]
 fn tensor_core_programs_for_f16() {
     let dev = Device::builtin("a100").unwrap();
-    let e = TensorExprInfo::matmul(4096, 4096, 4096, "f16");
+    // f16 inputs with an f32 accumulator: mma.sync.m16n8k16 warp tiles on sm_80.
+    let e = TensorExprInfo::matmul(4096, 4096, 4096, "f16").with_mma_inputs("f16");
     let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
     let tc: Vec<_> = r.programs.iter().filter(|p| p.tensor_core).collect();
     assert!(!tc.is_empty());
     for p in tc {
-        assert!(p.thread.iter().all(|&s| s % 16 == 0), "{p:?}");
+        assert_eq!(p.mma, Some([16, 8, 16]));
+        assert!(p.thread[0] % 16 == 0 && p.thread[1] % 8 == 0 && p.thread[2] % 16 == 0);
         assert_eq!(p.threads % 32, 0);
     }
 }
@@ -161,14 +163,18 @@ fn tensor_core_batched_matmul() {
         output: t("C", vec![16, 512, 512], [0, 1, 2]),
         flops_per_point: 2.0,
         dtype: "f16".into(),
+        mma_inputs: Some("f16".into()),
     };
+    // sm_90a: a warpgroup's tile of wgmma m64nNk16.
     let dev = Device::builtin("h100").unwrap();
     let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
     let tc: Vec<_> = r.programs.iter().filter(|p| p.tensor_core).collect();
     assert!(!tc.is_empty());
     for p in tc {
+        assert_eq!(p.mma, Some([64, 8, 16]));
         assert_eq!(p.thread[0], 1);
-        assert!(p.thread[1..].iter().all(|&s| s % 16 == 0), "{p:?}");
+        assert!(p.thread[1] % 64 == 0 && p.thread[2] % 8 == 0 && p.thread[3] % 16 == 0);
+        assert_eq!(p.threads % 128, 0, "whole warpgroups");
     }
     check_all(&e, &dev, &r, 10);
 }

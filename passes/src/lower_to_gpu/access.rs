@@ -449,7 +449,7 @@ impl Lowering<'_> {
         let np = c.num_parallel();
         let red: Vec<i64> = c.axes[np..].iter().map(|a| a.extent).collect();
         let total: i64 = red.iter().product();
-        let init = self.constant(comb.identity(c.result.elem), c.result.elem);
+        let init = self.constant(comb.identity(c.acc_type()), c.acc_type());
         let (z, n, one) = (self.em.idx(0), self.em.idx(total), self.em.idx(1));
         let (iv, accs, res) = self.em.begin_for(z, n, one, &[init]);
         let mut axes: Vec<Option<Value>> = at.iter().map(|&v| Some(v)).collect();
@@ -479,8 +479,8 @@ impl Lowering<'_> {
             avals.push(v);
         }
         let (v, _) = self.body_with(&c.body, &avals, &c.access_types())?;
-        let acc = self.combine(comb, accs[0], v, c.result.elem);
+        let acc = self.combine(comb, accs[0], v, c.acc_type());
         self.em.end_for(&[acc]);
-        Ok(res[0])
+        Ok(self.acc_to_result(c, res[0]))
     }
 }

@@ -94,6 +94,7 @@ pub fn expr_info(c: &TeCompute) -> TensorExprInfo {
         output,
         flops_per_point: flops.max(1.0) + if c.combiner.is_some() { 1.0 } else { 0.0 },
         dtype: c.result.elem.keyword().to_string(),
+        mma_inputs: crate::construct_rtile::te_adapter::mma_inputs(c),
     }
 }
 

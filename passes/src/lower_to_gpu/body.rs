@@ -133,6 +133,17 @@ impl Lowering<'_> {
         }
     }
 
+    /// A finished accumulator of `c` in its result type: `arith.truncf` from a wider
+    /// `acc(..)` type (te's single rounding at the end), else `v` itself.
+    pub fn acc_to_result(&mut self, c: &TeCompute, v: Value) -> Value {
+        match c.accumulator {
+            Some(a) if a != c.result.elem => {
+                self.em.op("arith.truncf", &[v], &[], ty(c.result.elem))
+            }
+            _ => v,
+        }
+    }
+
     /// `acc ⊕ v` for the combiner `comb` over element type `e`.
     pub fn combine(&mut self, comb: Combiner, acc: Value, v: Value, e: ElemType) -> Value {
         let f = e.is_float();

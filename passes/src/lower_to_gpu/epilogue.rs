@@ -15,6 +15,9 @@ impl Lowering<'_> {
     /// Stores `v` to the output at the point `vals` (view axis values).
     pub fn store_out(&mut self, vals: &[Option<Value>], v: Value) -> Result<(), String> {
         let c = self.compute;
+        // A mixed-precision reduction converts its accumulator once, on the store (and
+        // before a fused tail, which reads the stored result type).
+        let v = self.acc_to_result(c, v);
         let plan = self.plan;
         let (v, result) = match &plan.tail {
             Some(t) => (self.tail_value(t, vals, v)?, &t.compute.result),
@@ -71,7 +74,7 @@ impl Lowering<'_> {
             RegTile::Values(accs) => accs,
             RegTile::Memory(acc) => {
                 let loops = self.open_points();
-                let rt = ty(self.compute.result.elem);
+                let rt = ty(self.compute.acc_type());
                 let v = self.em.op("memref.load", &[*acc, loops.point], &[], rt);
                 self.store_out(&loops.vals, v)?;
                 self.close_points(&loops);
@@ -122,7 +125,7 @@ impl Lowering<'_> {
 
     /// After the cross-thread tree: lane 0 stores the result of each of its points.
     pub fn store_lane_zero(&mut self, ids: ThreadIds) -> Result<(), String> {
-        let rt = ty(self.compute.result.elem);
+        let rt = ty(self.compute.acc_type());
         let red = self.shared_buffer(REDUCTION_SLOT);
         let z0 = self.em.idx(0);
         let lead = self.em.cmp(CmpIPredicate::Eq, ids.lane, z0);

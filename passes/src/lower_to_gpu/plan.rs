@@ -304,7 +304,8 @@ impl KernelPlan {
         }
         let (tiles, mut shared_buffers, mut shared_bytes, vectorized) = plan_staged(&stage, p);
         let points: i64 = spatial.iter().map(|&s| stage.axes[s].thread_tile).product();
-        let res_elem = c.result.elem;
+        // Partial accumulators cross threads in the accumulator's type.
+        let res_elem = c.acc_type();
         let lanes = stage.split.lanes;
         if c.combiner.is_some() && lanes > 1 {
             let bytes = (points * lanes * threads) as u64 * (res_elem.width() as u64).div_ceil(8);

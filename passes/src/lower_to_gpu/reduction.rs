@@ -69,7 +69,7 @@ pub(super) struct KSteps {
 impl Lowering<'_> {
     /// The register tile, every accumulator at the combiner's identity.
     pub fn init_register_tile(&mut self, r: &ReductionPlan) -> RegTile {
-        let res_elem = self.compute.result.elem;
+        let res_elem = self.compute.acc_type();
         match r.register_tile {
             RegisterTile::Unrolled { points } => {
                 let id = self.constant(r.combiner.identity(res_elem), res_elem);
@@ -225,7 +225,7 @@ impl Lowering<'_> {
         ids: ThreadIds,
     ) -> Result<(), String> {
         let (stage, c) = (self.stage, self.compute);
-        let (res_elem, rt) = (c.result.elem, ty(c.result.elem));
+        let (res_elem, rt) = (c.acc_type(), ty(c.acc_type()));
         let spatial = stage.spatial();
         let direct = stage.inputs.iter().any(|a| a.source == InputSource::Global);
         let guard_points = direct || may_trap(&c.body, c);
@@ -308,7 +308,7 @@ impl Lowering<'_> {
         ids: ThreadIds,
     ) -> Result<(), String> {
         let c = self.compute;
-        let (res_elem, rt) = (c.result.elem, ty(c.result.elem));
+        let (res_elem, rt) = (c.acc_type(), ty(c.acc_type()));
         let loops = self.open_points();
         let mut vals = loops.vals.clone();
         let a0 = self.em.op("memref.load", &[acc, loops.point], &[], rt);
@@ -348,7 +348,7 @@ impl Lowering<'_> {
     /// Cross-thread reduction: the lanes' partial accumulators to shared memory, then a
     /// tree over the reduction lanes, one barrier per level; lane 0's row holds the result.
     pub fn cross_thread_tree(&mut self, r: &ReductionPlan, tile: &RegTile, ids: ThreadIds) {
-        let rt = ty(self.compute.result.elem);
+        let rt = ty(self.compute.acc_type());
         let points = match r.register_tile {
             RegisterTile::Unrolled { points } | RegisterTile::Array { points } => points,
         };
@@ -383,7 +383,7 @@ impl Lowering<'_> {
             let b = self
                 .em
                 .op("memref.load", &[red, q, other, spatial], &[], rt);
-            let s2 = self.combine(r.combiner, a, b, self.compute.result.elem);
+            let s2 = self.combine(r.combiner, a, b, self.compute.acc_type());
             self.em
                 .op0("memref.store", &[s2, red, q, lane, spatial], &[]);
             self.em.end_for(&[]);

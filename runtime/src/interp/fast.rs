@@ -12,7 +12,7 @@ use rtile_dialects::te::model::{AxisKind, Combiner, ElemType, TeCompute};
 
 use super::access::{AccessPlan, Cursor, ReadFailed};
 use super::kernel::{Kernel, Operand, Rnd};
-use super::{Accumulate, combine, fmax, fmin, result_type};
+use super::{Accumulate, combine, finish, fmax, fmin, result_type};
 use crate::round::round_to;
 use crate::tensor::Tensor;
 
@@ -108,7 +108,10 @@ pub fn eval(c: &TeCompute, inputs: &[&Tensor], mode: Accumulate) -> Result<Tenso
         || Scratch::new(&plan, stride),
         |s, (row, out)| plan.row(row, inputs, s, out),
     )?;
-    let out = plan.scatter(&buf, out_n as usize);
+    let mut out = plan.scatter(&buf, out_n as usize);
+    if c.accumulator.is_some() {
+        out.iter_mut().for_each(|x| *x = finish(c, mode, *x));
+    }
     Ok(Tensor {
         shape: c.result.shape.clone(),
         dtype: out_ty,
@@ -201,7 +204,8 @@ impl Plan<'_> {
         let lanes = self.row_start(row, &mut s.point);
         let stride = self.lanes;
         let out = &mut out[..lanes];
-        let elem = self.c.result.elem;
+        // The accumulator's type (the result's unless the compute names one).
+        let elem = self.c.acc_type();
         if let Some(k) = self.c.combiner {
             out.fill(k.identity(elem));
         }

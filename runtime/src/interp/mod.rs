@@ -8,6 +8,8 @@
 //! Two modes: [`Accumulate::Native`] rounds every intermediate and the accumulator to
 //! its element type, as a GPU kernel does; [`Accumulate::F64`] keeps every float in f64
 //! (casts between float types are exact) and returns an f64 tensor: the oracle.
+//! A mixed-precision reduction (`acc(f32)`) folds in its accumulator type, rounded to it
+//! at each step in native mode, and rounds to the result type once at the end.
 //!
 //! Two evaluators with one semantics: [`eval_compute_reference`] walks the domain point
 //! by point (the definition, kept as the reference in tests), and [`eval_compute`]
@@ -173,6 +175,17 @@ fn combine(k: Combiner, acc: f64, v: f64, t: ElemType, mode: Accumulate) -> f64 
             Combiner::Min => acc.min(v),
         };
         round_to(x, t)
+    }
+}
+
+/// The value stored for a finished accumulator: a mixed-precision reduction rounds its
+/// accumulator to the result element type once, here (in [`Accumulate::F64`] mode the
+/// value stays exact, like every float); otherwise the accumulator already has it.
+fn finish(c: &TeCompute, mode: Accumulate, acc: f64) -> f64 {
+    if c.accumulator.is_some() {
+        fix(mode, acc, c.result.elem)
+    } else {
+        acc
     }
 }
 

@@ -3,7 +3,9 @@
 
 use rtile_dialects::te::model::{AxisKind, BinOp, CmpOp, ElemType, Expr, TeCompute, UnOp};
 
-use super::{Accumulate, check_inputs, combine, erf, fix, fmax, fmin, int_bin, result_type};
+use super::{
+    Accumulate, check_inputs, combine, erf, finish, fix, fmax, fmin, int_bin, result_type,
+};
 use crate::round::round_to;
 use crate::tensor::Tensor;
 
@@ -194,7 +196,8 @@ pub(super) fn eval_checked(
     let mut vals = vec![0.0; accesses.len()];
     let mut slots = vec![0.0; nodes.len()];
     let mut idx_buf = Vec::new();
-    let identity = c.combiner.map(|k| k.identity(c.result.elem));
+    let acc_ty = c.acc_type();
+    let identity = c.combiner.map(|k| k.identity(acc_ty));
     for (flat, o) in out.iter_mut().enumerate() {
         // Parallel coordinates of this output element (row-major).
         let mut rem = flat as i64;
@@ -230,7 +233,7 @@ pub(super) fn eval_checked(
                     break;
                 }
                 Some(k) => {
-                    acc = combine(k, acc, v, c.result.elem, mode);
+                    acc = combine(k, acc, v, acc_ty, mode);
                 }
             }
             // Next reduction point, lexicographic.
@@ -249,7 +252,7 @@ pub(super) fn eval_checked(
                 break;
             }
         }
-        *o = acc;
+        *o = finish(c, mode, acc);
     }
     Ok(Tensor {
         shape: c.result.shape.clone(),

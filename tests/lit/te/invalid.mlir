@@ -210,3 +210,71 @@ func.func @header_attr_in_dict(%A: tensor<4xf32>) -> tensor<4xf32> {
   } {domain = array<i64: 4>}
   func.return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @acc_without_reduction(%A: tensor<4xf16>) -> tensor<4xf16> {
+  // expected-error @+1 {{accumulator type f32 without reduction axes}}
+  %0 = te.compute (%i) in [4] acc(f32) : (tensor<4xf16>) -> tensor<4xf16> { f16(f32(%A[%i])) }
+  func.return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @acc_integer(%A: tensor<4x6xi8>) -> tensor<4xi8> {
+  // expected-error @+1 {{accumulator type i32 is not a float type}}
+  %0 = te.compute (%m) reduce (%k) in [4, 6] acc(i32) : (tensor<4x6xi8>) -> tensor<4xi8> { te.sum(i32(%A[%m, %k])) }
+  func.return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @acc_narrower(%A: tensor<4x6xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{accumulator f16 is not wider than the f32 result}}
+  %0 = te.compute (%m) reduce (%k) in [4, 6] acc(f16) : (tensor<4x6xf32>) -> tensor<4xf32> { te.sum(f16(%A[%m, %k])) }
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @acc_f16_into_bf16(%A: tensor<4x6xf16>) -> tensor<4xbf16> {
+  // expected-error @+1 {{accumulator f16 is not wider than the bf16 result}}
+  %0 = te.compute (%m) reduce (%k) in [4, 6] acc(f16) : (tensor<4x6xf16>) -> tensor<4xbf16> { te.sum(%A[%m, %k]) }
+  func.return %0 : tensor<4xbf16>
+}
+
+// -----
+
+func.func @acc_int_result(%A: tensor<4x6xf16>) -> tensor<4xi32> {
+  // expected-error @+1 {{a i32 result cannot take a float accumulator (f32)}}
+  %0 = te.compute (%m) reduce (%k) in [4, 6] acc(f32) : (tensor<4x6xf16>) -> tensor<4xi32> { te.sum(f32(%A[%m, %k])) }
+  func.return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @acc_body_not_promoted(%A: tensor<4x6xf16>, %B: tensor<6x5xf16>) -> tensor<4x5xf16> {
+  // expected-error @+1 {{body yields f16 but the accumulator type is f32; convert the operands, e.g. `f32(%A[...])`}}
+  %0 = te.compute (%m, %n) reduce (%k) in [4, 5, 6] acc(f32) : (tensor<4x6xf16>, tensor<6x5xf16>) -> tensor<4x5xf16> { te.sum(%A[%m, %k] * %B[%k, %n]) }
+  func.return %0 : tensor<4x5xf16>
+}
+
+// -----
+
+func.func @acc_not_a_scalar(%A: tensor<4x6xf16>) -> tensor<4xf16> {
+  // expected-error @+1 {{expected an accumulator element type (f32, f64, f16 or bf16), got 'index'}}
+  %0 = te.compute (%m) reduce (%k) in [4, 6] acc(index) : (tensor<4x6xf16>) -> tensor<4xf16> { te.sum(f32(%A[%m, %k])) }
+  func.return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @acc_generic_not_a_type(%X: tensor<3x4xf16>) -> tensor<3xf16> {
+  // expected-error @+1 {{accumulator must be a te element type (`accumulator = f32`)}}
+  %0 = "te.compute"(%X) ({
+  ^bb0(%a: f16):
+    %1 = "arith.extf"(%a) : (f16) -> f32
+    "te.yield"(%1) : (f32) -> ()
+  }) {accumulator = "f32", combiner = "max", domain = array<i64: 3, 4>, indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} : (tensor<3x4xf16>) -> tensor<3xf16>
+  func.return %0 : tensor<3xf16>
+}

@@ -131,6 +131,7 @@ fn concat(
         result: TensorType::new(out.clone(), first.elem),
         may_pad: None,
         padded_from: None,
+        accumulator: None,
     };
     let mut operands: Vec<Src> = (0..n).map(Src::Input).collect();
     operands.push(Src::Const(0));
@@ -476,6 +477,7 @@ fn gather(inputs: &[Option<OpInput>], attrs: &dyn NodeAttrs) -> Result<Expansion
         result: TensorType::new(out, x.elem),
         may_pad: None,
         padded_from: None,
+        accumulator: None,
     };
     let idx32 = ConstTensor {
         shape: q,

@@ -156,6 +156,7 @@ pub fn elementwise(
         result: TensorType::new(out_shape.to_vec(), out),
         may_pad: None,
         padded_from: None,
+        accumulator: None,
     }
 }
 
@@ -174,6 +175,7 @@ pub fn gather_stage(input: &TensorType, out_shape: &[i64], map: Vec<AffineExpr>)
         result: TensorType::new(out_shape.to_vec(), input.elem),
         may_pad: None,
         padded_from: None,
+        accumulator: None,
     }
 }
 

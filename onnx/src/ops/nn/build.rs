@@ -193,6 +193,7 @@ impl Builder {
             result: TensorType::new(par.to_vec(), elem),
             may_pad,
             padded_from: None,
+            accumulator: None,
         };
         if let Err(e) = rtile_dialects::te::verify::verify(&compute) {
             // A bug in an expansion, not in the model: say so rather than emit bad IR.

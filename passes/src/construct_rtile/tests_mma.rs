@@ -1,0 +1,153 @@
+//! MMA-aligned construction (Roller §5.1 "Compile on TensorCore"): mixed-precision te ops
+//! (f16/bf16 inputs, `acc(f32)`) get warp tiles that are multiples of the device's MMA
+//! instruction shape, scored with the tensor-core peak; everything else is constructed as
+//! before, with no tensor-core programs.
+
+use super::align::tensor_core_maps;
+use super::construct::check_program;
+use super::te_adapter::expr_from_compute;
+use super::*;
+use crate::device::Device;
+use rtile_dialects::te::module::parse_computes;
+
+/// The expression of the one `te.compute` in `text`.
+fn expr(text: &str) -> TensorExprInfo {
+    let c = parse_computes("t.mlir", text)
+        .expect("parses")
+        .remove(0)
+        .compute;
+    expr_from_compute(&c).expect("adapts")
+}
+
+fn matmul(m: u64, n: u64, k: u64, t: &str, acc: bool) -> String {
+    let (clause, a, b) = if acc {
+        (" acc(f32)", "f32(%A[%m, %k])", "f32(%B[%k, %n])")
+    } else {
+        ("", "%A[%m, %k]", "%B[%k, %n]")
+    };
+    format!(
+        "func.func @f(%A: tensor<{m}x{k}x{t}>, %B: tensor<{k}x{n}x{t}>) -> tensor<{m}x{n}x{t}> {{
+           %C = te.compute (%m, %n) reduce (%k) in [{m}, {n}, {k}]{clause} : (tensor<{m}x{k}x{t}>, tensor<{k}x{n}x{t}>) -> tensor<{m}x{n}x{t}> {{ te.sum({a} * {b}) }}
+           func.return %C : tensor<{m}x{n}x{t}>
+         }}"
+    )
+}
+
+fn bmm(b: u64, m: u64, n: u64, k: u64) -> String {
+    format!(
+        "func.func @f(%A: tensor<{b}x{m}x{k}xbf16>, %B: tensor<{b}x{k}x{n}xbf16>) -> tensor<{b}x{m}x{n}xbf16> {{
+           %C = te.compute (%b, %m, %n) reduce (%k) in [{b}, {m}, {n}, {k}] acc(f32) : (tensor<{b}x{m}x{k}xbf16>, tensor<{b}x{k}x{n}xbf16>) -> tensor<{b}x{m}x{n}xbf16> {{ te.sum(f32(%A[%b, %m, %k]) * f32(%B[%b, %k, %n])) }}
+           func.return %C : tensor<{b}x{m}x{n}xbf16>
+         }}"
+    )
+}
+
+/// A 3x3 stride-1 convolution as an implicit GEMM (m: output width, n: filters, k: channels).
+fn conv(n: u64, c: u64, h: u64, f: u64) -> String {
+    let o = h - 2;
+    format!(
+        "func.func @f(%D: tensor<{n}x{c}x{h}x{h}xf16>, %K: tensor<{f}x{c}x3x3xf16>) -> tensor<{n}x{f}x{o}x{o}xf16> {{
+           %O = te.compute (%n, %f, %y, %x) reduce (%c, %r, %s) in [{n}, {f}, {o}, {o}, {c}, 3, 3] acc(f32) : (tensor<{n}x{c}x{h}x{h}xf16>, tensor<{f}x{c}x3x3xf16>) -> tensor<{n}x{f}x{o}x{o}xf16> {{ te.sum(f32(%D[%n, %c, %y + %r, %x + %s]) * f32(%K[%f, %c, %r, %s])) }}
+           func.return %O : tensor<{n}x{f}x{o}x{o}xf16>
+         }}"
+    )
+}
+
+/// Every tensor-core program of `e` on `dev`: legal, with a warp tile that is a multiple of
+/// its MMA shape along m, n, k (1 elsewhere) and whole issuing groups of threads; returns
+/// how many there were.
+fn check_aligned(e: &TensorExprInfo, dev: &Device) -> usize {
+    let r = construct(e, dev, &ConstructOptions::default()).unwrap();
+    let form = match &r.fused_axes {
+        Some(_) => e.fuse_axes().unwrap().0,
+        None => e.clone(),
+    };
+    let maps = tensor_core_maps(&form, dev);
+    assert!(!maps.is_empty(), "{} has MMA instructions", dev.name);
+    let mut n = 0;
+    for p in r.programs.iter().filter(|p| p.tensor_core) {
+        check_program(&form, dev, p).unwrap_or_else(|m| panic!("{}: {m}: {p:?}", dev.name));
+        let mma = p.mma.expect("a tensor-core program names its MMA shape");
+        let tc = maps
+            .iter()
+            .find(|t| t.shape == mma)
+            .expect("a device shape");
+        for (a, &s) in p.thread.iter().enumerate() {
+            match tc.axes.iter().position(|&x| x == a) {
+                Some(i) => assert_eq!(s % mma[i], 0, "{}: axis {a} of {p:?}", dev.name),
+                None => assert_eq!(s, 1, "{}: axis {a} of {p:?}", dev.name),
+            }
+        }
+        assert_eq!(p.threads % (dev.teu_width * tc.warps), 0);
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn mixed_precision_matmul_bmm_and_conv_are_mma_aligned() {
+    let cases = [
+        ("matmul", expr(&matmul(512, 256, 384, "f16", true))),
+        ("odd matmul", expr(&matmul(100, 60, 72, "f16", true))),
+        ("bf16 matmul", expr(&matmul(256, 128, 64, "bf16", true))),
+        ("bmm", expr(&bmm(4, 128, 64, 96))),
+        ("conv", expr(&conv(2, 64, 66, 64))),
+    ];
+    for dev in ["a100", "h100", "mi250x"] {
+        let dev = Device::builtin(dev).unwrap();
+        for (name, e) in &cases {
+            assert!(e.mma_inputs.is_some(), "{name}");
+            let n = check_aligned(e, &dev);
+            assert!(n > 0, "{name} on {}: no tensor-core program", dev.name);
+        }
+    }
+    // V100 has no bf16: the f16 cases take m8n8k4.
+    let v100 = Device::builtin("v100").unwrap();
+    assert!(check_aligned(&cases[0].1, &v100) > 0);
+    assert!(tensor_core_maps(&cases[2].1, &v100).is_empty());
+}
+
+#[test]
+fn tensor_cores_win_the_estimate_for_a_large_mixed_precision_matmul() {
+    // Scored with the tensor-core peak (3x-4x the SIMT f16 peak on A100 and H100), the
+    // aligned programs come first.
+    let e = expr(&matmul(4096, 4096, 4096, "f16", true));
+    for dev in ["a100", "h100"] {
+        let dev = Device::builtin(dev).unwrap();
+        let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+        assert!(
+            r.programs[0].tensor_core,
+            "{}: {:?}",
+            dev.name, r.programs[0]
+        );
+    }
+}
+
+#[test]
+fn ops_off_the_tensor_cores_construct_as_without_them() {
+    // An f32 matmul and an f16 one accumulating in f16 (no acc clause) are not tensor-core
+    // candidates: their programs are exactly those with tensor cores switched off.
+    let off = ConstructOptions {
+        tensor_core: false,
+        ..ConstructOptions::default()
+    };
+    for text in [
+        matmul(512, 256, 384, "f32", false),
+        matmul(512, 256, 384, "f16", false),
+        matmul(100, 60, 72, "f16", false),
+    ] {
+        let e = expr(&text);
+        assert!(e.mma_inputs.is_none());
+        for dev in ["a100", "h100", "v100"] {
+            let dev = Device::builtin(dev).unwrap();
+            let on = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+            let without = construct(&e, &dev, &off).unwrap();
+            assert_eq!(on.programs, without.programs);
+            assert!(
+                on.programs
+                    .iter()
+                    .all(|p| !p.tensor_core && p.mma.is_none())
+            );
+        }
+    }
+}

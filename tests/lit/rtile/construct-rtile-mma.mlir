@@ -1,0 +1,98 @@
+// --construct-rtile on mixed-precision te ops (f16/bf16 inputs, acc(f32)): the warp tile is a
+// multiple of the device's MMA instruction shape (Roller §5.1 "Compile on TensorCore") and
+// the program names it (`mma = [m, n, k]`): mma.sync.m16n8k16 on A100 (sm_80), a warpgroup's
+// wgmma m64nNk16 on H100 (sm_90a: register tiles of 64 rows, 128 threads per warpgroup),
+// m8n8k4 on V100 (sm_70), MFMA 32x32x8 or 16x16x16 on MI250X (gfx90a). Axes in compute order,
+// block tile first, warp tile second; the tensor-core peak (312 / 989.4 TFLOP/s, per
+// passes/devices/*.toml) scores them. An f16 matmul without acc(f32) stays on the SIMT cores.
+//
+// RUN: rtile-opt %s --construct-rtile="device=a100" --rtile-select | FileCheck %s --check-prefix=A100
+// RUN: rtile-opt %s --construct-rtile="device=h100" --rtile-select | FileCheck %s --check-prefix=H100
+// RUN: rtile-opt %s --construct-rtile="device=v100" --rtile-select | FileCheck %s --check-prefix=V100
+// RUN: rtile-opt %s --construct-rtile="device=mi250x" --rtile-select | FileCheck %s --check-prefix=MI
+// The candidates verify on their device, mma shape included (the rtile.program verifier).
+// RUN: rtile-opt %s --construct-rtile="device=a100 top-k=10" | rtile-opt | FileCheck %s --check-prefix=LIST
+// A program whose mma shape is not one of the device's is refused.
+// RUN: rtile-opt %s --construct-rtile="device=a100" --rtile-select | sed -e 's/mma = \[16, 8, 16\]/mma = [16, 16, 16]/' \
+// RUN:   | not rtile-opt 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: tensor cores requested with an MMA of shape 16x16x16, but 'a100' has none
+
+// On A100 the model rates this mid-sized matmul memory-bound: the SIMT program wins by a
+// hair, and aligned tensor-core programs follow among the top 10.
+// A100-LABEL: func.func @matmul
+// A100: rtile.program = #rtile.program<device = "a100", tiles = {{\[\[}}72, 64, 64], [9, 8, 1]]
+// A100-NOT: tensor_core
+// A100-SAME: est_us = 15.73
+// H100-LABEL: func.func @matmul
+// H100: tiles = {{\[\[}}64, 48, 272], [64, 48, 16]]{{.*}}threads = 128{{.*}}tensor_core = true, mma = [64, 8, 16]
+// V100-LABEL: func.func @matmul
+// V100: tiles = {{\[\[}}96, 64, 128], [16, 16, 4]]{{.*}}tensor_core = true, mma = [8, 8, 4]
+// MI-LABEL: func.func @matmul
+// MI: tiles = {{\[\[}}64, 64, 64], [32, 64, 16]]{{.*}}tensor_core = true, mma = [32, 32, 8]
+// LIST-LABEL: func.func @matmul
+// LIST: tiles = {{\[\[}}96, 64, 128], [48, 32, 16]]{{.*}}threads = 128{{.*}}tensor_core = true, mma = [16, 8, 16]
+func.func @matmul(%A: tensor<1024x512xf16>, %B: tensor<512x768xf16>) -> tensor<1024x768xf16> {
+  %C = te.compute (%m, %n) reduce (%k) in [1024, 768, 512] acc(f32) : (tensor<1024x512xf16>, tensor<512x768xf16>) -> tensor<1024x768xf16> { te.sum(f32(%A[%m, %k]) * f32(%B[%k, %n])) }
+  func.return %C : tensor<1024x768xf16>
+}
+
+// Odd sizes: 100x60x72 pads within epsilon to whole instructions (100 -> 112 = 7 x 16 rows on
+// A100; 100 -> 128 = 2 x 64 on H100).
+// A100-LABEL: func.func @odd
+// A100: tiles = {{\[\[}}16, 16, 80], [16, 16, 16]]{{.*}}threads = 32{{.*}}tensor_core = true, mma = [16, 8, 16]
+// H100-LABEL: func.func @odd
+// H100: tiles = {{\[\[}}64, 16, 96], [64, 16, 48]]{{.*}}threads = 128{{.*}}tensor_core = true, mma = [64, 8, 16]
+// V100-LABEL: func.func @odd
+// V100: tiles = {{\[\[}}8, 16, 80], [8, 16, 20]]{{.*}}tensor_core = true, mma = [8, 8, 4]
+// MI-LABEL: func.func @odd
+// MI: tiles = {{\[\[}}16, 32, 80], [16, 32, 80]]{{.*}}tensor_core = true, mma = [16, 16, 16]
+func.func @odd(%A: tensor<100x72xf16>, %B: tensor<72x60xf16>) -> tensor<100x60xf16> {
+  %C = te.compute (%m, %n) reduce (%k) in [100, 60, 72] acc(f32) : (tensor<100x72xf16>, tensor<72x60xf16>) -> tensor<100x60xf16> { te.sum(f32(%A[%m, %k]) * f32(%B[%k, %n])) }
+  func.return %C : tensor<100x60xf16>
+}
+
+// Batch matmul (bf16 into f32): the batch axis stays 1 in the warp tile. V100 has no bf16
+// tensor cores: SIMT.
+// A100-LABEL: func.func @bmm
+// A100: tiles = {{\[\[}}1, 64, 48, 128], [1, 32, 48, 16]]{{.*}}tensor_core = true, mma = [16, 8, 16]
+// H100-LABEL: func.func @bmm
+// H100: tiles = {{\[\[}}1, 64, 32, 128], [1, 64, 32, 16]]{{.*}}tensor_core = true, mma = [64, 8, 16]
+// V100-LABEL: func.func @bmm
+// V100-NOT: tensor_core
+// V100: return %
+// MI-LABEL: func.func @bmm
+// MI: tiles = {{\[\[}}1, 64, 32, 64], [1, 64, 32, 8]]{{.*}}tensor_core = true, mma = [32, 32, 8]
+func.func @bmm(%A: tensor<8x256x128xbf16>, %B: tensor<8x128x192xbf16>) -> tensor<8x256x192xf32> {
+  %C = te.compute (%b, %m, %n) reduce (%k) in [8, 256, 192, 128] acc(f32) : (tensor<8x256x128xbf16>, tensor<8x128x192xbf16>) -> tensor<8x256x192xf32> { te.sum(f32(%A[%b, %m, %k]) * f32(%B[%b, %k, %n])) }
+  func.return %C : tensor<8x256x192xf32>
+}
+
+// Convolution as an implicit GEMM: m is the output column %x (read through the window
+// %x + %s), n the filters %f, k the channels %c; the other axes stay 1 in the warp tile.
+// A100-LABEL: func.func @conv
+// A100: tiles = {{\[\[}}1, 64, 8, 32, 32, 3, 3], [1, 32, 1, 32, 16, 1, 1]]{{.*}}tensor_core = true, mma = [16, 8, 16]
+// H100-LABEL: func.func @conv
+// H100: tiles = {{\[\[}}1, 64, 2, 64, 32, 3, 3], [1, 64, 1, 64, 16, 1, 1]]{{.*}}tensor_core = true, mma = [64, 8, 16]
+// V100-LABEL: func.func @conv
+// V100: tiles = {{\[\[}}1, 32, 4, 64, 32, 3, 3], [1, 16, 1, 16, 4, 1, 1]]{{.*}}tensor_core = true, mma = [8, 8, 4]
+// MI-LABEL: func.func @conv
+// MI: tiles = {{\[\[}}1, 32, 8, 32, 32, 3, 3], [1, 16, 1, 32, 16, 1, 1]]{{.*}}tensor_core = true, mma = [16, 16, 16]
+func.func @conv(%D: tensor<4x64x66x66xf16>, %K: tensor<128x64x3x3xf16>) -> tensor<4x128x64x64xf16> {
+  %O = te.compute (%n, %f, %y, %x) reduce (%c, %r, %s) in [4, 128, 64, 64, 64, 3, 3] acc(f32) : (tensor<4x64x66x66xf16>, tensor<128x64x3x3xf16>) -> tensor<4x128x64x64xf16> { te.sum(f32(%D[%n, %c, %y + %r, %x + %s]) * f32(%K[%f, %c, %r, %s])) }
+  func.return %O : tensor<4x128x64x64xf16>
+}
+
+// The same f16 matmul accumulating in f16 (no acc clause) is not a tensor-core op.
+// A100-LABEL: func.func @f16acc
+// A100-NOT: tensor_core
+// A100: return %
+// H100-LABEL: func.func @f16acc
+// H100-NOT: tensor_core
+// H100: return %
+// LIST-LABEL: func.func @f16acc
+// LIST-NOT: tensor_core
+// LIST: return %
+func.func @f16acc(%A: tensor<1024x512xf16>, %B: tensor<512x768xf16>) -> tensor<1024x768xf16> {
+  %C = te.compute (%m, %n) reduce (%k) in [1024, 768, 512] : (tensor<1024x512xf16>, tensor<512x768xf16>) -> tensor<1024x768xf16> { te.sum(%A[%m, %k] * %B[%k, %n]) }
+  func.return %C : tensor<1024x768xf16>
+}
