@@ -80,10 +80,16 @@ fn emit_ix(out: &mut String, name: &str, x: Ix) {
     ));
 }
 
+/// One fragment to load: value prefix, memref, elements per lane, layout, types.
+type Frag = (&'static str, &'static str, usize, Layout, String, String);
+
+/// A fragment layout: element `i` of a lane's fragment → (row, column) index expressions.
+type Layout = fn(i64) -> (Ix, Ix);
+
 /// A kernel in which each lane loads its A, B and C fragments straight from global memory
 /// with the layouts `la`, `lb`, `lc`, runs one `nvgpu.mma.sync` m16n8k16 and stores its D
 /// fragment with `lc`.
-fn mma_kernel(elem: &str, la: fn(i64) -> (Ix, Ix)) -> String {
+fn mma_kernel(elem: &str, la: Layout) -> String {
     let mut b = String::new();
     for c in 0..=16 {
         b.push_str(&format!("    %c{c} = arith.constant {c} : index\n"));
@@ -92,7 +98,7 @@ fn mma_kernel(elem: &str, la: fn(i64) -> (Ix, Ix)) -> String {
     b.push_str(&format!(
         "    %z = arith.constant 0.0 : {elem}\n    %zf = arith.constant 0.0 : f32\n    %a_0 = \"vector.broadcast\"(%z) : ({elem}) -> vector<4x2x{elem}>\n    %b_0 = \"vector.broadcast\"(%z) : ({elem}) -> vector<2x2x{elem}>\n    %c_0 = \"vector.broadcast\"(%zf) : (f32) -> vector<2x2xf32>\n"
     ));
-    let frags: [(&str, &str, usize, fn(i64) -> (Ix, Ix), String, String); 3] = [
+    let frags: [Frag; 3] = [
         (
             "a",
             "A",
@@ -163,7 +169,7 @@ fn naive_mma(a: &[f64], b: &[f64], c: &[f64], (m, n, k): (usize, usize, usize)) 
     d
 }
 
-fn mma_case(elem: &str, num: Num, la: fn(i64) -> (Ix, Ix), seed: u64) -> (Vec<f64>, Vec<f64>) {
+fn mma_case(elem: &str, num: Num, la: Layout, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let a = random(16 * 16, seed, num);
     let b = random(16 * 8, seed + 1, num);
     let c = random(16 * 8, seed + 2, Num::F32);
