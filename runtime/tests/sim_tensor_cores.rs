@@ -70,6 +70,43 @@ fn c_layout(i: i64) -> (Ix, Ix) {
     (ix(1, 0, if i < 2 { 0 } else { 8 }), ix(0, 2, i & 1))
 }
 
+/// m16n8k8 .f16 A fragment (PTX ISA §9.7.14.5.7): `a_i` row `groupID` for `i < 2`,
+/// `groupID + 8` otherwise; column `2·threadID_in_group + (i & 1)`.
+fn a_layout_k8(i: i64) -> (Ix, Ix) {
+    (ix(1, 0, if i < 2 { 0 } else { 8 }), ix(0, 2, i & 1))
+}
+
+/// m16n8k8 B fragment: `b_i` row (k) `2·threadID_in_group + (i & 1)`, column `groupID`.
+fn b_layout_k8(i: i64) -> (Ix, Ix) {
+    (ix(0, 2, i & 1), ix(1, 0, 0))
+}
+
+/// An mma shape's per-lane fragments: k, A's and B's layouts and element counts.
+#[derive(Clone, Copy)]
+struct Shape {
+    k: usize,
+    la: Layout,
+    na: usize,
+    lb: Layout,
+    nb: usize,
+}
+
+const K16: Shape = Shape {
+    k: 16,
+    la: a_layout,
+    na: 8,
+    lb: b_layout,
+    nb: 4,
+};
+
+const K8: Shape = Shape {
+    k: 8,
+    la: a_layout_k8,
+    na: 4,
+    lb: b_layout_k8,
+    nb: 2,
+};
+
 /// Emits `%name = g·gm + q·qm + c` (index arithmetic on `%g`, `%q`).
 fn emit_ix(out: &mut String, name: &str, x: Ix) {
     out.push_str(&format!(
@@ -87,33 +124,34 @@ type Frag = (&'static str, &'static str, usize, Layout, String, String);
 type Layout = fn(i64) -> (Ix, Ix);
 
 /// A kernel in which each lane loads its A, B and C fragments straight from global memory
-/// with the layouts `la`, `lb`, `lc`, runs one `nvgpu.mma.sync` m16n8k16 and stores its D
-/// fragment with `lc`.
-fn mma_kernel(elem: &str, la: Layout) -> String {
+/// with the layouts of `sh` (and C's), runs one `nvgpu.mma.sync` m16n8k`{sh.k}` and stores
+/// its D fragment with C's layout.
+fn mma_kernel(elem: &str, sh: Shape) -> String {
+    let (k, ar, br) = (sh.k, sh.na / 2, sh.nb / 2);
     let mut b = String::new();
     for c in 0..=16 {
         b.push_str(&format!("    %c{c} = arith.constant {c} : index\n"));
     }
     b.push_str("    %lane = gpu.thread_id x\n    %g = arith.divui %lane, %c4 : index\n    %q = arith.remui %lane, %c4 : index\n");
     b.push_str(&format!(
-        "    %z = arith.constant 0.0 : {elem}\n    %zf = arith.constant 0.0 : f32\n    %a_0 = \"vector.broadcast\"(%z) : ({elem}) -> vector<4x2x{elem}>\n    %b_0 = \"vector.broadcast\"(%z) : ({elem}) -> vector<2x2x{elem}>\n    %c_0 = \"vector.broadcast\"(%zf) : (f32) -> vector<2x2xf32>\n"
+        "    %z = arith.constant 0.0 : {elem}\n    %zf = arith.constant 0.0 : f32\n    %a_0 = \"vector.broadcast\"(%z) : ({elem}) -> vector<{ar}x2x{elem}>\n    %b_0 = \"vector.broadcast\"(%z) : ({elem}) -> vector<{br}x2x{elem}>\n    %c_0 = \"vector.broadcast\"(%zf) : (f32) -> vector<2x2xf32>\n"
     ));
     let frags: [Frag; 3] = [
         (
             "a",
             "A",
-            8,
-            la,
-            format!("memref<16x16x{elem}>"),
-            format!("vector<4x2x{elem}>"),
+            sh.na,
+            sh.la,
+            format!("memref<16x{k}x{elem}>"),
+            format!("vector<{ar}x2x{elem}>"),
         ),
         (
             "b",
             "B",
-            4,
-            b_layout,
-            format!("memref<16x8x{elem}>"),
-            format!("vector<2x2x{elem}>"),
+            sh.nb,
+            sh.lb,
+            format!("memref<{k}x8x{elem}>"),
+            format!("vector<{br}x2x{elem}>"),
         ),
         (
             "c",
@@ -139,7 +177,9 @@ fn mma_kernel(elem: &str, la: Layout) -> String {
         }
     }
     b.push_str(&format!(
-        "    %d = nvgpu.mma.sync (%a_8, %b_4, %c_4) {{mmaShape = [16, 8, 16]}} : (vector<4x2x{elem}>, vector<2x2x{elem}>, vector<2x2xf32>) -> vector<2x2xf32>\n"
+        "    %d = nvgpu.mma.sync (%a_{na}, %b_{nb}, %c_4) {{mmaShape = [16, 8, {k}]}} : (vector<{ar}x2x{elem}>, vector<{br}x2x{elem}>, vector<2x2xf32>) -> vector<2x2xf32>\n",
+        na = sh.na,
+        nb = sh.nb
     ));
     for i in 0..4 {
         b.push_str(&format!(
@@ -149,7 +189,7 @@ fn mma_kernel(elem: &str, la: Layout) -> String {
         ));
     }
     format!(
-        "gpu.module @m {{\n  gpu.func @mma(%A: memref<16x16x{elem}>, %B: memref<16x8x{elem}>, %C: memref<16x8xf32>, %D: memref<16x8xf32>) kernel attributes {{rtile.launch = {{block = array<i32: 32, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 1, 1, 1>}}}} {{\n{b}    gpu.return\n  }}\n}}\n"
+        "gpu.module @m {{\n  gpu.func @mma(%A: memref<16x{k}x{elem}>, %B: memref<{k}x8x{elem}>, %C: memref<16x8xf32>, %D: memref<16x8xf32>) kernel attributes {{rtile.launch = {{block = array<i32: 32, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 1, 1, 1>}}}} {{\n{b}    gpu.return\n  }}\n}}\n"
     )
 }
 
@@ -169,20 +209,28 @@ fn naive_mma(a: &[f64], b: &[f64], c: &[f64], (m, n, k): (usize, usize, usize)) 
     d
 }
 
-fn mma_case(elem: &str, num: Num, la: Layout, seed: u64) -> (Vec<f64>, Vec<f64>) {
-    let a = random(16 * 16, seed, num);
-    let b = random(16 * 8, seed + 1, num);
+fn mma_case(elem: &str, num: Num, sh: Shape, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let a = random(16 * sh.k, seed, num);
+    let b = random(sh.k * 8, seed + 1, num);
     let c = random(16 * 8, seed + 2, Num::F32);
-    let want = naive_mma(&a, &b, &c, (16, 8, 16));
+    let want = naive_mma(&a, &b, &c, (16, 8, sh.k));
     let mut args = vec![a, b, c, vec![f64::NAN; 16 * 8]];
-    run_text(&mma_kernel(elem, la), &mut args).expect("runs clean");
+    run_text(&mma_kernel(elem, sh), &mut args).expect("runs clean");
     (args.pop().unwrap_or_default(), want)
 }
 
 #[test]
 fn mma_f16_equals_naive_f32_matmul() {
     for seed in [1, 7, 42] {
-        let (got, want) = mma_case("f16", Num::F16, a_layout, seed);
+        let (got, want) = mma_case("f16", Num::F16, K16, seed);
+        assert_eq!(got, want, "seed {seed}");
+    }
+}
+
+#[test]
+fn mma_m16n8k8_f16_equals_naive_f32_matmul() {
+    for seed in [2, 13] {
+        let (got, want) = mma_case("f16", Num::F16, K8, seed);
         assert_eq!(got, want, "seed {seed}");
     }
 }
@@ -190,7 +238,7 @@ fn mma_f16_equals_naive_f32_matmul() {
 #[test]
 fn mma_bf16_equals_naive_f32_matmul() {
     for seed in [3, 11] {
-        let (got, want) = mma_case("bf16", Num::BF16, a_layout, seed);
+        let (got, want) = mma_case("bf16", Num::BF16, K16, seed);
         assert_eq!(got, want, "seed {seed}");
     }
 }
@@ -208,7 +256,7 @@ fn wrong_fragment_index_gives_a_wrong_product() {
         };
         a_layout(2 * swapped + (i & 1))
     }
-    let (got, want) = mma_case("f16", Num::F16, swapped, 5);
+    let (got, want) = mma_case("f16", Num::F16, Shape { la: swapped, ..K16 }, 5);
     let wrong = got.iter().zip(&want).filter(|(g, w)| g != w).count();
     assert!(wrong > 64, "only {wrong} of 128 elements differ");
 }
