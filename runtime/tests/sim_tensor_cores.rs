@@ -400,3 +400,31 @@ fn half_a_warp_cannot_run_a_collective() {
     let (kind, msg) = run_text(&text, &mut args).expect_err("caught");
     assert_eq!(kind, SimErrorKind::WarpDivergence, "{msg}");
 }
+
+/// 2-D vectors: a non-splat dense constant, a row insert and element extracts land in the
+/// right registers (row-major).
+#[test]
+fn two_d_vector_constant_insert_extract() {
+    let text = r#"gpu.module @m {
+  gpu.func @v(%out: memref<4xf32>) kernel attributes {rtile.launch = {block = array<i32: 1, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 1, 1, 1>}} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %k = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : vector<2x2xf32>
+    %row = arith.constant dense<[7.0, 8.0]> : vector<2xf32>
+    %k2 = "vector.insert"(%row, %k) <{static_position = array<i64: 0>}> : (vector<2xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+    %a = "vector.extract"(%k2) <{static_position = array<i64: 0, 1>}> : (vector<2x2xf32>) -> f32
+    %b = "vector.extract"(%k2) <{static_position = array<i64: 1, 0>}> : (vector<2x2xf32>) -> f32
+    %r = "vector.extract"(%k) <{static_position = array<i64: 1>}> : (vector<2x2xf32>) -> vector<2xf32>
+    memref.store %a, %out[%c0] : memref<4xf32>
+    memref.store %b, %out[%c1] : memref<4xf32>
+    vector.store %r, %out[%c2] : memref<4xf32>, vector<2xf32>
+    gpu.return
+  }
+}
+"#;
+    let mut args = vec![vec![f64::NAN; 4]];
+    run_text(text, &mut args).expect("runs clean");
+    assert_eq!(args[0], vec![8.0, 3.0, 3.0, 4.0]);
+}

@@ -752,6 +752,9 @@ impl<'a> FnEmitter<'a> {
     }
 
     fn const_attr(&self, op: OpId, a: &Attribute, ty: &str) -> Result<String, Diagnostic> {
+        if let Some(c) = self.array_constant(op, a, ty)? {
+            return Ok(c);
+        }
         let scalar = |lit: &DenseLiteral, ety: &str| -> Option<String> {
             match lit {
                 DenseLiteral::Int(i) => Some(if ety == "i1" {

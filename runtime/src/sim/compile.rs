@@ -371,6 +371,14 @@ impl<'c> Compiler<'c> {
         let operands = ctx.operands(op).to_vec();
         let results = ctx.results(op).to_vec();
         match g {
+            G::Constant
+                if matches!(
+                    ctx.inherent_attr(op, "value").map(|x| x.kind()),
+                    Some(AttrKind::DenseElements { .. })
+                ) =>
+            {
+                self.dense_constant(op)?
+            }
             G::Constant => {
                 let v = match ctx.inherent_attr(op, "value").map(|x| x.kind()) {
                     Some(AttrKind::Integer { value, .. }) => *value as f64,

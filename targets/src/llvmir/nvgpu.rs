@@ -16,7 +16,10 @@ use rtile::ir::{Context, OpId, WalkOrder};
 use rtile_gpu_vocab::GpuOp;
 use rtile_gpu_vocab::nvgpu::{AsyncCopy, LdMatrix, MmaAcc, MmaElem, MmaSync, async_wait_groups};
 
-use super::{Flavor, FnEmitter, addrspace};
+use rtile::ir::AttrKind;
+use rtile::ir::attributes::{Attribute, DenseLiteral};
+
+use super::{Flavor, FnEmitter, addrspace, flatten, float_lit, kind_of};
 
 /// Refuses a module with `nvgpu` ops for an NVIDIA architecture before sm_80 (`sm` is the
 /// `--to-ptx` name): mma.sync m16n8k16, ldmatrix and cp.async are sm_80 instructions, and
@@ -337,5 +340,60 @@ impl FnEmitter<'_> {
             self.set(res, r, aty);
         }
         Ok(Some(()))
+    }
+
+    /// A constant of a 2-D vector type `[R x <C x T>]` (a `dense<...>` splat or list), row by
+    /// row; `None` for other types.
+    pub(super) fn array_constant(
+        &self,
+        op: OpId,
+        a: &Attribute,
+        ty: &str,
+    ) -> Result<Option<String>, Diagnostic> {
+        let Some(rest) = ty.strip_prefix('[') else {
+            return Ok(None);
+        };
+        let bad = || self.err(op, "unsupported 2-D vector constant");
+        let (rows, row_ty) = rest
+            .trim_end_matches(']')
+            .split_once(" x ")
+            .ok_or_else(bad)?;
+        let (cols, ety) = row_ty
+            .trim_start_matches('<')
+            .trim_end_matches('>')
+            .split_once(" x ")
+            .ok_or_else(bad)?;
+        let (rows, cols): (usize, usize) = (
+            rows.parse().map_err(|_| bad())?,
+            cols.parse().map_err(|_| bad())?,
+        );
+        let AttrKind::DenseElements { literal, .. } = a.kind() else {
+            return Err(bad());
+        };
+        let flat = match literal {
+            DenseLiteral::List(xs) => flatten(xs),
+            l => vec![l.clone(); rows * cols],
+        };
+        if flat.len() != rows * cols {
+            return Err(bad());
+        }
+        let lit = |l: &DenseLiteral| -> Option<String> {
+            match (l, kind_of(ety)) {
+                (DenseLiteral::Float(f), Some(k)) => float_lit(f.get(), k),
+                (DenseLiteral::Int(i), Some(k)) => float_lit(*i as f64, k),
+                (DenseLiteral::Int(i), None) => Some(i.to_string()),
+                _ => None,
+            }
+        };
+        let mut out = Vec::new();
+        for row in flat.chunks(cols) {
+            let es: Vec<String> = row
+                .iter()
+                .map(|l| lit(l).map(|v| format!("{ety} {v}")))
+                .collect::<Option<_>>()
+                .ok_or_else(bad)?;
+            out.push(format!("{row_ty} <{}>", es.join(", ")));
+        }
+        Ok(Some(format!("[{}]", out.join(", "))))
     }
 }

@@ -4,11 +4,63 @@
 //! MMA fragment `vector<4x2xf16>`).
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::{OpId, TypeKind};
+use rtile::ir::attributes::DenseLiteral;
+use rtile::ir::{AttrKind, OpId, TypeKind};
 
 use super::{Compiler, G, Inst, err, lanes};
 
+/// The numbers of a dense literal, row-major.
+fn flat_numbers(l: &DenseLiteral, out: &mut Vec<Option<f64>>) {
+    match l {
+        DenseLiteral::List(xs) => xs.iter().for_each(|x| flat_numbers(x, out)),
+        DenseLiteral::Int(i) => out.push(Some(*i as f64)),
+        DenseLiteral::Float(f) => out.push(Some(f.get())),
+        DenseLiteral::Bool(b) => out.push(Some(f64::from(u8::from(*b)))),
+        _ => out.push(None),
+    }
+}
+
 impl Compiler<'_> {
+    /// `arith.constant dense<...> : vector<...>` (a splat or every element), one register
+    /// per element (e.g. an MMA accumulator's zero `vector<2x2xf32>`).
+    pub(super) fn dense_constant(&mut self, op: OpId) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let [r] = ctx.results(op)[..] else {
+            return Err(err(ctx, op, "expects one result"));
+        };
+        let (n, num) = lanes(ctx.value_type(r))
+            .ok_or_else(|| err(ctx, op, "simulator: unsupported constant type"))?;
+        let Some(AttrKind::DenseElements { literal, .. }) =
+            ctx.inherent_attr(op, "value").map(|a| a.kind())
+        else {
+            return Err(err(ctx, op, "expects a dense constant"));
+        };
+        let mut vals = Vec::new();
+        flat_numbers(literal, &mut vals);
+        let vals: Vec<f64> = match (vals.len(), literal) {
+            (1, l) if !matches!(l, DenseLiteral::List(_)) => vec![vals[0]; n as usize]
+                .into_iter()
+                .collect::<Option<_>>()
+                .unwrap_or_default(),
+            _ => vals.into_iter().collect::<Option<_>>().unwrap_or_default(),
+        };
+        if vals.len() != n as usize {
+            return Err(err(
+                ctx,
+                op,
+                "simulator: dense constants of numbers, one per element or a splat",
+            ));
+        }
+        let dst = self.def(r, op)?;
+        for (l, v) in vals.into_iter().enumerate() {
+            self.emit(Inst::Const {
+                dst: dst + l as u32,
+                v: num.round(v),
+            });
+        }
+        Ok(())
+    }
+
     /// Compiles `vector.extract` / `vector.insert` (static positions) and `vector.broadcast`
     /// (of a scalar).
     pub(super) fn extract_insert(&mut self, op: OpId, g: G) -> Result<(), Diagnostic> {

@@ -41,8 +41,7 @@ gpu.module @tc {
     %lrow = arith.addi %r8, %roff : index
     %lcol = arith.muli %mhi, %c8 : index
     %brow = arith.remui %lane, %c16 : index
-    %zero = arith.constant 0.0 : f32
-    %acc0 = "vector.broadcast"(%zero) : (f32) -> vector<2x2xf32>
+    %acc0 = arith.constant dense<0.0> : vector<2x2xf32>
     // Stage 0: wait until at most the newest group (stage 1) is in flight.
     nvgpu.device_async_wait %g1 {numGroups = 1 : i32}
     gpu.barrier

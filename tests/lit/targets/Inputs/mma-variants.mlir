@@ -1,6 +1,7 @@
 // The other nvgpu forms rtile translates: mma.sync m16n8k8 (f16), m16n8k16 with bf16
 // operands and with an f16 accumulator; ldmatrix x1 and x4.trans; cp.async of 4 bytes and
-// with srcElements (zero fill). One warp; each result is stored so nothing is dead.
+// with srcElements (zero fill); 2-D vectors from a broadcast and a non-splat constant. One
+// warp; each result is stored so nothing is dead.
 gpu.module @variants {
   gpu.func @variants(%g: memref<64x64xf16>, %gb: memref<64x64xbf16>, %gf: memref<64xf32>, %out: memref<32x8xf32>, %outh: memref<32x4xf16>)
       workgroup(%sm: memref<64x64xf16, #gpu.address_space<workgroup>>, %sb: memref<64x64xbf16, #gpu.address_space<workgroup>>, %sf: memref<64xf32, #gpu.address_space<workgroup>>)
@@ -28,8 +29,7 @@ gpu.module @variants {
     %acc = "vector.broadcast"(%x) : (f32) -> vector<2x2xf32>
     %d8 = nvgpu.mma.sync (%a2, %a1, %acc) {mmaShape = [16, 8, 8]} : (vector<2x2xf16>, vector<1x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
     %dbf = nvgpu.mma.sync (%ab, %bb, %d8) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
-    %xh = arith.truncf %x : f32 to f16
-    %acch = "vector.broadcast"(%xh) : (f16) -> vector<2x2xf16>
+    %acch = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : vector<2x2xf16>
     %dh = nvgpu.mma.sync (%a4, %b2, %acch) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>
     %r0 = "vector.extract"(%dbf) <{static_position = array<i64: 0>}> : (vector<2x2xf32>) -> vector<2xf32>
     %r1 = "vector.extract"(%dbf) <{static_position = array<i64: 1>}> : (vector<2x2xf32>) -> vector<2xf32>
