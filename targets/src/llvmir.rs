@@ -1030,7 +1030,9 @@ impl<'a> FnEmitter<'a> {
                     addrspace(asp)
                 ));
             }
-            G::Extract | G::Insert | G::Broadcast if self.array_vector_op(op, g)?.is_some() => {}
+            G::Extract | G::Insert | G::Broadcast if self.on_2d_vector(op, g) => {
+                self.array_vector_op(op, g)?
+            }
             G::MmaSync => self.mma_sync(op)?,
             G::LdMatrix => self.ldmatrix(op)?,
             G::AsyncCopy => self.async_copy(op)?,

@@ -258,21 +258,37 @@ impl FnEmitter<'_> {
         Ok(())
     }
 
-    /// `vector.extract` / `vector.insert` / `vector.broadcast` on a 2-D vector
-    /// (`[R x <C x T>]`), at a static position; `None` when the vector is not 2-D.
-    pub(super) fn array_vector_op(&mut self, op: OpId, g: GpuOp) -> Result<Option<()>, Diagnostic> {
+    /// The vector operand of a `vector.extract` (its source), `vector.insert` (its
+    /// destination) or `vector.broadcast` (its result), when `g` is one of them.
+    fn vector_of(&self, op: OpId, g: GpuOp) -> Option<rtile::ir::Value> {
+        let ctx = self.ctx;
+        match g {
+            GpuOp::Extract => ctx.operands(op).first().copied(),
+            GpuOp::Insert => ctx.operands(op).get(1).copied(),
+            GpuOp::Broadcast => ctx.results(op).first().copied(),
+            _ => None,
+        }
+    }
+
+    /// Whether `op` (an extract, insert or broadcast) works on a 2-D vector.
+    pub(super) fn on_2d_vector(&self, op: OpId, g: GpuOp) -> bool {
+        self.vector_of(op, g).is_some_and(|v| {
+            matches!(self.ctx.value_type(v).kind(),
+                rtile::ir::TypeKind::Vector { shape, .. } if shape.len() == 2)
+        })
+    }
+
+    /// `vector.extract` / `vector.insert` (static positions) / `vector.broadcast` (of a
+    /// scalar) on a 2-D vector (`[R x <C x T>]`).
+    pub(super) fn array_vector_op(&mut self, op: OpId, g: GpuOp) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let ops = ctx.operands(op).to_vec();
         let res = ctx.result(op, 0);
-        let (vec_val, pos) = match g {
-            GpuOp::Extract => (ops[0], true),
-            GpuOp::Insert => (ops[1], true),
-            _ => (res, false),
-        };
+        let vec_val = self
+            .vector_of(op, g)
+            .ok_or_else(|| self.err(op, "expects a vector operand"))?;
+        let pos = g != GpuOp::Broadcast;
         let aty = self.llvm_type(op, ctx.value_type(vec_val))?;
-        if !aty.starts_with('[') {
-            return Ok(None);
-        }
         let row_ty = aty
             .split_once(" x ")
             .map(|(_, r)| r.trim_end_matches(']').to_string())
@@ -300,7 +316,7 @@ impl FnEmitter<'_> {
                 acc = self.assign(&format!("insertvalue {aty} {acc}, {row_ty} {row}, {r}"));
             }
             self.set(res, acc, aty);
-            return Ok(Some(()));
+            return Ok(());
         }
         let p = match ctx
             .inherent_attr(op, "static_position")
@@ -339,7 +355,7 @@ impl FnEmitter<'_> {
             let r = self.assign(&format!("insertvalue {aty} {v}, {row_ty} {row}, {}", p[0]));
             self.set(res, r, aty);
         }
-        Ok(Some(()))
+        Ok(())
     }
 
     /// A constant of a 2-D vector type `[R x <C x T>]` (a `dense<...>` splat or list), row by
