@@ -104,7 +104,7 @@ fn bits(t: &Type) -> Option<i64> {
             FloatKind::F4E2M1FN => 4,
             _ => 8,
         }),
-        TypeKind::Integer { width, .. } => Some(i64::from(*width)),
+        TypeKind::Integer { width, .. } if *width > 0 => Some(i64::from(*width)),
         _ => None,
     }
 }
