@@ -365,6 +365,14 @@ fn cp_async_pipeline_gemm_equals_naive() {
 }
 
 #[test]
+fn gemm_with_an_scf_for_carrying_the_accumulator_equals_naive() {
+    let loop_text = include_str!("../../tests/lit/targets/Inputs/mma-gemm-loop.mlir");
+    let (mut args, want) = gemm_args(33);
+    run_text(loop_text, &mut args).expect("runs clean");
+    assert_eq!(args[2], want);
+}
+
+#[test]
 fn missing_cp_async_wait_is_an_error() {
     let text = GEMM.replace("nvgpu.device_async_wait %g1 {numGroups = 1 : i32}", "");
     assert_ne!(text, GEMM);
