@@ -436,3 +436,62 @@ fn two_d_vector_constant_insert_extract() {
     run_text(text, &mut args).expect("runs clean");
     assert_eq!(args[0], vec![8.0, 3.0, 3.0, 4.0]);
 }
+
+/// `gpu.shuffle` runs as a warp-collective op with PTX `shfl.sync` semantics (the CUDA
+/// `__shfl_*_sync(mask, v, d, width)` formulas, written here): `xor 5` over 32 lanes,
+/// `down 3` in segments of 16, `up 3` in segments of 8, `idx 7` in segments of 16; an invalid
+/// source reads the lane's own value.
+#[test]
+fn shuffle_modes_match_the_cuda_formulas() {
+    let shuffles = [
+        ("xor", 5, 32),
+        ("down", 3, 16),
+        ("up", 3, 8),
+        ("idx", 7, 16),
+    ];
+    let mut body = String::new();
+    for (i, (mode, off, width)) in shuffles.iter().enumerate() {
+        body.push_str(&format!(
+            r#"    %o{i} = arith.constant {off} : i32
+    %w{i} = arith.constant {width} : i32
+    %s{i}, %ok{i} = "gpu.shuffle"(%v, %o{i}, %w{i}) <{{mode = #gpu<shuffle_mode {mode}>}}> : (f32, i32, i32) -> (f32, i1)
+    %k{i} = arith.constant {i} : index
+    memref.store %s{i}, %out[%k{i}, %lane] : memref<4x32xf32>
+    %b{i} = arith.extui %ok{i} : i1 to i32
+    memref.store %b{i}, %valid[%k{i}, %lane] : memref<4x32xi32>
+"#
+        ));
+    }
+    let text = format!(
+        r#"gpu.module @m {{
+  gpu.func @shfl(%in: memref<32xf32>, %out: memref<4x32xf32>, %valid: memref<4x32xi32>) kernel attributes {{rtile.launch = {{block = array<i32: 32, 1, 1>, dynamic_shared_memory = 0 : i64, grid = array<i32: 1, 1, 1>}}}} {{
+    %lane = gpu.thread_id x
+    %v = memref.load %in[%lane] : memref<32xf32>
+{body}    gpu.return
+  }}
+}}
+"#
+    );
+    let input: Vec<f64> = (0..32).map(|i| 100.0 + i as f64).collect();
+    let mut args = vec![input.clone(), vec![f64::NAN; 128], vec![-1.0; 128]];
+    run_text(&text, &mut args).expect("runs clean");
+    for (i, (mode, d, w)) in shuffles.iter().enumerate() {
+        for lane in 0..32usize {
+            let (d, w) = (*d as usize, *w as usize);
+            let seg = lane / w * w;
+            let (src, ok) = match *mode {
+                "xor" => (lane ^ d, true),
+                "down" if lane % w + d < w => (lane + d, true),
+                "up" if lane % w >= d => (lane - d, true),
+                "idx" => (seg + d % w, true),
+                _ => (lane, false),
+            };
+            assert_eq!(args[1][i * 32 + lane], input[src], "{mode} lane {lane}");
+            assert_eq!(
+                args[2][i * 32 + lane],
+                f64::from(u8::from(ok)),
+                "{mode} lane {lane}"
+            );
+        }
+    }
+}

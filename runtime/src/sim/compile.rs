@@ -602,9 +602,9 @@ impl<'c> Compiler<'c> {
                 self.emit(Inst::AsyncCommit);
             }
             G::AsyncWait => self.async_wait(op)?,
+            G::Shuffle => self.shuffle(op)?,
             G::GlobalId
             | G::LaneId
-            | G::Shuffle
             | G::Alloc
             | G::Dealloc
             | G::Cast

@@ -99,6 +99,7 @@ impl OpClass {
             Inst::Warp { op, .. } => match **op {
                 WarpInst::Mma { .. } => OpClass::Fp,
                 WarpInst::LdMatrix { .. } => OpClass::SharedLd,
+                WarpInst::Shuffle { .. } => OpClass::Other,
             },
             Inst::AsyncCopy { .. } => OpClass::GlobalLd,
             Inst::AsyncCommit | Inst::AsyncWait { .. } => OpClass::Other,

@@ -1,8 +1,10 @@
-//! Compiles the `nvgpu` ops (sm_80 tensor cores and asynchronous copies) into the simulator's
-//! instructions; their semantics are in `exec/warp.rs` and `exec/async_copy.rs`.
+//! Compiles the warp-collective ops (`nvgpu.mma.sync`, `nvgpu.ldmatrix`, `gpu.shuffle`) and
+//! the asynchronous copies (`nvgpu.device_async_*`) into the simulator's instructions; their
+//! semantics are in `exec/warp.rs` and `exec/async_copy.rs`.
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::OpId;
+use rtile_gpu_vocab::attrs::attr_words;
 use rtile_gpu_vocab::nvgpu::{AsyncCopy, LdMatrix, MmaSync, async_wait_groups};
 
 use super::{Compiler, Inst, Num, Space, err};
@@ -26,6 +28,16 @@ pub enum WarpInst {
         mem: u32,
         idx: Box<[u32]>,
         dst: u32,
+    },
+    /// `gpu.shuffle`: PTX `shfl.sync` (`mode`: 0 xor/bfly, 1 down, 2 up, 3 idx) of the
+    /// 32-bit `val` by `off` within segments of `width` lanes; `valid` receives the predicate.
+    Shuffle {
+        mode: u8,
+        val: u32,
+        off: u32,
+        width: u32,
+        dst: u32,
+        valid: Option<u32>,
     },
 }
 
@@ -59,6 +71,59 @@ impl Compiler<'_> {
         let at = self.at(op);
         self.emit(Inst::Warp {
             op: Box::new(WarpInst::Mma { mma, a, b, c, dst }),
+            at,
+        });
+        Ok(())
+    }
+
+    /// Compiles `gpu.shuffle` (32-bit values, as the back ends translate it).
+    pub(super) fn shuffle(&mut self, op: OpId) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let operands = ctx.operands(op).to_vec();
+        let results = ctx.results(op).to_vec();
+        if operands.len() != 3 || results.is_empty() {
+            return Err(err(ctx, op, "gpu.shuffle expects (value, offset, width)"));
+        }
+        let mode = ctx
+            .inherent_attr(op, "mode")
+            .map(attr_words)
+            .and_then(|w| {
+                w.iter().find_map(|w| match w.as_str() {
+                    "xor" => Some(0),
+                    "down" => Some(1),
+                    "up" => Some(2),
+                    "idx" => Some(3),
+                    _ => None,
+                })
+            })
+            .ok_or_else(|| err(ctx, op, "gpu.shuffle without a mode (xor, down, up, idx)"))?;
+        if !matches!(
+            Num::of(ctx.value_type(operands[0])),
+            Some(Num::F32 | Num::Int(32))
+        ) {
+            return Err(err(
+                ctx,
+                op,
+                "gpu.shuffle supports 32-bit values (f32, i32)",
+            ));
+        }
+        let [val, off, width] = [0, 1, 2].map(|i| self.reg(operands[i], op));
+        let (val, off, width) = (val?, off?, width?);
+        let dst = self.def(results[0], op)?;
+        let valid = match results.get(1) {
+            Some(&v) => Some(self.def(v, op)?),
+            None => None,
+        };
+        let at = self.at(op);
+        self.emit(Inst::Warp {
+            op: Box::new(WarpInst::Shuffle {
+                mode,
+                val,
+                off,
+                width,
+                dst,
+                valid,
+            }),
             at,
         });
         Ok(())

@@ -1,4 +1,5 @@
-//! Warp-collective instructions: `nvgpu.mma.sync` and `nvgpu.ldmatrix` with the PTX ISA's
+//! Warp-collective instructions: `gpu.shuffle` (PTX `shfl.sync`, see [`BlockState::shuffle`]),
+//! `nvgpu.mma.sync` and `nvgpu.ldmatrix` with the PTX ISA's
 //! exact per-lane fragment layouts. Every lane of the warp stops at the instruction
 //! ([`super::Stop::Warp`]); when all 32 have arrived, it executes once, reading and writing
 //! each lane's registers.
@@ -87,6 +88,17 @@ impl BlockState<'_> {
             }
             WarpInst::LdMatrix { ld, mem, idx, dst } => {
                 self.ldmatrix(lanes.start, (ld.tiles, ld.transpose), (*mem, idx), *dst, at)
+            }
+            WarpInst::Shuffle {
+                mode,
+                val,
+                off,
+                width,
+                dst,
+                valid,
+            } => {
+                self.shuffle(lanes.start, *mode, [*val, *off, *width], (*dst, *valid));
+                Ok(())
             }
         }
     }
@@ -213,5 +225,55 @@ impl BlockState<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `shfl.sync.{bfly,down,up,idx}.b32` with a full mask and `c = ((32 - width) << 8) | 31`
+    /// (`up`: `<< 8` only), as `gpu.shuffle` is translated to PTX; per lane, the PTX ISA's
+    /// pseudo-code (§9.7.9.6 "shfl.sync"): `segmask = c[12:8]`,
+    /// `maxLane = (lane & segmask) | (c[4:0] & ~segmask)`, `minLane = lane & segmask`; `up`:
+    /// `j = lane - b`, valid when `j >= maxLane`; `down`: `j = lane + b`, `bfly`:
+    /// `j = lane ^ b`, `idx`: `j = minLane | (b & ~segmask)`, valid when `j <= maxLane`; an
+    /// invalid lane reads its own value.
+    fn shuffle(
+        &mut self,
+        first: u32,
+        mode: u8,
+        [val, off, width]: [u32; 3],
+        out: (u32, Option<u32>),
+    ) {
+        let nregs = self.nregs;
+        let reg =
+            |regs: &[f64], lane: usize, r: u32| regs[(first as usize + lane) * nregs + r as usize];
+        let vals: Vec<f64> = (0..WARP as usize)
+            .map(|l| reg(&self.regs, l, val))
+            .collect();
+        for lane in 0..WARP as usize {
+            let b = (reg(&self.regs, lane, off) as i64) & 31;
+            let w = reg(&self.regs, lane, width) as i64;
+            let segmask = (32 - w) & 31;
+            let clamp = if mode == 2 { 0 } else { 31 };
+            let l = lane as i64;
+            let max_lane = (l & segmask) | (clamp & !segmask);
+            let min_lane = l & segmask;
+            let (j, ok) = match mode {
+                2 => (l - b, l - b >= max_lane),
+                1 => (l + b, l + b <= max_lane),
+                0 => (l ^ b, (l ^ b) <= max_lane),
+                _ => {
+                    let j = min_lane | (b & !segmask);
+                    (j, j <= max_lane)
+                }
+            };
+            let src = if ok && (0..32).contains(&j) {
+                j as usize
+            } else {
+                lane
+            };
+            let base = (first as usize + lane) * nregs;
+            self.regs[base + out.0 as usize] = vals[src];
+            if let Some(v) = out.1 {
+                self.regs[base + v as usize] = f64::from(u8::from(ok));
+            }
+        }
     }
 }
