@@ -23,12 +23,14 @@ all: build
 # - MLIR 22 static libraries + libclang for mlir-sys's bindgen (mlir-bridge, rtile-mlir-opt);
 # - clang-22 + lld-22 (AMDGPU code objects, HIP compile tests), Debian's HIP 5.2 headers
 #   and ROCm device libraries (HIP compile tests);
-# - NVIDIA's ptxas from PyPI in .venv-cuda (PTX assembles with no spills: lit `ptxas`).
+# - NVIDIA's ptxas from PyPI in .venv-cuda (PTX assembles with no spills: lit `ptxas`), and
+#   cuobjdump (SASS of the tensor-core kernels: lit `cuobjdump`).
 APT_PKGS := llvm-22-dev llvm-22-tools mlir-22-tools libpolly-22-dev libzstd-dev \
             libmlir-22-dev libclang1-22 libclang-common-22-dev \
             clang-22 lld-22 libamdhip64-dev rocm-device-libs
 PTXAS_VENV := .venv-cuda
 PTXAS := $(PTXAS_VENV)/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin/ptxas
+CUOBJDUMP := $(PTXAS_VENV)/lib/python3.11/site-packages/nvidia/cu13/bin/cuobjdump
 deps:
 	@missing=""; for p in $(APT_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -46,6 +48,14 @@ deps:
 	  echo "deps: installing ptxas (nvidia-cuda-nvcc-cu12 12.9.86) into $(PTXAS_VENV)"; \
 	  { python3 -m venv $(PTXAS_VENV) && $(PTXAS_VENV)/bin/pip install -q nvidia-cuda-nvcc-cu12==12.9.86; } \
 	    || echo "deps: ptxas unavailable (lit tests that need it are reported UNSUPPORTED)"; \
+	fi
+	@if [ -x "$(CUOBJDUMP)" ] || [ -n "$${RTILE_CUOBJDUMP:-}" ] || command -v cuobjdump >/dev/null; then \
+	  echo "deps: cuobjdump present"; \
+	else \
+	  echo "deps: installing cuobjdump (nvidia-cuda-cuobjdump 13.5.37) into $(PTXAS_VENV)"; \
+	  { [ -x $(PTXAS_VENV)/bin/pip ] || python3 -m venv $(PTXAS_VENV); } \
+	    && $(PTXAS_VENV)/bin/pip install -q nvidia-cuda-cuobjdump==13.5.37 \
+	    || echo "deps: cuobjdump unavailable (lit tests that need it are reported UNSUPPORTED)"; \
 	fi
 
 # The ONNX backend test suite's runner and data ship in the onnx wheel (issue 13).

@@ -1,5 +1,5 @@
 //! rtile's dialects: te, rtile, tilegraph and vdevice, and the upstream subset te is written in and lowers to
-//! (func, arith, math, tensor reshapes, gpu, scf, memref, vector).
+//! (func, arith, math, tensor reshapes, gpu, scf, memref, vector, nvgpu).
 
 use ::rtile::dialect::DialectRegistry;
 
@@ -7,6 +7,7 @@ pub mod arith;
 pub mod func;
 pub mod gpu;
 pub mod memref;
+pub mod nvgpu;
 pub mod rtile;
 pub mod scf;
 pub mod te;
@@ -37,6 +38,7 @@ pub fn register_all(reg: &mut DialectRegistry) {
     reg.register(&scf::ScfDialect);
     reg.register(&memref::MemRefDialect);
     reg.register(&vector::VectorDialect);
+    reg.register(&nvgpu::NvgpuDialect);
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 
 pub mod attrs;
 pub mod launch;
+pub mod nvgpu;
 pub mod op;
 pub mod verify;
 

@@ -198,6 +198,16 @@ gpu_ops! {
     FPToUI = "arith.fptoui",
     /// `arith.bitcast`.
     Bitcast = "arith.bitcast",
+    /// `nvgpu.mma.sync`: warp-collective tensor-core MMA (properties in [`crate::nvgpu::MmaSync`]).
+    MmaSync = "nvgpu.mma.sync",
+    /// `nvgpu.ldmatrix`: warp-collective load of 8×8 matrices from shared memory.
+    LdMatrix = "nvgpu.ldmatrix",
+    /// `nvgpu.device_async_copy`: one thread's asynchronous global→shared copy (cp.async).
+    AsyncCopy = "nvgpu.device_async_copy",
+    /// `nvgpu.device_async_create_group`: commits the thread's pending copies as a group.
+    AsyncCreateGroup = "nvgpu.device_async_create_group",
+    /// `nvgpu.device_async_wait`: waits until at most `numGroups` groups are pending.
+    AsyncWait = "nvgpu.device_async_wait",
 }
 
 /// A `math` dialect function of the gpu-level IR.
@@ -313,6 +323,10 @@ impl GpuOp {
         use GpuOp as G;
         match self {
             G::Barrier | G::Return | G::Dealloc | G::Yield => (0, 0),
+            G::AsyncWait => (1, 0),
+            G::MmaSync => (3, 1),
+            G::LdMatrix | G::AsyncCreateGroup => (1, 1),
+            G::AsyncCopy => (2, 1),
             G::ThreadId
             | G::BlockId
             | G::BlockDim

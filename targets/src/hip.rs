@@ -440,6 +440,16 @@ impl<'a> HipEmitter<'a> {
             }
             G::LaneId => self.define(op, "(int64_t)__lane_id()")?,
             G::Barrier => self.line("__syncthreads();"),
+            // NVIDIA tensor-core and cp.async instructions have no HIP spelling; AMD's
+            // matrix cores (MFMA) are a separate lowering.
+            G::MmaSync | G::LdMatrix | G::AsyncCopy | G::AsyncCreateGroup | G::AsyncWait => {
+                return Err(self.err(
+                    op,
+                    format!(
+                        "HIP: '{name}' is an NVIDIA tensor-core/cp.async op (sm_80); HIP translation does not support it (AMD matrix cores need MFMA, not supported yet): translate this module with --to-ptx"
+                    ),
+                ));
+            }
             G::Shuffle => {
                 let mode = ctx
                     .inherent_attr(op, "mode")

@@ -212,6 +212,9 @@ pub fn translate(
         Output::Ptx { sm } => (Flavor::Nvptx, sm.as_str(), 3),
         Output::Amdgpu { gfx } => (Flavor::Amdgpu, gfx.as_str(), 3),
     };
+    if flavor == Flavor::Nvptx {
+        llvmir::nvgpu::check_arch(ctx, module, cpu)?;
+    }
     let tm = codegen::target_machine(flavor, cpu).map_err(plain)?;
     let text = llvm_text(ctx, module, name, flavor, &tm, opts)?;
     let llctx = inkwell::context::Context::create();

@@ -25,6 +25,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+pub mod nvgpu;
+
 /// The registers each thread of a block of `threads` may use so that one block fits an
 /// NVIDIA SM's 65,536 (every architecture since Kepler): its share rounded down to the
 /// allocation granularity of 8, at most 255. Emitted as `.maxnreg`: the construction sized
@@ -352,6 +354,15 @@ impl<'a> FnEmitter<'a> {
                 .to_string(),
             TypeKind::Vector { shape, elem, .. } if shape.len() == 1 => {
                 format!("<{} x {}>", shape[0], self.llvm_type(op, elem)?)
+            }
+            // A 2-D vector (an MMA fragment) is an array of rows, as upstream lowers it.
+            TypeKind::Vector { shape, elem, .. } if shape.len() == 2 => {
+                format!(
+                    "[{} x <{} x {}>]",
+                    shape[0],
+                    shape[1],
+                    self.llvm_type(op, elem)?
+                )
             }
             _ => {
                 return Err(self.err(
@@ -741,6 +752,9 @@ impl<'a> FnEmitter<'a> {
     }
 
     fn const_attr(&self, op: OpId, a: &Attribute, ty: &str) -> Result<String, Diagnostic> {
+        if let Some(c) = self.array_constant(op, a, ty)? {
+            return Ok(c);
+        }
         let scalar = |lit: &DenseLiteral, ety: &str| -> Option<String> {
             match lit {
                 DenseLiteral::Int(i) => Some(if ety == "i1" {
@@ -1016,6 +1030,14 @@ impl<'a> FnEmitter<'a> {
                     addrspace(asp)
                 ));
             }
+            G::Extract | G::Insert | G::Broadcast if self.on_2d_vector(op, g) => {
+                self.array_vector_op(op, g)?
+            }
+            G::MmaSync => self.mma_sync(op)?,
+            G::LdMatrix => self.ldmatrix(op)?,
+            G::AsyncCopy => self.async_copy(op)?,
+            G::AsyncCreateGroup => self.async_commit(op)?,
+            G::AsyncWait => self.async_wait(op)?,
             G::Extract | G::ExtractElement => {
                 let (v, vty) = self.scalar(op, operands[0])?;
                 let pos = self.position(op, &operands[1..])?;

@@ -62,6 +62,24 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# `cuobjdump`: NVIDIA's disassembler, to check the SASS of tensor-core kernels (HMMA, LDSM,
+# LDGSTS) without a GPU (RTILE_CUOBJDUMP, else cuobjdump on PATH, else .venv-cuda).
+def find_cuobjdump():
+    site = os.path.join(repo_root, ".venv-cuda", "lib", "python3.11", "site-packages", "nvidia")
+    cands = [os.environ.get("RTILE_CUOBJDUMP", ""), shutil.which("cuobjdump") or "",
+             os.path.join(site, "cu13", "bin", "cuobjdump"),
+             os.path.join(site, "cuda_cuobjdump", "bin", "cuobjdump")]
+    for c in cands:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+cuobjdump = find_cuobjdump()
+if cuobjdump:
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", cuobjdump))
+
 # `hip-clang`: clang-22 compiles HIP for gfx90a against Debian's HIP 5.2 headers and ROCm
 # device libraries (SETUP-NOTES.md §6). tests/lit/targets/Inputs/hip-compat.ll papers over
 # two header/library mismatches of that combination; it is assembled once here.

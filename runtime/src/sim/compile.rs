@@ -14,6 +14,10 @@ use rtile_gpu_vocab::{AddressSpace, GpuOp as G, MathFn};
 
 use super::ops::{Num, OpFn, scalar_fn};
 
+mod nvgpu;
+mod vector;
+pub use nvgpu::{AsyncCopyInst, WarpInst};
+
 /// Which memory a buffer lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Space {
@@ -126,6 +130,24 @@ pub enum Inst {
         step: u32,
     },
     Return,
+    /// A warp-collective op (`nvgpu.mma.sync`, `nvgpu.ldmatrix`): each lane of the warp stops
+    /// at it, then it executes once for the whole warp (`exec/warp.rs`).
+    Warp {
+        op: Box<WarpInst>,
+        at: u32,
+    },
+    /// `nvgpu.device_async_copy`: starts one thread's asynchronous copy (`exec/async_copy.rs`).
+    AsyncCopy {
+        op: Box<AsyncCopyInst>,
+        at: u32,
+    },
+    /// `nvgpu.device_async_create_group`: commits the thread's started copies as a group.
+    AsyncCommit,
+    /// `nvgpu.device_async_wait`: lands the thread's committed groups but the `keep` newest.
+    AsyncWait {
+        keep: u32,
+        at: u32,
+    },
 }
 
 /// A compiled kernel.
@@ -173,13 +195,22 @@ fn err(ctx: &Context, op: OpId, m: impl AsRef<str>) -> Diagnostic {
     Diagnostic::op_error(ctx, op, m)
 }
 
+/// The registers a value takes (a vector's elements, row-major, in consecutive registers)
+/// and its element type.
 fn lanes(t: &Type) -> Option<(u32, Num)> {
     match t.kind() {
-        TypeKind::Vector { shape, elem, .. } if shape.len() == 1 && shape[0] > 0 => {
-            Some((shape[0] as u32, Num::of(elem)?))
+        TypeKind::Vector { shape, elem, .. }
+            if !shape.is_empty() && shape.iter().all(|&d| d > 0) =>
+        {
+            Some((shape.iter().product::<i64>() as u32, Num::of(elem)?))
         }
         _ => Num::of(t).map(|n| (1, n)),
     }
+}
+
+/// Whether `t` is a scalar or a rank-1 vector (what memory accesses move).
+fn flat(t: &Type) -> bool {
+    !matches!(t.kind(), TypeKind::Vector { shape, .. } if shape.len() != 1)
 }
 
 impl<'c> Compiler<'c> {
@@ -340,6 +371,14 @@ impl<'c> Compiler<'c> {
         let operands = ctx.operands(op).to_vec();
         let results = ctx.results(op).to_vec();
         match g {
+            G::Constant
+                if matches!(
+                    ctx.inherent_attr(op, "value").map(|x| x.kind()),
+                    Some(AttrKind::DenseElements { .. })
+                ) =>
+            {
+                self.dense_constant(op)?
+            }
             G::Constant => {
                 let v = match ctx.inherent_attr(op, "value").map(|x| x.kind()) {
                     Some(AttrKind::Integer { value, .. }) => *value as f64,
@@ -450,6 +489,9 @@ impl<'c> Compiler<'c> {
                 self.memref(results[0], Space::Private, n, op)?;
             }
             G::Load | G::VectorLoad => {
+                if results.len() != 1 || !flat(ctx.value_type(results[0])) {
+                    return Err(err(ctx, op, "simulator: loads of rank-1 vectors only"));
+                }
                 let mem = self.mem(operands[0], op)?;
                 let idx = operands[1..]
                     .iter()
@@ -467,60 +509,12 @@ impl<'c> Compiler<'c> {
                     at,
                 });
             }
-            // Rank-1 vectors live in consecutive registers: lanes move one by one.
-            G::Extract | G::Insert | G::Broadcast => {
-                let [r] = results[..] else {
-                    return Err(err(ctx, op, "expects one result"));
-                };
-                let (n, _) = lanes(ctx.value_type(r)).ok_or_else(|| err(ctx, op, "bad result"))?;
-                let fixed = if g == G::Broadcast {
-                    None
-                } else {
-                    let pos = match ctx
-                        .inherent_attr(op, "static_position")
-                        .and_then(|a| a.as_dense_ints())
-                    {
-                        Some([k]) if *k >= 0 => *k as u32,
-                        _ => {
-                            return Err(err(
-                                ctx,
-                                op,
-                                "simulator: only a static position into a rank-1 vector is supported",
-                            ));
-                        }
-                    };
-                    let vec = operands[usize::from(g == G::Insert)];
-                    let (m, _) =
-                        lanes(ctx.value_type(vec)).ok_or_else(|| err(ctx, op, "bad vector"))?;
-                    if pos >= m {
-                        return Err(err(ctx, op, "position out of range"));
-                    }
-                    Some(pos)
-                };
-                let src = self.reg(operands[0], op)?;
-                let dst = self.def(r, op)?;
-                match (g, fixed) {
-                    (G::Extract, Some(k)) => {
-                        self.emit(Inst::Move { dst, src: src + k });
-                    }
-                    (G::Insert, Some(k)) => {
-                        let v = self.reg(operands[1], op)?;
-                        for l in 0..n {
-                            let from = if l == k { src } else { v + l };
-                            self.emit(Inst::Move {
-                                dst: dst + l,
-                                src: from,
-                            });
-                        }
-                    }
-                    _ => {
-                        for l in 0..n {
-                            self.emit(Inst::Move { dst: dst + l, src });
-                        }
-                    }
-                }
-            }
+            // Vectors live in consecutive registers (row-major): elements move one by one.
+            G::Extract | G::Insert | G::Broadcast => self.extract_insert(op, g)?,
             G::Store | G::VectorStore => {
+                if !flat(ctx.value_type(operands[0])) {
+                    return Err(err(ctx, op, "simulator: stores of rank-1 vectors only"));
+                }
                 let src = self.reg(operands[0], op)?;
                 let mem = self.mem(operands[1], op)?;
                 let idx = operands[2..]
@@ -601,9 +595,16 @@ impl<'c> Compiler<'c> {
                 let end = self.here();
                 self.patch(skip, end);
             }
+            G::MmaSync => self.mma_sync(op)?,
+            G::LdMatrix => self.ldmatrix(op)?,
+            G::AsyncCopy => self.async_copy(op)?,
+            G::AsyncCreateGroup => {
+                self.emit(Inst::AsyncCommit);
+            }
+            G::AsyncWait => self.async_wait(op)?,
+            G::Shuffle => self.shuffle(op)?,
             G::GlobalId
             | G::LaneId
-            | G::Shuffle
             | G::Alloc
             | G::Dealloc
             | G::Cast

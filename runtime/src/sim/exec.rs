@@ -11,6 +11,9 @@ use rayon::prelude::*;
 use super::compile::{Inst, Kernel, MemDesc, Space};
 use super::counters::{BlockProfile, RawProfile, WARP};
 
+mod async_copy;
+mod warp;
+
 pub use rtile_gpu_vocab::Launch;
 
 /// The grid and block sizes of a launch whose both are known (checked when it starts).
@@ -39,6 +42,12 @@ pub enum SimErrorKind {
     UninitializedRead,
     DataRace,
     BarrierDivergence,
+    /// A warp-collective op (`nvgpu.mma.sync`, `nvgpu.ldmatrix`) not reached by every lane
+    /// of a full warp together.
+    WarpDivergence,
+    /// A read or write of a `cp.async` destination before the `nvgpu.device_async_wait`
+    /// that completes the copy.
+    AsyncCopyPending,
     InvalidLaunch,
     Other,
 }
@@ -89,11 +98,15 @@ struct BlockState<'a> {
     pending: Option<SimError>,
     /// Profile counters, when profiling (`None` keeps the hot loop to one branch).
     prof: Option<Box<BlockProfile>>,
+    /// The threads' `cp.async` copies in flight.
+    asyncs: async_copy::AsyncState,
 }
 
 enum Stop {
     Barrier(u32),
     Done,
+    /// At a warp-collective instruction.
+    Warp(u32),
 }
 
 fn unflatten(t: u32, dims: [u32; 3]) -> [u32; 3] {
@@ -187,6 +200,7 @@ impl BlockState<'_> {
         m: &MemDesc,
         shown: usize,
     ) -> Result<(), SimError> {
+        self.check_async(buf, off, (tid, at), m, shown)?;
         let ph = self.phase;
         if !self.meta[buf].init[off] && self.pending.is_none() {
             let msg = format!(
@@ -226,6 +240,7 @@ impl BlockState<'_> {
         m: &MemDesc,
         shown: usize,
     ) -> Result<(), SimError> {
+        self.check_async(buf, off, (tid, at), m, shown)?;
         let meta = &mut self.meta[buf];
         let ph = self.phase;
         let other = if meta.w_phase[off] == ph && meta.writer[off] != tid {
@@ -473,6 +488,10 @@ impl BlockState<'_> {
                         }
                     }
                     Inst::Barrier { .. } => return Ok(Stop::Barrier(pc)),
+                    Inst::Warp { .. } => return Ok(Stop::Warp(pc)),
+                    Inst::AsyncCopy { op, at } => self.async_copy(tid, op, *at, r)?,
+                    Inst::AsyncCommit => self.async_commit(tid),
+                    Inst::AsyncWait { keep, at } => self.async_wait(tid, *keep, *at)?,
                     Inst::View {
                         dst,
                         off,
@@ -515,33 +534,54 @@ impl BlockState<'_> {
         loop {
             let mut at_barrier: Option<(u32, u32)> = None;
             let mut done: Option<u32> = None;
-            for t in 0..n {
-                if let Some(pc) = pcs[t as usize] {
-                    let stop = self.run_thread(t, pc)?;
-                    if let Some(p) = self.prof.as_deref_mut() {
-                        p.end_thread();
+            // Warp by warp: each lane runs until a barrier, the end, or a warp-collective op;
+            // when lanes wait at a collective, it executes for the warp and they go on.
+            for w in 0..n.div_ceil(WARP) {
+                let lanes = w * WARP..(w * WARP + WARP).min(n);
+                let mut waiting: Vec<Option<u32>> = vec![None; lanes.len()];
+                let mut live: Vec<bool> =
+                    lanes.clone().map(|t| pcs[t as usize].is_some()).collect();
+                loop {
+                    for t in lanes.clone() {
+                        let i = (t - lanes.start) as usize;
+                        let Some(pc) = pcs[t as usize].filter(|_| live[i]) else {
+                            continue;
+                        };
+                        let stop = self.run_thread(t, pc)?;
+                        if let Some(p) = self.prof.as_deref_mut() {
+                            p.end_thread();
+                        }
+                        live[i] = false;
+                        match stop {
+                            Stop::Barrier(b) => {
+                                pcs[t as usize] = Some(b + 1);
+                                at_barrier.get_or_insert((b, t));
+                                if at_barrier.is_some_and(|(b0, _)| b0 != b) || done.is_some() {
+                                    return Err(self.divergence(b, t));
+                                }
+                            }
+                            Stop::Done => {
+                                pcs[t as usize] = None;
+                                done.get_or_insert(t);
+                                if let Some((b, _)) = at_barrier {
+                                    return Err(self.divergence(b, t));
+                                }
+                            }
+                            Stop::Warp(p) => waiting[i] = Some(p),
+                        }
                     }
-                    match stop {
-                        Stop::Barrier(b) => {
-                            pcs[t as usize] = Some(b + 1);
-                            at_barrier.get_or_insert((b, t));
-                            if at_barrier.is_some_and(|(b0, _)| b0 != b) || done.is_some() {
-                                return Err(self.divergence(b, t));
-                            }
-                        }
-                        Stop::Done => {
-                            pcs[t as usize] = None;
-                            done.get_or_insert(t);
-                            if let Some((b, _)) = at_barrier {
-                                return Err(self.divergence(b, t));
-                            }
-                        }
+                    let Some(pc) = waiting.iter().flatten().next().copied() else {
+                        break;
+                    };
+                    self.warp_collective(pc, lanes.clone(), &waiting)?;
+                    for (i, t) in lanes.clone().enumerate() {
+                        pcs[t as usize] = Some(pc + 1);
+                        waiting[i] = None;
+                        live[i] = true;
                     }
                 }
                 // A warp's lanes have all run this phase: its warp-level counts are final.
-                if let Some(p) = self.prof.as_deref_mut()
-                    && ((t + 1) % WARP == 0 || t + 1 == n)
-                {
+                if let Some(p) = self.prof.as_deref_mut() {
                     p.end_warp();
                 }
             }
@@ -745,6 +785,7 @@ fn run_blocks(
                 block,
                 launch,
                 prof: profile.then(|| Box::new(BlockProfile::new(k))),
+                asyncs: Default::default(),
             };
             match st.run() {
                 Ok(()) => Ok(st.prof.map(|p| p.raw)),

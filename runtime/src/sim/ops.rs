@@ -295,6 +295,11 @@ pub fn scalar_fn(g: GpuOp) -> Option<OpFn> {
         | G::Yield
         | G::Load
         | G::Store
+        | G::MmaSync
+        | G::LdMatrix
+        | G::AsyncCopy
+        | G::AsyncCreateGroup
+        | G::AsyncWait
         | G::Alloca
         | G::Alloc
         | G::Dealloc

@@ -10,7 +10,7 @@ use rtile::ir::{Context, OpId};
 use serde_json::{Map, Value, json};
 
 use super::check::{kernel_name, load_text, reference_case, rel_err};
-use super::compile::{Inst, Kernel, Space, compile_kernel};
+use super::compile::{Inst, Kernel, Space, WarpInst, compile_kernel};
 use super::counters::InstCounters;
 use super::exec::{Launch, run_profiled};
 use super::ops::Num;
@@ -95,6 +95,14 @@ impl OpClass {
                 }
             }
             Inst::Barrier { .. } => OpClass::Barrier,
+            // Tensor-core ops and cp.async: classed, their accesses not modelled.
+            Inst::Warp { op, .. } => match **op {
+                WarpInst::Mma { .. } => OpClass::Fp,
+                WarpInst::LdMatrix { .. } => OpClass::SharedLd,
+                WarpInst::Shuffle { .. } => OpClass::Other,
+            },
+            Inst::AsyncCopy { .. } => OpClass::GlobalLd,
+            Inst::AsyncCommit | Inst::AsyncWait { .. } => OpClass::Other,
             Inst::Jump { .. }
             | Inst::JumpIfZero { .. }
             | Inst::ForCheck { .. }

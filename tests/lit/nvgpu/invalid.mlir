@@ -1,0 +1,138 @@
+// nvgpu verifier errors (upstream's rules and messages where upstream has one).
+// RUN: rtile-opt %s --split-input-file --verify-diagnostics
+
+func.func @mma_a_shape(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) {
+  // expected-error @+1 {{expected 256 warp-wide matrix A elements}}
+  %d = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<2x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @mma_b_shape(%a: vector<4x2xf16>, %b: vector<1x2xf16>, %c: vector<2x2xf32>) {
+  // expected-error @+1 {{expected 128 warp-wide matrix B elements}}
+  %d = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<1x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @mma_c_shape(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x1xf32>) {
+  // expected-error @+1 {{expected 128 warp-wide matrix C elements}}
+  %d = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x1xf32>) -> vector<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @mma_mixed(%a: vector<4x2xbf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) {
+  // expected-error @+1 {{failed to verify that matrixA and matrixB have same element type}}
+  %d = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @mma_no_shape(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) {
+  // expected-error @+1 {{requires 'mmaShape' = [m, n, k] of 3 integers}}
+  %d = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @ldmatrix_global(%g: memref<16x16xf16>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{srcMemref must have a memory space attribute of IntegerAttr(3) or gpu::AddressSpaceAttr(Workgroup)}}
+  %r = nvgpu.ldmatrix %g[%c0, %c0] {numTiles = 4 : i32, transpose = false} : memref<16x16xf16> -> vector<4x2xf16>
+  return
+}
+
+// -----
+
+func.func @ldmatrix_tiles(%sm: memref<16x16xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{expected vector register shape[0] and numTiles to match}}
+  %r = nvgpu.ldmatrix %sm[%c0, %c0] {numTiles = 4 : i32, transpose = false} : memref<16x16xf16, 3> -> vector<2x2xf16>
+  return
+}
+
+// -----
+
+func.func @ldmatrix_row(%sm: memref<16x16xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{expected vector register shape[1] = 2}}
+  %r = nvgpu.ldmatrix %sm[%c0, %c0] {numTiles = 4 : i32, transpose = false} : memref<16x16xf16, 3> -> vector<4x4xf16>
+  return
+}
+
+// -----
+
+func.func @ldmatrix_three(%sm: memref<16x16xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{expected numTiles to be 1, 2 or 4}}
+  %r = nvgpu.ldmatrix %sm[%c0, %c0] {numTiles = 3 : i32, transpose = false} : memref<16x16xf16, 3> -> vector<3x2xf16>
+  return
+}
+
+// -----
+
+func.func @ldmatrix_trans32(%sm: memref<16x16xf32, 3>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{nvgpu.ldmatrix transpose works only at 16b granularity}}
+  %r = nvgpu.ldmatrix %sm[%c0, %c0] {numTiles = 1 : i32, transpose = true} : memref<16x16xf32, 3> -> vector<1x1xf32>
+  return
+}
+
+// -----
+
+func.func @copy_size(%g: memref<16x16xf16>, %sm: memref<16x16xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{Requested copy elements is 3 with width 16. But copy elements could be one of 2, 4, 8.}}
+  %t = nvgpu.device_async_copy %g[%c0, %c0], %sm[%c0, %c0], 3 : memref<16x16xf16> to memref<16x16xf16, 3>
+  return
+}
+
+// -----
+
+func.func @copy_to_global(%g: memref<16x16xf16>, %h: memref<16x16xf16>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{destination memref must have a memory space attribute of IntegerAttr(3) or gpu::AddressSpaceAttr(Workgroup)}}
+  %t = nvgpu.device_async_copy %g[%c0, %c0], %h[%c0, %c0], 8 : memref<16x16xf16> to memref<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @copy_indices(%g: memref<16x16xf16>, %sm: memref<16x16xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{expected 2 source indices, got 1}}
+  %t = nvgpu.device_async_copy %g[%c0], %sm[%c0, %c0], 8 : memref<16x16xf16> to memref<16x16xf16, 3>
+  return
+}
+
+// -----
+
+func.func @copy_types(%g: memref<16x16xf32>, %sm: memref<16x16xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{source and destination must have the same element type}}
+  %t = nvgpu.device_async_copy %g[%c0, %c0], %sm[%c0, %c0], 8 : memref<16x16xf32> to memref<16x16xf16, 3>
+  return
+}
+
+// -----
+
+func.func @copy_bypass(%g: memref<16x16xf16>, %sm: memref<16x16xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{bypassL1 does not satify alignment for memref<16x16xf16, 3> with destination element 4. Unset bypassL1, or set destination element to 8}}
+  %t = nvgpu.device_async_copy %g[%c0, %c0], %sm[%c0, %c0], 4 {bypassL1} : memref<16x16xf16> to memref<16x16xf16, 3>
+  return
+}
+
+// -----
+
+func.func @wait_negative(%t: !nvgpu.device.async.token) {
+  // expected-error @+1 {{'numGroups' must be a non-negative i32}}
+  nvgpu.device_async_wait %t {numGroups = -1 : i32}
+  return
+}
