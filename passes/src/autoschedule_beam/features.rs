@@ -257,15 +257,7 @@ pub fn featurize(
         let red: u64 = node.domain[node.num_parallel..].iter().product();
         let per_thread: f64 = match loc {
             Loc::Root(_) | Loc::Shared(_) => (th.serial.iter().product::<u64>() * red) as f64,
-            _ => k.tiles[mk]
-                .register
-                .as_ref()
-                .map(|t| {
-                    let mut t = t.clone();
-                    t[node.num_parallel..].copy_from_slice(&node.domain[node.num_parallel..]);
-                    t.iter().product::<u64>() as f64
-                })
-                .unwrap_or(1.0),
+            _ => (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64,
         };
         let per_thread = if matches!(loc, Loc::Inline) {
             // Inlined: once per read by each consumer point (recomputed per use).
@@ -403,7 +395,7 @@ fn threads_of(k: &KernelPlan, mk: usize, n: usize, p: &Pipeline) -> Threads {
     let np = p.g.nodes[n].num_parallel;
     match &k.locs[mk] {
         Loc::Shared(s) => {
-            let region = k.tiles[mk].shared.clone().unwrap_or_default();
+            let region = union_tile(p, k, n, Level::Shared);
             Threads {
                 threads: region[..np]
                     .iter()
@@ -424,11 +416,72 @@ fn threads_of(k: &KernelPlan, mk: usize, n: usize, p: &Pipeline) -> Threads {
     }
 }
 
+/// The region of stage `n` its consumers in `k` read per thread (`Register`) or per
+/// block (`Shared`): the bounding box of every read, over each consumer's tile at that
+/// layer with whole reductions. Unlike one access's propagated tile (Welder §3.1, one
+/// read at a time), this covers a stencil's several reads (`%A[y, x]`, `%A[y, x + 1]`,
+/// ...), which is what a stage computed at that level must produce (§4).
+pub fn union_tile(p: &Pipeline, k: &KernelPlan, n: usize, layer: Level) -> Vec<u64> {
+    let node = &p.g.nodes[n];
+    let np = node.num_parallel;
+    let mut lo = vec![i64::MAX; np];
+    let mut hi = vec![i64::MIN; np];
+    for &(c, i) in &p.g.consumers[n] {
+        let Some(ck) = k.pos(c) else { continue };
+        let cnode = &p.g.nodes[c];
+        let mut t = match layer {
+            Level::Register => match &k.locs[ck] {
+                l if l.in_registers() => union_tile(p, k, c, Level::Register),
+                _ => k.tiles[ck].register.clone().unwrap_or_default(),
+            },
+            _ => k.tiles[ck].shared.clone().unwrap_or_default(),
+        };
+        t.resize(cnode.domain.len(), 1);
+        t[cnode.num_parallel..].copy_from_slice(&cnode.domain[cnode.num_parallel..]);
+        for (d, ix) in cnode.inputs[i].index.iter().enumerate().take(np) {
+            let (a, m) = match ix {
+                DimIndex::Affine(a) => (a, None),
+                DimIndex::Mod(a, m) => (a, Some(*m as i64)),
+                DimIndex::Unknown => {
+                    lo[d] = 0;
+                    hi[d] = node.out_shape[d] as i64 - 1;
+                    continue;
+                }
+            };
+            let (mut l, mut h) = (a.constant, a.constant);
+            for &(x, coef) in &a.terms {
+                let span = coef * (t.get(x).copied().unwrap_or(1) as i64 - 1);
+                l += span.min(0);
+                h += span.max(0);
+            }
+            let div = a.div.max(1) as i64;
+            let (mut l, mut h) = (l.div_euclid(div), h.div_euclid(div));
+            if let Some(m) = m
+                && h - l + 1 >= m
+            {
+                (l, h) = (0, m - 1);
+            }
+            lo[d] = lo[d].min(l);
+            hi[d] = hi[d].max(h);
+        }
+    }
+    (0..np)
+        .map(|d| {
+            if hi[d] < lo[d] {
+                1
+            } else {
+                ((hi[d] - lo[d] + 1) as u64).min(node.out_shape[d])
+            }
+        })
+        .collect()
+}
+
 /// The first consumer of `n` inside `k` and its member position.
 fn consumer_in(k: &KernelPlan, n: usize, p: &Pipeline) -> (usize, usize) {
     let c = p
         .consumers(n)
-        .into_iter()
+        .iter()
+        .copied()
         .find(|&c| k.pos(c).is_some())
         .unwrap_or(k.root);
     (c, k.pos(c).unwrap_or(k.members.len() - 1))

@@ -59,6 +59,7 @@ impl KernelPlan {
 /// Connect level of each input of every node under `locs` (inputs from stages outside the
 /// kernel, or undecided, are global).
 pub fn levels(p: &Pipeline, locs: &[Option<Loc>]) -> Levels {
+    let ko = p.kernels_of(locs);
     p.g.nodes
         .iter()
         .enumerate()
@@ -66,15 +67,10 @@ pub fn levels(p: &Pipeline, locs: &[Option<Loc>]) -> Levels {
             node.inputs
                 .iter()
                 .map(|inp| match inp.producer {
-                    Some(q)
-                        if p.kernel_of(locs, q).is_some()
-                            && p.kernel_of(locs, q) == p.kernel_of(locs, n) =>
-                    {
-                        match locs[q] {
-                            Some(Loc::Shared(_)) => Level::Shared,
-                            _ => Level::Register,
-                        }
-                    }
+                    Some(q) if ko[q].is_some() && ko[q] == ko[n] => match locs[q] {
+                        Some(Loc::Shared(_)) => Level::Shared,
+                        _ => Level::Register,
+                    },
                     _ => Level::Global,
                 })
                 .collect()
@@ -95,9 +91,8 @@ pub fn plan_kernel(
         Some(Loc::Root(Some(t))) => t.clone(),
         _ => default_tiling(p.extents(root)),
     };
-    let members: Vec<usize> = (0..=root)
-        .filter(|&n| p.kernel_of(locs, n) == Some(root))
-        .collect();
+    let ko = p.kernels_of(locs);
+    let members: Vec<usize> = (0..=root).filter(|&n| ko[n] == Some(root)).collect();
     let conn = |n: usize, i: usize| levels[n][i] != Level::Global;
     let sg = SubGraph {
         graph: g,

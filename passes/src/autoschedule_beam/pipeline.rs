@@ -12,6 +12,8 @@ use crate::connect::graph::{DimIndex, Graph, Input, build_graph};
 pub struct Pipeline {
     /// The operator graph (nodes in topological order).
     pub g: Graph,
+    /// Per node, its distinct consumers, ascending.
+    cons: Vec<Vec<usize>>,
     /// Per node, per input (= access): the read has a pad value (zero padding).
     pub padded: Vec<Vec<bool>>,
 }
@@ -42,7 +44,15 @@ impl Pipeline {
             let (c, _) = compute_from_op(ctx, n.op)?;
             padded.push(c.accesses.iter().map(|a| a.pad.is_some()).collect());
         }
-        Ok(Pipeline { g, padded })
+        let cons = (0..g.nodes.len())
+            .map(|n| {
+                let mut v: Vec<usize> = g.consumers[n].iter().map(|&(c, _)| c).collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect();
+        Ok(Pipeline { g, cons, padded })
     }
 
     /// Number of stages.
@@ -83,11 +93,22 @@ impl Pipeline {
     }
 
     /// The consumers of stage `n` (distinct, ascending).
-    pub fn consumers(&self, n: usize) -> Vec<usize> {
-        let mut v: Vec<usize> = self.g.consumers[n].iter().map(|&(c, _)| c).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
+    pub fn consumers(&self, n: usize) -> &[usize] {
+        &self.cons[n]
+    }
+
+    /// [`Pipeline::kernel_of`] for every stage at once (consumers come later in the
+    /// topological order, so one backward sweep).
+    pub fn kernels_of(&self, locs: &[Option<Loc>]) -> Vec<Option<usize>> {
+        let mut k = vec![None; self.len()];
+        for n in (0..self.len()).rev() {
+            k[n] = match locs[n].as_ref() {
+                None => None,
+                Some(Loc::Root(_)) => Some(n),
+                Some(_) => self.cons[n].first().and_then(|&c| k[c]),
+            };
+        }
+        k
     }
 
     /// The released code's forced-inline rule (§4; digest §3.2 [C]): an element-wise stage
@@ -95,7 +116,7 @@ impl Pipeline {
     /// and whose consumer is element-wise.
     pub fn must_inline(&self, n: usize) -> bool {
         let cons = self.consumers(n);
-        let [c] = cons[..] else { return false };
+        let [c] = *cons else { return false };
         let node = &self.g.nodes[n];
         !self.is_reduction(n)
             && !self.is_output(n)
@@ -133,7 +154,7 @@ impl Pipeline {
             return None;
         }
         let mut k = None;
-        for c in self.consumers(n) {
+        for &c in self.consumers(n) {
             let kc = self.kernel_of(locs, c)?;
             if k.is_some_and(|x| x != kc) {
                 return None;

@@ -180,13 +180,14 @@ impl Searcher<'_> {
     /// Features of every kernel of `locs` (roots decided), or why one is pruned.
     fn kernels(&mut self, locs: &[Option<Loc>]) -> Result<Vec<Featurized>, Pruned> {
         let lv = levels(self.p, locs);
+        let ko = self.p.kernels_of(locs);
         let mut out = Vec::new();
         for r in 0..self.p.len() {
             if !matches!(locs[r], Some(Loc::Root(_))) {
                 continue;
             }
             let key: MemoKey = (0..=r)
-                .filter(|&n| self.p.kernel_of(locs, n) == Some(r))
+                .filter(|&n| ko[n] == Some(r))
                 .map(|n| (n, locs[n].clone().unwrap_or(Loc::Inline)))
                 .collect();
             if self.opts.memoize
