@@ -50,6 +50,8 @@ rtile::declare_pass! {
             memoize: bool = "true", "memoize";
             /// deepest fusion: none (root and inline), register, shared
             fusion_level: String = "shared", "fusion-level", check = check_fusion;
+            /// keep to the kernels --lower-to-gpu lowers today (no fused member reads a value twice)
+            lowering_limits: bool = "true", "lowering-limits";
         }
         statistics {
             KERNELS: "kernels", "tilegraph.kernel ops created";
@@ -97,6 +99,7 @@ impl AutoscheduleBeam {
                 "register" => Fusion::Register,
                 _ => Fusion::Shared,
             },
+            lowering_limits: self.opts.lowering_limits,
         }
     }
 }

@@ -16,6 +16,8 @@ pub struct Pipeline {
     cons: Vec<Vec<usize>>,
     /// Per node, per input (= access): the read has a pad value (zero padding).
     pub padded: Vec<Vec<bool>>,
+    /// Per node: it reads one value through more than one access (a stencil's taps).
+    pub repeated: Vec<bool>,
 }
 
 /// True when `inp` is read at the identity index over the first `rank` domain axes of its
@@ -52,7 +54,21 @@ impl Pipeline {
                 v
             })
             .collect();
-        Ok(Pipeline { g, cons, padded })
+        let repeated = g
+            .nodes
+            .iter()
+            .map(|n| {
+                let distinct: std::collections::HashSet<_> =
+                    n.inputs.iter().map(|i| i.value).collect();
+                distinct.len() < n.inputs.len()
+            })
+            .collect();
+        Ok(Pipeline {
+            g,
+            cons,
+            padded,
+            repeated,
+        })
     }
 
     /// Number of stages.
@@ -162,6 +178,18 @@ impl Pipeline {
             k = Some(kc);
         }
         k
+    }
+
+    /// The fused lowering's limit on what may share a kernel (`lowering-limits=true`):
+    /// `--lower-to-gpu` reads a fused kernel's members by access while te keeps one operand
+    /// per distinct value (fuse.rs), so no member of a fused kernel may read a value more
+    /// than once. True when fusing `n` into its consumers' kernel keeps to that.
+    pub fn lowerable_fusion(&self, locs: &[Option<Loc>], n: usize) -> bool {
+        let Some(k) = self.fusion_kernel(locs, n) else {
+            return false;
+        };
+        let ko = self.kernels_of(locs);
+        !self.repeated[n] && (0..self.len()).all(|m| ko[m] != Some(k) || !self.repeated[m])
     }
 
     /// True when stage `c` and every stage from it to its root is element-wise and stored

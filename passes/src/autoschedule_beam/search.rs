@@ -49,6 +49,8 @@ pub struct SearchOptions {
     pub memoize: bool,
     /// Deepest fusion allowed.
     pub fusion: Fusion,
+    /// Keep to what `--lower-to-gpu` lowers today ([`Pipeline::lowerable_fusion`]).
+    pub lowering_limits: bool,
 }
 
 impl Default for SearchOptions {
@@ -60,6 +62,7 @@ impl Default for SearchOptions {
             freezing: true,
             memoize: true,
             fusion: Fusion::Shared,
+            lowering_limits: true,
         }
     }
 }
@@ -263,7 +266,8 @@ impl Searcher<'_> {
         if p.is_output(n) {
             return vec![with(Loc::Root(None))];
         }
-        let reg = p.register_fusable(&s.locs, n);
+        let lowerable = !self.opts.lowering_limits || p.lowerable_fusion(&s.locs, n);
+        let reg = lowerable && p.register_fusable(&s.locs, n);
         if let Some(f) = &frozen[n] {
             let legal = match f {
                 Loc::Root(_) => true,
@@ -287,7 +291,8 @@ impl Searcher<'_> {
         if reg && self.opts.fusion >= Fusion::Register {
             out.push(with(Loc::Register));
         }
-        if self.opts.fusion >= Fusion::Shared && p.fusion_kernel(&s.locs, n).is_some() {
+        if self.opts.fusion >= Fusion::Shared && lowerable && p.fusion_kernel(&s.locs, n).is_some()
+        {
             out.extend(self.shared_children(s, n));
         }
         out
