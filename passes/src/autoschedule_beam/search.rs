@@ -108,6 +108,8 @@ impl Rng {
 struct State {
     locs: Vec<Option<Loc>>,
     cost: f64,
+    /// Per root stage, its kernel's cost (0 elsewhere); `cost` is their sum.
+    kcost: Vec<f64>,
     penalized: bool,
 }
 
@@ -181,68 +183,83 @@ struct Searcher<'a> {
 
 impl Searcher<'_> {
     /// Features of every kernel of `locs` (roots decided), or why one is pruned.
-    fn kernels(&mut self, locs: &[Option<Loc>]) -> Result<Vec<Featurized>, Pruned> {
+    fn kernels(&mut self, locs: &[Option<Loc>]) -> Vec<Featurized> {
         let lv = levels(self.p, locs);
         let ko = self.p.kernels_of(locs);
-        let mut out = Vec::new();
-        for r in 0..self.p.len() {
-            if !matches!(locs[r], Some(Loc::Root(_))) {
-                continue;
-            }
-            let key: MemoKey = (0..=r)
-                .filter(|&n| ko[n] == Some(r))
-                .map(|n| (n, locs[n].clone().unwrap_or(Loc::Inline)))
-                .collect();
-            if self.opts.memoize
-                && let Some(f) = self.memo.get(&key)
-            {
-                self.hits += 1;
-                out.push(f.clone());
-                continue;
-            }
-            self.misses += 1;
-            let f = Rc::new(plan_kernel(self.p, locs, &lv, r, self.dev).and_then(|k| {
-                let f = featurize(self.p, &k, &lv, self.dev);
-                // §4.6 rule 1: excessive recompute of a fused stage.
-                for sf in &f {
-                    if !sf.root && sf.points_computed > MAX_RECOMPUTE * sf.num_scalars.max(1.0) {
-                        return Err(Pruned::Recompute);
-                    }
-                }
-                Ok((k, f))
-            }));
-            if self.opts.memoize {
-                self.memo.insert(key, f.clone());
-            }
-            out.push(f);
-        }
-        Ok(out)
+        (0..self.p.len())
+            .filter(|&r| matches!(locs[r], Some(Loc::Root(_))))
+            .map(|r| self.kernel(locs, &lv, &ko, r))
+            .collect()
     }
 
-    /// The cost of `locs` (the model is re-run on every state, §3.3), `None` if pruned.
-    fn cost(&mut self, locs: &[Option<Loc>]) -> Option<f64> {
-        self.evaluated += 1;
-        let ks = self.kernels(locs).ok()?;
-        let mut total = 0.0;
-        for k in ks {
-            let (_, f) = k.as_ref().as_ref().ok()?;
-            total += f
-                .iter()
-                .map(|sf| stage_cost(sf, &self.coef, self.dev).total())
-                .sum::<f64>();
+    /// The plan and features of the kernel rooted at `r` (memoized, §3.3).
+    fn kernel(
+        &mut self,
+        locs: &[Option<Loc>],
+        lv: &crate::connect::tiling::Levels,
+        ko: &[Option<usize>],
+        r: usize,
+    ) -> Featurized {
+        let key: MemoKey = (0..=r)
+            .filter(|&n| ko[n] == Some(r))
+            .map(|n| (n, locs[n].clone().unwrap_or(Loc::Inline)))
+            .collect();
+        if self.opts.memoize
+            && let Some(f) = self.memo.get(&key)
+        {
+            self.hits += 1;
+            return f.clone();
         }
-        Some(total)
+        self.misses += 1;
+        let f = Rc::new(plan_kernel(self.p, locs, lv, r, self.dev).and_then(|k| {
+            let f = featurize(self.p, &k, lv, self.dev);
+            // §4.6 rule 1: excessive recompute of a fused stage.
+            for sf in &f {
+                if !sf.root && sf.points_computed > MAX_RECOMPUTE * sf.num_scalars.max(1.0) {
+                    return Err(Pruned::Recompute);
+                }
+            }
+            Ok((k, f))
+        }));
+        if self.opts.memoize {
+            self.memo.insert(key, f.clone());
+        }
+        f
+    }
+
+    /// The child `locs` of `parent` that decided stage `n`, costed, or `None` if pruned.
+    /// A decision changes one kernel (the one `n` joins or roots; consumers of an undecided
+    /// stage already read it from global memory), so that kernel is featurized (through
+    /// the memo) and the model re-run on it; the others keep the parent's costs, which are
+    /// what the model gives them (their features do not depend on other kernels here).
+    fn cost_child(&mut self, parent: &State, locs: Vec<Option<Loc>>, n: usize) -> Option<State> {
+        self.evaluated += 1;
+        let ko = self.p.kernels_of(&locs);
+        let r = ko[n]?;
+        let lv = levels(self.p, &locs);
+        let k = self.kernel(&locs, &lv, &ko, r);
+        let (_, f) = k.as_ref().as_ref().ok()?;
+        let c: f64 = f
+            .iter()
+            .map(|sf| stage_cost(sf, &self.coef, self.dev).total())
+            .sum();
+        let mut kcost = parent.kcost.clone();
+        kcost[r] = c;
+        Some(State {
+            cost: kcost.iter().sum(),
+            kcost,
+            locs,
+            penalized: false,
+        })
     }
 
     /// Per-stage costs of a complete schedule (for freezing).
     fn stage_costs(&mut self, locs: &[Option<Loc>]) -> Vec<f64> {
         let mut c = vec![0.0; self.p.len()];
-        if let Ok(ks) = self.kernels(locs) {
-            for k in ks {
-                if let Ok((plan, f)) = k.as_ref() {
-                    for (&n, sf) in plan.members.iter().zip(f) {
-                        c[n] = stage_cost(sf, &self.coef, self.dev).total();
-                    }
+        for k in self.kernels(locs) {
+            if let Ok((plan, f)) = k.as_ref() {
+                for (&n, sf) in plan.members.iter().zip(f) {
+                    c[n] = stage_cost(sf, &self.coef, self.dev).total();
                 }
             }
         }
@@ -464,6 +481,7 @@ fn beam_pass(
     let mut beam = vec![State {
         locs: vec![None; p.len()],
         cost: 0.0,
+        kcost: vec![0.0; p.len()],
         penalized: false,
     }];
     let mut seen: HashMap<u64, u32> = HashMap::new();
@@ -506,6 +524,7 @@ fn beam_pass(
                         None => {
                             next.push(State {
                                 penalized: false,
+                                cost: st.kcost.iter().sum(),
                                 ..st
                             });
                             continue;
@@ -513,7 +532,7 @@ fn beam_pass(
                     }
                 };
                 let depth = if pre { -1 } else { pass };
-                for kid in sample(s, rng, kids, depth) {
+                for kid in sample(s, rng, &st, n, kids, depth) {
                     next.push(kid);
                 }
             }
@@ -541,21 +560,20 @@ fn beam_pass(
 fn sample(
     s: &mut Searcher<'_>,
     rng: &mut Rng,
+    parent: &State,
+    n: usize,
     kids: Vec<Vec<Option<Loc>>>,
     depth: i32,
 ) -> Vec<State> {
     let mut out = Vec::new();
-    let cost = |s: &mut Searcher<'_>, locs: Vec<Option<Loc>>, out: &mut Vec<State>| {
-        if let Some(c) = s.cost(&locs) {
-            out.push(State {
-                locs,
-                cost: c,
-                penalized: false,
-            });
+    let cost = |s: &mut Searcher<'_>, locs: Vec<Option<Loc>>, out: &mut Vec<State>| match s
+        .cost_child(parent, locs, n)
+    {
+        Some(st) => {
+            out.push(st);
             true
-        } else {
-            false
         }
+        None => false,
     };
     if !s.opts.sampling {
         for kid in kids {

@@ -328,7 +328,9 @@ fn memoization_does_not_change_the_schedule() {
         assert_eq!(on.locs, off.locs);
         assert_eq!(on.cost, off.cost);
         assert_eq!(on.states_evaluated, off.states_evaluated);
-        assert!(on.memo_hits > 0 && off.memo_hits == 0);
+        assert_eq!(off.memo_hits, 0);
+        // The beam revisits kernels (the same root tiling under different fusions).
+        assert!(k == 1 || on.memo_hits > 0);
     }
 }
 
