@@ -152,3 +152,61 @@ fn conv_relu_matches_a_naive_loop_nest() {
         assert!((g - w).abs() <= 1e-4 * w.abs().max(1.0), "{g} vs {w}");
     }
 }
+
+/// The model's global sector counts (`features.rs`, §5.1) against the simulator's
+/// counters on the lowered kernel: a point-wise stage read in rows and one read
+/// transposed, greedy schedules, loads and stores per kernel.
+#[test]
+fn feature_sectors_match_the_simulator_counters() {
+    use rtile::ir::OpId;
+    use rtile_dialects::te::module::{new_context, parse_and_verify};
+    use rtile_passes::autoschedule_beam::features::featurize;
+    use rtile_passes::autoschedule_beam::kernel::{levels, plan_kernel};
+    use rtile_passes::autoschedule_beam::pipeline::Pipeline as Stages;
+    use rtile_passes::autoschedule_beam::search::{SearchOptions, search};
+    use rtile_passes::device::Device;
+    use rtile_runtime::sim::profile::{OpClass, profile_text};
+
+    let dev = Device::builtin("v100").expect("v100");
+    for text in [
+        "func.func @f(%A: tensor<64x256xf32>) -> tensor<64x256xf32> {\n  %C = te.compute (%i, %j) in [64, 256] : (tensor<64x256xf32>) -> tensor<64x256xf32> { %A[%i, %j] * 2.0 }\n  func.return %C : tensor<64x256xf32>\n}",
+        "func.func @f(%A: tensor<256x64xf32>) -> tensor<64x256xf32> {\n  %C = te.compute (%i, %j) in [64, 256] : (tensor<256x64xf32>) -> tensor<64x256xf32> { %A[%j, %i] * 2.0 }\n  func.return %C : tensor<64x256xf32>\n}",
+    ] {
+        let mut ctx = new_context();
+        let m = parse_and_verify(&mut ctx, "p.mlir", text).expect("parses");
+        let f = ctx
+            .collect_ops(m)
+            .into_iter()
+            .find(|&o| ctx.op_name(o) == "func.func")
+            .expect("a function");
+        let b = ctx.region_blocks(ctx.regions(f)[0])[0];
+        let ops: Vec<OpId> = ctx.block_ops(b).collect();
+        let p = Stages::build(&ctx, &ops).expect("a pipeline");
+        let opts = SearchOptions {
+            beam: 1,
+            ..SearchOptions::default()
+        };
+        let out = search(&p, &dev, &opts).expect("schedules");
+        let locs: Vec<_> = out.locs.into_iter().map(Some).collect();
+        let lv = levels(&p, &locs);
+        let k = plan_kernel(&p, &locs, &lv, 0, &dev).expect("fits");
+        let feat = &featurize(&p, &k, &lv, &dev)[0];
+        let lowered = opt(text, "device=v100 beam-size=1", true).expect("lowers");
+        let prof = profile_text("p.gpu.mlir", &lowered, 3, None).expect("profiles");
+        let kp = &prof.kernels[0];
+        assert!(!kp.sampled());
+        let (ld, st) = (kp.total(OpClass::GlobalLd), kp.total(OpClass::GlobalSt));
+        assert_eq!(
+            ld.sectors as f64,
+            feat.num_blocks * feat.num_global_mem_loads_per_block,
+            "loads, tiling {:?}",
+            k.tiling
+        );
+        assert_eq!(
+            st.sectors as f64,
+            feat.num_blocks * feat.num_global_mem_stores_per_block,
+            "stores, tiling {:?}",
+            k.tiling
+        );
+    }
+}
