@@ -232,10 +232,6 @@ pub fn featurize(
 ) -> Vec<StageFeatures> {
     let g = &p.g;
     let warp = dev.teu_width.max(1);
-    let sector = dev.layers[Device::GLOBAL].transaction_bytes.unwrap_or(32);
-    let banks = dev.layers[Device::SHARED].banks.unwrap_or(32);
-    let bank_bytes = dev.layers[Device::SHARED].bank_bytes.unwrap_or(4);
-    let shared_unit = banks * bank_bytes;
     let root_ext = p.extents(k.root);
     let num_blocks: u64 = k.tiling.blocks(root_ext).iter().product();
     let block_threads = k.tiling.num_threads().max(1);
@@ -265,76 +261,7 @@ pub fn featurize(
         } else {
             per_thread
         };
-        let (mut gl, mut sl, mut gs, mut ss) =
-            (Tx::default(), Tx::default(), Tx::default(), Tx::default());
-        for (first, lanes, times) in warps(nthreads, warp) {
-            let coords = lane_coords(&th.threads, first..first + lanes);
-            let points: Vec<Vec<i64>> = coords
-                .iter()
-                .map(|c| lane_point(p, k, mk, n, c, &th))
-                .collect();
-            let times = times as f64 * per_thread;
-            for (i, inp) in node.inputs.iter().enumerate() {
-                match levels[n][i] {
-                    Level::Register => {}
-                    Level::Global => {
-                        let addrs: Vec<i64> = points
-                            .iter()
-                            .map(|x| linear(&element(inp, x), &inp.shape) * inp.elem_bytes as i64)
-                            .collect();
-                        gl.add(
-                            global_sectors(&addrs, inp.elem_bytes, sector),
-                            times,
-                            sector,
-                        );
-                    }
-                    Level::Shared => {
-                        let q = inp.producer.and_then(|q| k.pos(q)).unwrap_or(mk);
-                        let tile = k.tiles[q].shared.clone().unwrap_or_default();
-                        let np = g.nodes[k.members[q]].num_parallel;
-                        let addrs: Vec<i64> = points
-                            .iter()
-                            .map(|x| linear(&element(inp, x), &tile[..np]) * inp.elem_bytes as i64)
-                            .collect();
-                        sl.add(
-                            bank_conflicts(&addrs, inp.elem_bytes, banks, bank_bytes),
-                            times,
-                            shared_unit,
-                        );
-                    }
-                }
-            }
-            // Stores: a root stage writes global memory, a block-level stage its shared
-            // tile, once per point of its serial tile.
-            let store_times = times / red.max(1) as f64;
-            let out_addrs = |shape: &[u64]| -> Vec<i64> {
-                points
-                    .iter()
-                    .map(|x| linear(&x[..node.num_parallel], shape) * node.out_bytes as i64)
-                    .collect()
-            };
-            match loc {
-                Loc::Root(_) => gs.add(
-                    global_sectors(&out_addrs(&node.out_shape), node.out_bytes, sector),
-                    store_times,
-                    sector,
-                ),
-                Loc::Shared(_) => {
-                    let tile = k.tiles[mk].shared.clone().unwrap_or_default();
-                    ss.add(
-                        bank_conflicts(
-                            &out_addrs(&tile[..node.num_parallel]),
-                            node.out_bytes,
-                            banks,
-                            bank_bytes,
-                        ),
-                        store_times,
-                        shared_unit,
-                    );
-                }
-                _ => {}
-            }
-        }
+        let [gl, sl, gs, ss] = transactions(p, k, levels, dev, mk, &th, per_thread);
         let active_warps = nthreads.div_ceil(warp);
         let unique_global: u64 = node
             .inputs
@@ -387,6 +314,102 @@ pub fn featurize(
         });
     }
     out
+}
+
+/// The memory transactions per block of member `mk` running on threads `th`, `per_thread`
+/// body iterations per thread: global loads, shared loads, global stores, shared stores
+/// (a regular warp and the tail warp, each access evaluated lane by lane).
+fn transactions(
+    p: &Pipeline,
+    k: &KernelPlan,
+    levels: &Levels,
+    dev: &Device,
+    mk: usize,
+    th: &Threads,
+    per_thread: f64,
+) -> [Tx; 4] {
+    let g = &p.g;
+    let n = k.members[mk];
+    let node = &g.nodes[n];
+    let loc = &k.locs[mk];
+    let warp = dev.teu_width.max(1);
+    let sector = dev.layers[Device::GLOBAL].transaction_bytes.unwrap_or(32);
+    let banks = dev.layers[Device::SHARED].banks.unwrap_or(32);
+    let bank_bytes = dev.layers[Device::SHARED].bank_bytes.unwrap_or(4);
+    let shared_unit = banks * bank_bytes;
+    let red: u64 = node.domain[node.num_parallel..].iter().product();
+    let nthreads: u64 = th.threads.iter().product::<u64>().max(1);
+    let (mut gl, mut sl, mut gs, mut ss) =
+        (Tx::default(), Tx::default(), Tx::default(), Tx::default());
+    for (first, lanes, times) in warps(nthreads, warp) {
+        let coords = lane_coords(&th.threads, first..first + lanes);
+        let points: Vec<Vec<i64>> = coords
+            .iter()
+            .map(|c| lane_point(p, k, mk, n, c, th))
+            .collect();
+        let times = times as f64 * per_thread;
+        for (i, inp) in node.inputs.iter().enumerate() {
+            match levels[n][i] {
+                Level::Register => {}
+                Level::Global => {
+                    let addrs: Vec<i64> = points
+                        .iter()
+                        .map(|x| linear(&element(inp, x), &inp.shape) * inp.elem_bytes as i64)
+                        .collect();
+                    gl.add(
+                        global_sectors(&addrs, inp.elem_bytes, sector),
+                        times,
+                        sector,
+                    );
+                }
+                Level::Shared => {
+                    let q = inp.producer.and_then(|q| k.pos(q)).unwrap_or(mk);
+                    let tile = k.tiles[q].shared.clone().unwrap_or_default();
+                    let np = g.nodes[k.members[q]].num_parallel;
+                    let addrs: Vec<i64> = points
+                        .iter()
+                        .map(|x| linear(&element(inp, x), &tile[..np]) * inp.elem_bytes as i64)
+                        .collect();
+                    sl.add(
+                        bank_conflicts(&addrs, inp.elem_bytes, banks, bank_bytes),
+                        times,
+                        shared_unit,
+                    );
+                }
+            }
+        }
+        // Stores: a root stage writes global memory, a block-level stage its shared
+        // tile, once per point of its serial tile.
+        let store_times = times / red.max(1) as f64;
+        let out_addrs = |shape: &[u64]| -> Vec<i64> {
+            points
+                .iter()
+                .map(|x| linear(&x[..node.num_parallel], shape) * node.out_bytes as i64)
+                .collect()
+        };
+        match loc {
+            Loc::Root(_) => gs.add(
+                global_sectors(&out_addrs(&node.out_shape), node.out_bytes, sector),
+                store_times,
+                sector,
+            ),
+            Loc::Shared(_) => {
+                let tile = k.tiles[mk].shared.clone().unwrap_or_default();
+                ss.add(
+                    bank_conflicts(
+                        &out_addrs(&tile[..node.num_parallel]),
+                        node.out_bytes,
+                        banks,
+                        bank_bytes,
+                    ),
+                    store_times,
+                    shared_unit,
+                );
+            }
+            _ => {}
+        }
+    }
+    [gl, sl, gs, ss]
 }
 
 /// The threads a member runs on: the root's tiling; a block-level stage its own threads
