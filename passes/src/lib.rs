@@ -1,5 +1,6 @@
 //! rtile's passes and analyses, one module per pass, named after its flag.
 
+pub mod autoschedule_beam;
 pub mod axis_fusion;
 pub mod connect;
 pub mod construct_rtile;
@@ -43,6 +44,7 @@ pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(rtile_select::RtileSelect::default()));
     reg.register(|| Box::new(lower_to_gpu::LowerToGpu::default()));
     reg.register(|| Box::new(connect::pass::Connect::default()));
+    reg.register(|| Box::new(autoschedule_beam::pass::AutoscheduleBeam::default()));
     reg.register(|| Box::new(wavefront_pack::pass::WavefrontPack::default()));
 }
 

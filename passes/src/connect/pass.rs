@@ -148,10 +148,42 @@ fn decision_attr(d: Option<&Decision>) -> Attribute {
 /// Moves `plan`'s members into a new `tilegraph.kernel`, placed where the last member
 /// was, with the attributes of the schedule ([`reorder_block`] then fixes the order).
 fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device: &str) {
-    let ops: Vec<OpId> = plan.members.iter().map(|&m| g.nodes[m].op).collect();
+    let k = build_kernel_op(ctx, g, &plan.members, &s.levels, &plan.tiles, device);
+    for &m in &plan.members {
+        let o = g.nodes[m].op;
+        let ds: Vec<Attribute> = (0..s.levels[m].len())
+            .map(|i| decision_attr(s.decisions.get(&(m, i))))
+            .collect();
+        ctx.set_attr(o, DECISIONS, Attribute::array(ds));
+    }
+    let mut traffic = vec![(Level::Global, plan.global_traffic)];
+    if plan.shared_traffic > 0 {
+        traffic.push((Level::Shared, plan.shared_traffic));
+    }
+    let mut fp = vec![(Level::Shared, plan.shared_footprint)];
+    if plan.register_footprint > 0 {
+        fp.push((Level::Register, plan.register_footprint));
+    }
+    ctx.set_attr(k, TRAFFIC, bytes_per_level_attr(&traffic));
+    ctx.set_attr(k, FOOTPRINT, bytes_per_level_attr(&fp));
+}
+
+/// Moves the ops of `members` (graph nodes, ascending) into a new `tilegraph.kernel`
+/// placed where the last member was, with each member's connect levels (`levels`, indexed
+/// by node) and tiles (indexed like `members`) and the kernel's `tilegraph.device`; the
+/// uses of its results outside are redirected to the kernel. Shared by `--connect` and
+/// `--autoschedule-beam`; [`reorder_block`] fixes the block's order afterwards.
+pub fn build_kernel_op(
+    ctx: &mut Context,
+    g: &Graph,
+    members: &[usize],
+    levels: &[Vec<Level>],
+    tiles: &[rtile_dialects::tilegraph::LayerTiles],
+    device: &str,
+) -> OpId {
+    let ops: Vec<OpId> = members.iter().map(|&m| g.nodes[m].op).collect();
     let is_member = |o: OpId| ops.contains(&o);
-    let outputs: Vec<Value> = plan
-        .members
+    let outputs: Vec<Value> = members
         .iter()
         .map(|&m| g.nodes[m].result)
         .filter(|&v| ctx.uses(v).iter().any(|u| !is_member(u.op)))
@@ -167,20 +199,11 @@ fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device:
     st.span = ctx.op(last).span;
     let k = ctx.create_op(st);
     ctx.insert_op_before(last, k);
-    for (&m, &o) in plan.members.iter().zip(&ops) {
+    for (j, (&m, &o)) in members.iter().zip(&ops).enumerate() {
         ctx.detach_op(o);
         ctx.append_op(body, o);
-        let levels = &s.levels[m];
-        set_connect_levels(ctx, o, levels);
-        set_tiles(
-            ctx,
-            o,
-            &plan.tiles[plan.members.binary_search(&m).unwrap_or(0)],
-        );
-        let ds: Vec<Attribute> = (0..levels.len())
-            .map(|i| decision_attr(s.decisions.get(&(m, i))))
-            .collect();
-        ctx.set_attr(o, DECISIONS, Attribute::array(ds));
+        set_connect_levels(ctx, o, &levels[m]);
+        set_tiles(ctx, o, &tiles[j]);
     }
     let mut y = OperationState::new(YIELD);
     y.operands = outputs.clone();
@@ -195,17 +218,8 @@ fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device:
             }
         }
     }
-    let mut traffic = vec![(Level::Global, plan.global_traffic)];
-    if plan.shared_traffic > 0 {
-        traffic.push((Level::Shared, plan.shared_traffic));
-    }
-    let mut fp = vec![(Level::Shared, plan.shared_footprint)];
-    if plan.register_footprint > 0 {
-        fp.push((Level::Register, plan.register_footprint));
-    }
     ctx.set_attr(k, DEVICE, Attribute::string(device));
-    ctx.set_attr(k, TRAFFIC, bytes_per_level_attr(&traffic));
-    ctx.set_attr(k, FOOTPRINT, bytes_per_level_attr(&fp));
+    k
 }
 
 /// The op directly in block `b` that holds `op` (itself, or an ancestor).
@@ -221,7 +235,7 @@ fn top_level_in(ctx: &Context, b: BlockId, mut op: OpId) -> Option<OpId> {
 /// Reorders block `b` topologically, keeping the current order where the dependencies
 /// allow it: a kernel placed where its last member was may be used by an op that came
 /// before it (an op between two members), which must now follow it.
-fn reorder_block(ctx: &mut Context, b: BlockId) {
+pub fn reorder_block(ctx: &mut Context, b: BlockId) {
     let ops: Vec<OpId> = ctx.block_ops(b).collect();
     let index = |o: OpId| ops.iter().position(|&x| x == o);
     let mut deps: Vec<Vec<usize>> = vec![Vec::new(); ops.len()];

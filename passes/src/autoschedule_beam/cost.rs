@@ -1,0 +1,116 @@
+//! The cost terms of OOPSLA'21 Appendix B over the features of [`super::features`], with
+//! coefficients derived from the device's throughputs instead of the paper's network
+//! (docs/passes/autoschedule-beam.md, "Cost model").
+//!
+//! Where the paper and the released code differ (digest §5.3), this follows **Appendix B
+//! as printed**: the per-thread load terms are inside `num_realizations × (…)`, global
+//! *and* shared load transactions are divided by their efficiencies, and the compute term
+//! is `points_computed × c` (the released code's extra `num_scalars` term is left out).
+//! Terms whose coefficient the paper learns and for which no device throughput gives a
+//! value (false sharing, malloc, parallel tasks, working set, the per-point/per-task
+//! byte terms) have a coefficient of 0: the register rule prunes what the working-set term
+//! would penalise (§4.6 rule 5).
+
+use super::features::StageFeatures;
+use crate::device::Device;
+
+/// The shipped coefficients, seconds per unit (the `cN` names of Appendix B).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coefficients {
+    /// c19/c4: seconds per flop at the device's SIMT peak (× flops per point).
+    pub per_flop: f64,
+    /// c28 (global load transactions) and c21 (global store transactions): a sector
+    /// moved at the L1/shared throughput (requests are served by L1 before DRAM).
+    pub global_transaction: f64,
+    /// c27 (shared loads) and c29 (shared stores): one 128-byte bank cycle at the shared
+    /// bandwidth.
+    pub shared_transaction: f64,
+    /// c6: a unique global byte read per realization, at DRAM bandwidth.
+    pub global_byte: f64,
+    /// c25: one kernel launch.
+    pub launch: f64,
+    /// The warps per SM that saturate it (occupancy below it scales every throughput
+    /// term up; **[Interp]**: a quarter of the SM's warp slots).
+    pub saturating_warps: f64,
+}
+
+impl Coefficients {
+    /// Defaults from `dev`'s description.
+    pub fn from_device(dev: &Device) -> Coefficients {
+        let sector = dev.layers[Device::GLOBAL].transaction_bytes.unwrap_or(32) as f64;
+        let shared = &dev.layers[Device::SHARED];
+        let unit = (shared.banks.unwrap_or(32) * shared.bank_bytes.unwrap_or(4)) as f64;
+        let shared_bw = dev.bandwidth(Device::SHARED);
+        Coefficients {
+            per_flop: 1.0 / (dev.peak("f32").simt_gflops * 1e9),
+            global_transaction: sector / shared_bw,
+            shared_transaction: unit / shared_bw,
+            global_byte: 1.0 / dev.bandwidth(Device::GLOBAL),
+            launch: dev.launch_us * 1e-6,
+            saturating_warps: (dev.max_threads_per_core / dev.teu_width.max(1)) as f64 / 4.0,
+        }
+    }
+}
+
+/// The cost terms of one stage, seconds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StageCost {
+    /// Compute.
+    pub compute: f64,
+    /// Loads (global and shared transactions, unique global bytes).
+    pub load: f64,
+    /// Stores.
+    pub store: f64,
+    /// Launches.
+    pub parallelism: f64,
+}
+
+impl StageCost {
+    /// The stage's cost (Appendix B: `compute + store + load + malloc + parallelism +
+    /// working set`; malloc and working set are 0 here).
+    pub fn total(&self) -> f64 {
+        self.compute + self.load + self.store + self.parallelism
+    }
+}
+
+/// Appendix B for one stage. `cores` in `idle_core_wastage` are the device's SMs times the
+/// blocks resident per SM (a wave of blocks); occupancy under the saturating warps scales
+/// the throughput terms.
+pub fn stage_cost(f: &StageFeatures, c: &Coefficients, dev: &Device) -> StageCost {
+    let resident_per_sm = (f.max_block_occupancy * dev.max_blocks_per_core as f64).max(1.0);
+    let num_cores = dev.cores as f64 * resident_per_sm;
+    let tasks = f.num_blocks.max(1.0);
+    let tasks_per_core = tasks / num_cores;
+    let idle_core_wastage = tasks_per_core.ceil() / tasks_per_core.max(1.0);
+    // Warps the kernel keeps busy per SM, at most the resident ones.
+    let busy = (tasks.min(num_cores) * f.num_active_warps_per_block) / dev.cores as f64;
+    let util = (busy / c.saturating_warps).clamp(1e-3, 1.0);
+    let mut compute = f.points_computed * f.flops_per_point * c.per_flop;
+    compute *= idle_core_wastage;
+    if !f.inlined {
+        compute /= 1.0 - f.idle_lane_wastage;
+    }
+    let eff = |e: f64| if f.inlined { 1.0 } else { 1.0 / e.max(1e-6) };
+    let global_load = f.num_blocks
+        * f.num_global_mem_loads_per_block
+        * eff(f.global_mem_load_efficiency)
+        * c.global_transaction;
+    let shared_load = f.num_blocks
+        * f.num_shared_mem_loads_per_block
+        * eff(f.shared_mem_load_efficiency)
+        * c.shared_transaction;
+    let unique = f.num_blocks * f.unique_global_bytes_read_per_block * c.global_byte;
+    let load = global_load + shared_load + unique;
+    let store = f.num_blocks
+        * (f.num_shared_mem_stores_per_block * c.shared_transaction
+            + f.num_global_mem_stores_per_block
+                * eff(f.global_mem_store_efficiency)
+                * c.global_transaction)
+        + f.global_bytes_stored * c.global_byte;
+    StageCost {
+        compute: compute / util,
+        load: load / util,
+        store: store / util,
+        parallelism: if f.root { c.launch } else { 0.0 },
+    }
+}

@@ -1,0 +1,558 @@
+//! GPU features of a scheduled stage (OOPSLA'21 §5.1, Appendix A), computed exactly from
+//! the schedule: memory transactions of a representative warp and of the tail warp
+//! (global: distinct 32-byte sectors; shared: the bank-conflict degree), memory
+//! efficiencies, warp-lane utilisation, occupancy, points computed, working set.
+//!
+//! Lanes: a block's threads are numbered with the innermost thread dim (the vector dim)
+//! fastest, then the others from the innermost outward (CUDA's x, y, z); a lane's point
+//! of the root stage is its thread coordinate times the serial tile (block 0, serial
+//! iteration 0). A stage fused in registers evaluates its accesses at the point its
+//! consumer reads (its access maps composed, as the fused lowering inlines them); a stage
+//! at the block level runs its own threads over its region (§4). Addresses are those the
+//! lowering uses: row-major tensors in global memory, row-major block tiles in shared.
+
+use std::collections::{HashMap, HashSet};
+
+use rtile_dialects::tilegraph::Level;
+
+use super::kernel::KernelPlan;
+use super::pipeline::Pipeline;
+use super::space::Loc;
+use crate::connect::graph::{DimIndex, Input};
+use crate::connect::propagate::input_tile;
+use crate::connect::tiling::Levels;
+use crate::device::Device;
+
+/// Transactions of one warp request and the bytes the lanes use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarpAccess {
+    /// Transactions: distinct sectors (global) or the bank-conflict degree (shared).
+    pub transactions: u64,
+    /// Distinct bytes the active lanes use.
+    pub bytes_used: u64,
+}
+
+/// Global-memory transactions of one warp request (§5.1; digest §5.2 [C]): the distinct
+/// `sector`-byte sectors the lanes' elements (`elem` bytes at byte address `addr`) touch.
+pub fn global_sectors(addrs: &[i64], elem: u64, sector: u64) -> WarpAccess {
+    let (elem, sector) = (elem.max(1) as i64, sector.max(1) as i64);
+    let mut sectors = HashSet::new();
+    let mut elems = HashSet::new();
+    for &a in addrs {
+        sectors.insert(a.div_euclid(sector));
+        sectors.insert((a + elem - 1).div_euclid(sector));
+        elems.insert(a);
+    }
+    WarpAccess {
+        transactions: sectors.len() as u64,
+        bytes_used: elems.len() as u64 * elem as u64,
+    }
+}
+
+/// Shared-memory transactions of one warp request (§5.1; digest §5.2 [C]): words of
+/// `bank_bytes`, bank = word mod `banks`; the degree is the most distinct words one bank
+/// serves (one word read by many lanes is a broadcast).
+pub fn bank_conflicts(addrs: &[i64], elem: u64, banks: u64, bank_bytes: u64) -> WarpAccess {
+    let (banks, bb) = (banks.max(1) as i64, bank_bytes.max(1) as i64);
+    let mut per_bank: HashMap<i64, HashSet<i64>> = HashMap::new();
+    let mut elems = HashSet::new();
+    for &a in addrs {
+        let w = a.div_euclid(bb);
+        per_bank.entry(w.rem_euclid(banks)).or_default().insert(w);
+        elems.insert(a);
+    }
+    WarpAccess {
+        transactions: per_bank.values().map(|s| s.len() as u64).max().unwrap_or(0),
+        bytes_used: elems.len() as u64 * elem,
+    }
+}
+
+/// The features of one stage (Appendix A names; counts per block unless said).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StageFeatures {
+    /// The stage is fused in registers (Appendix B's `inlined_calls > 0` selects).
+    pub inlined: bool,
+    /// The stage roots its kernel (one launch).
+    pub root: bool,
+    /// Points of the stage's own domain (`num_scalars`).
+    pub num_scalars: f64,
+    /// Points computed, recompute included (blocks × threads × points per thread).
+    pub points_computed: f64,
+    /// Arithmetic per point.
+    pub flops_per_point: f64,
+    /// Blocks of the kernel.
+    pub num_blocks: f64,
+    /// Threads per block running this stage.
+    pub num_threads_per_block: f64,
+    /// Warps per block with an active lane.
+    pub num_active_warps_per_block: f64,
+    /// Active lanes / (32 × active warps).
+    pub warp_lane_utilization: f64,
+    /// Idle lanes of active warps / the device's thread limit per block.
+    pub idle_lane_wastage: f64,
+    /// Threads / the device's thread limit per block.
+    pub block_occupancy: f64,
+    /// Global load transactions per block (coalescing counted).
+    pub num_global_mem_loads_per_block: f64,
+    /// Bytes needed / bytes the global load transactions move.
+    pub global_mem_load_efficiency: f64,
+    /// Shared load transactions per block (bank conflicts counted).
+    pub num_shared_mem_loads_per_block: f64,
+    /// Bytes needed / bytes the shared load transactions move.
+    pub shared_mem_load_efficiency: f64,
+    /// Global store transactions per block.
+    pub num_global_mem_stores_per_block: f64,
+    /// Bytes stored / bytes the global store transactions move.
+    pub global_mem_store_efficiency: f64,
+    /// Shared store transactions per block.
+    pub num_shared_mem_stores_per_block: f64,
+    /// Bytes stored / bytes the shared store transactions move.
+    pub shared_mem_store_efficiency: f64,
+    /// Unique bytes of global inputs one block reads (its input tiles).
+    pub unique_global_bytes_read_per_block: f64,
+    /// Bytes a root stage writes to global memory (its result, once).
+    pub global_bytes_stored: f64,
+    /// Register bytes per thread of the stage's group (working set at thread).
+    pub working_set_at_thread: f64,
+    /// Shared bytes per block / the device's per-block shared capacity (root stages).
+    pub shared_mem_occupancy: f64,
+    /// Blocks per SM the shared allocation allows / the device's block limit per SM.
+    pub shared_mem_block_limit_factor: f64,
+    /// Resident warps per SM / the device's warp limit per SM.
+    pub max_warp_occupancy: f64,
+    /// Resident blocks per SM / the device's block limit per SM.
+    pub max_block_occupancy: f64,
+}
+
+/// Evaluates one index at an integer point of the reader's domain.
+pub fn eval_index(ix: &DimIndex, x: &[i64]) -> i64 {
+    let aff = |a: &crate::construct_rtile::expr_info::AffineIndex| {
+        let v: i64 = a.terms.iter().map(|&(d, c)| c * x[d]).sum::<i64>() + a.constant;
+        v.div_euclid(a.div.max(1) as i64)
+    };
+    match ix {
+        DimIndex::Affine(a) => aff(a),
+        DimIndex::Mod(a, m) => aff(a).rem_euclid(*m as i64),
+        DimIndex::Unknown => 0,
+    }
+}
+
+/// The element of `inp` read at point `x`.
+fn element(inp: &Input, x: &[i64]) -> Vec<i64> {
+    inp.index.iter().map(|ix| eval_index(ix, x)).collect()
+}
+
+/// Row-major linear index of `e` in `shape`.
+fn linear(e: &[i64], shape: &[u64]) -> i64 {
+    e.iter()
+        .zip(shape)
+        .fold(0i64, |acc, (&i, &s)| acc * s as i64 + i)
+}
+
+/// Thread coordinates of lanes `lanes` for `threads` per dim (vector dim fastest).
+pub fn lane_coords(threads: &[u64], lanes: std::ops::Range<u64>) -> Vec<Vec<u64>> {
+    let n = threads.len();
+    let vd = vector_dim_of_threads(threads);
+    let mut order = vec![vd];
+    order.extend((0..n).rev().filter(|&d| d != vd));
+    lanes
+        .map(|mut l| {
+            let mut c = vec![0; n];
+            for &d in &order {
+                let t = threads[d].max(1);
+                c[d] = l % t;
+                l /= t;
+            }
+            c
+        })
+        .collect()
+}
+
+/// The vector dim of a thread tiling: the innermost dim with more than one thread, else
+/// the innermost.
+fn vector_dim_of_threads(threads: &[u64]) -> usize {
+    let n = threads.len();
+    (0..n)
+        .rev()
+        .find(|&d| threads[d] > 1)
+        .unwrap_or(n.saturating_sub(1))
+}
+
+/// The representative warps of a block of `threads` threads: (first lane, lanes, how
+/// many such warps) for a regular warp and the tail warp.
+fn warps(threads: u64, warp: u64) -> Vec<(u64, u64, u64)> {
+    let full = threads / warp;
+    let tail = threads % warp;
+    let mut v = Vec::new();
+    if full > 0 {
+        v.push((0, warp, full));
+    }
+    if tail > 0 {
+        v.push((full * warp, tail, 1));
+    }
+    v
+}
+
+/// How one member's threads run: thread extents per parallel dim, serial tile, and each
+/// lane's point for a given lane coordinate.
+struct Threads {
+    threads: Vec<u64>,
+    serial: Vec<u64>,
+}
+
+/// Accumulated transactions of one memory kind.
+#[derive(Default)]
+struct Tx {
+    count: f64,
+    used: f64,
+    moved: f64,
+}
+
+impl Tx {
+    fn add(&mut self, w: WarpAccess, times: f64, unit: u64) {
+        self.count += w.transactions as f64 * times;
+        self.used += w.bytes_used as f64 * times;
+        self.moved += (w.transactions * unit) as f64 * times;
+    }
+    fn efficiency(&self) -> f64 {
+        if self.moved > 0.0 {
+            (self.used / self.moved).min(1.0)
+        } else {
+            1.0
+        }
+    }
+}
+
+/// Features of every member of `k` (indexed like `k.members`).
+pub fn featurize(
+    p: &Pipeline,
+    k: &KernelPlan,
+    levels: &Levels,
+    dev: &Device,
+) -> Vec<StageFeatures> {
+    let g = &p.g;
+    let warp = dev.teu_width.max(1);
+    let root_ext = p.extents(k.root);
+    let num_blocks: u64 = k.tiling.blocks(root_ext).iter().product();
+    let block_threads = k.tiling.num_threads().max(1);
+    let resident = dev.resident_blocks(block_threads, k.shared_bytes, None);
+    let max_warps = (dev.max_threads_per_core / warp).max(1);
+    let smem_blocks = dev.layers[Device::SHARED]
+        .core_capacity()
+        .checked_div(k.shared_bytes)
+        .unwrap_or(u64::MAX)
+        .min(dev.max_blocks_per_core);
+    let mut out = Vec::with_capacity(k.members.len());
+    for (mk, &n) in k.members.iter().enumerate() {
+        let node = &g.nodes[n];
+        let loc = &k.locs[mk];
+        let th = threads_of(k, mk, n, p);
+        let nthreads: u64 = th.threads.iter().product::<u64>().max(1);
+        // Per-thread iterations of the stage's body (its serial tile and whole reductions;
+        // a stage fused in registers runs once per point of its thread tile).
+        let red: u64 = node.domain[node.num_parallel..].iter().product();
+        let per_thread: f64 = match loc {
+            Loc::Root(_) | Loc::Shared(_) => (th.serial.iter().product::<u64>() * red) as f64,
+            _ => (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64,
+        };
+        let per_thread = if matches!(loc, Loc::Inline) {
+            // Inlined: once per read by each consumer point (recomputed per use).
+            inline_points(p, k, n) as f64 / (num_blocks * block_threads) as f64
+        } else {
+            per_thread
+        };
+        let [gl, sl, gs, ss] = transactions(p, k, levels, dev, mk, &th, per_thread);
+        let active_warps = nthreads.div_ceil(warp);
+        let unique_global: u64 = node
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| levels[n][*i] == Level::Global)
+            .map(|(_, inp)| {
+                let mut t = k.tiles[mk].shared.clone().unwrap_or_default();
+                t[node.num_parallel..].copy_from_slice(&node.domain[node.num_parallel..]);
+                input_tile(inp, &t).iter().product::<u64>() * inp.elem_bytes
+            })
+            .sum();
+        let points_computed = match loc {
+            Loc::Inline => inline_points(p, k, n) as f64,
+            _ => num_blocks as f64 * nthreads as f64 * per_thread,
+        };
+        out.push(StageFeatures {
+            inlined: loc.in_registers(),
+            root: matches!(loc, Loc::Root(_)),
+            num_scalars: node.domain.iter().product::<u64>() as f64,
+            points_computed,
+            flops_per_point: node.flops_per_point.max(1.0),
+            num_blocks: num_blocks as f64,
+            num_threads_per_block: nthreads as f64,
+            num_active_warps_per_block: active_warps as f64,
+            warp_lane_utilization: nthreads as f64 / (active_warps * warp) as f64,
+            idle_lane_wastage: (active_warps * warp - nthreads) as f64
+                / dev.max_threads_per_block as f64,
+            block_occupancy: nthreads as f64 / dev.max_threads_per_block as f64,
+            num_global_mem_loads_per_block: gl.count,
+            global_mem_load_efficiency: gl.efficiency(),
+            num_shared_mem_loads_per_block: sl.count,
+            shared_mem_load_efficiency: sl.efficiency(),
+            num_global_mem_stores_per_block: gs.count,
+            global_mem_store_efficiency: gs.efficiency(),
+            num_shared_mem_stores_per_block: ss.count,
+            shared_mem_store_efficiency: ss.efficiency(),
+            unique_global_bytes_read_per_block: unique_global as f64,
+            global_bytes_stored: if matches!(loc, Loc::Root(_)) {
+                (node.out_shape.iter().product::<u64>() * node.out_bytes) as f64
+            } else {
+                0.0
+            },
+            working_set_at_thread: k.register_bytes as f64,
+            shared_mem_occupancy: k.shared_bytes as f64
+                / dev.layers[Device::SHARED].capacity_bytes.max(1) as f64,
+            shared_mem_block_limit_factor: smem_blocks as f64 / dev.max_blocks_per_core as f64,
+            max_warp_occupancy: ((resident * active_warps) as f64 / max_warps as f64).min(1.0),
+            max_block_occupancy: resident as f64 / dev.max_blocks_per_core as f64,
+        });
+    }
+    out
+}
+
+/// The memory transactions per block of member `mk` running on threads `th`, `per_thread`
+/// body iterations per thread: global loads, shared loads, global stores, shared stores
+/// (a regular warp and the tail warp, each access evaluated lane by lane).
+fn transactions(
+    p: &Pipeline,
+    k: &KernelPlan,
+    levels: &Levels,
+    dev: &Device,
+    mk: usize,
+    th: &Threads,
+    per_thread: f64,
+) -> [Tx; 4] {
+    let g = &p.g;
+    let n = k.members[mk];
+    let node = &g.nodes[n];
+    let loc = &k.locs[mk];
+    let warp = dev.teu_width.max(1);
+    let sector = dev.layers[Device::GLOBAL].transaction_bytes.unwrap_or(32);
+    let banks = dev.layers[Device::SHARED].banks.unwrap_or(32);
+    let bank_bytes = dev.layers[Device::SHARED].bank_bytes.unwrap_or(4);
+    let shared_unit = banks * bank_bytes;
+    let red: u64 = node.domain[node.num_parallel..].iter().product();
+    let nthreads: u64 = th.threads.iter().product::<u64>().max(1);
+    let (mut gl, mut sl, mut gs, mut ss) =
+        (Tx::default(), Tx::default(), Tx::default(), Tx::default());
+    for (first, lanes, times) in warps(nthreads, warp) {
+        let coords = lane_coords(&th.threads, first..first + lanes);
+        let points: Vec<Vec<i64>> = coords
+            .iter()
+            .map(|c| lane_point(p, k, mk, n, c, th))
+            .collect();
+        let times = times as f64 * per_thread;
+        for (i, inp) in node.inputs.iter().enumerate() {
+            match levels[n][i] {
+                Level::Register => {}
+                Level::Global => {
+                    let addrs: Vec<i64> = points
+                        .iter()
+                        .map(|x| linear(&element(inp, x), &inp.shape) * inp.elem_bytes as i64)
+                        .collect();
+                    gl.add(
+                        global_sectors(&addrs, inp.elem_bytes, sector),
+                        times,
+                        sector,
+                    );
+                }
+                Level::Shared => {
+                    let q = inp.producer.and_then(|q| k.pos(q)).unwrap_or(mk);
+                    let tile = k.tiles[q].shared.clone().unwrap_or_default();
+                    let np = g.nodes[k.members[q]].num_parallel;
+                    let addrs: Vec<i64> = points
+                        .iter()
+                        .map(|x| linear(&element(inp, x), &tile[..np]) * inp.elem_bytes as i64)
+                        .collect();
+                    sl.add(
+                        bank_conflicts(&addrs, inp.elem_bytes, banks, bank_bytes),
+                        times,
+                        shared_unit,
+                    );
+                }
+            }
+        }
+        // Stores: a root stage writes global memory, a block-level stage its shared
+        // tile, once per point of its serial tile.
+        let store_times = times / red.max(1) as f64;
+        let out_addrs = |shape: &[u64]| -> Vec<i64> {
+            points
+                .iter()
+                .map(|x| linear(&x[..node.num_parallel], shape) * node.out_bytes as i64)
+                .collect()
+        };
+        match loc {
+            Loc::Root(_) => gs.add(
+                global_sectors(&out_addrs(&node.out_shape), node.out_bytes, sector),
+                store_times,
+                sector,
+            ),
+            Loc::Shared(_) => {
+                let tile = k.tiles[mk].shared.clone().unwrap_or_default();
+                ss.add(
+                    bank_conflicts(
+                        &out_addrs(&tile[..node.num_parallel]),
+                        node.out_bytes,
+                        banks,
+                        bank_bytes,
+                    ),
+                    store_times,
+                    shared_unit,
+                );
+            }
+            _ => {}
+        }
+    }
+    [gl, sl, gs, ss]
+}
+
+/// The threads a member runs on: the root's tiling; a block-level stage its own threads
+/// over its region (⌈region / serial⌉); a register stage its consumer's.
+fn threads_of(k: &KernelPlan, mk: usize, n: usize, p: &Pipeline) -> Threads {
+    let np = p.g.nodes[n].num_parallel;
+    match &k.locs[mk] {
+        Loc::Shared(s) => {
+            let region = union_tile(p, k, n, Level::Shared);
+            Threads {
+                threads: region[..np]
+                    .iter()
+                    .zip(s)
+                    .map(|(&r, &x)| r.div_ceil(x.max(1)))
+                    .collect(),
+                serial: s.clone(),
+            }
+        }
+        Loc::Root(_) => Threads {
+            threads: k.tiling.threads.clone(),
+            serial: k.tiling.serial.clone(),
+        },
+        _ => {
+            let (_, ck) = consumer_in(k, n, p);
+            threads_of(k, ck, k.members[ck], p)
+        }
+    }
+}
+
+/// The region of stage `n` its consumers in `k` read per thread (`Register`) or per
+/// block (`Shared`): the bounding box of every read, over each consumer's tile at that
+/// layer with whole reductions. Unlike one access's propagated tile (Welder §3.1, one
+/// read at a time), this covers a stencil's several reads (`%A[y, x]`, `%A[y, x + 1]`,
+/// ...), which is what a stage computed at that level must produce (§4).
+pub fn union_tile(p: &Pipeline, k: &KernelPlan, n: usize, layer: Level) -> Vec<u64> {
+    let node = &p.g.nodes[n];
+    let np = node.num_parallel;
+    let mut lo = vec![i64::MAX; np];
+    let mut hi = vec![i64::MIN; np];
+    for &(c, i) in &p.g.consumers[n] {
+        let Some(ck) = k.pos(c) else { continue };
+        let cnode = &p.g.nodes[c];
+        let mut t = match layer {
+            Level::Register => match &k.locs[ck] {
+                l if l.in_registers() => union_tile(p, k, c, Level::Register),
+                _ => k.tiles[ck].register.clone().unwrap_or_default(),
+            },
+            _ => k.tiles[ck].shared.clone().unwrap_or_default(),
+        };
+        t.resize(cnode.domain.len(), 1);
+        t[cnode.num_parallel..].copy_from_slice(&cnode.domain[cnode.num_parallel..]);
+        for (d, ix) in cnode.inputs[i].index.iter().enumerate().take(np) {
+            let (a, m) = match ix {
+                DimIndex::Affine(a) => (a, None),
+                DimIndex::Mod(a, m) => (a, Some(*m as i64)),
+                DimIndex::Unknown => {
+                    lo[d] = 0;
+                    hi[d] = node.out_shape[d] as i64 - 1;
+                    continue;
+                }
+            };
+            let (mut l, mut h) = (a.constant, a.constant);
+            for &(x, coef) in &a.terms {
+                let span = coef * (t.get(x).copied().unwrap_or(1) as i64 - 1);
+                l += span.min(0);
+                h += span.max(0);
+            }
+            let div = a.div.max(1) as i64;
+            let (mut l, mut h) = (l.div_euclid(div), h.div_euclid(div));
+            if let Some(m) = m
+                && h - l + 1 >= m
+            {
+                (l, h) = (0, m - 1);
+            }
+            lo[d] = lo[d].min(l);
+            hi[d] = hi[d].max(h);
+        }
+    }
+    (0..np)
+        .map(|d| {
+            if hi[d] < lo[d] {
+                1
+            } else {
+                ((hi[d] - lo[d] + 1) as u64).min(node.out_shape[d])
+            }
+        })
+        .collect()
+}
+
+/// The first consumer of `n` inside `k` and its member position.
+fn consumer_in(k: &KernelPlan, n: usize, p: &Pipeline) -> (usize, usize) {
+    let c = p
+        .consumers(n)
+        .iter()
+        .copied()
+        .find(|&c| k.pos(c).is_some())
+        .unwrap_or(k.root);
+    (c, k.pos(c).unwrap_or(k.members.len() - 1))
+}
+
+/// The domain point of member `mk` (node `n`) that lane `c` (thread coordinates of the
+/// threads `th` run on) computes at serial iteration 0 of block 0.
+fn lane_point(
+    p: &Pipeline,
+    k: &KernelPlan,
+    mk: usize,
+    n: usize,
+    c: &[u64],
+    th: &Threads,
+) -> Vec<i64> {
+    let node = &p.g.nodes[n];
+    let mut x: Vec<i64> = match &k.locs[mk] {
+        Loc::Root(_) | Loc::Shared(_) => c
+            .iter()
+            .zip(&th.serial)
+            .map(|(&t, &s)| (t * s) as i64)
+            .collect(),
+        _ => {
+            let (cn, ck) = consumer_in(k, n, p);
+            let cx = lane_point(p, k, ck, cn, c, th);
+            p.g.nodes[cn]
+                .inputs
+                .iter()
+                .find(|i| i.producer == Some(n))
+                .map(|i| element(i, &cx))
+                .unwrap_or_default()
+        }
+    };
+    x.resize(node.domain.len(), 0);
+    x
+}
+
+/// Points an inlined stage computes: one per read per point of each reader's domain
+/// (its readers' own points, recursively for a reader that is itself inlined).
+fn inline_points(p: &Pipeline, k: &KernelPlan, n: usize) -> u64 {
+    let mut total = 0;
+    for &(c, _) in &p.g.consumers[n] {
+        let Some(ck) = k.pos(c) else { continue };
+        let cpoints = match &k.locs[ck] {
+            Loc::Inline => inline_points(p, k, c),
+            _ => p.g.nodes[c].domain.iter().product(),
+        };
+        total += cpoints;
+    }
+    total
+}

@@ -1,0 +1,390 @@
+//! Unit tests of the tiling sets and pruning rules (§4.1–4.3, §4.6), exact feature counts
+//! on hand-built schedules (§5.1), the placement rules (§4) and the search (§3, §4).
+
+use rtile::ir::OpId;
+use rtile_dialects::te::module::{new_context, parse_and_verify};
+
+use super::features::{bank_conflicts, featurize, global_sectors};
+use super::kernel::{levels, plan_kernel};
+use super::pipeline::Pipeline;
+use super::search::{Fusion, SearchOptions, search, structural_hash};
+use super::space::{
+    Loc, Pruned, Tiling, check_tiling, root_tilings, serial_sizes, thread_sizes, vector_dim,
+};
+use crate::device::Device;
+
+fn v100() -> Device {
+    Device::builtin("v100").expect("v100")
+}
+
+/// The pipeline of the first function of `text`.
+fn pipeline(text: &str) -> Pipeline {
+    let mut ctx = new_context();
+    let m = parse_and_verify(&mut ctx, "beam-test.mlir", text).unwrap_or_else(|e| panic!("{e}"));
+    let f = ctx
+        .collect_ops(m)
+        .into_iter()
+        .find(|&o| ctx.op_name(o) == "func.func")
+        .expect("a function");
+    let b = ctx.region_blocks(ctx.regions(f)[0])[0];
+    let ops: Vec<OpId> = ctx.block_ops(b).collect();
+    Pipeline::build(&ctx, &ops).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn serial_sizes_add_odd_sizes_only_for_warp_multiples() {
+    assert_eq!(serial_sizes(96, 32), vec![1, 2, 3, 4, 8]);
+    assert_eq!(serial_sizes(64, 32), vec![1, 2, 4, 8]);
+    assert_eq!(serial_sizes(160, 32), vec![1, 2, 4, 5, 8]);
+    assert_eq!(serial_sizes(224, 32), vec![1, 2, 4, 7, 8]);
+    assert_eq!(serial_sizes(5, 32), vec![1, 5]);
+    assert_eq!(serial_sizes(2, 32), vec![1, 2]);
+}
+
+#[test]
+fn thread_sizes_follow_the_paper_sets() {
+    assert_eq!(thread_sizes(1000, true), vec![16, 32, 64]);
+    assert_eq!(thread_sizes(20, true), vec![16, 32]);
+    assert_eq!(thread_sizes(8, true), vec![8]);
+    assert_eq!(thread_sizes(1000, false), vec![1, 2, 4, 8, 16]);
+    // Extent 9: 4 threads would pad 9 to 12 (more than 1/8 wasted): stop at 2, plus 9.
+    assert_eq!(thread_sizes(9, false), vec![1, 2, 9]);
+    // The innermost thread dim: the first from the innermost with extent >= 16.
+    assert_eq!(vector_dim(&[64, 64, 3]), 1);
+    assert_eq!(vector_dim(&[4, 8]), 1);
+}
+
+#[test]
+fn root_tilings_respect_the_device_and_the_block_rule() {
+    let dev = v100();
+    let ext = [1024, 1024];
+    let ts = root_tilings(&ext, &dev);
+    assert!(!ts.is_empty());
+    for t in &ts {
+        assert!(t.num_threads() <= dev.max_threads_per_block);
+        assert!(t.serial_points() <= 16, "{t:?}");
+        let blocks: u64 = t.blocks(&ext).iter().product();
+        assert!(blocks >= 2 * dev.cores, "{t:?}: {blocks} blocks");
+        assert!([16, 32, 64].contains(&t.threads[1]), "{t:?}");
+        assert!(t.threads[0] <= 16 && t.threads[0].is_power_of_two());
+    }
+    // A small stage cannot reach 2 x 80 blocks: the threshold halves until some qualify.
+    let small = root_tilings(&[16, 64], &dev);
+    assert!(!small.is_empty());
+    let most = small
+        .iter()
+        .map(|t| t.blocks(&[16, 64]).iter().product::<u64>())
+        .max()
+        .unwrap_or(0);
+    let least = small
+        .iter()
+        .map(|t| t.blocks(&[16, 64]).iter().product::<u64>())
+        .min()
+        .unwrap_or(0);
+    assert!(least * 2 > most / 2, "kept {least}..{most} blocks");
+}
+
+#[test]
+fn pruning_limits_come_from_the_device() {
+    let mut dev = v100();
+    let t = Tiling {
+        serial: vec![1, 1],
+        threads: vec![16, 64],
+    };
+    assert_eq!(check_tiling(&t, &[1024, 1024], &dev), Ok(()));
+    dev.max_threads_per_block = 512;
+    assert!(matches!(
+        check_tiling(&t, &[1024, 1024], &dev),
+        Err(Pruned::Hardware(_))
+    ));
+    assert!(
+        root_tilings(&[1024, 1024], &dev)
+            .iter()
+            .all(|t| t.num_threads() <= 512)
+    );
+    let unroll = Tiling {
+        serial: vec![8, 4],
+        threads: vec![1, 32],
+    };
+    assert_eq!(
+        check_tiling(&unroll, &[1024, 1024], &v100()),
+        Err(Pruned::Unroll)
+    );
+    let four_dims = Tiling {
+        serial: vec![1, 1, 1, 1],
+        threads: vec![2, 2, 2, 32],
+    };
+    assert!(matches!(
+        check_tiling(&four_dims, &[64, 64, 64, 64], &v100()),
+        Err(Pruned::Hardware(_))
+    ));
+}
+
+#[test]
+fn global_coalescing_counts_sectors() {
+    let seq: Vec<i64> = (0..32).map(|l| l * 4).collect();
+    let w = global_sectors(&seq, 4, 32);
+    assert_eq!(w.transactions, 4);
+    assert_eq!(w.bytes_used, 128);
+    let stride2: Vec<i64> = (0..32).map(|l| l * 8).collect();
+    let w = global_sectors(&stride2, 4, 32);
+    assert_eq!(w.transactions, 8);
+    assert_eq!(w.bytes_used as f64 / (w.transactions * 32) as f64, 0.5);
+    // Misaligned by one element: 5 sectors.
+    let off: Vec<i64> = (0..32).map(|l| 4 + l * 4).collect();
+    assert_eq!(global_sectors(&off, 4, 32).transactions, 5);
+}
+
+#[test]
+fn shared_bank_conflicts_count_the_degree() {
+    let s32: Vec<i64> = (0..32).map(|l| l * 32 * 4).collect();
+    assert_eq!(bank_conflicts(&s32, 4, 32, 4).transactions, 32);
+    let s33: Vec<i64> = (0..32).map(|l| l * 33 * 4).collect();
+    assert_eq!(bank_conflicts(&s33, 4, 32, 4).transactions, 1);
+    let bcast = vec![64i64; 32];
+    assert_eq!(bank_conflicts(&bcast, 4, 32, 4).transactions, 1);
+    let s2: Vec<i64> = (0..32).map(|l| l * 2 * 4).collect();
+    assert_eq!(bank_conflicts(&s2, 4, 32, 4).transactions, 2);
+}
+
+const COPY: &str = r#"
+func.func @f(%A: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %C = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> { %A[%i, %j] * 2.0 }
+  func.return %C : tensor<64x64xf32>
+}"#;
+
+const TRANSPOSE: &str = r#"
+func.func @f(%A: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %C = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> { %A[%j, %i] * 2.0 }
+  func.return %C : tensor<64x64xf32>
+}"#;
+
+/// P at the block level of C, C reading it transposed.
+const SHARED_TRANSPOSE: &str = r#"
+func.func @f(%A: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %P = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> { %A[%i, %j] * 2.0 }
+  %C = te.compute (%i, %j) in [64, 64] : (tensor<64x64xf32>) -> tensor<64x64xf32> { %P[%j, %i] + 1.0 }
+  func.return %C : tensor<64x64xf32>
+}"#;
+
+fn root(serial: &[u64], threads: &[u64]) -> Option<Loc> {
+    Some(Loc::Root(Some(Tiling {
+        serial: serial.to_vec(),
+        threads: threads.to_vec(),
+    })))
+}
+
+#[test]
+fn hand_built_schedules_have_exact_transaction_counts() {
+    let dev = v100();
+    // 4 x 32 threads, serial 1: 4 warps, each a row of 32 consecutive floats.
+    for (text, loads) in [(COPY, 16.0), (TRANSPOSE, 128.0)] {
+        let p = pipeline(text);
+        let locs = vec![root(&[1, 1], &[4, 32])];
+        let lv = levels(&p, &locs);
+        let k = plan_kernel(&p, &locs, &lv, 0, &dev).expect("fits");
+        let f = &featurize(&p, &k, &lv, &dev)[0];
+        assert_eq!(f.num_blocks, 32.0);
+        assert_eq!(f.num_threads_per_block, 128.0);
+        assert_eq!(f.num_global_mem_loads_per_block, loads);
+        assert_eq!(f.num_global_mem_stores_per_block, 16.0);
+        assert_eq!(f.global_mem_store_efficiency, 1.0);
+        // 4 sectors needed per warp: 16 of `loads`.
+        assert_eq!(f.global_mem_load_efficiency, 16.0 / loads);
+        assert_eq!(f.warp_lane_utilization, 1.0);
+    }
+    // Serial 2 on the inner dim: lanes 2 floats apart, each warp touches 8 sectors, twice.
+    let p = pipeline(COPY);
+    let locs = vec![root(&[1, 2], &[4, 32])];
+    let lv = levels(&p, &locs);
+    let k = plan_kernel(&p, &locs, &lv, 0, &dev).expect("fits");
+    let f = &featurize(&p, &k, &lv, &dev)[0];
+    assert_eq!(f.num_blocks, 16.0);
+    assert_eq!(f.num_global_mem_loads_per_block, 4.0 * 8.0 * 2.0);
+    assert_eq!(f.global_mem_load_efficiency, 0.5);
+}
+
+#[test]
+fn hand_built_shared_schedule_has_exact_bank_conflicts() {
+    let dev = v100();
+    let p = pipeline(SHARED_TRANSPOSE);
+    let locs = vec![Some(Loc::Shared(vec![1, 1])), root(&[1, 1], &[4, 32])];
+    let lv = levels(&p, &locs);
+    let k = plan_kernel(&p, &locs, &lv, 1, &dev).expect("fits");
+    // P's region: the transposed block tile.
+    assert_eq!(k.tiles[0].shared.as_deref(), Some(&[32u64, 4][..]));
+    let f = featurize(&p, &k, &lv, &dev);
+    // C's lanes read P[j, i] at local word j*4 + i: stride 4 words, a 4-way conflict, in
+    // each of 4 warps.
+    assert_eq!(f[1].num_shared_mem_loads_per_block, 16.0);
+    assert_eq!(f[1].num_global_mem_loads_per_block, 0.0);
+    // P runs 32 x 4 threads over its region (the inner dim fastest): consecutive words.
+    assert_eq!(f[0].num_threads_per_block, 128.0);
+    assert_eq!(f[0].num_shared_mem_stores_per_block, 4.0);
+    // Its reads of A: a warp covers 8 rows x 4 floats, one 16-byte piece of a sector per
+    // row: 8 sectors per warp, half of each used.
+    assert_eq!(f[0].num_global_mem_loads_per_block, 32.0);
+    assert_eq!(f[0].global_mem_load_efficiency, 0.5);
+    assert!(f[0].points_computed == 4096.0 && f[0].num_scalars == 4096.0);
+}
+
+#[test]
+fn a_tail_warp_is_half_idle() {
+    let dev = v100();
+    let p = pipeline(COPY);
+    let locs = vec![root(&[1, 1], &[1, 48])];
+    let lv = levels(&p, &locs);
+    let k = plan_kernel(&p, &locs, &lv, 0, &dev).expect("fits");
+    let f = &featurize(&p, &k, &lv, &dev)[0];
+    assert_eq!(f.num_active_warps_per_block, 2.0);
+    assert_eq!(f.warp_lane_utilization, 48.0 / 64.0);
+    assert_eq!(f.idle_lane_wastage, 16.0 / 1024.0);
+    assert!(f.max_warp_occupancy > 0.0 && f.max_warp_occupancy <= 1.0);
+}
+
+/// A 3-stage stencil chain (3-point blurs) feeding a point-wise scale.
+const CHAIN: &str = r#"
+func.func @f(%I: tensor<130x132xf32>) -> tensor<128x128xf32> {
+  %A = te.compute (%y, %x) in [130, 130] : (tensor<130x132xf32>) -> tensor<130x130xf32> { (%I[%y, %x] + %I[%y, %x + 1] + %I[%y, %x + 2]) * 0.33 }
+  %B = te.compute (%y, %x) in [128, 128] : (tensor<130x130xf32>) -> tensor<128x128xf32> { (%A[%y, %x] + %A[%y + 1, %x] + %A[%y + 2, %x]) * 0.33 }
+  %S = te.compute (%y, %x) in [128, 128] : (tensor<128x128xf32>) -> tensor<128x128xf32> { %B[%y, %x] * 2.0 }
+  %R = te.compute (%y, %x) in [128, 128] : (tensor<128x128xf32>) -> tensor<128x128xf32> { %S[%y, %x] + 1.0 }
+  func.return %R : tensor<128x128xf32>
+}"#;
+
+#[test]
+fn placement_rules() {
+    let p = pipeline(CHAIN);
+    // S: element-wise, one point-wise consumer, point-wise inputs: always inlined.
+    assert!(p.must_inline(2));
+    // B reads A through a stencil: not forced.
+    assert!(!p.must_inline(1));
+    assert!(p.is_output(3) && !p.is_output(0));
+}
+
+#[test]
+fn structural_hash_depths() {
+    let p = pipeline(CHAIN);
+    let t = root(&[1, 1], &[4, 32]);
+    let fused = vec![
+        Some(Loc::Shared(vec![1, 1])),
+        t.clone(),
+        Some(Loc::Inline),
+        t.clone(),
+    ];
+    let reg = vec![Some(Loc::Register), t.clone(), Some(Loc::Inline), t.clone()];
+    let other_tile = vec![
+        Some(Loc::Register),
+        root(&[1, 2], &[4, 32]),
+        Some(Loc::Inline),
+        t,
+    ];
+    // The same root set: equal at depth 0; the fusion differs at depth 1.
+    assert_eq!(structural_hash(&p, &fused, 0), structural_hash(&p, &reg, 0));
+    assert_ne!(structural_hash(&p, &fused, 1), structural_hash(&p, &reg, 1));
+    // Serial 1 -> 2 changes "size > 1" (depth 1); exact sizes at depth 2.
+    assert_ne!(
+        structural_hash(&p, &reg, 1),
+        structural_hash(&p, &other_tile, 1)
+    );
+    assert_eq!(
+        structural_hash(&p, &reg, 0),
+        structural_hash(&p, &other_tile, 0)
+    );
+}
+
+fn opts(beam: usize) -> SearchOptions {
+    SearchOptions {
+        beam,
+        ..SearchOptions::default()
+    }
+}
+
+#[test]
+fn the_output_is_root_and_pointwise_stages_are_inlined() {
+    let p = pipeline(CHAIN);
+    for k in [1, 32] {
+        let out = search(&p, &v100(), &opts(k)).expect("schedules");
+        assert!(matches!(out.locs[3], Loc::Root(Some(_))), "{:?}", out.locs);
+        assert_eq!(out.locs[2], Loc::Inline, "{:?}", out.locs);
+        assert!(out.cost > 0.0 && out.states_evaluated > 0);
+    }
+}
+
+#[test]
+fn memoization_does_not_change_the_schedule() {
+    let p = pipeline(CHAIN);
+    for k in [1, 8] {
+        let on = search(&p, &v100(), &opts(k)).expect("schedules");
+        let off = search(
+            &p,
+            &v100(),
+            &SearchOptions {
+                memoize: false,
+                ..opts(k)
+            },
+        )
+        .expect("schedules");
+        assert_eq!(on.locs, off.locs);
+        assert_eq!(on.cost, off.cost);
+        assert_eq!(on.states_evaluated, off.states_evaluated);
+        assert_eq!(off.memo_hits, 0);
+        // The beam revisits kernels (the same root tiling under different fusions).
+        assert!(k == 1 || on.memo_hits > 0);
+    }
+}
+
+#[test]
+fn the_search_is_deterministic_and_sampling_evaluates_fewer_states() {
+    let p = pipeline(CHAIN);
+    let a = search(&p, &v100(), &opts(8)).expect("schedules");
+    let b = search(&p, &v100(), &opts(8)).expect("schedules");
+    assert_eq!(a.locs, b.locs);
+    assert_eq!(a.states_evaluated, b.states_evaluated);
+    let full = search(
+        &p,
+        &v100(),
+        &SearchOptions {
+            sampling: false,
+            ..opts(8)
+        },
+    )
+    .expect("schedules");
+    assert!(
+        a.states_evaluated < full.states_evaluated,
+        "{} vs {}",
+        a.states_evaluated,
+        full.states_evaluated
+    );
+    // Freezing: N = 4 stages keeps ceil(log2 4) = 2 unfrozen.
+    assert_eq!(a.frozen, 2);
+}
+
+#[test]
+fn fusion_level_bounds_the_placements() {
+    let p = pipeline(CHAIN);
+    let none = search(
+        &p,
+        &v100(),
+        &SearchOptions {
+            fusion: Fusion::None,
+            ..opts(4)
+        },
+    )
+    .expect("schedules");
+    assert!(
+        none.locs
+            .iter()
+            .all(|l| matches!(l, Loc::Root(_) | Loc::Inline))
+    );
+    let reg = search(
+        &p,
+        &v100(),
+        &SearchOptions {
+            fusion: Fusion::Register,
+            ..opts(4)
+        },
+    )
+    .expect("schedules");
+    assert!(reg.locs.iter().all(|l| !matches!(l, Loc::Shared(_))));
+}
