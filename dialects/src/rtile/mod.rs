@@ -42,6 +42,9 @@ pub const DEVICE: &str = "rtile.device";
 /// On a lowered host `func.func`: the peak device memory of its intermediates (the
 /// arena's size), bytes, as a non-negative `i64`.
 pub const PEAK_BYTES: &str = "rtile.peak_bytes";
+/// On a lowered `gpu.func` fusing a Welder kernel: how many of its producers it computes
+/// into shared memory (shared stages), as a positive `i64`.
+pub const SHARED_STAGES: &str = "rtile.shared_stages";
 
 /// `rtile`: attributes only.
 pub struct RtileDialect;

@@ -15,8 +15,8 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, Context, OpId};
 
 use super::{
-    DEVICE, LAUNCH, PEAK_BYTES, PROGRAM, PROGRAMS, RProgram, TE_REFERENCE, TILE, TileAttr, UNROLL,
-    programs_from_attr,
+    DEVICE, LAUNCH, PEAK_BYTES, PROGRAM, PROGRAMS, RProgram, SHARED_STAGES, TE_REFERENCE, TILE,
+    TileAttr, UNROLL, programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
 use crate::te::model::{AxisKind, TeCompute};
@@ -90,6 +90,15 @@ impl AttributeVerifier for RtileAttrVerifier {
                 _ => Err(err("expected a non-negative byte count".into())),
             };
         }
+        if name == SHARED_STAGES {
+            if ctx.op_name(op) != "gpu.func" {
+                return Err(err("only valid on 'gpu.func'".into()));
+            }
+            return match attr.kind() {
+                AttrKind::Integer { value, .. } if *value >= 1 => Ok(()),
+                _ => Err(err("expected a positive count of shared stages".into())),
+            };
+        }
         if name == DEVICE {
             if ctx.op_name(op) != "gpu.module" {
                 return Err(err("only valid on 'gpu.module'".into()));
@@ -101,7 +110,7 @@ impl AttributeVerifier for RtileAttrVerifier {
         }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE} or {PEAK_BYTES})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES} or {SHARED_STAGES})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {

@@ -225,7 +225,11 @@ impl Lowering<'_> {
     }
 
     /// The index arithmetic of `e` over the original axis values `vals`.
-    fn affine(&mut self, e: &AffineExpr, vals: &[Option<Value>]) -> Result<Value, String> {
+    pub(super) fn affine(
+        &mut self,
+        e: &AffineExpr,
+        vals: &[Option<Value>],
+    ) -> Result<Value, String> {
         Ok(match e {
             AffineExpr::Dim(d) => vals
                 .get(*d as usize)
@@ -337,7 +341,9 @@ impl Lowering<'_> {
         let stage = self.stage;
         let mut avals = Vec::new();
         for input in &stage.inputs {
-            if let Some(ReSrc::Recompute(rc)) = self.plan.sources.get(input.input) {
+            if let Some(src @ (ReSrc::Recompute(_) | ReSrc::Shared(_))) =
+                self.plan.sources.get(input.input)
+            {
                 let mut needed = vec![false; self.compute.axes.len()];
                 for e in &input.map {
                     mark_dims(e, &mut needed);
@@ -348,7 +354,9 @@ impl Lowering<'_> {
                     .iter()
                     .map(|e| self.affine(e, &orig))
                     .collect::<Result<Vec<_>, _>>()?;
-                avals.push(self.recompute(rc, &at)?);
+                let t = &self.compute.inputs[input.input];
+                let pad = input.pad.map(|_| pad_value(self.compute, input));
+                avals.push(self.source_load(src, &at, t, pad)?);
                 continue;
             }
             let v = match &input.source {
@@ -441,7 +449,7 @@ impl Lowering<'_> {
     /// producer computed in its consumer's loop): one `scf.for` over its reduction points,
     /// linearized, accumulating its body; its inputs are read from the kernel's arguments
     /// (bounds-checked where they carry a pad value) or recomputed in turn.
-    fn recompute(&mut self, rc: &Recompute, at: &[Value]) -> Result<Value, String> {
+    pub(super) fn recompute(&mut self, rc: &Recompute, at: &[Value]) -> Result<Value, String> {
         let c = &rc.compute;
         let comb = c
             .combiner
@@ -462,21 +470,8 @@ impl Lowering<'_> {
                 .iter()
                 .map(|e| self.affine(e, &axes))
                 .collect::<Result<Vec<_>, _>>()?;
-            let v = match &rc.srcs[a.input] {
-                ReSrc::Recompute(inner) => self.recompute(inner, &idx)?,
-                ReSrc::Arg(k) => {
-                    let t = &c.inputs[a.input];
-                    let cond = if a.pad.is_some() {
-                        let checks = vec![(true, true); idx.len()];
-                        self.in_bounds(&idx, &t.shape, &checks)
-                    } else {
-                        None
-                    };
-                    let m = self.args[*k];
-                    self.guarded_load(m, &idx, cond, t.elem, a.pad.unwrap_or(0.0))
-                }
-            };
-            avals.push(v);
+            let t = &c.inputs[a.input];
+            avals.push(self.source_load(&rc.srcs[a.input], &idx, t, a.pad)?);
         }
         let (v, _) = self.body_with(&c.body, &avals, &c.access_types())?;
         let acc = self.combine(comb, accs[0], v, c.acc_type());

@@ -43,6 +43,9 @@ pub(super) struct Lowering<'a> {
     /// entry: (source, reassociation) → view, and the ops (the kernel's prologue).
     pub collapses: Vec<(CollapseKey, Value)>,
     pub collapse_ops: Vec<OpId>,
+    /// Per shared stage of a fused kernel (in order, as each is computed): its tile's
+    /// origin in the producer's index space, for this block.
+    pub stage_lo: Vec<Vec<Value>>,
 }
 
 impl<'a> Lowering<'a> {
@@ -72,6 +75,7 @@ impl<'a> Lowering<'a> {
             thread_coord: vec![output; n],
             collapses: Vec::new(),
             collapse_ops: Vec::new(),
+            stage_lo: Vec::new(),
         }
     }
 

@@ -7,10 +7,15 @@
 //! block size for all stages (§4.1's alignment rule): the plan's tiles are the anchor's
 //! tiles in the kernel's `tilegraph.tiles`.
 //!
-//! Shapes not lowered yet are refused with the reason: shared-connected edges (the
-//! producer's tile in shared memory between barriers), a reduction read by another
-//! reduction or through a non-identity index (it would be recomputed per point), kernels
-//! with reshapes or several results.
+//! A shared-connected producer (§3.2: its reuse tile in shared memory; §4.2: the tile
+//! allocated by the shared-memory manager) is a shared stage ([`SharedStage`]): before the
+//! anchor's loop, the block computes the producer's whole propagated tile (the halo
+//! included, §3.1's propagation of the block tile) into shared memory, then a barrier; every
+//! consumer in the kernel reads it from there.
+//!
+//! Shapes not lowered yet are refused with the reason: a reduction read in registers by
+//! another reduction or through a non-identity index (it would be recomputed per point), a
+//! shared tile read through a non-affine index, kernels with reshapes or several results.
 
 use rtile::ir::{AffineExpr, AffineMap, Context, OpId, Value};
 use rtile_dialects::te::expr::{print_body, print_header};
@@ -21,6 +26,7 @@ use rtile_dialects::tilegraph::{
     CONNECT, DEVICE, LayerTiles, Level, TILES, YIELD, levels_from_attr,
 };
 
+use super::shared_stage::{SharedStage, plan_stages};
 use crate::construct_rtile::RProgram;
 
 /// Where a fused compute's input comes from.
@@ -30,6 +36,9 @@ enum Src {
     Outer(Value),
     /// The result of the kernel's member `n`.
     Member(usize),
+    /// The result of member `n`, computed into a shared-memory tile before the anchor's
+    /// loop (a shared-connected producer, Welder §3.2/§4.2).
+    Shared(usize),
 }
 
 /// A member compute with its inputs' sources (one per distinct input).
@@ -48,6 +57,9 @@ pub enum ReSrc {
     /// the producer computed in the consumer's loop; here per point, as
     /// `compute_inline` of a reduction does).
     Recompute(Box<Recompute>),
+    /// Shared stage `k` of the kernel ([`FusedGroup::shared_stages`]): read from its tile in
+    /// shared memory, written before the anchor's loop between barriers.
+    Shared(usize),
 }
 
 /// A reduction computed at the point where its consumer reads it: a loop over its
@@ -91,6 +103,9 @@ pub struct FusedGroup {
     pub reference: String,
     /// How many te ops the kernel fuses.
     pub members: usize,
+    /// The shared-connected producers, in topological order: each computes its
+    /// propagated (halo-including) tile into shared memory before the anchor runs.
+    pub shared_stages: Vec<SharedStage>,
 }
 
 /// Substitutes `subs[i]` for `d_i` in `e` (map composition), canonicalising as it goes.
@@ -220,8 +235,16 @@ pub(super) fn program_from_tiles(
         .ok_or_else(|| "has no 'tilegraph.tiles' (run --connect)".to_string())
         .and_then(LayerTiles::from_attr)?;
     let n = c.axes.len();
-    let (Some(block), Some(thread)) = (tiles.get(Level::Shared), tiles.get(Level::Register)) else {
-        return Err("'tilegraph.tiles' needs a shared and a register tile".into());
+    let Some(block) = tiles.get(Level::Shared) else {
+        return Err("'tilegraph.tiles' needs a shared tile".into());
+    };
+    let default_thread;
+    let thread = match tiles.get(Level::Register) {
+        Some(t) => t,
+        None => {
+            default_thread = thread_tile_for(block, c.num_parallel());
+            &default_thread
+        }
     };
     if block.len() != n || thread.len() != n {
         return Err(format!(
@@ -255,8 +278,49 @@ pub(super) fn program_from_tiles(
     Ok(p)
 }
 
+/// The thread tile of an op whose consumer edges were all decided at the shared level
+/// (`--connect` then chooses no register tile for it): one point per thread, the points
+/// doubled along the largest spatial axis that still divides while the block would have
+/// more than [`MAX_DEFAULT_THREADS`] threads. Reduction axes: one point per step.
+fn thread_tile_for(block: &[u64], np: usize) -> Vec<u64> {
+    let mut t = vec![1u64; block.len()];
+    let threads = |t: &[u64]| (0..np).map(|a| block[a] / t[a]).product::<u64>();
+    while threads(&t) > MAX_DEFAULT_THREADS {
+        let Some(a) = (0..np)
+            .filter(|&a| (block[a] / t[a]).is_multiple_of(2))
+            .max_by_key(|&a| block[a] / t[a])
+        else {
+            break;
+        };
+        t[a] *= 2;
+    }
+    t
+}
+
+/// The most threads [`thread_tile_for`] gives a block.
+const MAX_DEFAULT_THREADS: u64 = 256;
+
 /// Reads `kernel` as one fused kernel (see the module doc), or says why it cannot be.
 pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, String> {
+    let plain = fuse_kernel_with(ctx, kernel, false);
+    let recomputes = |g: &FusedGroup| {
+        g.sources
+            .iter()
+            .chain(g.shared_stages.iter().flat_map(|s| &s.srcs))
+            .any(|s| matches!(s, ReSrc::Recompute(_)))
+    };
+    match &plain {
+        Ok(g) if !recomputes(g) => plain,
+        // A reduction read in registers would be recomputed at every point that reads it
+        // (its inputs re-read from global memory each time), or cannot be recomputed at
+        // all (inside a staged reduction): computed once per block into shared memory
+        // instead, when that lowers.
+        _ => fuse_kernel_with(ctx, kernel, true).or(plain),
+    }
+}
+
+/// [`fuse_kernel`]; `promote`: every reduction another member reads is a shared stage.
+fn fuse_kernel_with(ctx: &Context, kernel: OpId, promote: bool) -> Result<FusedGroup, String> {
     let device = ctx
         .attr(kernel, DEVICE)
         .and_then(|a| a.as_str())
@@ -286,6 +350,7 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, Str
     let member = |v: Value| ops.iter().position(|&o| ctx.result(o, 0) == v);
     let mut nodes: Vec<Node> = Vec::new();
     let mut used = vec![false; ops.len()];
+    let shared = shared_members(ctx, &ops, promote)?;
     for (m, &op) in ops.iter().enumerate() {
         let (c, vals) = compute_from_op(ctx, op)?;
         let lv = levels(ctx, op)?;
@@ -296,12 +361,8 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, Str
                 Some(p) => {
                     used[p] = true;
                     match lv.get(ai) {
+                        Some(Level::Register | Level::Shared) if shared[p] => Src::Shared(p),
                         Some(Level::Register) => Src::Member(p),
-                        Some(Level::Shared) => {
-                            return Err(format!(
-                                "member {m} reads member {p} at the shared level: shared-memory connection (the producer's tile in shared memory between barriers) is not lowered yet"
-                            ));
-                        }
                         _ => {
                             return Err(format!(
                                 "member {m} reads member {p} at the global level inside one kernel"
@@ -332,6 +393,9 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, Str
         ));
     }
     let s = nodes.len() - 1;
+    if shared[s] {
+        return Err("internal error: the kernel's sink is read inside the kernel".into());
+    }
     let (anchor_m, tail) = match split_tail(&nodes, s)? {
         Some((r, t)) => (r, Some(t)),
         None => (s, None),
@@ -342,11 +406,28 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, Str
             "member {anchor_m} (a reduction) reads a reduction of the kernel in registers: recomputing a reduction inside another reduction's staged loop is not lowered yet"
         ));
     }
+    if shared[anchor_m] {
+        return Err(format!(
+            "member {anchor_m} is the kernel's loop and is read at the shared level: not lowered yet"
+        ));
+    }
     let mut args: Vec<Value> = Vec::new();
+    // Shared stages in member (topological) order; stage k is member `staged[k]`.
+    let staged: Vec<usize> = (0..nodes.len()).filter(|&m| shared[m]).collect();
+    let mut shared_stages = Vec::new();
+    for &m in &staged {
+        let n = &nodes[m];
+        let srcs = n
+            .srcs
+            .iter()
+            .map(|&x| resolve(&nodes, x, &mut args, 0, &staged))
+            .collect::<Result<Vec<_>, _>>()?;
+        shared_stages.push(SharedStage::new(n.c.clone(), srcs, m));
+    }
     let sources = anchor
         .srcs
         .iter()
-        .map(|&x| resolve(&nodes, x, &mut args, 0))
+        .map(|&x| resolve(&nodes, x, &mut args, 0, &staged))
         .collect::<Result<Vec<_>, _>>()?;
     let tail = tail.map(|t| TailStage {
         args: t
@@ -356,7 +437,7 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, Str
                 Src::Member(p) if p == anchor_m => None,
                 Src::Outer(v) => Some(arg_index(&mut args, v)),
                 // split_tail lets the tail read only the anchor among the members.
-                Src::Member(_) => None,
+                Src::Member(_) | Src::Shared(_) => None,
             })
             .collect(),
         compute: t.c,
@@ -366,6 +447,8 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, Str
         .map(|&v| TensorType::from_type(ctx.value_type(v)).ok_or("a non-tensor operand"))
         .collect::<Result<Vec<_>, _>>()?;
     let program = program_from_tiles(ctx, ops[anchor_m], &anchor.c, &device)?;
+    let mut sources = sources;
+    plan_stages(&anchor.c, &program.block, &mut sources, &mut shared_stages)?;
     let reference = group_reference(ctx, &ops, &args)?;
     Ok(FusedGroup {
         anchor: anchor.c.clone(),
@@ -376,7 +459,29 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, Str
         program,
         reference,
         members: ops.len(),
+        shared_stages,
     })
+}
+
+/// Per member of `ops`: whether it is a shared stage. Members some consumer reads at the
+/// shared level are computed into shared memory and read from there by every consumer in
+/// the kernel; with `promote`, so is every reduction another member reads in registers.
+fn shared_members(ctx: &Context, ops: &[OpId], promote: bool) -> Result<Vec<bool>, String> {
+    let member = |v: Value| ops.iter().position(|&o| ctx.result(o, 0) == v);
+    let mut shared = vec![false; ops.len()];
+    for &op in ops {
+        let (_, vals) = compute_from_op(ctx, op)?;
+        for (v, l) in vals.iter().zip(levels(ctx, op)?) {
+            match (member(*v), l) {
+                (Some(p), Level::Shared) => shared[p] = true,
+                (Some(p), Level::Register) if promote => {
+                    shared[p] |= compute_from_op(ctx, ops[p])?.0.combiner.is_some();
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(shared)
 }
 
 /// The position of `v` among the kernel's arguments (added if new).
@@ -388,10 +493,22 @@ fn arg_index(args: &mut Vec<Value>, v: Value) -> usize {
 }
 
 /// The kernel-level source of `s`: an argument, or a member reduction recomputed where
-/// it is read (its own sources resolved in turn; `depth` bounds the nesting).
-fn resolve(nodes: &[Node], s: Src, args: &mut Vec<Value>, depth: usize) -> Result<ReSrc, String> {
+/// it is read (its own sources resolved in turn; `depth` bounds the nesting), or a shared
+/// stage (`staged`: the members with a shared tile, in stage order).
+fn resolve(
+    nodes: &[Node],
+    s: Src,
+    args: &mut Vec<Value>,
+    depth: usize,
+    staged: &[usize],
+) -> Result<ReSrc, String> {
     match s {
         Src::Outer(v) => Ok(ReSrc::Arg(arg_index(args, v))),
+        Src::Shared(p) => staged
+            .iter()
+            .position(|&m| m == p)
+            .map(ReSrc::Shared)
+            .ok_or_else(|| "internal error: a shared source without its stage".into()),
         Src::Member(p) => {
             if depth >= 2 {
                 return Err(
@@ -403,7 +520,7 @@ fn resolve(nodes: &[Node], s: Src, args: &mut Vec<Value>, depth: usize) -> Resul
             let srcs = n
                 .srcs
                 .iter()
-                .map(|&x| resolve(nodes, x, args, depth + 1))
+                .map(|&x| resolve(nodes, x, args, depth + 1, staged))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(ReSrc::Recompute(Box::new(Recompute {
                 compute: n.c.clone(),
@@ -425,7 +542,7 @@ fn split_tail(nodes: &[Node], s: usize) -> Result<Option<(usize, Node)>, String>
         .srcs
         .iter()
         .filter_map(|x| match x {
-            Src::Member(p) => Some(*p),
+            Src::Member(p) | Src::Shared(p) => Some(*p),
             Src::Outer(_) => None,
         })
         .collect();
@@ -446,7 +563,9 @@ fn split_tail(nodes: &[Node], s: usize) -> Result<Option<(usize, Node)>, String>
             sink.srcs[a.input] != Src::Member(r) || (a.pad.is_none() && a.map.is_identity())
         });
     let leaf = rn.srcs.iter().all(|x| matches!(x, Src::Outer(_)));
-    Ok((same_points && identity && leaf).then(|| (r, sink.clone())))
+    // A reduction the sink reads from shared memory is a shared stage, not the loop.
+    let in_registers = !sink.srcs.contains(&Src::Shared(r));
+    Ok((same_points && identity && leaf && in_registers).then(|| (r, sink.clone())))
 }
 
 /// The kernel's members as `func.func @ref(%in0, ..) { te.compute ... }` over the kernel's

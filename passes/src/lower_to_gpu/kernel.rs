@@ -15,6 +15,7 @@ use super::launch::{
     build_gpu_func, check_shared_limit, declare_shared, resident_threads, shared_limit_of,
 };
 use super::plan::{Epilogue, InputSource, KernelPlan, StageBody};
+use super::shared_stage::{SharedStage, plan_shared_stages};
 use super::thread_map::thread_coordinates;
 use super::types::memref;
 use crate::construct_rtile::RProgram;
@@ -142,6 +143,7 @@ pub fn lower_fused(
         reference: &g.reference,
         sources: &g.sources,
         arg_types: &g.arg_types,
+        shared_stages: &g.shared_stages,
     };
     lower_searched(ctx, &g.anchor, &g.program, name, opts, Some(fusion))
 }
@@ -153,6 +155,7 @@ struct Fusion<'a> {
     reference: &'a str,
     sources: &'a [ReSrc],
     arg_types: &'a [TensorType],
+    shared_stages: &'a [SharedStage],
 }
 
 fn lower_searched(
@@ -267,8 +270,11 @@ fn lower_kernel(
     plan.tail = fusion.and_then(|f| f.tail.cloned());
     if let Some(f) = fusion {
         plan.sources = f.sources.to_vec();
+        plan_shared_stages(&mut plan, p, f.shared_stages)?;
         // Recomputed inputs have no memory to move 16 bytes at a time from.
-        if f.sources.iter().any(|s| matches!(s, ReSrc::Recompute(_)))
+        if f.sources
+            .iter()
+            .any(|s| matches!(s, ReSrc::Recompute(_) | ReSrc::Shared(_)))
             && let Some(stage) = plan.stages.first_mut()
             && let StageBody::Elementwise(e) = &stage.body
             && e.vector_lanes > 1
@@ -336,7 +342,7 @@ fn build_kernel(
             .iter()
             .map(|s| match s {
                 ReSrc::Arg(k) => kargs[*k],
-                ReSrc::Recompute(_) => output,
+                ReSrc::Recompute(_) | ReSrc::Shared(_) => output,
             })
             .collect()
     };
@@ -349,6 +355,8 @@ fn build_kernel(
     // body that uses them.
     let shared = declare_shared(&mut cx, &plan.shared_buffers);
     let ids = thread_coordinates(&mut cx);
+    // A fused kernel's shared stages, each between barriers, before the anchor's loop.
+    cx.materialize(ids.tid)?;
     match &stage.body {
         StageBody::Reduction(r) => {
             let mut tile = Some(cx.init_register_tile(r));
@@ -401,6 +409,14 @@ fn build_kernel(
             fusion.map_or_else(|| reference_text(c), |f| f.reference.to_string()),
         ),
     );
+    if !plan.shared_stages.is_empty() {
+        // How many producers the kernel computes into shared memory (Welder §3.2).
+        ctx.set_attr(
+            func,
+            rtile_dialects::rtile::SHARED_STAGES,
+            rtile::ir::Attribute::i64(plan.shared_stages.len() as i64),
+        );
+    }
     let shared_bytes = if shared.dynamic_bytes > 0 {
         shared.dynamic_bytes
     } else {

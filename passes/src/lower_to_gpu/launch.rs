@@ -122,8 +122,9 @@ pub(super) struct SharedDecl {
 /// else views into the launch's dynamic shared memory, built at the kernel's entry.
 pub(super) fn declare_shared(cx: &mut Lowering, buffers: &[SharedBuffer]) -> SharedDecl {
     let sizes: Vec<u64> = buffers.iter().map(|b| b.bytes).collect();
-    let (offsets, laid_out) = shared_layout(&sizes);
-    if laid_out <= cx.plan.limits.static_shared_bytes {
+    let planned = cx.plan.shared_layout.clone();
+    let (offsets, laid_out) = planned.clone().unwrap_or_else(|| shared_layout(&sizes));
+    if planned.is_none() && laid_out <= cx.plan.limits.static_shared_bytes {
         let entry = cx.em.entry();
         for buffer in buffers {
             let v = cx

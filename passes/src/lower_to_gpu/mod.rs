@@ -18,6 +18,7 @@ pub mod launch;
 pub mod pass;
 pub mod plan;
 pub mod reduction;
+pub mod shared_stage;
 pub mod staging;
 pub mod thread_map;
 mod types;

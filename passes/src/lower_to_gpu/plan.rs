@@ -55,6 +55,13 @@ pub struct KernelPlan {
     /// Per input of the stage, in a fused kernel: a kernel argument, or a register-connected
     /// reduction recomputed where it is read; empty: input `i` is argument `i`.
     pub sources: Vec<super::fuse::ReSrc>,
+    /// A fused kernel's shared stages (Welder §3.2), computed before the stage's loop.
+    pub shared_stages: Vec<super::shared_stage::SharedStage>,
+    /// The shared buffers' byte offsets (per [`Self::shared_buffers`]) and the bytes they
+    /// span, when a best-fit plan laid them out (a fused kernel with shared stages: one
+    /// dynamic shared allocation, buffers whose lifetimes do not overlap sharing space);
+    /// `None`: one after the other.
+    pub shared_layout: Option<(Vec<u64>, u64)>,
 }
 
 /// One te op of a kernel: its tiles per memory layer, where its inputs come from, where its
@@ -345,6 +352,8 @@ impl KernelPlan {
             shared_bytes,
             tail: None,
             sources: Vec::new(),
+            shared_stages: Vec::new(),
+            shared_layout: None,
         })
     }
 

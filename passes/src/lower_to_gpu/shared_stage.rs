@@ -1,0 +1,534 @@
+//! Shared stages of a fused kernel (Welder, OSDI'23): a producer connected to its consumer
+//! at the shared-memory layer (§3.2) keeps its reuse tile in shared memory. Before the
+//! anchor's loop, the block computes the producer's whole tile — the anchor's block tile
+//! propagated back through the index maps (§3.1: strides and halos included, reductions
+//! whole) — into a shared buffer, one point per thread in turn, then a barrier; every
+//! consumer in the kernel then reads the producer from that buffer. The buffers' offsets come
+//! from the footprint model's best-fit allocator (§4.2's shared-memory manager, 32-byte
+//! aligned): a stage's buffer is freed after the barrier that ends its last reader, so a
+//! later stage or the anchor's staged tiles may reuse the space.
+
+use std::collections::BTreeMap;
+
+use rtile::ir::Value;
+use rtile::ir::affine::AffineExpr;
+use rtile_dialects::te::model::TeCompute;
+
+use super::context::{Lowering, REDUCTION_SLOT};
+use super::fuse::{ReSrc, Recompute};
+use super::plan::{InputSource, KernelPlan, SharedBuffer};
+use super::staging::plan_staged;
+use super::types::{shared_memref, ty};
+use crate::connect::model::BestFit;
+use crate::construct_rtile::RProgram;
+
+/// The shared-buffer slot of shared stage `k` (the staged reads' slots are small numbers;
+/// the cross-thread reduction's is [`REDUCTION_SLOT`]).
+pub(super) fn stage_slot(k: usize) -> usize {
+    (1 << 40) + k
+}
+
+/// One dim of a tile in a block: `lo + Σ coef[a]·base[a] .. + size`, where `base[a]` is the
+/// block's base along the anchor's axis `a` (0 on reduction axes, which are taken whole).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// Per anchor axis, the coefficient of its block base.
+    pub coef: Vec<i64>,
+    pub lo: i64,
+    pub size: i64,
+}
+
+/// A shared-connected producer of a fused kernel (see the module doc).
+#[derive(Clone, Debug)]
+pub struct SharedStage {
+    /// The producer (its register-connected element-wise producers inlined).
+    pub compute: TeCompute,
+    /// Per input of `compute`: an argument, a recomputed reduction or an earlier stage.
+    pub srcs: Vec<ReSrc>,
+    /// The kernel member it is.
+    pub member: usize,
+    /// The tile of its result one block computes, per result dim (set by [`plan_regions`]).
+    pub region: Vec<Span>,
+}
+
+impl SharedStage {
+    /// A stage whose region is not planned yet.
+    pub fn new(compute: TeCompute, srcs: Vec<ReSrc>, member: usize) -> Self {
+        SharedStage {
+            compute,
+            srcs,
+            member,
+            region: Vec::new(),
+        }
+    }
+    /// The shared tile's shape.
+    pub fn shape(&self) -> Vec<i64> {
+        self.region.iter().map(|s| s.size).collect()
+    }
+    /// The shared tile's bytes.
+    pub fn bytes(&self) -> u64 {
+        let w = (self.compute.result.elem.width() as u64).div_ceil(8);
+        self.shape().iter().product::<i64>() as u64 * w
+    }
+}
+
+/// The box of `(map results)` over the axis box `axes` (interval arithmetic on the linear
+/// index expressions: a negative coefficient takes the box's far end) in a tensor of
+/// `shape`; a dim indexed through floordiv/mod gets the conservative bound, the whole dim
+/// (the "conservative bound where an access is not affine", §3.1).
+fn image(map: &[AffineExpr], axes: &[Span], shape: &[i64]) -> Vec<Span> {
+    let nb = axes.first().map_or(0, |s| s.coef.len());
+    map.iter()
+        .zip(shape)
+        .map(|(e, &ext)| {
+            let Some((k, c)) = e.linear_form(axes.len()) else {
+                return Span {
+                    coef: vec![0; nb],
+                    lo: 0,
+                    size: ext,
+                };
+            };
+            let mut out = Span {
+                coef: vec![0; nb],
+                lo: c,
+                size: 1,
+            };
+            for (a, &ka) in k.iter().enumerate() {
+                let s = &axes[a];
+                for (o, &x) in out.coef.iter_mut().zip(&s.coef) {
+                    *o += ka * x;
+                }
+                out.lo += ka * s.lo + ka.min(0) * (s.size - 1);
+                out.size += ka.abs() * (s.size - 1);
+            }
+            out
+        })
+        .collect()
+}
+
+/// `tile` (a box of `c`'s result) with `c`'s reduction axes taken whole: `c`'s axis box.
+fn with_reductions(c: &TeCompute, tile: Vec<Span>, nb: usize) -> Vec<Span> {
+    let mut b = tile;
+    for ax in &c.axes[c.num_parallel()..] {
+        b.push(Span {
+            coef: vec![0; nb],
+            lo: 0,
+            size: ax.extent,
+        });
+    }
+    b
+}
+
+/// Adds `b` to the region `r` of a producer of shape `shape`: the union of two boxes that
+/// move with the block alike; where they do not, a fixed span covering the whole extent
+/// (a reduction reading whole rows) covers the other too.
+fn union(r: &mut Option<Vec<Span>>, b: Vec<Span>, shape: &[i64]) -> Result<(), String> {
+    let Some(r) = r else {
+        *r = Some(b);
+        return Ok(());
+    };
+    for ((x, y), &ext) in r.iter_mut().zip(b).zip(shape) {
+        let whole = |s: &Span| s.coef.iter().all(|&c| c == 0) && s.lo <= 0 && s.lo + s.size >= ext;
+        if x.coef != y.coef && whole(x) {
+            continue;
+        }
+        if x.coef != y.coef && whole(&y) {
+            *x = y;
+            continue;
+        }
+        if x.coef != y.coef {
+            return Err(
+                "a shared tile read at offsets that move differently with the block: not lowered yet"
+                    .into(),
+            );
+        }
+        let hi = (x.lo + x.size).max(y.lo + y.size);
+        x.lo = x.lo.min(y.lo);
+        x.size = hi - x.lo;
+    }
+    Ok(())
+}
+
+/// Propagates the axis box `axes` of `c` through its accesses (§3.1): into the regions of
+/// the shared stages it reads, and through the reductions it recomputes.
+fn visit(
+    c: &TeCompute,
+    srcs: &[ReSrc],
+    axes: &[Span],
+    regions: &mut [Option<Vec<Span>>],
+) -> Result<(), String> {
+    let nb = axes.first().map_or(0, |s| s.coef.len());
+    for a in &c.accesses {
+        match &srcs[a.input] {
+            ReSrc::Arg(_) => {}
+            ReSrc::Shared(k) => {
+                let shape = &c.inputs[a.input].shape;
+                union(&mut regions[*k], image(&a.map.results, axes, shape), shape)?
+            }
+            ReSrc::Recompute(rc) => {
+                let shape = &c.inputs[a.input].shape;
+                let b = with_reductions(&rc.compute, image(&a.map.results, axes, shape), nb);
+                visit(&rc.compute, &rc.srcs, &b, regions)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each shared stage's region: the anchor's block tile (`block`, over its axes; reduction
+/// axes whole) propagated to every stage (§3.1), consumers before producers. A dim whose
+/// span does not move with the block is clipped to the producer's extent.
+pub fn plan_regions(
+    anchor: &TeCompute,
+    block: &[u64],
+    sources: &[ReSrc],
+    stages: &mut [SharedStage],
+) -> Result<(), String> {
+    let n = anchor.axes.len();
+    let np = anchor.num_parallel();
+    let axes: Vec<Span> = (0..n)
+        .map(|a| {
+            // An axis one block covers has its base always 0.
+            let mut coef = vec![0; n];
+            if a < np && (block[a] as i64) < anchor.axes[a].extent {
+                coef[a] = 1;
+            }
+            Span {
+                coef,
+                lo: 0,
+                size: if a < np {
+                    block[a] as i64
+                } else {
+                    anchor.axes[a].extent
+                },
+            }
+        })
+        .collect();
+    let mut regions: Vec<Option<Vec<Span>>> = vec![None; stages.len()];
+    visit(anchor, sources, &axes, &mut regions)?;
+    for k in (0..stages.len()).rev() {
+        let mut r = regions[k]
+            .take()
+            .ok_or("internal error: a shared stage that nothing in the kernel reads")?;
+        for (s, &ext) in r.iter_mut().zip(&stages[k].compute.result.shape) {
+            if s.coef.iter().all(|&c| c == 0) {
+                let hi = (s.lo + s.size).min(ext);
+                s.lo = s.lo.max(0);
+                s.size = (hi - s.lo).max(1);
+            }
+        }
+        let st = &stages[k];
+        let b = with_reductions(&st.compute, r.clone(), n);
+        visit(&st.compute, &st.srcs, &b, &mut regions[..k])
+            .map_err(|e| format!("shared stage {k}: {e}"))?;
+        stages[k].region = r;
+    }
+    Ok(())
+}
+
+/// The shared stages a source tree reads.
+fn reads(srcs: &[ReSrc], out: &mut Vec<usize>) {
+    for s in srcs {
+        match s {
+            ReSrc::Arg(_) => {}
+            ReSrc::Shared(k) => out.push(*k),
+            ReSrc::Recompute(rc) => reads(&rc.srcs, out),
+        }
+    }
+}
+
+/// Adds the shared stages to `plan` (`p`: its program): the anchor's inputs that read a
+/// stage are no longer staged from global memory, each stage gets its buffer, and every
+/// buffer its offset from a best-fit allocation (§4.2) in execution order — stage buffers as
+/// their stages start, freed after their last reading stage's barrier; the anchor's own
+/// buffers (staged tiles, cross-thread reduction) last, alive to the end.
+pub(super) fn plan_shared_stages(
+    plan: &mut KernelPlan,
+    p: &RProgram,
+    stages: &[SharedStage],
+) -> Result<(), String> {
+    plan.shared_stages = stages.to_vec();
+    if stages.is_empty() {
+        return Ok(());
+    }
+    let stage = plan
+        .stages
+        .first_mut()
+        .ok_or("internal error: a plan without a stage")?;
+    let mut restaged = false;
+    for input in &mut stage.inputs {
+        if matches!(plan.sources.get(input.input), Some(ReSrc::Shared(_)))
+            && input.source != InputSource::Global
+        {
+            input.source = InputSource::Global;
+            restaged = true;
+        }
+    }
+    if restaged {
+        let (tiles, mut buffers, _, vectorized) = plan_staged(stage, p);
+        buffers.extend(
+            plan.shared_buffers
+                .iter()
+                .filter(|b| b.slot == REDUCTION_SLOT)
+                .cloned(),
+        );
+        plan.staging.prefetch &= !tiles.is_empty();
+        plan.staging.tiles = tiles;
+        plan.staging.vectorized = vectorized;
+        plan.shared_buffers = buffers;
+    }
+    // Last reader of each stage: a later stage, or the anchor (`usize::MAX`, to the end).
+    let mut last = vec![0usize; stages.len()];
+    let mut anchor_reads = Vec::new();
+    reads(&plan.sources, &mut anchor_reads);
+    for k in anchor_reads {
+        last[k] = usize::MAX;
+    }
+    for (j, st) in stages.iter().enumerate() {
+        let mut r = Vec::new();
+        reads(&st.srcs, &mut r);
+        for k in r {
+            if last[k] != usize::MAX {
+                last[k] = last[k].max(j);
+            }
+        }
+    }
+    let mut alloc = BestFit::default();
+    let mut offsets: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut stage_buffers = Vec::new();
+    for (j, st) in stages.iter().enumerate() {
+        let bytes = st.bytes();
+        offsets.insert(stage_slot(j), alloc.alloc(bytes));
+        stage_buffers.push(SharedBuffer {
+            slot: stage_slot(j),
+            ty: shared_memref(&st.shape(), st.compute.result.elem),
+            bytes,
+        });
+        for (k, &l) in last.iter().enumerate() {
+            if l == j {
+                alloc.free(offsets[&stage_slot(k)], stages[k].bytes());
+            }
+        }
+    }
+    for b in &plan.shared_buffers {
+        offsets.insert(b.slot, alloc.alloc(b.bytes));
+    }
+    plan.shared_buffers.extend(stage_buffers);
+    let offs = plan
+        .shared_buffers
+        .iter()
+        .map(|b| offsets[&b.slot])
+        .collect();
+    plan.shared_bytes = alloc.peak();
+    plan.shared_layout = Some((offs, alloc.peak()));
+    Ok(())
+}
+
+impl Lowering<'_> {
+    /// Computes every shared stage's tile into its buffer (see the module doc): thread
+    /// `tid` takes points `tid, tid + threads, ..` of the tile; points outside the
+    /// producer's domain (halo past the edge, a partial block) hold 0, never read as data.
+    /// A barrier ends each stage, so its readers (and a buffer reusing its space) run after.
+    pub(super) fn materialize(&mut self, tid: Value) -> Result<(), String> {
+        let plan = self.plan;
+        for (k, st) in plan.shared_stages.iter().enumerate() {
+            let mut lo = Vec::new();
+            for s in &st.region {
+                let mut v = self.em.idx(s.lo);
+                for (a, &cf) in s.coef.iter().enumerate() {
+                    if cf != 0 {
+                        let t = self.em.mul_const(self.tile_base[a], cf);
+                        v = self.em.add(v, t);
+                    }
+                }
+                lo.push(v);
+            }
+            self.stage_lo.push(lo.clone());
+            let shape = st.shape();
+            let total: i64 = shape.iter().product();
+            let (n, step) = (self.em.idx(total), self.em.idx(plan.block_threads));
+            let (iv, _, _) = self.em.begin_for(tid, n, step, &[]);
+            let coords = self.decompose(iv, &shape);
+            let at: Vec<Value> = lo
+                .iter()
+                .zip(&coords)
+                .map(|(&l, &c)| self.em.add(l, c))
+                .collect();
+            let c = &st.compute;
+            let checks = vec![(true, true); at.len()];
+            let cond = self.in_bounds(&at, &c.result.shape, &checks);
+            let elem = c.result.elem;
+            let v = match cond {
+                None => self.member_value(c, &st.srcs, &at)?,
+                Some(cond) => {
+                    let r = self.em.begin_if(cond, &[ty(elem)]);
+                    let v = self.member_value(c, &st.srcs, &at)?;
+                    self.em.else_(&[v]);
+                    let z = self.constant(0.0, elem);
+                    self.em.end_if(Some(&[z]));
+                    r[0]
+                }
+            };
+            let mut args = vec![v, self.shared_buffer(stage_slot(k))];
+            args.extend(coords);
+            self.em.op0("memref.store", &args, &[]);
+            self.em.end_for(&[]);
+            self.em.barrier();
+        }
+        Ok(())
+    }
+
+    /// The value of `c` (a kernel member whose inputs come from `srcs`) at its output
+    /// point `at`: its body, over a loop of its reduction points when it reduces.
+    fn member_value(
+        &mut self,
+        c: &TeCompute,
+        srcs: &[ReSrc],
+        at: &[Value],
+    ) -> Result<Value, String> {
+        if c.combiner.is_some() {
+            let rc = Recompute {
+                compute: c.clone(),
+                srcs: srcs.to_vec(),
+            };
+            return self.recompute(&rc, at);
+        }
+        let axes: Vec<Option<Value>> = at.iter().map(|&v| Some(v)).collect();
+        let mut avals = Vec::new();
+        for a in &c.accesses {
+            let idx = a
+                .map
+                .results
+                .iter()
+                .map(|e| self.affine(e, &axes))
+                .collect::<Result<Vec<_>, _>>()?;
+            let t = &c.inputs[a.input];
+            avals.push(self.source_load(&srcs[a.input], &idx, t, a.pad)?);
+        }
+        Ok(self.body_with(&c.body, &avals, &c.access_types())?.0)
+    }
+
+    /// The value of source `s` (of tensor type `t`) at `idx`; `pad`: the access's pad
+    /// value, returned outside `t`'s bounds.
+    pub(super) fn source_load(
+        &mut self,
+        s: &ReSrc,
+        idx: &[Value],
+        t: &rtile_dialects::te::model::TensorType,
+        pad: Option<f64>,
+    ) -> Result<Value, String> {
+        let cond = if pad.is_some() {
+            let checks = vec![(true, true); idx.len()];
+            self.in_bounds(idx, &t.shape, &checks)
+        } else {
+            None
+        };
+        let padv = pad.unwrap_or(0.0);
+        Ok(match s {
+            ReSrc::Recompute(inner) => self.recompute(inner, idx)?,
+            ReSrc::Arg(k) => {
+                let m = self.args[*k];
+                self.guarded_load(m, idx, cond, t.elem, padv)
+            }
+            ReSrc::Shared(k) => {
+                let lo = self.stage_lo[*k].clone();
+                let local: Vec<Value> = idx
+                    .iter()
+                    .zip(&lo)
+                    .map(|(&i, &l)| self.em.ibin("arith.subi", i, l))
+                    .collect();
+                let buf = self.shared_buffer(stage_slot(*k));
+                self.guarded_load(buf, &local, cond, t.elem, padv)
+            }
+        })
+    }
+}
+
+/// Bytes of shared memory the stages' input copies may add (§4.1: a tile over capacity is
+/// not an option; 48 KiB is the smallest static shared capacity of the devices described).
+const COPY_LIMIT_BYTES: u64 = 48 * 1024;
+
+/// `srcs` with every `Shared(k)` renumbered through `map`.
+fn renumber(srcs: &[ReSrc], map: &[usize]) -> Vec<ReSrc> {
+    srcs.iter()
+        .map(|s| match s {
+            ReSrc::Arg(k) => ReSrc::Arg(*k),
+            ReSrc::Shared(k) => ReSrc::Shared(map[*k]),
+            ReSrc::Recompute(rc) => ReSrc::Recompute(Box::new(Recompute {
+                compute: rc.compute.clone(),
+                srcs: renumber(&rc.srcs, map),
+            })),
+        })
+        .collect()
+}
+
+/// The identity copy of a tensor of type `t` (a stage that stages a global input).
+fn copy_of(t: &rtile_dialects::te::model::TensorType) -> TeCompute {
+    use rtile::ir::AffineMap;
+    use rtile_dialects::te::model::{Access, Axis, AxisKind, Expr};
+    let n = t.shape.len();
+    TeCompute {
+        axes: t
+            .shape
+            .iter()
+            .enumerate()
+            .map(|(d, &e)| Axis {
+                name: format!("d{d}"),
+                extent: e,
+                kind: AxisKind::Parallel,
+            })
+            .collect(),
+        inputs: vec![t.clone()],
+        accesses: vec![Access {
+            input: 0,
+            map: AffineMap::new(n as u32, 0, (0..n as u32).map(AffineExpr::Dim).collect()),
+            pad: None,
+        }],
+        body: Expr::Access(0),
+        combiner: None,
+        result: t.clone(),
+        may_pad: None,
+        padded_from: None,
+    }
+}
+
+/// Plans the stages' regions ([`plan_regions`]), first with each reducing stage's global
+/// inputs staged in shared memory by copy stages of their own (loaded once per block,
+/// coalesced, instead of once per point that reads them: a reduction stage computes many
+/// points from the same inputs, and global memory has no cache to catch the re-reads,
+/// §3.1's traffic counts each boundary tile once per block); without the copies when
+/// those would take more than `COPY_LIMIT_BYTES` or cannot be planned.
+pub fn plan_stages(
+    anchor: &TeCompute,
+    block: &[u64],
+    sources: &mut Vec<ReSrc>,
+    stages: &mut Vec<SharedStage>,
+) -> Result<(), String> {
+    let mut with: Vec<SharedStage> = Vec::new();
+    let mut map = Vec::new();
+    for st in stages.iter() {
+        let mut srcs = renumber(&st.srcs, &map);
+        if st.compute.combiner.is_some() {
+            for (i, s) in srcs.iter_mut().enumerate() {
+                if let ReSrc::Arg(k) = s {
+                    let copy = copy_of(&st.compute.inputs[i]);
+                    with.push(SharedStage::new(copy, vec![ReSrc::Arg(*k)], usize::MAX));
+                    *s = ReSrc::Shared(with.len() - 1);
+                }
+            }
+        }
+        map.push(with.len());
+        with.push(SharedStage { srcs, ..st.clone() });
+    }
+    if with.len() > stages.len() {
+        let mut with_sources = renumber(sources, &map);
+        let planned = plan_regions(anchor, block, &with_sources, &mut with);
+        let bytes: u64 = with.iter().map(SharedStage::bytes).sum();
+        if planned.is_ok() && bytes <= COPY_LIMIT_BYTES {
+            *stages = with;
+            std::mem::swap(sources, &mut with_sources);
+            return Ok(());
+        }
+    }
+    plan_regions(anchor, block, sources, stages)
+}
