@@ -43,6 +43,14 @@ pub const DEVICE: &str = "rtile.device";
 /// arena's size), bytes, as a non-negative `i64`.
 pub const PEAK_BYTES: &str = "rtile.peak_bytes";
 
+/// On a persistent kernel `gpu.func` (a `vdevice.program` lowered by `--lower-to-gpu`):
+/// `{coresident = N}`, the blocks that can be co-resident on the device (the simulator runs
+/// at most that many at once).
+pub const PERSISTENT: &str = "rtile.persistent";
+/// On a persistent kernel's spin-wait `scf.while`: `array<i64: veu, order>`, the wait for
+/// `step[veu] > order` (deadlock reports name it).
+pub const WAIT: &str = "rtile.wait";
+
 /// `rtile`: attributes only.
 pub struct RtileDialect;
 

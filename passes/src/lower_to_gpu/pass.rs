@@ -182,11 +182,14 @@ pub fn lower_module_with(
         return Ok(());
     }
     let device = module_device(ctx, &funcs)?;
+    // rPrograms (`vdevice.program`, from --wavefront-pack): one persistent kernel each.
+    let pack = super::persistent::analyse(ctx, module)?;
     let mut kernels: Vec<LoweredKernel> = Vec::new();
     let mut globals = Globals::new(ctx, module);
     let before: Vec<OpId> = module_ops(ctx, module);
     for &f in &funcs {
-        match lower_func(ctx, f, &mut kernels, &mut globals, opts) {
+        let packing = pack.as_ref().map(|p| (p, &device));
+        match lower_func(ctx, f, &mut kernels, &mut globals, opts, packing) {
             Ok((_, peak)) => stats.add(LowerToGpu::PEAK_BYTES, peak),
             Err(d) => {
                 // Leave the module as it was: the host functions and kernels built so far
@@ -228,6 +231,12 @@ pub fn lower_module_with(
             module,
             format!("internal error: {e}"),
         ));
+    }
+    if pack.is_some() {
+        // The schedule now lives in the persistent kernels.
+        for op in super::persistent::vdevice_ops(ctx, module) {
+            ctx.erase_op(op);
+        }
     }
     mark_target(ctx, gpu_module, &device);
     ctx.set_attr(module, "gpu.container_module", Attribute::unit());
