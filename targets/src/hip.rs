@@ -11,6 +11,9 @@ use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp as G, MathFn};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+#[path = "hip_sync.rs"]
+mod sync;
+
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{
     AttrKind, Attribute, BlockId, Context, DenseLiteral, FloatKind, OpId, Type, TypeKind, Value,
@@ -741,22 +744,7 @@ impl<'a> HipEmitter<'a> {
             }
             // Device-scope fence for every ordering (HIP has no acquire/release split).
             G::Fence => self.line("__threadfence();"),
-            G::AtomicRmw => {
-                let f = match ctx.inherent_attr(op, "kind").and_then(|a| a.as_int()) {
-                    Some(rtile_gpu_vocab::ATOMIC_ADDI) => "atomicAdd",
-                    Some(rtile_gpu_vocab::ATOMIC_ORI) => "atomicOr",
-                    _ => {
-                        return Err(self.err(
-                            op,
-                            "memref.atomic_rmw: only kinds addi and ori are translated",
-                        ));
-                    }
-                };
-                let (v, _) = self.val(op, o[0])?;
-                let (m, info) = self.mem(op, o[1])?;
-                let i = self.index(op, &info, &o[2..])?;
-                self.define(op, &format!("{f}(&{m}[{i}], {v})"))?;
-            }
+            G::AtomicRmw => self.atomic_rmw(op)?,
             G::Math(m @ (MathFn::Sin | MathFn::Cos | MathFn::PowF)) => {
                 return Err(self.err(
                     op,
@@ -950,37 +938,6 @@ impl<'a> HipEmitter<'a> {
         for (n, t) in temps {
             self.line(&format!("{n} = {t};"));
         }
-        self.indent -= 1;
-        self.line("}");
-        Ok(())
-    }
-
-    /// `scf.while` without loop-carried values: `while (true) { before; if (!c) break;
-    /// after }` (a persistent kernel's spin-wait).
-    fn scf_while(&mut self, op: OpId) -> Result<(), Diagnostic> {
-        let ctx = self.ctx;
-        if !ctx.operands(op).is_empty() || !ctx.results(op).is_empty() {
-            return Err(self.err(op, "scf.while with loop-carried values is not translated"));
-        }
-        let (Some(before), Some(after)) = (self.region_block(op, 0), self.region_block(op, 1))
-        else {
-            return Err(self.err(op, "scf.while needs a before and an after region"));
-        };
-        self.line("while (true) {");
-        self.indent += 1;
-        let mut cond = None;
-        for o in ctx.block_ops(before).collect::<Vec<_>>() {
-            let g = G::decode(ctx, o)?;
-            if g == G::Condition {
-                cond = ctx.operands(o).first().copied();
-            } else {
-                self.op(o, g)?;
-            }
-        }
-        let c = cond.ok_or_else(|| self.err(op, "scf.while without scf.condition"))?;
-        let (c, _) = self.val(op, c)?;
-        self.line(&format!("if (!{c}) break;"));
-        self.block(after)?;
         self.indent -= 1;
         self.line("}");
         Ok(())

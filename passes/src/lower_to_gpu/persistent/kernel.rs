@@ -128,10 +128,10 @@ fn clone_op(b: &mut Builder, op: OpId, map: &mut HashMap<Value, Value>) -> OpId 
     st.result_types = ctx
         .results(op)
         .iter()
-        .map(|&r| ctx.value_type(r).clone())
+        .map(|&r| *ctx.value_type(r))
         .collect();
     st.attributes = data.attributes.clone();
-    st.properties = data.properties.clone();
+    st.properties = data.properties;
     st.location = data.location.clone();
     st.span = data.span;
     let regions = ctx.regions(op).to_vec();
@@ -139,10 +139,7 @@ fn clone_op(b: &mut Builder, op: OpId, map: &mut HashMap<Value, Value>) -> OpId 
         let nr = b.ctx_mut().create_region();
         for blk in b.ctx().region_blocks(r).to_vec() {
             let args = b.ctx().block_args(blk).to_vec();
-            let tys: Vec<Type> = args
-                .iter()
-                .map(|&a| b.ctx().value_type(a).clone())
-                .collect();
+            let tys: Vec<Type> = args.iter().map(|&a| *b.ctx().value_type(a)).collect();
             let nb = b.ctx_mut().create_block(tys);
             b.ctx_mut().append_block(nr, nb);
             for (i, a) in args.into_iter().enumerate() {
@@ -434,7 +431,7 @@ pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<Lowe
             .ok_or("a kernel without a body")?;
         let tys: Vec<Type> = ctx.block_args(body)[op.kernel.launch.args.len()..]
             .iter()
-            .map(|&a| ctx.value_type(a).clone())
+            .map(|&a| *ctx.value_type(a))
             .collect();
         let sizes: Vec<u64> = tys
             .iter()
@@ -480,7 +477,7 @@ pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<Lowe
             vs.push(
                 k.b.op("memref.view")
                     .operands(&[base, off])
-                    .result(t.clone())
+                    .result(*t)
                     .value(),
             );
         }
@@ -554,7 +551,7 @@ pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<Lowe
 pub(crate) fn build_reset(ctx: &mut Context, name: &str, n: usize) -> LoweredKernel {
     let threads = n.clamp(1, 256) as u32;
     let ty = Type::memref(vec![n as i64], Type::i32());
-    let entry = ctx.create_block(vec![ty.clone()]);
+    let entry = ctx.create_block(vec![ty]);
     let mut b = Builder::at_end(ctx, entry);
     let mut k = K { b: &mut b };
     let mem = k.b.ctx().block_args(entry)[0];

@@ -231,10 +231,7 @@ pub(crate) fn launch_program(
             },
         );
     }
-    let arg_types: Vec<Type> = host_args
-        .iter()
-        .map(|&v| b.ctx().value_type(v).clone())
-        .collect();
+    let arg_types: Vec<Type> = host_args.iter().map(|&v| *b.ctx().value_type(v)).collect();
     let veus = prog.program.veus.len() as u64;
     let shared = launches
         .iter()
