@@ -571,13 +571,13 @@ impl BlockState<'_> {
                                 return Err(self.divergence(b, t));
                             }
                         }
-                        // Only kernels without scf.while run here (`run_blocks`).
-                        Stop::Spin(p) => {
+                        // Kernels with scf.while run in `sim::concurrent`, except profiled.
+                        Stop::Spin(_) => {
                             return Err(self.error(
                                 SimErrorKind::Other,
                                 None,
                                 t,
-                                format!("internal error: spin at {p} outside a concurrent run"),
+                                "--profile does not run kernels with scf.while (a persistent kernel's blocks must run interleaved)".into(),
                             ));
                         }
                         Stop::Done => {
