@@ -316,7 +316,7 @@ pub(crate) fn mark_rop(ctx: &mut Context, c: OpId, func: OpId) {
     }
 }
 
-/// Names the vDevice ops (`vdevice.device`) so callers can drop them with the programs.
+/// The module's `vdevice` ops (devices, rOperators, programs): dropped once lowered.
 pub(crate) fn vdevice_ops(ctx: &Context, module: OpId) -> Vec<OpId> {
     ctx.collect_ops(module)
         .into_iter()
