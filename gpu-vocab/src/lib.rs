@@ -18,5 +18,5 @@ pub mod verify;
 
 pub use attrs::{AddressSpace, CmpFPredicate, CmpIPredicate, FastMathFlags};
 pub use launch::Launch;
-pub use op::{GpuOp, MathFn};
+pub use op::{ATOMIC_ADDI, ATOMIC_ORI, FENCE_ACQ_REL, FENCE_ACQUIRE, FENCE_RELEASE, GpuOp, MathFn};
 pub use verify::check_module;

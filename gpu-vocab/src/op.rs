@@ -74,6 +74,18 @@ gpu_ops! {
     If = "scf.if",
     /// `scf.yield`.
     Yield = "scf.yield",
+    /// `scf.while` (the persistent kernel's spin-wait on another block's `step`).
+    While = "scf.while",
+    /// `scf.condition`, the terminator of `scf.while`'s before region.
+    Condition = "scf.condition",
+    /// `memref.atomic_rmw` on global memory; kinds `addi` (1) and `ori` (14) (see
+    /// [`ATOMIC_ADDI`], [`ATOMIC_ORI`]): the step counters of a persistent kernel.
+    AtomicRmw = "memref.atomic_rmw",
+    /// `llvm.fence` with an ordering and `syncscope("agent")` (device scope): upstream's
+    /// only fence op that `mlir-opt` accepts in gpu-level IR; orders a block's global
+    /// writes before its step increment (release) and a poll before the reads it guards
+    /// (acquire).
+    Fence = "llvm.fence",
     /// `memref.load`.
     Load = "memref.load",
     /// `memref.store`.
@@ -210,6 +222,17 @@ gpu_ops! {
     AsyncWait = "nvgpu.device_async_wait",
 }
 
+/// `memref.atomic_rmw`'s `kind` for `addi` (upstream `arith::AtomicRMWKind`).
+pub const ATOMIC_ADDI: i64 = 1;
+/// `memref.atomic_rmw`'s `kind` for `ori`: with 0, an atomic read (the spin-wait's poll).
+pub const ATOMIC_ORI: i64 = 14;
+/// `llvm.fence`'s `ordering` for `acquire` (upstream `LLVM::AtomicOrdering`).
+pub const FENCE_ACQUIRE: i64 = 4;
+/// `llvm.fence`'s `ordering` for `release`.
+pub const FENCE_RELEASE: i64 = 5;
+/// `llvm.fence`'s `ordering` for `acq_rel`.
+pub const FENCE_ACQ_REL: i64 = 6;
+
 /// A `math` dialect function of the gpu-level IR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathFn {
@@ -322,11 +345,11 @@ impl GpuOp {
     pub fn min_arity(self) -> (usize, usize) {
         use GpuOp as G;
         match self {
-            G::Barrier | G::Return | G::Dealloc | G::Yield => (0, 0),
-            G::AsyncWait => (1, 0),
+            G::Barrier | G::Return | G::Dealloc | G::Yield | G::While | G::Fence => (0, 0),
+            G::AsyncWait | G::Condition => (1, 0),
             G::MmaSync => (3, 1),
             G::LdMatrix | G::AsyncCreateGroup => (1, 1),
-            G::AsyncCopy => (2, 1),
+            G::AsyncCopy | G::AtomicRmw => (2, 1),
             G::ThreadId
             | G::BlockId
             | G::BlockDim

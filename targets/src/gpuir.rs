@@ -299,7 +299,11 @@ pub fn is_written(ctx: &Context, func: OpId, arg: Value) -> bool {
     ctx.walk(func, WalkOrder::PreOrder, &mut |_, op| {
         let ops = ctx.operands(op);
         match ctx.op_name(op) {
-            "memref.store" | "vector.store" | "vector.transfer_write" | "vector.maskedstore"
+            "memref.store"
+            | "vector.store"
+            | "vector.transfer_write"
+            | "vector.maskedstore"
+            | "memref.atomic_rmw"
                 if ops.get(1).is_some_and(|v| set.contains(v)) =>
             {
                 written = true;

@@ -11,6 +11,9 @@ use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp as G, MathFn};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+#[path = "hip_sync.rs"]
+mod sync;
+
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{
     AttrKind, Attribute, BlockId, Context, DenseLiteral, FloatKind, OpId, Type, TypeKind, Value,
@@ -236,7 +239,14 @@ impl<'a> HipEmitter<'a> {
                 } else {
                     ""
                 };
-                params.push(format!("{konst}{ety}* __restrict__ {name}"));
+                // A persistent kernel's arguments may alias (views of one buffer read and
+                // written by different rTasks): no `__restrict__` there.
+                let restrict = if ctx.attr(info.op, "rtile.persistent").is_some() {
+                    ""
+                } else {
+                    " __restrict__"
+                };
+                params.push(format!("{konst}{ety}*{restrict} {name}"));
                 self.names.insert(a, Name::Mem(name, mi));
             } else {
                 let ty = self.c_type(info.op, &t)?;
@@ -738,6 +748,13 @@ impl<'a> HipEmitter<'a> {
             }
             G::For => self.scf_for(op)?,
             G::If => self.scf_if(op)?,
+            G::While => self.scf_while(op)?,
+            G::Condition => {
+                return Err(self.err(op, "scf.condition outside an scf.while"));
+            }
+            // Device-scope fence for every ordering (HIP has no acquire/release split).
+            G::Fence => self.line("__threadfence();"),
+            G::AtomicRmw => self.atomic_rmw(op)?,
             G::Math(m @ (MathFn::Sin | MathFn::Cos | MathFn::PowF)) => {
                 return Err(self.err(
                     op,

@@ -26,6 +26,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 pub mod nvgpu;
+#[path = "llvmir_sync.rs"]
+mod sync;
 
 /// The registers each thread of a block of `threads` may use so that one block fits an
 /// NVIDIA SM's 65,536 (every architecture since Kepler): its share rounded down to the
@@ -442,7 +444,14 @@ impl<'a> FnEmitter<'a> {
                     ));
                 }
                 let name = format!("%arg{i}");
-                let noalias = if info.is_kernel { " noalias" } else { "" };
+                // A persistent kernel's arguments may alias (views of one buffer read and
+                // written by different rTasks): no `noalias` there.
+                let persistent = ctx.attr(info.op, "rtile.persistent").is_some();
+                let noalias = if info.is_kernel && !persistent {
+                    " noalias"
+                } else {
+                    ""
+                };
                 params.push(format!("{}{noalias} align 16 {name}", addrspace(1)));
                 self.vals.insert(
                     a,
@@ -629,6 +638,17 @@ impl<'a> FnEmitter<'a> {
 
     fn barrier(&mut self) {
         match self.opts.flavor {
+            // A persistent kernel's surplus threads reach the block barrier through their
+            // own `gpu.barrier` ops (OSDI'20 §4.2.1): `bar.sync` without `.aligned`, which
+            // counts arrivals wherever they come from.
+            Flavor::Nvptx if self.ctx.attr(self.info.op, "rtile.persistent").is_some() => {
+                self.call(
+                    "void",
+                    "llvm.nvvm.barrier.cta.sync.all",
+                    &[("i32", "0")],
+                    "",
+                );
+            }
             Flavor::Nvptx => {
                 self.call(
                     "void",
@@ -993,6 +1013,12 @@ impl<'a> FnEmitter<'a> {
             G::Math(m) => self.math(op, m)?,
             G::For => self.scf_for(op)?,
             G::If => self.scf_if(op)?,
+            G::While => self.scf_while(op)?,
+            G::Condition => {
+                return Err(self.err(op, "scf.condition outside an scf.while"));
+            }
+            G::AtomicRmw => self.atomic_rmw(op)?,
+            G::Fence => self.fence(op)?,
             G::Load => {
                 let (p, _info, asp, ety) = self.element_ptr(op, operands[0], &operands[1..])?;
                 let align = self.elem_align(&ety);

@@ -31,7 +31,8 @@ fn opt(text: &str, beam: &str, lower: bool) -> Result<String, String> {
 
 /// Runs a lowered module; returns the kernels launched and the outputs.
 fn simulate(lowered: &str) -> (usize, Vec<Tensor>) {
-    let runs = run_models_text("p.gpu.mlir", lowered, 3, &[], None).expect("the simulator runs");
+    let runs = run_models_text("p.gpu.mlir", lowered, 3, &[], Default::default(), None)
+        .expect("the simulator runs");
     let [run] = &runs[..] else {
         panic!("one host function, got {}", runs.len())
     };

@@ -76,7 +76,15 @@ fn sim_vs(text: &str, reference: &str, device: &str, seed: u64) -> f64 {
     // Every kernel against the f64 oracle, as `rtile-run --sim --check` does.
     let report = run_check_text("mp.gpu.mlir", &lowered, seed).expect("runs clean");
     assert!(!report.kernels.is_empty());
-    let runs = run_models_text("mp.gpu.mlir", &lowered, seed, &paths, Default::default(), None).expect("runs");
+    let runs = run_models_text(
+        "mp.gpu.mlir",
+        &lowered,
+        seed,
+        &paths,
+        Default::default(),
+        None,
+    )
+    .expect("runs");
     std::fs::remove_dir_all(&dir).ok();
     let got = &runs[0].outputs[0];
     let want = eval_compute(&c, &ins, Accumulate::Native).expect("interprets");

@@ -46,6 +46,14 @@ pub const PEAK_BYTES: &str = "rtile.peak_bytes";
 /// into shared memory (shared stages), as a positive `i64`.
 pub const SHARED_STAGES: &str = "rtile.shared_stages";
 
+/// On a persistent kernel `gpu.func` (a `vdevice.program` lowered by `--lower-to-gpu`):
+/// `{coresident = N}`, the blocks that can be co-resident on the device (the simulator runs
+/// at most that many at once).
+pub const PERSISTENT: &str = "rtile.persistent";
+/// On a persistent kernel's spin-wait `scf.while`: `array<i64: veu, order>`, the wait for
+/// `step[veu] > order` (deadlock reports name it).
+pub const WAIT: &str = "rtile.wait";
+
 /// `rtile`: attributes only.
 pub struct RtileDialect;
 

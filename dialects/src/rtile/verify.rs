@@ -15,8 +15,8 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, Context, OpId};
 
 use super::{
-    DEVICE, LAUNCH, PEAK_BYTES, PROGRAM, PROGRAMS, RProgram, SHARED_STAGES, TE_REFERENCE, TILE,
-    TileAttr, UNROLL, programs_from_attr,
+    DEVICE, LAUNCH, PEAK_BYTES, PERSISTENT, PROGRAM, PROGRAMS, RProgram, SHARED_STAGES,
+    TE_REFERENCE, TILE, TileAttr, UNROLL, WAIT, programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
 use crate::te::model::{AxisKind, TeCompute};
@@ -108,9 +108,27 @@ impl AttributeVerifier for RtileAttrVerifier {
                 _ => Err(err("expected a string naming a device".into())),
             };
         }
+        if name == PERSISTENT {
+            if ctx.op_name(op) != "gpu.func" {
+                return Err(err("only valid on 'gpu.func'".into()));
+            }
+            return match attr.dict_get("coresident").and_then(|a| a.as_int()) {
+                Some(n) if n >= 1 => Ok(()),
+                _ => Err(err("expected {coresident = N} with N >= 1".into())),
+            };
+        }
+        if name == WAIT {
+            if ctx.op_name(op) != "scf.while" {
+                return Err(err("only valid on 'scf.while'".into()));
+            }
+            return match attr.as_dense_ints() {
+                Some([v, o]) if *v >= 0 && *o >= 0 => Ok(()),
+                _ => Err(err("expected array<i64: veu, order>".into())),
+            };
+        }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES} or {SHARED_STAGES})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {PERSISTENT} or {WAIT})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {

@@ -356,7 +356,8 @@ fn fuse_kernel_with(ctx: &Context, kernel: OpId, promote: bool) -> Result<FusedG
         let lv = levels(ctx, op)?;
         let mut srcs = vec![Src::Outer(vals[0]); c.inputs.len()];
         for (ai, a) in c.accesses.iter().enumerate() {
-            let v = vals[ai];
+            // `vals` holds the distinct inputs; the levels are per access (operand).
+            let v = vals[a.input];
             srcs[a.input] = match member(v) {
                 Some(p) => {
                     used[p] = true;
@@ -590,8 +591,8 @@ fn group_reference(ctx: &Context, ops: &[OpId], args: &[Value]) -> Result<String
     for (m, &op) in ops.iter().enumerate() {
         let (c, vals) = compute_from_op(ctx, op)?;
         let mut names = vec![String::new(); c.inputs.len()];
-        for (ai, a) in c.accesses.iter().enumerate() {
-            names[a.input] = name(vals[ai], ops)?;
+        for a in &c.accesses {
+            names[a.input] = name(vals[a.input], ops)?;
         }
         body.push_str(&format!(
             "%m{m} = te.compute {} {{ {} }} ",
@@ -635,11 +636,11 @@ mod tests {
         let node = |o: OpId| {
             let (c, vals) = compute_from_op(&ctx, o).expect("compute");
             let mut srcs = vec![Src::Outer(vals[0]); c.inputs.len()];
-            for (ai, a) in c.accesses.iter().enumerate() {
-                srcs[a.input] = if Some(vals[ai]) == ctx.results(ops[0]).first().copied() {
+            for a in &c.accesses {
+                srcs[a.input] = if Some(vals[a.input]) == ctx.results(ops[0]).first().copied() {
                     Src::Member(0)
                 } else {
-                    Src::Outer(vals[ai])
+                    Src::Outer(vals[a.input])
                 };
             }
             Node { c, srcs }

@@ -22,12 +22,14 @@ use super::arena::{Lifetime, assign};
 use super::fuse::{fuse_kernel, program_from_tiles};
 use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts, lower_fused};
 use super::pass::{func_name, memref_of, segment_sizes, selected_program, set_locations};
+use super::persistent::Packing;
+use crate::device::Device;
 
 pub use rtile_dialects::rtile::PEAK_BYTES;
 
 /// One `te.compute` of a function: its kernel (an index into the kernels), the te values
 /// it reads in kernel-argument order, and its result.
-struct ComputeLaunch {
+pub(super) struct ComputeLaunch {
     kernel: usize,
     inputs: Vec<Value>,
     result: Value,
@@ -223,6 +225,7 @@ fn read_func(
                 let kname = format!("{name}_{}", kernels.len());
                 let k = lower_compute_opts(ctx, &c, &p, &kname, opts)
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
+                super::persistent::mark_rop(ctx, op, k.func);
                 push_launch(ctx, op, k, inputs, &mut known, &mut tf, kernels)?;
             }
             KERNEL => {
@@ -657,6 +660,7 @@ pub(super) fn lower_func(
     globals: &mut Globals,
     seen: &mut KernelKeys,
     opts: LowerOptions,
+    pack: Option<(&Packing, &Device)>,
 ) -> Result<(OpId, u64), Diagnostic> {
     let name = func_name(ctx, f);
     let body = ctx
@@ -664,10 +668,32 @@ pub(super) fn lower_func(
         .first()
         .and_then(|r| ctx.region_blocks(*r).first().copied())
         .ok_or_else(|| Diagnostic::op_error(ctx, f, "has no body"))?;
-    let tf = read_func(ctx, body, kernels, seen, opts, &name)?;
+    // A function packed into vdevice.programs launches one persistent kernel per program.
+    let pack = pack.filter(|(p, _)| p.covers(ctx, f));
+    // Its rTasks are its computes' own kernels, each marked with its rOperator: none is
+    // shared with another compute.
+    let mut own = KernelKeys::new(false);
+    let keys = if pack.is_some() { &mut own } else { seen };
+    let mut tf = read_func(ctx, body, kernels, keys, opts, &name)?;
+    let groups = match pack {
+        Some((p, _)) => {
+            let results: Vec<Value> = tf.launches.iter().map(|l| l.result).collect();
+            let g = p.order(ctx, f, &results)?;
+            let mut slots: Vec<Option<ComputeLaunch>> = std::mem::take(&mut tf.launches)
+                .into_iter()
+                .map(Some)
+                .collect();
+            tf.launches = g.order.iter().filter_map(|&i| slots[i].take()).collect();
+            Some(g)
+        }
+        None => None,
+    };
     let params = host_params(ctx, f, body, &tf)?;
     let args = ctx.block_args(body).to_vec();
-    let (roots, lifetimes) = storages(ctx, f, &args, &tf)?;
+    let (roots, mut lifetimes) = storages(ctx, f, &args, &tf)?;
+    if let Some(g) = &groups {
+        g.widen(&mut lifetimes);
+    }
     let plan = assign(&lifetimes);
     let reference = reference_text(ctx, f);
     let mut b = Builder::new(ctx);
@@ -690,10 +716,21 @@ pub(super) fn lower_func(
     for i in 0..params.len() {
         b.ctx_mut().set_block_arg_location(entry, i, loc.clone());
     }
-    let arena = (plan.peak_bytes > 0).then(|| {
+    // A packed function's step counters follow the intermediates in the arena.
+    let step_ints: usize = match (&groups, pack) {
+        (Some(g), Some((p, _))) => g.groups.iter().map(|(i, _)| p.veus(*i)).sum(),
+        _ => 0,
+    };
+    let step_at = plan.peak_bytes.next_multiple_of(super::arena::ARENA_ALIGN);
+    let arena_bytes = if step_ints > 0 {
+        step_at + 4 * step_ints as u64
+    } else {
+        plan.peak_bytes
+    };
+    let arena = (arena_bytes > 0).then(|| {
         b.op("memref.alloc")
             .property("operandSegmentSizes", segment_sizes(&[0, 0]))
-            .result(Type::memref(vec![plan.peak_bytes as i64], Type::int(8)))
+            .result(Type::memref(vec![arena_bytes as i64], Type::int(8)))
             .value()
     });
     let mut views = Views {
@@ -706,6 +743,66 @@ pub(super) fn lower_func(
         arena,
         consts: HashMap::new(),
     };
+    if let (Some(g), Some((p, dev)), Some(arena)) = (&groups, pack, arena) {
+        let step_view = |b: &mut Builder, at: u64, n: usize| {
+            let off = b
+                .op("arith.constant")
+                .property("value", Attribute::int(at as i64, Type::index()))
+                .result(Type::index())
+                .value();
+            b.op("memref.view")
+                .operands(&[arena, off])
+                .result(Type::memref(vec![n as i64], Type::i32()))
+                .value()
+        };
+        let all = step_view(&mut b, step_at, step_ints);
+        let reset_name = format!("{}_steps_reset", func_name(b.ctx(), f));
+        let mut packed = vec![super::persistent::reset_steps(
+            &mut b,
+            &reset_name,
+            step_ints,
+            all,
+        )];
+        let mut at = step_at;
+        for (prog, members) in &g.groups {
+            let mut ls = Vec::new();
+            for &pos in members {
+                let l = &tf.launches[pos];
+                let mut mems = Vec::new();
+                for &v in l.inputs.iter().chain([&l.result]) {
+                    let m = views.memref(&mut b, globals, host, v).ok_or_else(|| {
+                        Diagnostic::op_error(
+                            b.ctx(),
+                            f,
+                            "internal error: an intermediate without an arena",
+                        )
+                    })?;
+                    mems.push(m);
+                }
+                ls.push((l.kernel, mems));
+            }
+            let n = p.veus(*prog);
+            let step = step_view(&mut b, at, n);
+            at += 4 * n as u64;
+            packed.push(super::persistent::launch_program(
+                &mut b, p, *prog, &ls, kernels, dev, step,
+            )?);
+        }
+        b.op("memref.dealloc").operand(arena).build();
+        b.op("func.return").build();
+        // The computes' own kernels live on inside the persistent ones.
+        let first = tf
+            .launches
+            .iter()
+            .map(|l| l.kernel)
+            .min()
+            .unwrap_or(kernels.len());
+        for k in kernels.drain(first..) {
+            ctx.erase_op(k.func);
+        }
+        kernels.extend(packed);
+        return Ok((host, plan.peak_bytes));
+    }
     for l in &tf.launches {
         let k = &kernels[l.kernel];
         let (Some(grid), Some(block)) = (k.launch.grid, k.launch.block) else {

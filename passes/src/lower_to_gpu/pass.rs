@@ -199,12 +199,15 @@ pub fn lower_module_dedup(
         return Ok(());
     }
     let device = module_device(ctx, &funcs)?;
+    // rPrograms (`vdevice.program`, from --wavefront-pack): one persistent kernel each.
+    let pack = super::persistent::analyse(ctx, module)?;
     let mut kernels: Vec<LoweredKernel> = Vec::new();
     let mut globals = Globals::new(ctx, module);
     let mut seen = KernelKeys::new(dedup);
     let before: Vec<OpId> = module_ops(ctx, module);
     for &f in &funcs {
-        match lower_func(ctx, f, &mut kernels, &mut globals, &mut seen, opts) {
+        let packing = pack.as_ref().map(|p| (p, &device));
+        match lower_func(ctx, f, &mut kernels, &mut globals, &mut seen, opts, packing) {
             Ok((_, peak)) => stats.add(LowerToGpu::PEAK_BYTES, peak),
             Err(d) => {
                 // Leave the module as it was: the host functions and kernels built so far
@@ -247,6 +250,12 @@ pub fn lower_module_dedup(
             module,
             format!("internal error: {e}"),
         ));
+    }
+    if pack.is_some() {
+        // The schedule now lives in the persistent kernels.
+        for op in super::persistent::vdevice_ops(ctx, module) {
+            ctx.erase_op(op);
+        }
     }
     mark_target(ctx, gpu_module, &device);
     ctx.set_attr(module, "gpu.container_module", Attribute::unit());

@@ -488,6 +488,7 @@ fn copy_of(t: &rtile_dialects::te::model::TensorType) -> TeCompute {
         combiner: None,
         result: t.clone(),
         may_pad: None,
+        accumulator: None,
         padded_from: None,
     }
 }

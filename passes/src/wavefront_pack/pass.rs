@@ -250,10 +250,19 @@ fn producer(ctx: &Context, mut v: Value) -> Option<OpId> {
     }
 }
 
+/// Roller's rPrograms of a compute with its own axes (what `rtile.program` is written with).
+type Programs = (Vec<crate::construct_rtile::RProgram>, Vec<String>);
+
 /// The rKernel variants of one te.compute: Roller's top-k rPrograms (best first), each
 /// `grid` rTasks of `threads` threads; the per-rTask time is the estimate divided by the
 /// kernel's waves over `cores × resident blocks` (the micro-performance model's own split).
-fn variants(ctx: &Context, c: OpId, dev: &Device, top_k: usize) -> Result<Vec<RKernel>, String> {
+/// Also returns the rPrograms, variant `i` from program `i`.
+fn variants(
+    ctx: &Context,
+    c: OpId,
+    dev: &Device,
+    top_k: usize,
+) -> Result<(Vec<RKernel>, Programs), String> {
     let (tc, _) = compute_from_op(ctx, c)?;
     let e = expr_from_compute(&tc)?;
     let opts = ConstructOptions {
@@ -264,7 +273,9 @@ fn variants(ctx: &Context, c: OpId, dev: &Device, top_k: usize) -> Result<Vec<RK
     if r.programs.is_empty() {
         return Err(format!("no rProgram fits on '{}'", dev.name));
     }
-    Ok(r.programs
+    let own: Vec<String> = tc.axes.iter().map(|a| a.name.clone()).collect();
+    let ks = r
+        .programs
         .iter()
         .map(|p| {
             let rtasks = p.grid.iter().product::<u64>().max(1);
@@ -280,7 +291,8 @@ fn variants(ctx: &Context, c: OpId, dev: &Device, top_k: usize) -> Result<Vec<RK
                 us: p.est_us / waves as f64,
             }
         })
-        .collect())
+        .collect();
+    Ok((ks, (r.programs, own)))
 }
 
 /// The vDevice for `ops` (§4.1.2: the vEUs per SM follow from "the most demanding rTask
@@ -370,9 +382,11 @@ impl WavefrontPack {
             return Ok(());
         }
         let mut ops = Vec::new();
+        let mut programs = Vec::new();
         for (i, &c) in computes.iter().enumerate() {
-            let kernels = variants(ctx, c, dev, self.opts.top_k.max(1) as usize)
+            let (kernels, progs) = variants(ctx, c, dev, self.opts.top_k.max(1) as usize)
                 .map_err(|m| err(ctx, c, m))?;
+            programs.push((kernels.clone(), progs));
             let mut deps: Vec<usize> = ctx
                 .operands(c)
                 .iter()
@@ -420,6 +434,18 @@ impl WavefrontPack {
             ctx.insert_op_before(f, r);
             ctx.set_attr(c, ROP_ATTR, Attribute::symbol(o.name.clone()));
             rops.push(r);
+        }
+        // Each compute records the Roller rProgram of its selected rKernel (the variant
+        // that fits the vDevice, matched among all its variants), so `--lower-to-gpu`
+        // lowers the rTask body under the tiling the schedule assumed.
+        for p in &plans {
+            for &(o, k) in &p.ops {
+                let sel = &ops[o].kernels[k];
+                let (all, (progs, own)) = &programs[o];
+                if let Some(j) = all.iter().position(|x| x == sel) {
+                    rtile_dialects::rtile::set_program(ctx, computes[o], &progs[j], own);
+                }
+            }
         }
         let prefix = format!("{fname}_");
         self.emit(

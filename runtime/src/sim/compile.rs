@@ -148,6 +148,23 @@ pub enum Inst {
         keep: u32,
         at: u32,
     },
+    /// The head of an `scf.while` iteration: the block yields to the other blocks here
+    /// (`sim::concurrent`), so a spin-wait on global memory lets the block it waits for
+    /// run. `wait` is the op's `rtile.wait = array<i64: veu, order>`, for deadlock reports.
+    Spin {
+        at: u32,
+        wait: Option<(i64, i64)>,
+    },
+    /// `memref.atomic_rmw` on global memory: `dst = old; mem[idx] = old op val` (kind
+    /// `addi` or `ori`).
+    Atomic {
+        dst: u32,
+        val: u32,
+        mem: u32,
+        idx: Box<[u32]>,
+        or: bool,
+        at: u32,
+    },
 }
 
 /// A compiled kernel.
@@ -170,11 +187,23 @@ pub struct Kernel {
     /// Per instruction: whether executing it counts one execution of its op (the op's first
     /// instruction; for `scf.for`, the loop check, once per iteration and once at exit).
     pub counts: Vec<bool>,
+    /// `rtile.persistent = {coresident = N}` on the `gpu.func` (a persistent kernel from
+    /// `--lower-to-gpu`): at most `N` blocks run at once, and a block's barriers are counted
+    /// (threads may wait at different `gpu.barrier` ops, as `bar.sync 0`/`s_barrier` count
+    /// arrivals): the surplus threads of an rTask join its barriers from their own loop.
+    pub persistent: Option<u64>,
+    /// Whether the kernel has an `scf.while` (a possible spin-wait): it runs under
+    /// `sim::concurrent`, blocks interleaved.
+    pub spins: bool,
 }
 
 struct Compiler<'c> {
     ctx: &'c Context,
     k: Kernel,
+    /// The most registers live at once (`k.nregs` is the bump pointer, reset after each
+    /// region: values defined in a region are dead after it, so sibling regions, such as
+    /// a persistent kernel's per-vEU branches, share registers).
+    high: usize,
     regs: HashMap<Value, u32>,
     mems: HashMap<Value, u32>,
     /// Results of `gpu.dynamic_shared_memory` (the base `memref.view` slices).
@@ -217,6 +246,7 @@ impl<'c> Compiler<'c> {
     fn fresh(&mut self, n: u32) -> u32 {
         let r = self.k.nregs as u32;
         self.k.nregs += n as usize;
+        self.high = self.high.max(self.k.nregs);
         r
     }
     fn def(&mut self, v: Value, op: OpId) -> Result<u32, Diagnostic> {
@@ -553,8 +583,10 @@ impl<'c> Compiler<'c> {
                 self.moves(&carried, &operands[3..], op)?;
                 self.first = true;
                 let head = self.emit(Inst::ForCheck { iv, ub, to: 0 });
+                let mark = self.k.nregs;
                 let y = self.block(body)?;
                 self.moves(&carried, &y, op)?;
+                self.k.nregs = mark;
                 self.emit(Inst::Step { iv, step });
                 self.emit(Inst::Jump { to: head });
                 let end = self.here();
@@ -578,10 +610,12 @@ impl<'c> Compiler<'c> {
                 }
                 let regions = ctx.regions(op).to_vec();
                 let br = self.emit(Inst::JumpIfZero { cond, to: 0 });
+                let mark = self.k.nregs;
                 if let Some(&b) = ctx.region_blocks(regions[0]).first() {
                     let y = self.block(b)?;
                     self.moves(&outs, &y, op)?;
                 }
+                self.k.nregs = mark;
                 let skip = self.emit(Inst::Jump { to: 0 });
                 let else_at = self.here();
                 self.patch(br, else_at);
@@ -592,6 +626,7 @@ impl<'c> Compiler<'c> {
                     let y = self.block(b)?;
                     self.moves(&outs, &y, op)?;
                 }
+                self.k.nregs = mark;
                 let end = self.here();
                 self.patch(skip, end);
             }
@@ -603,6 +638,45 @@ impl<'c> Compiler<'c> {
             }
             G::AsyncWait => self.async_wait(op)?,
             G::Shuffle => self.shuffle(op)?,
+            G::While => self.while_loop(op, &operands, &results)?,
+            G::Condition => {
+                return Err(err(ctx, op, "scf.condition is only valid in scf.while"));
+            }
+            // The simulator runs blocks sequentially consistent: a fence orders nothing more.
+            G::Fence => {}
+            G::AtomicRmw => {
+                let kind = ctx.inherent_attr(op, "kind").and_then(|a| a.as_int());
+                let or = match kind {
+                    Some(rtile_gpu_vocab::ATOMIC_ADDI) => false,
+                    Some(rtile_gpu_vocab::ATOMIC_ORI) => true,
+                    _ => {
+                        return Err(err(
+                            ctx,
+                            op,
+                            "the simulator executes memref.atomic_rmw of kind addi or ori only",
+                        ));
+                    }
+                };
+                let val = self.reg(operands[0], op)?;
+                let mem = self.mem(operands[1], op)?;
+                if self.k.mems[mem as usize].space != Space::Global {
+                    return Err(err(ctx, op, "simulator: atomics on global memory only"));
+                }
+                let idx = operands[2..]
+                    .iter()
+                    .map(|&v| self.reg(v, op))
+                    .collect::<Result<Box<[u32]>, _>>()?;
+                let dst = self.def(results[0], op)?;
+                let at = self.at(op);
+                self.emit(Inst::Atomic {
+                    dst,
+                    val,
+                    mem,
+                    idx,
+                    or,
+                    at,
+                });
+            }
             G::GlobalId
             | G::LaneId
             | G::Alloc
@@ -690,6 +764,75 @@ impl<'c> Compiler<'c> {
         Ok(())
     }
 
+    /// Compiles `scf.while`: the before region (ending in `scf.condition`) at a
+    /// [`Inst::Spin`] head, the after region, the back edge; the results are the values
+    /// the condition forwards when it is false.
+    fn while_loop(
+        &mut self,
+        op: OpId,
+        operands: &[Value],
+        results: &[Value],
+    ) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let regions = ctx.regions(op).to_vec();
+        let block_of = |i: usize| {
+            regions
+                .get(i)
+                .and_then(|r| ctx.region_blocks(*r).first().copied())
+                .ok_or_else(|| err(ctx, op, "scf.while needs a before and an after region"))
+        };
+        let (before, after) = (block_of(0)?, block_of(1)?);
+        let mut bargs = Vec::new();
+        for &a in ctx.block_args(before) {
+            bargs.push(self.def(a, op)?);
+        }
+        self.moves(&bargs, operands, op)?;
+        let mut outs = Vec::new();
+        for &r in results {
+            outs.push(self.def(r, op)?);
+        }
+        self.k.spins = true;
+        let at = self.at(op);
+        let wait = ctx
+            .attr(op, "rtile.wait")
+            .and_then(|a| a.as_dense_ints().map(|v| v.to_vec()))
+            .and_then(|v| (v.len() == 2).then(|| (v[0], v[1])));
+        self.first = true;
+        let head = self.emit(Inst::Spin { at, wait });
+        let mut cond = None;
+        for o in ctx.block_ops(before) {
+            let g = G::decode(ctx, o)?;
+            if g == G::Condition {
+                cond = Some(ctx.operands(o).to_vec());
+            } else {
+                self.op(o, g)?;
+            }
+        }
+        let Some(cond) = cond.filter(|c| !c.is_empty()) else {
+            return Err(err(
+                ctx,
+                op,
+                "scf.while's before region must end in scf.condition",
+            ));
+        };
+        self.moves(&outs, &cond[1..], op)?;
+        let c = self.reg(cond[0], op)?;
+        let exit = self.emit(Inst::JumpIfZero { cond: c, to: 0 });
+        let aargs: Vec<u32> = ctx
+            .block_args(after)
+            .to_vec()
+            .into_iter()
+            .map(|a| self.def(a, op))
+            .collect::<Result<_, _>>()?;
+        self.moves(&aargs, &cond[1..], op)?;
+        let y = self.block(after)?;
+        self.moves(&bargs, &y, op)?;
+        self.emit(Inst::Jump { to: head });
+        let end = self.here();
+        self.patch(exit, end);
+        Ok(())
+    }
+
     /// Compiles an `arith`/`math` op on scalars into a call of its [`scalar_fn`].
     fn scalar(
         &mut self,
@@ -774,7 +917,14 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
             private: Vec::new(),
             origin: Vec::new(),
             counts: Vec::new(),
+            persistent: ctx
+                .attr(func, "rtile.persistent")
+                .and_then(|a| a.dict_get("coresident"))
+                .and_then(|a| a.as_int())
+                .map(|n| n.max(1) as u64),
+            spins: false,
         },
+        high: 0,
         regs: HashMap::new(),
         mems: HashMap::new(),
         dyn_bases: Default::default(),
@@ -811,5 +961,6 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
     }
     c.block(body)?;
     c.emit(Inst::Return);
+    c.k.nregs = c.high.max(c.k.nregs);
     Ok(c.k)
 }

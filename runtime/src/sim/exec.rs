@@ -18,10 +18,10 @@ pub use rtile_gpu_vocab::Launch;
 
 /// The grid and block sizes of a launch whose both are known (checked when it starts).
 #[derive(Clone, Copy)]
-struct Dims {
-    grid: [u32; 3],
-    block: [u32; 3],
-    dynamic_shared_memory: u64,
+pub(super) struct Dims {
+    pub(super) grid: [u32; 3],
+    pub(super) block: [u32; 3],
+    pub(super) dynamic_shared_memory: u64,
 }
 
 /// What went wrong, where: the kernel op (index into [`Kernel::ops`]), block and thread.
@@ -49,6 +49,9 @@ pub enum SimErrorKind {
     /// that completes the copy.
     AsyncCopyPending,
     InvalidLaunch,
+    /// Every live block of a persistent kernel waits on global memory no block will change
+    /// (`sim::concurrent`).
+    Deadlock,
     Other,
 }
 
@@ -76,9 +79,11 @@ impl ShMeta {
     }
 }
 
-struct BlockState<'a> {
-    k: &'a Kernel,
+pub(super) struct BlockState<'a> {
+    pub(super) k: &'a Kernel,
     globals: &'a [Vec<AtomicU64>],
+    /// Global stores and atomics that changed a value (`sim::concurrent`'s progress test).
+    pub(super) global_writes: u64,
     shared: Vec<Vec<f64>>,
     /// One per shared buffer, then one per byte of dynamic shared memory (index `dyn_meta`).
     meta: Vec<ShMeta>,
@@ -87,26 +92,28 @@ struct BlockState<'a> {
     dyn_meta: usize,
     /// Per private buffer: threads × len values and init flags.
     private: Vec<(Vec<f64>, Vec<bool>)>,
-    regs: Vec<f64>,
-    nregs: usize,
-    phase: u32,
-    block: [u32; 3],
+    pub(super) regs: Vec<f64>,
+    pub(super) nregs: usize,
+    pub(super) phase: u32,
+    pub(super) block: [u32; 3],
     launch: Dims,
     /// The first read of uninitialised shared memory in this phase: reported when the
     /// phase ends without a race (threads run one after another, so a read that a later
     /// thread's write would have raced with is a race, not an uninitialised read).
-    pending: Option<SimError>,
+    pub(super) pending: Option<SimError>,
     /// Profile counters, when profiling (`None` keeps the hot loop to one branch).
     prof: Option<Box<BlockProfile>>,
     /// The threads' `cp.async` copies in flight.
     asyncs: async_copy::AsyncState,
 }
 
-enum Stop {
+pub(super) enum Stop {
     Barrier(u32),
     Done,
     /// At a warp-collective instruction.
     Warp(u32),
+    /// At an `scf.while` head ([`Inst::Spin`]): resume at the pc.
+    Spin(u32),
 }
 
 fn unflatten(t: u32, dims: [u32; 3]) -> [u32; 3] {
@@ -118,7 +125,13 @@ fn unflatten(t: u32, dims: [u32; 3]) -> [u32; 3] {
 }
 
 impl BlockState<'_> {
-    fn error(&self, kind: SimErrorKind, at: Option<u32>, tid: u32, message: String) -> SimError {
+    pub(super) fn error(
+        &self,
+        kind: SimErrorKind,
+        at: Option<u32>,
+        tid: u32,
+        message: String,
+    ) -> SimError {
         SimError {
             kind,
             message,
@@ -344,7 +357,7 @@ impl BlockState<'_> {
     }
 
     /// Runs thread `tid` from `pc` until a barrier or the end.
-    fn run_thread(&mut self, tid: u32, mut pc: u32) -> Result<Stop, SimError> {
+    pub(super) fn run_thread(&mut self, tid: u32, mut pc: u32) -> Result<Stop, SimError> {
         let k = self.k;
         let base = tid as usize * self.nregs;
         let tidx = unflatten(tid, self.launch.block);
@@ -468,7 +481,8 @@ impl BlockState<'_> {
                             match m.space {
                                 Space::Global => {
                                     if let Some(g) = self.globals[m.buf].get(off + l) {
-                                        g.store(v.to_bits(), Ordering::Relaxed)
+                                        g.store(v.to_bits(), Ordering::Relaxed);
+                                        self.global_writes += 1;
                                     }
                                 }
                                 Space::Shared => {
@@ -520,6 +534,34 @@ impl BlockState<'_> {
                         r[*dst as usize] = o;
                     }
                     Inst::Return => return Ok(Stop::Done),
+                    Inst::Spin { .. } => return Ok(Stop::Spin(pc + 1)),
+                    Inst::Atomic {
+                        dst,
+                        val,
+                        mem,
+                        idx,
+                        or,
+                        at,
+                    } => {
+                        let m = &k.mems[*mem as usize];
+                        let off = self.offset(m, idx, 1, r, (*at, tid, "atomic"))?;
+                        let operand = r[*val as usize];
+                        let old = self.globals[m.buf].get(off).map_or(0.0, |g| {
+                            let old = f64::from_bits(g.load(Ordering::SeqCst));
+                            let new = if *or {
+                                ((old as i64) | (operand as i64)) as f64
+                            } else {
+                                old + operand
+                            };
+                            let new = m.elem.round(new);
+                            if new != old {
+                                g.store(new.to_bits(), Ordering::SeqCst);
+                                self.global_writes += 1;
+                            }
+                            old
+                        });
+                        r[*dst as usize] = old;
+                    }
                 }
                 pc += 1;
             }
@@ -568,6 +610,15 @@ impl BlockState<'_> {
                                 }
                             }
                             Stop::Warp(p) => waiting[i] = Some(p),
+                            // Kernels with scf.while run in `sim::concurrent`, except profiled.
+                            Stop::Spin(_) => {
+                                return Err(self.error(
+                                    SimErrorKind::Other,
+                                    None,
+                                    t,
+                                    "--profile does not run kernels with scf.while (a persistent kernel's blocks must run interleaved)".into(),
+                                ));
+                            }
                         }
                     }
                     let Some(pc) = waiting.iter().flatten().next().copied() else {
@@ -595,7 +646,7 @@ impl BlockState<'_> {
         }
     }
 
-    fn divergence(&self, b: u32, t: u32) -> SimError {
+    pub(super) fn divergence(&self, b: u32, t: u32) -> SimError {
         let at = match self.k.insts[b as usize] {
             Inst::Barrier { at } => Some(at),
             _ => None,
@@ -741,6 +792,47 @@ fn run_blocks(
         None => k.args.iter().map(|_| Vec::new()).collect(),
     };
     let nblocks: u64 = launch.grid.iter().map(|&x| x as u64).product();
+    if k.spins && !profile {
+        let ids = only.unwrap_or_else(|| (0..nblocks).collect());
+        super::concurrent::run(k, launch, &ids, |b| BlockState {
+            k,
+            globals: &globals,
+            global_writes: 0,
+            shared: k.shared.iter().map(|&n| vec![0.0; n]).collect(),
+            meta: k
+                .shared
+                .iter()
+                .map(|&n| ShMeta::new(n))
+                .chain([ShMeta::new(dyn_bytes)])
+                .collect(),
+            dyn_mem: vec![0; dyn_bytes],
+            dyn_meta: k.shared.len(),
+            private: k
+                .private
+                .iter()
+                .map(|&n| {
+                    (
+                        vec![0.0; n * threads as usize],
+                        vec![false; n * threads as usize],
+                    )
+                })
+                .collect(),
+            regs: vec![0.0; k.nregs.max(1) * threads as usize],
+            nregs: k.nregs.max(1),
+            phase: 0,
+            pending: None,
+            block: b,
+            launch,
+            prof: None,
+            asyncs: Default::default(),
+        })?;
+        for (a, g) in args.iter_mut().flat_map(|a| a.iter_mut()).zip(globals) {
+            for (x, v) in a.iter_mut().zip(g) {
+                *x = f64::from_bits(v.into_inner());
+            }
+        }
+        return Ok(None);
+    }
     let stop = AtomicBool::new(false);
     let nregs = k.nregs.max(1);
     let ids = only.unwrap_or_else(|| (0..nblocks).collect());
@@ -759,6 +851,7 @@ fn run_blocks(
             let mut st = BlockState {
                 k,
                 globals: &globals,
+                global_writes: 0,
                 shared: k.shared.iter().map(|&n| vec![0.0; n]).collect(),
                 meta: k
                     .shared

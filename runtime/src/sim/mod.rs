@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod compile;
+pub mod concurrent;
 pub mod counters;
 pub mod exec;
 pub mod model;

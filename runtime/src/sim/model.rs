@@ -360,6 +360,7 @@ impl Executor for SimExecutor<'_> {
         launch.block = Some(step.block);
         launch.dynamic_shared_memory = step.dynamic_shared_memory;
         let mut args = Vec::new();
+        let mut before = Vec::new();
         for (i, a) in step.args.iter().enumerate() {
             let num = num_of(&a.dtype).map_err(fail)?;
             let (lo, hi) = a.range().ok_or_else(|| fail("bad argument".into()))?;
@@ -375,9 +376,16 @@ impl Executor for SimExecutor<'_> {
             } else {
                 args.push(decode(bytes, num));
             }
+            before.push(args[i].clone());
         }
         run(kernel, &launch, &mut args).map_err(|e| to_diagnostic(ctx, kernel, &e))?;
-        if let (Some(out), Some(a)) = (args.last(), step.args.last()) {
+        // The last argument is the step's output; a kernel may write others too (a
+        // persistent kernel writes every rTask's output): their changed elements go back.
+        let last = step.args.len().saturating_sub(1);
+        for (i, (a, out)) in step.args.iter().zip(&args).enumerate() {
+            if !matches!(a.buffer, Buffer::Output(_) | Buffer::Arena) {
+                continue;
+            }
             let num = num_of(&a.dtype).map_err(fail)?;
             let size = num.bytes() as usize;
             let buf = self
@@ -385,6 +393,10 @@ impl Executor for SimExecutor<'_> {
                 .get_mut(&a.buffer)
                 .ok_or_else(|| fail("no buffer".into()))?;
             for (j, &v) in out.iter().enumerate() {
+                let old = before[i][j];
+                if i != last && (v == old || (v.is_nan() && old.is_nan())) {
+                    continue;
+                }
                 let at = a.offset as usize + j * size;
                 buf[at..at + size].copy_from_slice(&num.encode(v)[..size]);
             }

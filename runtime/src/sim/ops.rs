@@ -293,6 +293,10 @@ pub fn scalar_fn(g: GpuOp) -> Option<OpFn> {
         | G::For
         | G::If
         | G::Yield
+        | G::While
+        | G::Condition
+        | G::AtomicRmw
+        | G::Fence
         | G::Load
         | G::Store
         | G::MmaSync

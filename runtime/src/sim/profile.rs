@@ -107,7 +107,10 @@ impl OpClass {
             | Inst::JumpIfZero { .. }
             | Inst::ForCheck { .. }
             | Inst::Step { .. }
+            | Inst::Spin { .. }
             | Inst::Return => OpClass::Control,
+            // A global read-modify-write: counted with the global stores.
+            Inst::Atomic { .. } => OpClass::GlobalSt,
             Inst::Const { .. } | Inst::Id { .. } | Inst::Move { .. } | Inst::View { .. } => {
                 OpClass::Other
             }

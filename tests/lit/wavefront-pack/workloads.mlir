@@ -40,4 +40,5 @@
 // IR: func.func @inception_3a
 // IR: te.compute
 // IR-SAME: (%n, %f, %y, %x)
-// IR: {vdevice.rop = @inception_3a_0}
+// IR: {rtile.program = #rtile.program<device = "v100"
+// IR-SAME: vdevice.rop = @inception_3a_0}

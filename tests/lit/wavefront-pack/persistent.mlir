@@ -1,0 +1,75 @@
+// The persistent-kernel lowering of a packed program (Rammer, OSDI'20 §4.1.3, Fig. 10):
+// a matmul and a tanh on vEUs 0 and 1, and their sum on vEU 2 behind a barrier-rTask that
+// waits on both (<0, 0>, <1, 0>). --lower-to-gpu makes one persistent kernel (one block per
+// vEU, threads = the most of its rTasks: the matmul's 208) and a step-array reset, and the
+// host function launches the two; the module goes through mlir-opt-22 and runs in the
+// simulator (blocks interleaved, the waiting block yields until the others have published).
+// RUN: rtile-opt %s --wavefront-pack="device=v100" | FileCheck %s --check-prefix=PACK
+// RUN: rtile-opt %s --wavefront-pack="device=v100" --lower-to-gpu | FileCheck %s
+// RUN: rtile-opt %s --wavefront-pack="device=v100" --lower-to-gpu --mlir-print-op-generic | mlir-opt-22 --allow-unregistered-dialect --verify-each -o /dev/null
+// RUN: rtile-opt %s --wavefront-pack="device=v100" --lower-to-gpu -o %t.mlir
+// RUN: rtile-run --sim %t.mlir | FileCheck %s --check-prefix=SIM
+
+func.func @f(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> tensor<4x64xf32> {
+  %a = te.compute (%i, %j) reduce (%k) in [4, 64, 64] : (tensor<4x64xf32>, tensor<64x64xf32>) -> tensor<4x64xf32> { te.sum(%x[%i, %k] * %w[%k, %j]) }
+  %b = te.compute (%i, %j) in [4, 64] : (tensor<4x64xf32>) -> tensor<4x64xf32> { tanh(%x[%i, %j]) }
+  %c = te.compute (%i, %j) in [4, 64] : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32> { %a[%i, %j] + %b[%i, %j] }
+  func.return %c : tensor<4x64xf32>
+}
+
+// PACK:      vdevice.program @f_p0 on @f_vdevice [
+// PACK-NEXT:   veu 0: @f_0[0]
+// PACK-NEXT:   veu 1: @f_1[0]
+// PACK-NEXT:   veu 2: barrier [<0, 0>, <1, 0>], @f_2[0]
+// PACK-NEXT: ]
+// Each compute records the Roller rProgram of its selected rKernel.
+// PACK: te.compute
+// PACK: {rtile.program = #rtile.program<device = "v100"
+// PACK-SAME: vdevice.rop = @f_0}
+
+// The reset kernel zeroes the three step counters.
+// CHECK-LABEL: gpu.func @f_steps_reset(%arg0: memref<3xi32>) kernel
+// CHECK: memref.store %{{.*}}, %arg0[%{{.*}}] : memref<3xi32>
+
+// The persistent kernel: the step array first, then every buffer once; 3 blocks of 208.
+// CHECK-LABEL: gpu.func @f_p0(%arg0: memref<3xi32>, %arg1: memref<4x64xf32>, %arg2: memref<64x64xf32>, %arg3: memref<4x64xf32>, %arg4: memref<4x64xf32>, %arg5: memref<4x64xf32>) kernel
+// CHECK-SAME: rtile.launch = {block = array<i32: 208, 1, 1>, dynamic_shared_memory = {{[0-9]+}} : i64, grid = array<i32: 3, 1, 1>}
+// CHECK-SAME: rtile.persistent = {coresident = {{[0-9]+}} : i64}
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: gpu.dynamic_shared_memory
+// vEU 0: the matmul's rTask 0 (block id remapped to the rTask id), its barriers, then
+// thread 0 publishes it: release fence, step[0] += 1.
+// CHECK: arith.cmpi eq, %[[BID]], %c0
+// CHECK: scf.for %[[R0:.*]] = %c0{{.*}} to %c1{{.*}} step
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi eq, %[[TID]], %c0
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: "llvm.fence"() <{ordering = 5 : i64, syncscope = "agent"}>
+// CHECK: "memref.atomic_rmw"(%c1_i32, %arg0, %{{.*}}) <{kind = 1 : i64}>
+// vEU 1: the tanh has fewer threads: threads >= its count skip the body (it has no
+// barrier, so they run none) and join the publishing barrier.
+// CHECK: arith.cmpi eq, %[[BID]], %c1
+// CHECK: arith.cmpi ult, %[[TID]],
+// CHECK: "memref.atomic_rmw"(%c1_i32, %arg0, %{{.*}}) <{kind = 1 : i64}>
+// vEU 2: thread 0 spins until step[0] > 0, thread 1 until step[1] > 0 (atomic reads), both
+// acquire, then the block barrier; then the sum.
+// CHECK: arith.cmpi eq, %[[BID]], %c2
+// CHECK: "scf.while"() ({
+// CHECK: "memref.atomic_rmw"(%c0_i32, %arg0, %{{.*}}) <{kind = 14 : i64}>
+// CHECK: arith.cmpi sle
+// CHECK: scf.condition
+// CHECK: rtile.wait = array<i64: 0, 0>
+// CHECK-NEXT: "llvm.fence"() <{ordering = 4 : i64, syncscope = "agent"}>
+// CHECK: rtile.wait = array<i64: 1, 0>
+// CHECK: gpu.barrier
+// CHECK: gpu.return
+
+// The host launches the reset, then the one persistent kernel (3 vEUs, 208 threads).
+// CHECK-LABEL: func.func @f(
+// CHECK: "gpu.launch_func"(%c1, %c1{{.*}}, %c1{{.*}}, %c3, %c1{{.*}}, %c1{{.*}}, %{{.*}}) <{kernel = @kernels::@f_steps_reset,
+// CHECK: "gpu.launch_func"(%c3{{.*}}, %c1{{.*}}, %c1{{.*}}, %c208, %c1{{.*}}, %c1{{.*}}, %{{.*}}) <{kernel = @kernels::@f_p0,
+// CHECK-NOT: gpu.launch_func
+// CHECK-NOT: vdevice.
+
+// SIM: @f output 0: tensor<4x64xf32>, max relative error {{[0-9.]+}}e-{{[6-9]|[1-9][0-9]}}{{$}}
