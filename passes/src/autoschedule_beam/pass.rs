@@ -50,7 +50,7 @@ rtile::declare_pass! {
             memoize: bool = "true", "memoize";
             /// deepest fusion: none (root and inline), register, shared
             fusion_level: String = "shared", "fusion-level", check = check_fusion;
-            /// keep to the kernels --lower-to-gpu lowers today (no fused member reads a value twice)
+            /// keep fused stencils out (no fused member reads a value twice): their shared tiles are sized from one read, the lowering stages every read's region
             lowering_limits: bool = "true", "lowering-limits";
         }
         statistics {

@@ -180,10 +180,12 @@ impl Pipeline {
         k
     }
 
-    /// The fused lowering's limit on what may share a kernel (`lowering-limits=true`):
-    /// `--lower-to-gpu` reads a fused kernel's members by access while te keeps one operand
-    /// per distinct value (fuse.rs), so no member of a fused kernel may read a value more
-    /// than once. True when fusing `n` into its consumers' kernel keeps to that.
+    /// The limit on what may share a kernel (`lowering-limits=true`): no member of a fused
+    /// kernel reads a value more than once. The search sizes a fused stencil's shared tile
+    /// from one read's region (`--connect`'s propagation), while `--lower-to-gpu` stages the
+    /// region of every read, so a searched stencil kernel can need more shared memory than
+    /// the search counted and be refused (the 32-stage chain at k = 1). True when fusing `n`
+    /// into its consumers' kernel keeps to that.
     pub fn lowerable_fusion(&self, locs: &[Option<Loc>], n: usize) -> bool {
         let Some(k) = self.fusion_kernel(locs, n) else {
             return false;

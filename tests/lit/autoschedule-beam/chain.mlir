@@ -17,6 +17,13 @@
 // Register fusion within the fused lowering's limits lowers (a member reading one value
 // twice is not fused, lowering-limits=true): three kernels on the GPU.
 // RUN: rtile-opt %s --autoschedule-beam="device=v100 fusion-level=register" --lower-to-gpu | FileCheck %s --check-prefix=LOWER
+// A fused member that reads one value several times (the blurs) lowers too: the fused
+// lowering takes a member's operands by input. In the whole space both the register-level
+// and the shared-level schedules are one kernel that matches the te chain.
+// RUN: rtile-opt %s --autoschedule-beam="device=v100 fusion-level=register lowering-limits=false" --lower-to-gpu | rtile-run --sim --check | FileCheck %s --check-prefix=STENCIL
+// RUN: rtile-opt %s --autoschedule-beam="device=v100 lowering-limits=false" --lower-to-gpu | rtile-run --sim --check | FileCheck %s --check-prefix=STENCIL
+// STENCIL: @chain: 1 kernels, 0 constants
+// STENCIL-NEXT: @chain output 0: tensor<64x128xf32>, max relative error {{[0-9.]+e-?[0-9]+}}
 // The search is deterministic for a seed.
 // RUN: rtile-opt %s --autoschedule-beam="device=v100 seed=7" > %t.a
 // RUN: rtile-opt %s --autoschedule-beam="device=v100 seed=7" > %t.b
