@@ -3,6 +3,15 @@
 // RUN: rtile-opt --help | FileCheck %s --match-full-lines --strict-whitespace
 
 // CHECK:Passes:
+// CHECK-NEXT:  --autoschedule-beam              - Schedule te pipelines by beam search over compute locations and tilings with a GPU cost model (Anderson et al., OOPSLA'21)
+// CHECK-NEXT:      --device=<string>            - built-in device: v100, k80, mi50, a100, h100, h200, mi250x
+// CHECK-NEXT:      --beam-size=<int>            - beam size k (1 = greedy: one pass, no freezing, no penalties) (default: 32)
+// CHECK-NEXT:      --seed=<int>                 - seed of the hierarchical sampler (default: 0)
+// CHECK-NEXT:      --sampling=<bool>            - hierarchical sampling by structural hash (§3.1) (default: true)
+// CHECK-NEXT:      --freezing=<bool>            - freezing after the root/inline pre-pass (§3.2) (default: true)
+// CHECK-NEXT:      --memoize=<bool>             - memoization of the per-kernel featurization (§3.3) (default: true)
+// CHECK-NEXT:      --fusion-level=<string>      - deepest fusion: none (root and inline), register, shared (default: shared)
+// CHECK-NEXT:      --lowering-limits=<bool>     - keep fused stencils out (no fused member reads a value twice): their shared tiles are sized from one read, the lowering stages every read's region (default: true)
 // CHECK-NEXT:  --axis-fusion                    - Fuse adjacent te.compute axes that every tensor uses together (Roller §3.2)
 // CHECK-NEXT:  --connect                        - Group te ops into tilegraph.kernels with Welder's tile-graph scheduler (OSDI'23 Fig. 7)
 // CHECK-NEXT:      --device=<string>            - built-in device: v100, k80, mi50, a100, h100, h200, mi250x
