@@ -661,6 +661,50 @@ impl BlockState<'_> {
     }
 }
 
+impl<'a> BlockState<'a> {
+    /// The state of `block` of a launch of `k` with `threads` threads per block: zeroed
+    /// shared memory (the uninitialised-read metadata says nothing is written yet), private
+    /// memory and registers; a profile when `profile`.
+    fn new(
+        k: &'a Kernel,
+        globals: &'a [Vec<AtomicU64>],
+        dyn_bytes: usize,
+        threads: usize,
+        block: [u32; 3],
+        launch: Dims,
+        profile: bool,
+    ) -> Self {
+        let nregs = k.nregs.max(1);
+        BlockState {
+            k,
+            globals,
+            global_writes: 0,
+            shared: k.shared.iter().map(|&n| vec![0.0; n]).collect(),
+            meta: k
+                .shared
+                .iter()
+                .map(|&n| ShMeta::new(n))
+                .chain([ShMeta::new(dyn_bytes)])
+                .collect(),
+            dyn_mem: vec![0; dyn_bytes],
+            dyn_meta: k.shared.len(),
+            private: k
+                .private
+                .iter()
+                .map(|&n| (vec![0.0; n * threads], vec![false; n * threads]))
+                .collect(),
+            regs: vec![0.0; nregs * threads],
+            nregs,
+            phase: 0,
+            pending: None,
+            block,
+            launch,
+            prof: profile.then(|| Box::new(BlockProfile::new(k))),
+            asyncs: Default::default(),
+        }
+    }
+}
+
 /// Most dynamic shared memory per block the simulator accepts (far above any GPU's, so a
 /// launch asking more is a mistake, refused rather than allocated per block).
 pub const MAX_DYNAMIC_SHARED: u64 = 16 << 20;
@@ -794,37 +838,8 @@ fn run_blocks(
     let nblocks: u64 = launch.grid.iter().map(|&x| x as u64).product();
     if k.spins && !profile {
         let ids = only.unwrap_or_else(|| (0..nblocks).collect());
-        super::concurrent::run(k, launch, &ids, |b| BlockState {
-            k,
-            globals: &globals,
-            global_writes: 0,
-            shared: k.shared.iter().map(|&n| vec![0.0; n]).collect(),
-            meta: k
-                .shared
-                .iter()
-                .map(|&n| ShMeta::new(n))
-                .chain([ShMeta::new(dyn_bytes)])
-                .collect(),
-            dyn_mem: vec![0; dyn_bytes],
-            dyn_meta: k.shared.len(),
-            private: k
-                .private
-                .iter()
-                .map(|&n| {
-                    (
-                        vec![0.0; n * threads as usize],
-                        vec![false; n * threads as usize],
-                    )
-                })
-                .collect(),
-            regs: vec![0.0; k.nregs.max(1) * threads as usize],
-            nregs: k.nregs.max(1),
-            phase: 0,
-            pending: None,
-            block: b,
-            launch,
-            prof: None,
-            asyncs: Default::default(),
+        super::concurrent::run(k, launch, &ids, |b| {
+            BlockState::new(k, &globals, dyn_bytes, threads as usize, b, launch, false)
         })?;
         for (a, g) in args.iter_mut().flat_map(|a| a.iter_mut()).zip(globals) {
             for (x, v) in a.iter_mut().zip(g) {
@@ -834,7 +849,6 @@ fn run_blocks(
         return Ok(None);
     }
     let stop = AtomicBool::new(false);
-    let nregs = k.nregs.max(1);
     let ids = only.unwrap_or_else(|| (0..nblocks).collect());
     let result: Result<Option<RawProfile>, SimError> = ids
         .into_par_iter()
@@ -848,38 +862,15 @@ fn run_blocks(
                 ((b / g[0] as u64) % g[1] as u64) as u32,
                 (b / (g[0] as u64 * g[1] as u64)) as u32,
             ];
-            let mut st = BlockState {
+            let mut st = BlockState::new(
                 k,
-                globals: &globals,
-                global_writes: 0,
-                shared: k.shared.iter().map(|&n| vec![0.0; n]).collect(),
-                meta: k
-                    .shared
-                    .iter()
-                    .map(|&n| ShMeta::new(n))
-                    .chain([ShMeta::new(dyn_bytes)])
-                    .collect(),
-                dyn_mem: vec![0; dyn_bytes],
-                dyn_meta: k.shared.len(),
-                private: k
-                    .private
-                    .iter()
-                    .map(|&n| {
-                        (
-                            vec![0.0; n * threads as usize],
-                            vec![false; n * threads as usize],
-                        )
-                    })
-                    .collect(),
-                regs: vec![0.0; nregs * threads as usize],
-                nregs,
-                phase: 0,
-                pending: None,
+                &globals,
+                dyn_bytes,
+                threads as usize,
                 block,
                 launch,
-                prof: profile.then(|| Box::new(BlockProfile::new(k))),
-                asyncs: Default::default(),
-            };
+                profile,
+            );
             match st.run() {
                 Ok(()) => Ok(st.prof.map(|p| p.raw)),
                 Err(e) => {
