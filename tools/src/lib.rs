@@ -24,6 +24,7 @@ use rtile::printer::{PrintOptions, print_op_to};
 use rtile::verifier::verify;
 
 pub mod run;
+pub mod schedule_bench;
 pub mod sim;
 
 // The registries are rtile_passes' (every dialect with its extensions, every pass).

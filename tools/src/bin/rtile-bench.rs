@@ -32,6 +32,9 @@ enum Cmd {
     Parse(ParseArgs),
     /// Roller construction time per operator (top-1 and top-10), no GPU needed.
     Construct(ConstructArgs),
+    /// Roller, Welder and the Halide beam search (greedy, k=32) on the same pipelines:
+    /// scheduling time, kernels, simulated DRAM sectors, predictions, correctness.
+    Schedule(ScheduleArgs),
     /// Internal to `parse`: parse+print FILE in this process and print `ms ops` on stdout.
     /// `parse` runs it as a child so that its own memory stays small: a child's peak RSS
     /// counts its parent's RSS at fork, so every tool is spawned from a small process.
@@ -65,6 +68,54 @@ fn bench_construct(a: ConstructArgs) -> Result<(), String> {
     if let Some(j) = &a.json {
         let body = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
         std::fs::write(j, body).map_err(|e| format!("cannot write {}: {e}", j.display()))?;
+    }
+    Ok(())
+}
+
+#[derive(clap::Args)]
+struct ScheduleArgs {
+    /// Pipeline files (default: every bench/pipelines/*_small.mlir).
+    pipelines: Vec<PathBuf>,
+    /// Built-in device to schedule for.
+    #[arg(long, default_value = "v100")]
+    device: String,
+    /// Seed of the simulator's inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn bench_schedule(a: ScheduleArgs) -> Result<(), String> {
+    use rtile_tools::schedule_bench;
+    rtile_passes::device::Device::builtin(&a.device).map_err(|e| e.message)?;
+    let files = if a.pipelines.is_empty() {
+        let dir = Path::new("bench/pipelines");
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read {}: {e} (give pipeline files)", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.to_string_lossy().ends_with("_small.mlir"))
+            .collect();
+        v.sort();
+        v
+    } else {
+        a.pipelines
+    };
+    let mut inputs = Vec::new();
+    for f in &files {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        inputs.push((f.display().to_string(), text));
+    }
+    let r = schedule_bench::bench_schedule(&inputs, &a.device, a.seed);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", schedule_bench::format_table(&r));
     }
     Ok(())
 }
@@ -364,6 +415,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Parse(a) => bench_parse(a),
         Cmd::Construct(a) => bench_construct(a),
+        Cmd::Schedule(a) => bench_schedule(a),
         Cmd::ParseOnce { file } => parse_once(&file),
     };
     match r {
