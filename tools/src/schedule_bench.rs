@@ -176,6 +176,19 @@ fn fill_row(
         .map_err(|e| format!("{}: {e}", flag.0))?;
     row.schedule_ms = Some(ms);
     if scheduler == "roller" {
+        // The construction leaves ops it cannot read unchanged (a remark): not one kernel
+        // per op, so Roller refuses the pipeline.
+        let computes = compute_ops(&ctx, module);
+        let left = computes
+            .iter()
+            .filter(|&&op| ctx.attr(op, rtile_dialects::rtile::PROGRAMS).is_none())
+            .count();
+        if left > 0 {
+            return Err(format!(
+                "construct-rtile left {left} of {} te ops unchanged",
+                computes.len()
+            ));
+        }
         run_flags(
             &mut ctx,
             &passes,
