@@ -31,6 +31,7 @@ APT_PKGS := llvm-22-dev llvm-22-tools mlir-22-tools libpolly-22-dev libzstd-dev 
 PTXAS_VENV := .venv-cuda
 PTXAS := $(PTXAS_VENV)/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin/ptxas
 CUOBJDUMP := $(PTXAS_VENV)/lib/python3.11/site-packages/nvidia/cu13/bin/cuobjdump
+NVDISASM := $(PTXAS_VENV)/lib/python3.11/site-packages/nvidia/cu13/bin/nvdisasm
 deps:
 	@missing=""; for p in $(APT_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -49,12 +50,12 @@ deps:
 	  { python3 -m venv $(PTXAS_VENV) && $(PTXAS_VENV)/bin/pip install -q nvidia-cuda-nvcc-cu12==12.9.86; } \
 	    || echo "deps: ptxas unavailable (lit tests that need it are reported UNSUPPORTED)"; \
 	fi
-	@if [ -x "$(CUOBJDUMP)" ] || [ -n "$${RTILE_CUOBJDUMP:-}" ] || command -v cuobjdump >/dev/null; then \
+	@if { [ -x "$(CUOBJDUMP)" ] && [ -x "$(NVDISASM)" ]; } || [ -n "$${RTILE_CUOBJDUMP:-}" ] || { command -v cuobjdump && command -v nvdisasm; } >/dev/null; then \
 	  echo "deps: cuobjdump present"; \
 	else \
-	  echo "deps: installing cuobjdump (nvidia-cuda-cuobjdump 13.5.37) into $(PTXAS_VENV)"; \
+	  echo "deps: installing cuobjdump and the nvdisasm it runs (13.5.37) into $(PTXAS_VENV)"; \
 	  { [ -x $(PTXAS_VENV)/bin/pip ] || python3 -m venv $(PTXAS_VENV); } \
-	    && $(PTXAS_VENV)/bin/pip install -q nvidia-cuda-cuobjdump==13.5.37 \
+	    && $(PTXAS_VENV)/bin/pip install -q nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37 \
 	    || echo "deps: cuobjdump unavailable (lit tests that need it are reported UNSUPPORTED)"; \
 	fi
 

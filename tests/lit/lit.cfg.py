@@ -75,10 +75,24 @@ def find_cuobjdump():
     return None
 
 
+def find_nvdisasm(cuobjdump):
+    """cuobjdump -sass runs nvdisasm: beside it (the PyPI wheels), NVDISASM_PATH, or PATH."""
+    beside = os.path.join(os.path.dirname(cuobjdump), "nvdisasm")
+    for c in [beside, os.path.join(os.environ.get("NVDISASM_PATH", ""), "nvdisasm"),
+              shutil.which("nvdisasm") or ""]:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
 cuobjdump = find_cuobjdump()
-if cuobjdump:
+nvdisasm = find_nvdisasm(cuobjdump) if cuobjdump else None
+if cuobjdump and nvdisasm:
     config.available_features.add("cuobjdump")
     config.substitutions.append(("%cuobjdump", cuobjdump))
+    config.environment["NVDISASM_PATH"] = os.path.dirname(nvdisasm)
+    config.environment["PATH"] = os.pathsep.join(
+        [os.path.dirname(nvdisasm), config.environment["PATH"]])
 
 # `hip-clang`: clang-22 compiles HIP for gfx90a against Debian's HIP 5.2 headers and ROCm
 # device libraries (SETUP-NOTES.md §6). tests/lit/targets/Inputs/hip-compat.ll papers over
