@@ -135,9 +135,11 @@ fn load_input(opts: &CompileOptions) -> Result<(Context, OpId), CompileError> {
 fn run_pipeline(ctx: &mut Context, module: OpId, pipeline: &str) -> Result<(), CompileError> {
     let registry = rtile_passes::pass_registry();
     let pm = parse_pass_pipeline(ctx, &registry, pipeline).map_err(|d| diag(ctx, &d))?;
-    PassManager::new(pm)
-        .run(ctx, module)
-        .map_err(|d| diag(ctx, &d))
+    let result = PassManager::new(pm).run(ctx, module);
+    for d in ctx.take_emitted() {
+        eprint!("{}", render(ctx, &d));
+    }
+    result.map_err(|d| diag(ctx, &d))
 }
 
 /// Compiles `opts.input` into `opts.out_dir`; `progress` is told each stage as it starts.

@@ -99,8 +99,11 @@ pub fn run_rtile_pipeline(name: &str, text: &str, pipeline: &str) -> Result<Stri
     let root = rtile::pass::parse_pass_pipeline(&mut ctx, &passes, pipeline)
         .map_err(|d| render_with(&ctx, &d, false))?;
     let mut pm = rtile::pass::PassManager::new(root);
-    pm.run_all_diagnostics(&mut ctx, out.module)
-        .map_err(|ds| render(&ctx, &ds))?;
+    let result = pm.run_all_diagnostics(&mut ctx, out.module);
+    // MLIR's pass has no channel for rtile's remarks; they go to stderr as rtile-opt's do.
+    let emitted = ctx.take_emitted();
+    eprint!("{}", render(&ctx, &emitted));
+    result.map_err(|ds| render(&ctx, &ds))?;
     Ok(print_op(
         &ctx,
         out.module,

@@ -203,6 +203,9 @@ pub struct Context {
     pub text_aliases: Vec<TextAlias>,
     /// The `{-# ... #-}` section the input ended with, printed back after the module.
     pub resources: super::FileResources,
+    /// Non-fatal diagnostics (warnings, remarks) that passes emitted, in order, for the
+    /// driver to render or check (`--verify-diagnostics`), as MLIR's diagnostic engine does.
+    emitted: Vec<crate::diagnostics::Diagnostic>,
 }
 
 /// An alias definition that a dialect attribute's or type's text refers to by name.
@@ -233,7 +236,18 @@ impl Context {
             sources: Vec::new(),
             text_aliases: Vec::new(),
             resources: Default::default(),
+            emitted: Vec::new(),
         }
+    }
+
+    /// Reports a non-fatal diagnostic; the driver that runs the passes renders it.
+    pub fn emit(&mut self, diagnostic: crate::diagnostics::Diagnostic) {
+        self.emitted.push(diagnostic);
+    }
+
+    /// The diagnostics emitted since the last call, in emission order.
+    pub fn take_emitted(&mut self) -> Vec<crate::diagnostics::Diagnostic> {
+        std::mem::take(&mut self.emitted)
     }
 
     /// Registers a source file and returns its index for [`Span::file`].

@@ -334,6 +334,15 @@ fn process(
     pm.config.print_reports = false;
     pm.set_output(Box::new(pass_log.clone()));
     let result = pm.run_all_diagnostics(ctx, module);
+    // Remarks and warnings the passes emitted: checked as expectations under
+    // --verify-diagnostics, else shown before the output, as MLIR shows them when emitted.
+    let emitted = ctx.take_emitted();
+    if opts.verify_diagnostics {
+        diags.extend(emitted);
+    } else {
+        let text: String = emitted.iter().map(|d| render_diag(opts, ctx, d)).collect();
+        let _ = pass_log.clone().write_all(text.as_bytes());
+    }
     let mut reports = String::new();
     if opts.pass_config.statistics {
         reports.push_str(&pm.statistics_report());

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rtile::diagnostics::{Diagnostic, render};
+use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::rtile::set_programs;
@@ -136,7 +136,7 @@ impl Pass for ConstructRtile {
                         ctx.op(c).span,
                         format!("construct-rtile: op left unchanged: {why}"),
                     );
-                    eprint!("{}", render(ctx, &d));
+                    ctx.emit(d);
                     stats.add(Self::SKIPPED, 1);
                 }
             }
