@@ -1,8 +1,9 @@
 //! rtile's dialects: te, rtile, tilegraph and vdevice, and the upstream subset te is written in and lowers to
-//! (func, arith, math, tensor reshapes, gpu, scf, memref, vector, nvgpu).
+//! (func, arith, math, tensor reshapes, gpu, scf, memref, vector, nvgpu, amdgpu).
 
 use ::rtile::dialect::DialectRegistry;
 
+pub mod amdgpu;
 pub mod arith;
 pub mod func;
 pub mod gpu;
@@ -39,6 +40,7 @@ pub fn register_all(reg: &mut DialectRegistry) {
     reg.register(&memref::MemRefDialect);
     reg.register(&vector::VectorDialect);
     reg.register(&nvgpu::NvgpuDialect);
+    reg.register(&amdgpu::AmdgpuDialect);
 }
 
 #[cfg(test)]

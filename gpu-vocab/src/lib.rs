@@ -10,6 +10,7 @@
 //! This crate sits below `rtile-targets`, `rtile-runtime` and `rtile-passes` (it depends only
 //! on the IR core and the dialects), so the simulator gets the vocabulary without linking LLVM.
 
+pub mod amdgpu;
 pub mod attrs;
 pub mod launch;
 pub mod nvgpu;

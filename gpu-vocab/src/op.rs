@@ -220,6 +220,9 @@ gpu_ops! {
     AsyncCreateGroup = "nvgpu.device_async_create_group",
     /// `nvgpu.device_async_wait`: waits until at most `numGroups` groups are pending.
     AsyncWait = "nvgpu.device_async_wait",
+    /// `amdgpu.mfma`: wavefront-collective (64 lanes) matrix fused multiply-add on AMD CDNA
+    /// matrix cores (properties in [`crate::amdgpu::Mfma`]).
+    Mfma = "amdgpu.mfma",
 }
 
 /// `memref.atomic_rmw`'s `kind` for `addi` (upstream `arith::AtomicRMWKind`).
@@ -347,7 +350,7 @@ impl GpuOp {
         match self {
             G::Barrier | G::Return | G::Dealloc | G::Yield | G::While | G::Fence => (0, 0),
             G::AsyncWait | G::Condition => (1, 0),
-            G::MmaSync => (3, 1),
+            G::MmaSync | G::Mfma => (3, 1),
             G::LdMatrix | G::AsyncCreateGroup => (1, 1),
             G::AsyncCopy | G::AtomicRmw => (2, 1),
             G::ThreadId

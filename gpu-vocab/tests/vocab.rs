@@ -89,9 +89,9 @@ fn names_round_trip() {
         assert!(GpuOp::is_vocabulary_name(g.name()));
         n += 1;
     }
-    // 75 ops, the 5 nvgpu ops, and scf.while, scf.condition, memref.atomic_rmw and llvm.fence
-    // (persistent kernels).
-    assert_eq!(n, 84 + ALL_MATH.len());
+    // 75 ops, the 5 nvgpu ops, scf.while, scf.condition, memref.atomic_rmw and llvm.fence
+    // (persistent kernels), and amdgpu.mfma.
+    assert_eq!(n, 85 + ALL_MATH.len());
     assert!(GpuOp::is_vocabulary_name("arith.cmpf"));
     assert_eq!(
         GpuOp::from_name("arith.cmpi"),

@@ -114,6 +114,23 @@ impl<'p, 's> OpAsmParser<'p, 's> {
         Ok(v)
     }
 
+    /// A static dimension list without a trailing `x` (`32x32x8`), as MLIR's
+    /// `parseDimensionList(dims, /*allowDynamic=*/false, /*withTrailingX=*/false)`.
+    pub fn parse_dimension_list(&mut self) -> Result<Vec<i64>, Diagnostic> {
+        let mut dims = Vec::new();
+        loop {
+            match self.st.parse_dim_extent(false)? {
+                Some(d) => dims.push(d),
+                None => return Err(self.st.err_expected("dimension")),
+            }
+            let t = self.st.cur();
+            if t.token != Token::BareId || !t.text.starts_with('x') {
+                return Ok(dims);
+            }
+            self.st.parse_x_in_dimension_list()?;
+        }
+    }
+
     /// An optionally negative float (an integer literal is accepted too).
     pub fn parse_float(&mut self) -> Result<f64, Diagnostic> {
         let neg = self.st.eat_punct("-");

@@ -147,7 +147,7 @@ impl<'s> State<'s> {
 
     /// Consumes the `x` that separates dimensions; a bare identifier such as `xf32` is
     /// split by restarting the lexer just after the `x` (MLIR's trick).
-    fn parse_x_in_dimension_list(&mut self) -> Result<(), Diagnostic> {
+    pub(super) fn parse_x_in_dimension_list(&mut self) -> Result<(), Diagnostic> {
         if self.cur.token != Token::BareId || !self.cur.text.starts_with('x') {
             return Err(self.err_expected("'x' in dimension list"));
         }
@@ -162,7 +162,10 @@ impl<'s> State<'s> {
 
     /// A dimension extent: decimal integer or (when allowed) `?`. A hex token such as
     /// `0xf32` is really `0` `x` `f32`.
-    fn parse_dim_extent(&mut self, allow_dynamic: bool) -> Result<Option<i64>, Diagnostic> {
+    pub(super) fn parse_dim_extent(
+        &mut self,
+        allow_dynamic: bool,
+    ) -> Result<Option<i64>, Diagnostic> {
         match self.cur.token {
             Token::Question if allow_dynamic => {
                 self.bump();

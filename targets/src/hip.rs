@@ -11,6 +11,8 @@ use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp as G, MathFn};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+#[path = "hip_mfma.rs"]
+mod mfma;
 #[path = "hip_sync.rs"]
 mod sync;
 
@@ -450,13 +452,14 @@ impl<'a> HipEmitter<'a> {
             }
             G::LaneId => self.define(op, "(int64_t)__lane_id()")?,
             G::Barrier => self.line("__syncthreads();"),
+            G::Mfma => self.mfma(op)?,
             // NVIDIA tensor-core and cp.async instructions have no HIP spelling; AMD's
-            // matrix cores (MFMA) are a separate lowering.
+            // matrix cores are amdgpu.mfma.
             G::MmaSync | G::LdMatrix | G::AsyncCopy | G::AsyncCreateGroup | G::AsyncWait => {
                 return Err(self.err(
                     op,
                     format!(
-                        "HIP: '{name}' is an NVIDIA tensor-core/cp.async op (sm_80); HIP translation does not support it (AMD matrix cores need MFMA, not supported yet): translate this module with --to-ptx"
+                        "HIP: '{name}' is an NVIDIA tensor-core/cp.async op (sm_80); HIP translation does not support it (AMD matrix cores are amdgpu.mfma): translate this module with --to-ptx"
                     ),
                 ));
             }

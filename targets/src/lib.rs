@@ -212,8 +212,10 @@ pub fn translate(
         Output::Ptx { sm } => (Flavor::Nvptx, sm.as_str(), 3),
         Output::Amdgpu { gfx } => (Flavor::Amdgpu, gfx.as_str(), 3),
     };
-    if flavor == Flavor::Nvptx {
-        llvmir::nvgpu::check_arch(ctx, module, cpu)?;
+    match flavor {
+        Flavor::Nvptx => llvmir::nvgpu::check_arch(ctx, module, cpu)?,
+        Flavor::Amdgpu if !cpu.is_empty() => llvmir::amdgpu::check_arch(ctx, module, cpu)?,
+        Flavor::Amdgpu => {}
     }
     let tm = codegen::target_machine(flavor, cpu).map_err(plain)?;
     let text = llvm_text(ctx, module, name, flavor, &tm, opts)?;

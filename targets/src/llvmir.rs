@@ -25,6 +25,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+pub mod amdgpu;
 mod arith;
 mod control;
 mod memory;
@@ -673,6 +674,7 @@ impl<'a> FnEmitter<'a> {
                 self.array_vector_op(op, g)?
             }
             G::MmaSync => self.mma_sync(op)?,
+            G::Mfma => self.mfma(op)?,
             G::LdMatrix => self.ldmatrix(op)?,
             G::AsyncCopy => self.async_copy(op)?,
             G::AsyncCreateGroup => self.async_commit(op)?,

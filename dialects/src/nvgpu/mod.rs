@@ -7,6 +7,7 @@
 //! "Matrix Fragments for mma.m16n8k16"): each lane of the warp holds its share of A, B
 //! and C as a vector of 32-bit registers, `vector<regs x (32 / bits) x elem>`.
 
+pub mod mbarrier;
 mod syntax;
 
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
@@ -31,7 +32,7 @@ impl Dialect for NvgpuDialect {
         "nvgpu"
     }
     fn description(&self) -> &'static str {
-        "upstream NVGPU subset: warp-level MMA, ldmatrix, cp.async copies and groups (sm_80)"
+        "upstream NVGPU subset: warp-level MMA, ldmatrix, cp.async copies and groups (sm_80); mbarriers (sm_90, dialect level only)"
     }
     fn models_upstream_in_part(&self) -> bool {
         true
@@ -80,6 +81,9 @@ impl Dialect for NvgpuDialect {
                 print_wait,
             ),
         ]
+        .into_iter()
+        .chain(mbarrier::ops())
+        .collect()
     }
 }
 

@@ -195,6 +195,9 @@ pub struct Kernel {
     /// Whether the kernel has an `scf.while` (a possible spin-wait): it runs under
     /// `sim::concurrent`, blocks interleaved.
     pub spins: bool,
+    /// Lanes per warp: 32 (NVIDIA), or 64 when the kernel has `amdgpu.mfma` (an AMD CDNA
+    /// wavefront; the warp-collective ops execute over all 64 lanes).
+    pub wave: u32,
 }
 
 struct Compiler<'c> {
@@ -638,6 +641,7 @@ impl<'c> Compiler<'c> {
             }
             G::AsyncWait => self.async_wait(op)?,
             G::Shuffle => self.shuffle(op)?,
+            G::Mfma => self.mfma(op)?,
             G::While => self.while_loop(op, &operands, &results)?,
             G::Condition => {
                 return Err(err(ctx, op, "scf.condition is only valid in scf.while"));
@@ -923,6 +927,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
                 .and_then(|a| a.as_int())
                 .map(|n| n.max(1) as u64),
             spins: false,
+            wave: 32,
         },
         high: 0,
         regs: HashMap::new(),
@@ -961,6 +966,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
     }
     c.block(body)?;
     c.emit(Inst::Return);
+    c.check_wave_mix()?;
     c.k.nregs = c.high.max(c.k.nregs);
     Ok(c.k)
 }

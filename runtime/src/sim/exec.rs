@@ -12,6 +12,7 @@ use super::compile::{Inst, Kernel, MemDesc, Space};
 use super::counters::{BlockProfile, RawProfile, WARP};
 
 mod async_copy;
+mod mfma;
 mod warp;
 
 pub use rtile_gpu_vocab::Launch;
@@ -578,8 +579,9 @@ impl BlockState<'_> {
             let mut done: Option<u32> = None;
             // Warp by warp: each lane runs until a barrier, the end, or a warp-collective op;
             // when lanes wait at a collective, it executes for the warp and they go on.
-            for w in 0..n.div_ceil(WARP) {
-                let lanes = w * WARP..(w * WARP + WARP).min(n);
+            let wave = self.k.wave;
+            for w in 0..n.div_ceil(wave) {
+                let lanes = w * wave..(w * wave + wave).min(n);
                 let mut waiting: Vec<Option<u32>> = vec![None; lanes.len()];
                 let mut live: Vec<bool> =
                     lanes.clone().map(|t| pcs[t as usize].is_some()).collect();

@@ -304,6 +304,7 @@ pub fn scalar_fn(g: GpuOp) -> Option<OpFn> {
         | G::AsyncCopy
         | G::AsyncCreateGroup
         | G::AsyncWait
+        | G::Mfma
         | G::Alloca
         | G::Alloc
         | G::Dealloc

@@ -97,7 +97,7 @@ impl OpClass {
             Inst::Barrier { .. } => OpClass::Barrier,
             // Tensor-core ops and cp.async: classed, their accesses not modelled.
             Inst::Warp { op, .. } => match **op {
-                WarpInst::Mma { .. } => OpClass::Fp,
+                WarpInst::Mma { .. } | WarpInst::Mfma { .. } => OpClass::Fp,
                 WarpInst::LdMatrix { .. } => OpClass::SharedLd,
                 WarpInst::Shuffle { .. } => OpClass::Other,
             },

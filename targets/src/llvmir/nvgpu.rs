@@ -66,7 +66,7 @@ impl FnEmitter<'_> {
             Flavor::Amdgpu => Err(self.err(
                 op,
                 format!(
-                    "'{}' is an NVIDIA tensor-core/cp.async op: the AMDGPU target does not translate it (MFMA is not supported yet)",
+                    "'{}' is an NVIDIA tensor-core/cp.async op: the AMDGPU target does not translate it (AMD matrix cores are amdgpu.mfma)",
                     self.ctx.op_name(op)
                 ),
             )),

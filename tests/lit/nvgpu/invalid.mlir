@@ -136,3 +136,41 @@ func.func @wait_negative(%t: !nvgpu.device.async.token) {
   nvgpu.device_async_wait %t {numGroups = -1 : i32}
   return
 }
+
+// -----
+
+func.func @mbarrier_init_count(%c: i32) {
+  %c0 = arith.constant 0 : index
+  %b = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+  // expected-error @+1 {{operand #1 (count) must be index}}
+  "nvgpu.mbarrier.init"(%b, %c, %c0) : (!nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>, i32, index) -> ()
+  return
+}
+
+// -----
+
+func.func @mbarrier_arrive_result() {
+  %c0 = arith.constant 0 : index
+  %b = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+  // expected-error @+1 {{result #0 must be !nvgpu.mbarrier.token}}
+  %t = nvgpu.mbarrier.arrive %b[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> i64
+  return
+}
+
+// -----
+
+func.func @mbarrier_not_a_group(%m: memref<2xi64, 3>) {
+  %c0 = arith.constant 0 : index
+  %n = arith.constant 1 : index
+  // expected-error @+1 {{operand #0 must be mbarrier barrier type}}
+  "nvgpu.mbarrier.init"(%m, %n, %c0) : (memref<2xi64, 3>, index, index) -> ()
+  return
+}
+
+// -----
+
+func.func @mbarrier_create_type() {
+  // expected-error @+1 {{result #0 must be mbarrier barrier type}}
+  %b = nvgpu.mbarrier.create -> i64
+  return
+}

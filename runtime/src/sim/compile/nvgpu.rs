@@ -4,6 +4,7 @@
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::OpId;
+use rtile_gpu_vocab::amdgpu::Mfma;
 use rtile_gpu_vocab::attrs::attr_words;
 use rtile_gpu_vocab::nvgpu::{AsyncCopy, LdMatrix, MmaSync, async_wait_groups};
 
@@ -27,6 +28,15 @@ pub enum WarpInst {
         ld: LdMatrix,
         mem: u32,
         idx: Box<[u32]>,
+        dst: u32,
+    },
+    /// `amdgpu.mfma`: `d = a·b + c` over a 64-lane wavefront's fragments (`vector<4>`
+    /// sources, `vector<m·n/64>` accumulators; `exec/mfma.rs`).
+    Mfma {
+        mfma: Mfma,
+        a: u32,
+        b: u32,
+        c: u32,
         dst: u32,
     },
     /// `gpu.shuffle`: PTX `shfl.sync` (`mode`: 0 xor/bfly, 1 down, 2 up, 3 idx) of the
@@ -73,6 +83,43 @@ impl Compiler<'_> {
             op: Box::new(WarpInst::Mma { mma, a, b, c, dst }),
             at,
         });
+        Ok(())
+    }
+
+    /// Compiles `amdgpu.mfma`: the kernel runs in wavefronts of 64 lanes.
+    pub(super) fn mfma(&mut self, op: OpId) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let operands = ctx.operands(op).to_vec();
+        let mfma = Mfma::decode(ctx, op)?;
+        let [a, b, c] = [0, 1, 2].map(|i| self.reg(operands[i], op));
+        let (a, b, c) = (a?, b?, c?);
+        let dst = self.def(ctx.result(op, 0), op)?;
+        let at = self.at(op);
+        self.k.wave = rtile_gpu_vocab::amdgpu::WAVE64 as u32;
+        self.emit(Inst::Warp {
+            op: Box::new(WarpInst::Mfma { mfma, a, b, c, dst }),
+            at,
+        });
+        Ok(())
+    }
+
+    /// A kernel with `amdgpu.mfma` runs in 64-lane wavefronts, where the NVIDIA warp ops
+    /// (32-lane `mma.sync`, `ldmatrix`, `shfl.sync` semantics) have no meaning: refuses the mix.
+    pub(super) fn check_wave_mix(&self) -> Result<(), Diagnostic> {
+        if self.k.wave == 32 {
+            return Ok(());
+        }
+        for (i, inst) in self.k.insts.iter().enumerate() {
+            if let Inst::Warp { op, .. } = inst
+                && !matches!(**op, WarpInst::Mfma { .. })
+            {
+                return Err(err(
+                    self.ctx,
+                    self.k.origin[i],
+                    "simulator: this 32-lane warp op cannot run in a kernel with amdgpu.mfma, which runs in 64-lane wavefronts",
+                ));
+            }
+        }
         Ok(())
     }
 

@@ -62,9 +62,11 @@ impl BlockState<'_> {
             ));
         };
         let at = *at;
-        if lanes.len() != WARP as usize {
+        let wave = self.k.wave;
+        if lanes.len() != wave as usize {
+            let what = if wave == WARP { "warp" } else { "wavefront" };
             let msg = format!(
-                "warp-collective op needs a full warp of {WARP} threads; this warp has {} (block of {} threads)",
+                "warp-collective op needs a full {what} of {wave} threads; this {what} has {} (block of {} threads)",
                 lanes.len(),
                 self.launch.block.iter().product::<u32>()
             );
@@ -84,6 +86,10 @@ impl BlockState<'_> {
         match &**op {
             WarpInst::Mma { mma, a, b, c, dst } => {
                 self.mma(lanes.start, mma, [*a, *b, *c, *dst]);
+                Ok(())
+            }
+            WarpInst::Mfma { mfma, a, b, c, dst } => {
+                self.mfma(lanes.start, mfma, [*a, *b, *c, *dst]);
                 Ok(())
             }
             WarpInst::LdMatrix { ld, mem, idx, dst } => {
