@@ -11,10 +11,15 @@ use rtile_gpu_vocab::{CmpFPredicate, CmpIPredicate, GpuOp as G, MathFn};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+mod arith;
+mod control;
+mod memory;
 #[path = "hip_mfma.rs"]
 mod mfma;
 #[path = "hip_sync.rs"]
 mod sync;
+mod threads;
+mod vector;
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{
@@ -351,87 +356,6 @@ impl<'a> HipEmitter<'a> {
         Ok(Vec::new())
     }
 
-    fn special(&mut self, op: OpId, kind: &str) -> Result<String, Diagnostic> {
-        let dim =
-            dimension(self.ctx, op).ok_or_else(|| self.err(op, "expected a dimension property"))?;
-        let xyz = ["x", "y", "z"][dim];
-        let l = &self.info.launch;
-        Ok(match kind {
-            "thread_id" => format!("(int64_t)threadIdx.{xyz}"),
-            "block_id" => format!("(int64_t)blockIdx.{xyz}"),
-            "block_dim" => match l.block {
-                Some(b) => format!("(int64_t){}", b[dim]),
-                None => format!("(int64_t)blockDim.{xyz}"),
-            },
-            _ => match l.grid {
-                Some(g) => format!("(int64_t){}", g[dim]),
-                None => format!("(int64_t)gridDim.{xyz}"),
-            },
-        })
-    }
-
-    fn index(&self, op: OpId, info: &MemRefInfo, idx: &[Value]) -> Result<String, Diagnostic> {
-        if idx.len() != info.shape.len() {
-            return Err(self.err(op, "index count does not match the memref rank"));
-        }
-        let mut terms = Vec::new();
-        if info.offset != 0 {
-            terms.push(info.offset.to_string());
-        }
-        for (&v, &s) in idx.iter().zip(&info.strides) {
-            let (n, _) = self.val(op, v)?;
-            match s {
-                0 => {}
-                1 => terms.push(n),
-                s => terms.push(format!("{n} * {s}")),
-            }
-        }
-        Ok(if terms.is_empty() {
-            "0".into()
-        } else {
-            terms.join(" + ")
-        })
-    }
-
-    fn bin(&mut self, op: OpId, sym: &str, unsigned: bool) -> Result<(), Diagnostic> {
-        let o = self.ctx.operands(op).to_vec();
-        let (a, ty) = self.val(op, o[0])?;
-        let (b, _) = self.val(op, o[1])?;
-        let e = if unsigned {
-            let u = unsigned_of(&ty);
-            format!("({ty})(({u}){a} {sym} ({u}){b})")
-        } else {
-            format!("{a} {sym} {b}")
-        };
-        self.define(op, &e)
-    }
-
-    fn call1(&mut self, op: OpId, fname: &str) -> Result<(), Diagnostic> {
-        let o = self.ctx.operands(op).to_vec();
-        let mut args = Vec::new();
-        let mut ty = String::new();
-        for v in &o {
-            let (n, t) = self.val(op, *v)?;
-            ty = t;
-            args.push(n);
-        }
-        let e = match ty.as_str() {
-            "float" => format!("{fname}f({})", args.join(", ")),
-            "double" => format!("{fname}({})", args.join(", ")),
-            t if t.starts_with("rt_") => {
-                return Err(self.err(op, "math on vectors is not supported by the HIP emitter"));
-            }
-            t => format!(
-                "({t}){fname}f({})",
-                args.iter()
-                    .map(|a| format!("(float){a}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        self.define(op, &e)
-    }
-
     /// Emits `op`, decoded as `g`. The match has no wildcard arm: a new [`G`] variant does
     /// not compile until it is translated here.
     fn op(&mut self, op: OpId, g: G) -> Result<(), Diagnostic> {
@@ -463,46 +387,7 @@ impl<'a> HipEmitter<'a> {
                     ),
                 ));
             }
-            G::Shuffle => {
-                let mode = ctx
-                    .inherent_attr(op, "mode")
-                    .map(attr_words)
-                    .and_then(|w| {
-                        w.into_iter()
-                            .find(|w| matches!(w.as_str(), "xor" | "down" | "up" | "idx"))
-                    })
-                    .ok_or_else(|| self.err(op, "gpu.shuffle without a mode"))?;
-                let (v, ty) = self.val(op, o[0])?;
-                let (off, _) = self.val(op, o[1])?;
-                let (w, _) = self.val(op, o[2])?;
-                let f = match mode.as_str() {
-                    "xor" => "__shfl_xor",
-                    "down" => "__shfl_down",
-                    "up" => "__shfl_up",
-                    _ => "__shfl",
-                };
-                let n = self.fresh();
-                self.line(&format!("const {ty} {n} = {f}({v}, {off}, {w});"));
-                self.names
-                    .insert(ctx.result(op, 0), Name::Scalar(n.clone(), ty));
-                if ctx.results(op).len() > 1 {
-                    // Validity of the source lane, as gpu.shuffle defines it.
-                    let lane = "((int)__lane_id())".to_string();
-                    let base = format!("({lane} & ~({w} - 1))");
-                    let target = match mode.as_str() {
-                        "xor" => format!("({lane} ^ {off})"),
-                        "down" => format!("({lane} + {off})"),
-                        "up" => format!("({lane} - {off})"),
-                        _ => format!("({base} + {off})"),
-                    };
-                    let p = self.fresh();
-                    self.line(&format!(
-                        "const bool {p} = {target} >= {base} && {target} < {base} + {w};"
-                    ));
-                    self.names
-                        .insert(ctx.result(op, 1), Name::Scalar(p, "bool".into()));
-                }
-            }
+            G::Shuffle => self.shuffle(op)?,
             G::DynamicSharedMemory => {
                 self.prelude.dyn_shmem = true;
                 self.names.insert(ctx.result(op, 0), Name::DynShmem);
@@ -532,60 +417,18 @@ impl<'a> HipEmitter<'a> {
             G::ShRSI => self.bin(op, ">>", false)?,
             G::ShRUI => self.bin(op, ">>", true)?,
             G::RemF => self.call1(op, "fmod")?,
-            G::MaxSI | G::MinSI | G::MaxUI | G::MinUI => {
-                let (a, ty) = self.val(op, o[0])?;
-                let (b, _) = self.val(op, o[1])?;
-                let (cmp, u) = match g {
-                    G::MaxSI => (">", false),
-                    G::MinSI => ("<", false),
-                    G::MaxUI => (">", true),
-                    _ => ("<", true),
-                };
-                let (ca, cb) = if u {
-                    let ut = unsigned_of(&ty);
-                    (format!("({ut}){a}"), format!("({ut}){b}"))
-                } else {
-                    (a.clone(), b.clone())
-                };
-                self.define(op, &format!("{ca} {cmp} {cb} ? {a} : {b}"))?;
-            }
-            G::FloorDivSI | G::CeilDivSI | G::CeilDivUI => {
-                let (a, ty) = self.val(op, o[0])?;
-                let (b, _) = self.val(op, o[1])?;
-                let e = match g {
-                    G::FloorDivSI => format!(
-                        "({a} / {b}) - ((({a} % {b}) != 0 && ((({a} % {b}) < 0) != ({b} < 0))) ? 1 : 0)"
-                    ),
-                    G::CeilDivSI => format!(
-                        "({a} / {b}) + ((({a} % {b}) != 0 && ((({a} % {b}) < 0) == ({b} < 0))) ? 1 : 0)"
-                    ),
-                    _ => {
-                        let u = unsigned_of(&ty);
-                        format!("({ty})((({u}){a} + ({u}){b} - 1) / ({u}){b})")
-                    }
-                };
-                self.define(op, &e)?;
-            }
+            G::MaxSI
+            | G::MinSI
+            | G::MaxUI
+            | G::MinUI
+            | G::FloorDivSI
+            | G::CeilDivSI
+            | G::CeilDivUI => self.integer_op(op, g)?,
             G::NegF => {
                 let (a, _) = self.val(op, o[0])?;
                 self.define(op, &format!("-{a}"))?;
             }
-            G::MaximumF | G::MinimumF => {
-                let (a, ty) = self.val(op, o[0])?;
-                let (b, _) = self.val(op, o[1])?;
-                self.prelude.maximum = true;
-                let f = if g == G::MaximumF {
-                    "rt_maximumf"
-                } else {
-                    "rt_minimumf"
-                };
-                let e = if ty == "float" {
-                    format!("{f}({a}, {b})")
-                } else {
-                    format!("({ty}){f}((float){a}, (float){b})")
-                };
-                self.define(op, &e)?;
-            }
+            G::MaximumF | G::MinimumF => self.float_minmax(op, g)?,
             G::MaxNumF => self.call1(op, "fmax")?,
             G::MinNumF => self.call1(op, "fmin")?,
             G::CmpI(p) => self.cmpi(op, p)?,
@@ -596,158 +439,29 @@ impl<'a> HipEmitter<'a> {
                 let (b, _) = self.val(op, o[2])?;
                 self.define(op, &format!("{c} ? {a} : {b}"))?;
             }
-            G::IndexCast | G::ExtSI | G::TruncI | G::ExtF | G::TruncF | G::SIToFP | G::FPToSI => {
-                let (a, _) = self.val(op, o[0])?;
-                let rt = *ctx.value_type(ctx.result(op, 0));
-                let ty = self.c_type(op, &rt)?;
-                self.define(op, &format!("({ty}){a}"))?;
-            }
-            G::IndexCastUI | G::ExtUI | G::UIToFP | G::FPToUI => {
-                let (a, aty) = self.val(op, o[0])?;
-                let rt = *ctx.value_type(ctx.result(op, 0));
-                let ty = self.c_type(op, &rt)?;
-                let e = if name == "arith.fptoui" {
-                    format!("({ty})({})({a})", unsigned_of(&ty))
-                } else {
-                    format!("({ty})({}){a}", unsigned_of(&aty))
-                };
-                self.define(op, &e)?;
-            }
-            G::Bitcast => {
-                let (a, _) = self.val(op, o[0])?;
-                let rt = *ctx.value_type(ctx.result(op, 0));
-                let ty = self.c_type(op, &rt)?;
-                self.define(op, &format!("__builtin_bit_cast({ty}, {a})"))?;
-            }
-            G::Math(MathFn::Exp) => self.call1(op, "exp")?,
-            G::Math(MathFn::Exp2) => self.call1(op, "exp2")?,
-            G::Math(MathFn::Log) => self.call1(op, "log")?,
-            G::Math(MathFn::Log2) => self.call1(op, "log2")?,
-            G::Math(MathFn::Sqrt) => self.call1(op, "sqrt")?,
-            G::Math(MathFn::Rsqrt) => self.call1(op, "rsqrt")?,
-            G::Math(MathFn::Tanh) => self.call1(op, "tanh")?,
-            G::Math(MathFn::Erf) => self.call1(op, "erf")?,
-            G::Math(MathFn::AbsF) => self.call1(op, "fabs")?,
-            G::Math(MathFn::Fma) => self.call1(op, "fma")?,
-            G::Math(MathFn::Floor) => self.call1(op, "floor")?,
-            G::Math(MathFn::Ceil) => self.call1(op, "ceil")?,
-            G::Math(MathFn::Round) => self.call1(op, "round")?,
-            G::Math(MathFn::Trunc) => self.call1(op, "trunc")?,
-            G::Math(MathFn::RoundEven) => self.call1(op, "rint")?,
-            G::Math(MathFn::AbsI) => {
-                let (a, ty) = self.val(op, o[0])?;
-                self.define(op, &format!("({a} < ({ty})0 ? ({ty})-{a} : {a})"))?;
-            }
-            G::Math(MathFn::CopySign) => self.call1(op, "copysign")?,
-            G::Load => {
-                let (m, info) = self.mem(op, o[0])?;
-                let i = self.index(op, &info, &o[1..])?;
-                self.define(op, &format!("{m}[{i}]"))?;
-            }
-            G::Store => {
-                let (v, _) = self.val(op, o[0])?;
-                let (m, info) = self.mem(op, o[1])?;
-                let i = self.index(op, &info, &o[2..])?;
-                self.line(&format!("{m}[{i}] = {v};"));
-            }
-            G::VectorLoad => {
-                let (m, info) = self.mem(op, o[0])?;
-                let i = self.index(op, &info, &o[1..])?;
-                let rt = *ctx.value_type(ctx.result(op, 0));
-                let vty = self.c_type(op, &rt)?;
-                self.define(op, &format!("*reinterpret_cast<const {vty}*>(&{m}[{i}])"))?;
-            }
-            G::VectorStore => {
-                let (v, vty) = self.val(op, o[0])?;
-                let (m, info) = self.mem(op, o[1])?;
-                let i = self.index(op, &info, &o[2..])?;
-                self.line(&format!("*reinterpret_cast<{vty}*>(&{m}[{i}]) = {v};"));
-            }
-            G::Extract | G::ExtractElement => {
-                let (v, _) = self.val(op, o[0])?;
-                let pos = self.position(op, &o[1..])?;
-                self.define(op, &format!("{v}[{pos}]"))?;
-            }
-            G::Insert | G::InsertElement => {
-                let (s, _) = self.val(op, o[0])?;
-                let (v, vty) = self.val(op, o[1])?;
-                let pos = self.position(op, &o[2..])?;
-                let n = self.fresh();
-                self.line(&format!("{vty} {n} = {v};"));
-                self.line(&format!("{n}[{pos}] = {s};"));
-                self.names.insert(ctx.result(op, 0), Name::Scalar(n, vty));
-            }
-            G::Broadcast | G::Splat => {
-                let (s, _) = self.val(op, o[0])?;
-                let rt = *ctx.value_type(ctx.result(op, 0));
-                let vty = self.c_type(op, &rt)?;
-                self.define(op, &format!("({vty})({s})"))?;
-            }
-            G::VectorFma => {
-                let (a, _) = self.val(op, o[0])?;
-                let (b, _) = self.val(op, o[1])?;
-                let (c, _) = self.val(op, o[2])?;
-                self.define(op, &format!("{a} * {b} + {c}"))?;
-            }
-            G::Alloca | G::Alloc => {
-                let r = ctx.result(op, 0);
-                let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;
-                let ety = self.c_type(op, &mi.elem)?;
-                let n = self.fresh();
-                let shared = if mi.space == MemSpace::Workgroup {
-                    "__shared__ __attribute__((aligned(16))) "
-                } else if name == "memref.alloc" {
-                    return Err(self.err(
-                        op,
-                        "memref.alloc of global memory inside a kernel is not supported",
-                    ));
-                } else {
-                    ""
-                };
-                self.line(&format!(
-                    "{shared}{ety} {n}[{}];",
-                    mi.span_elements().max(1)
-                ));
-                self.names.insert(r, Name::Mem(n, mi));
-            }
-            G::Dealloc => {}
-            G::View => {
-                if !matches!(self.names.get(&o[0]), Some(Name::DynShmem)) {
-                    return Err(self.err(
-                        op,
-                        "memref.view is supported on gpu.dynamic_shared_memory only",
-                    ));
-                }
-                let (shift, _) = self.val(op, o[1])?;
-                let r = ctx.result(op, 0);
-                let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;
-                let ety = self.c_type(op, &mi.elem)?;
-                let n = self.fresh();
-                self.line(&format!(
-                    "{ety}* {n} = reinterpret_cast<{ety}*>(rt_dynamic_shmem + {shift});"
-                ));
-                self.names.insert(r, Name::Mem(n, mi));
-            }
-            // A collapse of identity-layout memrefs: the same pointer under a new shape.
-            G::Cast | G::CollapseShape => {
-                let (m, _) = self.mem(op, o[0])?;
-                let r = ctx.result(op, 0);
-                let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;
-                self.names.insert(r, Name::Mem(m, mi));
-            }
-            G::Dim => {
-                let (_, info) = self.mem(op, o[0])?;
-                let (i, _) = self.val(op, o[1])?;
-                let d = i
-                    .trim_start_matches("(int64_t)")
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|i| info.shape.get(i).copied())
-                    .ok_or_else(|| self.err(op, "memref.dim needs a constant dimension"))?;
-                self.names.insert(
-                    ctx.result(op, 0),
-                    Name::Scalar(format!("(int64_t){d}"), "int64_t".into()),
-                );
+            G::IndexCast
+            | G::ExtSI
+            | G::TruncI
+            | G::ExtF
+            | G::TruncF
+            | G::SIToFP
+            | G::FPToSI
+            | G::IndexCastUI
+            | G::ExtUI
+            | G::UIToFP
+            | G::FPToUI
+            | G::Bitcast => self.conversion(op, g)?,
+            G::Math(_) => self.math(op, g)?,
+            G::Load | G::Store | G::VectorLoad | G::VectorStore => self.access(op, g)?,
+            G::Extract
+            | G::ExtractElement
+            | G::Insert
+            | G::InsertElement
+            | G::Broadcast
+            | G::Splat
+            | G::VectorFma => self.vector_op(op, g)?,
+            G::Alloca | G::Alloc | G::Dealloc | G::View | G::Cast | G::CollapseShape | G::Dim => {
+                self.memory_op(op, g)?
             }
             G::For => self.scf_for(op)?,
             G::If => self.scf_if(op)?,
@@ -758,241 +472,8 @@ impl<'a> HipEmitter<'a> {
             // Device-scope fence for every ordering (HIP has no acquire/release split).
             G::Fence => self.line("__threadfence();"),
             G::AtomicRmw => self.atomic_rmw(op)?,
-            G::Math(m @ (MathFn::Sin | MathFn::Cos | MathFn::PowF)) => {
-                return Err(self.err(
-                    op,
-                    format!(
-                        "rtile-translate --to-hip: unsupported operation '{}' in gpu.func @{}",
-                        m.name(),
-                        self.info.name
-                    ),
-                ));
-            }
             // `block` ends the block at its terminator before coming here.
             G::Yield | G::Return => unreachable!("terminators are handled by block"),
-        }
-        Ok(())
-    }
-
-    fn position(&self, op: OpId, dynamic: &[Value]) -> Result<String, Diagnostic> {
-        if let Some(p) = self
-            .ctx
-            .inherent_attr(op, "static_position")
-            .and_then(|a| a.as_dense_ints())
-            && let [k] = p
-            && *k >= 0
-        {
-            return Ok(k.to_string());
-        }
-        let v = *dynamic
-            .first()
-            .ok_or_else(|| self.err(op, "missing vector position"))?;
-        Ok(self.val(op, v)?.0)
-    }
-
-    fn constant(&self, op: OpId, a: &Attribute, rt: &Type, ty: &str) -> Result<String, Diagnostic> {
-        let scalar = |lit: &Attribute| -> Option<String> {
-            Some(match lit.kind() {
-                AttrKind::Bool(b) => b.to_string(),
-                AttrKind::Integer { value, .. } if ty == "bool" => (*value != 0).to_string(),
-                AttrKind::Integer { value, .. } if ty == "int64_t" => {
-                    if *value == i64::MIN as i128 {
-                        "INT64_MIN".into()
-                    } else {
-                        format!("(int64_t){value}")
-                    }
-                }
-                AttrKind::Integer { value, .. } if ty.starts_with("int") => {
-                    format!("({ty}){value}")
-                }
-                AttrKind::Float { value, .. } => float_c(value.get(), ty),
-                _ => return None,
-            })
-        };
-        if let AttrKind::DenseElements { literal, .. } = a.kind() {
-            let elem = rt.element_type().cloned().unwrap_or(Type::f32());
-            let ety = scalar_c(&elem).unwrap_or("float");
-            let one = |l: &DenseLiteral| -> Option<String> {
-                match l {
-                    DenseLiteral::Float(f) => Some(float_c(f.get(), ety)),
-                    DenseLiteral::Int(i) if elem.is_float() => Some(float_c(*i as f64, ety)),
-                    DenseLiteral::Int(i) => Some(format!("({ety}){i}")),
-                    DenseLiteral::Bool(b) => Some(b.to_string()),
-                    _ => None,
-                }
-            };
-            return match literal {
-                DenseLiteral::List(xs) => {
-                    let parts: Option<Vec<String>> = xs.iter().map(one).collect();
-                    let parts = parts.ok_or_else(|| self.err(op, "unsupported dense constant"))?;
-                    Ok(format!("({ty}){{{}}}", parts.join(", ")))
-                }
-                l => {
-                    let s = one(l).ok_or_else(|| self.err(op, "unsupported dense constant"))?;
-                    Ok(format!("({ty})({s})"))
-                }
-            };
-        }
-        scalar(a).ok_or_else(|| self.err(op, "unsupported constant"))
-    }
-
-    /// `arith.cmpf` as a C comparison: ordered predicates are false on NaN as C's are;
-    /// unordered ones are the negation of the opposite ordered one.
-    fn cmpf(&mut self, op: OpId, p: CmpFPredicate) -> Result<(), Diagnostic> {
-        let o = self.ctx.operands(op).to_vec();
-        let (a, _) = self.val(op, o[0])?;
-        let (b, _) = self.val(op, o[1])?;
-        let e = match p {
-            CmpFPredicate::AlwaysFalse => "false".to_string(),
-            CmpFPredicate::AlwaysTrue => "true".to_string(),
-            CmpFPredicate::Oeq => format!("{a} == {b}"),
-            CmpFPredicate::Ogt => format!("{a} > {b}"),
-            CmpFPredicate::Oge => format!("{a} >= {b}"),
-            CmpFPredicate::Olt => format!("{a} < {b}"),
-            CmpFPredicate::Ole => format!("{a} <= {b}"),
-            CmpFPredicate::One => format!("({a} < {b} || {a} > {b})"),
-            CmpFPredicate::Ord => format!("({a} == {a} && {b} == {b})"),
-            CmpFPredicate::Ueq => format!("!({a} < {b} || {a} > {b})"),
-            CmpFPredicate::Ugt => format!("!({a} <= {b})"),
-            CmpFPredicate::Uge => format!("!({a} < {b})"),
-            CmpFPredicate::Ult => format!("!({a} >= {b})"),
-            CmpFPredicate::Ule => format!("!({a} > {b})"),
-            CmpFPredicate::Une => format!("{a} != {b}"),
-            CmpFPredicate::Uno => format!("({a} != {a} || {b} != {b})"),
-        };
-        self.define(op, &e)
-    }
-
-    /// `arith.cmpi` as a C comparison; unsigned predicates compare through the unsigned type.
-    fn cmpi(&mut self, op: OpId, p: CmpIPredicate) -> Result<(), Diagnostic> {
-        let o = self.ctx.operands(op).to_vec();
-        let (a, ty) = self.val(op, o[0])?;
-        let (b, _) = self.val(op, o[1])?;
-        let u = unsigned_of(&ty);
-        let e = match p {
-            CmpIPredicate::Eq => format!("{a} == {b}"),
-            CmpIPredicate::Ne => format!("{a} != {b}"),
-            CmpIPredicate::Slt => format!("{a} < {b}"),
-            CmpIPredicate::Sle => format!("{a} <= {b}"),
-            CmpIPredicate::Sgt => format!("{a} > {b}"),
-            CmpIPredicate::Sge => format!("{a} >= {b}"),
-            CmpIPredicate::Ult => format!("({u}){a} < ({u}){b}"),
-            CmpIPredicate::Ule => format!("({u}){a} <= ({u}){b}"),
-            CmpIPredicate::Ugt => format!("({u}){a} > ({u}){b}"),
-            CmpIPredicate::Uge => format!("({u}){a} >= ({u}){b}"),
-        };
-        self.define(op, &e)
-    }
-
-    fn region_block(&self, op: OpId, i: usize) -> Option<BlockId> {
-        let r = *self.ctx.regions(op).get(i)?;
-        self.ctx.region_blocks(r).first().copied()
-    }
-
-    fn scf_for(&mut self, op: OpId) -> Result<(), Diagnostic> {
-        let ctx = self.ctx;
-        let o = ctx.operands(op).to_vec();
-        let (lb, ity) = self.val(op, o[0])?;
-        let (ub, _) = self.val(op, o[1])?;
-        let (step, _) = self.val(op, o[2])?;
-        let body = self
-            .region_block(op, 0)
-            .ok_or_else(|| self.err(op, "scf.for without a body"))?;
-        let bargs = ctx.block_args(body).to_vec();
-        if bargs.len() + 2 != o.len() || ctx.results(op).len() + 3 != o.len() {
-            return Err(self.err(op, "scf.for body arguments do not match its iter_args"));
-        }
-        let mut iters = Vec::new();
-        for (k, &init) in o[3..].iter().enumerate() {
-            let (iv, ty) = self.val(op, init)?;
-            let n = self.fresh();
-            self.line(&format!("{ty} {n} = {iv};"));
-            self.names
-                .insert(bargs[k + 1], Name::Scalar(n.clone(), ty.clone()));
-            self.names
-                .insert(ctx.result(op, k), Name::Scalar(n.clone(), ty.clone()));
-            iters.push((n, ty));
-        }
-        let iv = self.fresh();
-        self.names
-            .insert(bargs[0], Name::Scalar(iv.clone(), ity.clone()));
-        match ctx.attr(op, "rtile.unroll").map(|x| x.kind()) {
-            Some(AttrKind::Unit) => self.line("#pragma unroll"),
-            Some(a) => {
-                if let Some(n) = a.as_int().filter(|n| *n > 0) {
-                    self.line(&format!("#pragma unroll {n}"));
-                }
-            }
-            None => {}
-        }
-        self.line(&format!(
-            "for ({ity} {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{"
-        ));
-        self.indent += 1;
-        let ys = self.block(body)?;
-        if ys.len() != iters.len() {
-            return Err(self.err(op, "scf.yield does not match the scf.for iter_args"));
-        }
-        // Through temporaries: a yield may permute the iteration variables.
-        let mut temps = Vec::new();
-        for (y, (n, ty)) in ys.iter().zip(&iters) {
-            let (yv, _) = self.val(op, *y)?;
-            if yv == *n {
-                continue;
-            }
-            if iters.len() == 1 {
-                self.line(&format!("{n} = {yv};"));
-            } else {
-                let t = self.fresh();
-                self.line(&format!("const {ty} {t} = {yv};"));
-                temps.push((n.clone(), t));
-            }
-        }
-        for (n, t) in temps {
-            self.line(&format!("{n} = {t};"));
-        }
-        self.indent -= 1;
-        self.line("}");
-        Ok(())
-    }
-
-    fn scf_if(&mut self, op: OpId) -> Result<(), Diagnostic> {
-        let ctx = self.ctx;
-        let (c, _) = self.val(op, ctx.operands(op)[0])?;
-        let then_b = self
-            .region_block(op, 0)
-            .ok_or_else(|| self.err(op, "scf.if without a then region"))?;
-        let else_b = self.region_block(op, 1);
-        let mut outs = Vec::new();
-        for &r in ctx.results(op) {
-            let ty = self.c_type(op, &ctx.value_type(r).clone())?;
-            let n = self.fresh();
-            self.line(&format!("{ty} {n};"));
-            outs.push((r, n, ty));
-        }
-        self.line(&format!("if ({c}) {{"));
-        self.indent += 1;
-        let ys = self.block(then_b)?;
-        for (y, (_, n, _)) in ys.iter().zip(&outs) {
-            let (yv, _) = self.val(op, *y)?;
-            self.line(&format!("{n} = {yv};"));
-        }
-        self.indent -= 1;
-        if let Some(eb) = else_b
-            && (!ctx.block_is_empty(eb) && (ctx.block_ops(eb).count() > 1 || !outs.is_empty()))
-        {
-            self.line("} else {");
-            self.indent += 1;
-            let ys = self.block(eb)?;
-            for (y, (_, n, _)) in ys.iter().zip(&outs) {
-                let (yv, _) = self.val(op, *y)?;
-                self.line(&format!("{n} = {yv};"));
-            }
-            self.indent -= 1;
-        }
-        self.line("}");
-        for (r, n, ty) in outs {
-            self.names.insert(r, Name::Scalar(n, ty));
         }
         Ok(())
     }
