@@ -126,31 +126,51 @@ impl MmaBuild<'_, '_> {
     }
 
     /// Issues operand `w`'s copies of k-step `kt` into stage `st`; returns the cp.async
-    /// tokens (none when the tile is copied with plain loads and stores).
-    fn load_operand(&mut self, w: usize, kt: Value, st: Value) -> Vec<Value> {
+    /// tokens (none when the tile is copied with plain loads and stores). `live`: whether
+    /// the k-step exists (`None`: it does; else the copies zero-fill).
+    ///
+    /// Copy `i` of a thread is chunk `tid + i·threads` of the stage (row-major over the
+    /// batch slices' rows, `cols / chunk` chunks a row). When the threads cover whole rows,
+    /// its row is the first copy's plus a constant and its column the same, so every copy's
+    /// addresses are one base plus constants (no registers per copy). Each guarded index is
+    /// clamped into its extent on its own, so the source stays in bounds when `srcElements`
+    /// is 0.
+    fn load_operand(&mut self, w: usize, kt: Value, st: Value, live: Option<Value>) -> Vec<Value> {
         let p = self.plan;
         let o: &OperandPlan = &p.ops[w];
         let tid = self.ids().tid;
         let cpr = o.cols / o.chunk;
         let mut tokens = Vec::new();
         let zero = self.em.idx(0);
+        let frow0 = self.div(tid, cpr);
+        let cc0 = self.rem(tid, cpr);
+        let col0 = self.em.mul_const(cc0, o.chunk);
+        let kbase = self.em.mul_const(kt, p.block[p.k]);
         for i in 0..o.copies_per_thread {
-            let id = self.add_const(tid, i * p.threads);
-            let frow = self.div(id, cpr);
-            let cc = self.rem(id, cpr);
-            let col = self.em.mul_const(cc, o.chunk);
-            let slice = self.div(frow, o.rows);
-            let row = self.rem(frow, o.rows);
+            let (frow, col) = if p.threads % cpr == 0 {
+                (self.add_const(frow0, i * p.threads / cpr), col0)
+            } else {
+                let id = self.add_const(tid, i * p.threads);
+                let cc = self.rem(id, cpr);
+                (self.div(id, cpr), self.em.mul_const(cc, o.chunk))
+            };
+            let (slice, row) = if p.slices == 1 {
+                (zero, frow)
+            } else {
+                (self.div(frow, o.rows), self.rem(frow, o.rows))
+            };
             let local = self.slice_coords(slice);
-            let mut inb = None;
+            let mut inb = live;
+            let mut surplus = None;
             if o.copies_per_thread * p.threads * o.chunk > p.slices * o.rows * o.cols {
                 let c = self.lt(frow, p.slices * o.rows);
+                surplus = Some(c);
                 inb = self.em.and(inb, c);
             }
             let mut idx = Vec::new();
             for &a in &o.dims {
                 let base = if a == p.k {
-                    self.em.mul_const(kt, p.block[p.k])
+                    kbase
                 } else {
                     self.ids().origin[a]
                 };
@@ -161,18 +181,18 @@ impl MmaBuild<'_, '_> {
                 } else {
                     local.iter().find(|(b, _)| *b == a).map_or(zero, |l| l.1)
                 };
-                let v = self.em.add(base, off);
-                // The k axis always (the pipeline's tail copies run past it), the others
-                // where the grid pads the extent.
-                if a == p.k || p.extents[a] % p.block[a] != 0 {
+                let mut v = self.em.add(base, off);
+                // Where the grid (or the k-steps) pad the extent.
+                if p.extents[a] % p.block[a] != 0 {
                     let c = self.lt(v, p.extents[a]);
                     inb = self.em.and(inb, c);
+                    v = self.select(c, v, zero);
+                } else if a == o.outer
+                    && let Some(c) = surplus
+                {
+                    v = self.select(c, v, zero);
                 }
                 idx.push(v);
-            }
-            // Out-of-bounds copies read element 0 (never dereferenced: srcElements 0).
-            if let Some(c) = inb {
-                idx = idx.into_iter().map(|v| self.select(c, v, zero)).collect();
             }
             let (g, s) = (self.global[w], self.shared[w]);
             if o.chunk == 1 {
@@ -208,10 +228,15 @@ impl MmaBuild<'_, '_> {
         tokens
     }
 
-    /// Both operands' copies of k-step `kt` into stage `st`, committed as one group.
-    pub fn load_stage(&mut self, kt: Value, st: Value) -> Option<Value> {
-        let mut tokens = self.load_operand(0, kt, st);
-        tokens.extend(self.load_operand(1, kt, st));
+    /// Both operands' copies of k-step `kt` into stage `st`, committed as one group; with
+    /// `may_pass_end`, k-steps past the last are zero-filled copies.
+    pub fn load_stage(&mut self, kt: Value, st: Value, may_pass_end: bool) -> Option<Value> {
+        let live = may_pass_end.then(|| self.lt(kt, self.plan.k_steps));
+        // The zero-filling copies past the last k-step read k-step 0's addresses.
+        let zero = self.em.idx(0);
+        let kt = live.map_or(kt, |c| self.select(c, kt, zero));
+        let mut tokens = self.load_operand(0, kt, st, live);
+        tokens.extend(self.load_operand(1, kt, st, live));
         (!tokens.is_empty()).then(|| {
             self.em.op(
                 "nvgpu.device_async_create_group",
@@ -261,9 +286,10 @@ impl MmaBuild<'_, '_> {
         let bmat = self.div(l16, 8);
         let slice = self.ids().slice;
         let (wm0, wn0) = (self.ids().warp_m0, self.ids().warp_n0);
-        let mut acc = acc.to_vec();
         let ein = p.input.to_type();
+        let mut acc = acc.to_vec();
         for kk in 0..p.block[p.k] / MMA[2] {
+            let k16 = self.em.idx(kk * MMA[2]);
             let mut a = Vec::new();
             for i in 0..mf {
                 // Matrix j of x4: rows +8 for odd j, k +8 for j >= 2 (fragments a0..a3).
@@ -271,7 +297,7 @@ impl MmaBuild<'_, '_> {
                 let m_base = self.add_const(wm0, 16 * i);
                 let m_row = self.em.add(m_base, m_off);
                 let k_off = self.em.mul_const(mhi, 8);
-                let k_col = self.add_const(k_off, 16 * kk);
+                let k_col = self.em.add(k_off, k16);
                 let (row, col) = if p.ops[0].trans {
                     let r = self.em.add(k_col, r8);
                     (r, m_row)
@@ -284,7 +310,7 @@ impl MmaBuild<'_, '_> {
             for j in 0..nf {
                 // Matrix j of x2: k rows 0-7, then 8-15 (fragments b0, b1).
                 let k_off = self.em.mul_const(bmat, 8);
-                let k_col = self.add_const(k_off, 16 * kk);
+                let k_col = self.em.add(k_off, k16);
                 let n_base = self.add_const(wn0, 8 * j);
                 let (row, col) = if p.ops[1].trans {
                     (self.em.add(k_col, r8), n_base)

@@ -144,7 +144,7 @@ fn pipeline(b: &mut MmaBuild) -> Vec<Value> {
     let steps = b.em.idx(p.k_steps);
     if s == 1 {
         let (kt, acc, res) = b.em.begin_for(zero, steps, one, &acc0);
-        let g = b.load_stage(kt, zero);
+        let g = b.load_stage(kt, zero, false);
         b.wait(g, 0);
         b.em.barrier();
         let next = b.compute_stage(zero, &acc);
@@ -155,7 +155,7 @@ fn pipeline(b: &mut MmaBuild) -> Vec<Value> {
     let mut g = None;
     for st in 0..s - 1 {
         let v = b.em.idx(st);
-        g = b.load_stage(v, v);
+        g = b.load_stage(v, v, false);
     }
     b.wait(g, s - 2);
     b.em.barrier();
@@ -164,7 +164,7 @@ fn pipeline(b: &mut MmaBuild) -> Vec<Value> {
     let nk = b.em.add(kt, ahead);
     let sv = b.em.idx(s);
     let nst = b.em.ibin("arith.remui", nk, sv);
-    let g = b.load_stage(nk, nst);
+    let g = b.load_stage(nk, nst, true);
     let cur = b.em.ibin("arith.remui", kt, sv);
     let next = b.compute_stage(cur, &acc);
     b.wait(g, s - 2);
