@@ -188,10 +188,21 @@ impl MmaPlan {
         if block.len() != extents.len() || thread.len() != extents.len() {
             return Err("the program's tiles do not match the compute's axes".into());
         }
-        let mma = p.mma.map(|s| s.map(|v| v as i64)).unwrap_or(MMA);
-        // A warpgroup instruction (sm_90 wgmma, 4 warps, 64 rows) splits by rows into
-        // 4 warps of mma.sync.
-        let group = if mma[0] == 64 { 4 } else { 1 };
+        // The program's instruction (or the device's preferred one, as the construction
+        // reads a program without `mma`): a warpgroup instruction (sm_90 wgmma, 4 warps of
+        // its 64 rows) splits by rows into its warps' mma.sync tiles.
+        let dtype = if input == ElemType::F16 {
+            "f16"
+        } else {
+            "bf16"
+        };
+        let instrs = dev.mma(dtype).map(|(_, i)| i).unwrap_or_default();
+        let instr = match p.mma {
+            Some(s) => instrs.iter().find(|i| i.shape == s),
+            None => instrs.first(),
+        }
+        .ok_or_else(|| format!("device '{}' has no such {dtype} MMA instruction", dev.name))?;
+        let group = instr.warps.max(1) as i64;
         let (warp_m, warp_n) = (thread[m] / group, thread[n]);
         if warp_m % MMA[0] != 0 || warp_n % MMA[1] != 0 || block[k] % MMA[2] != 0 {
             return Err(format!(
