@@ -31,10 +31,12 @@
 // CHECK: nvgpu.ldmatrix %[[SA]][{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<1x16x88xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<1x80x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// The epilogue: f32 fragments rounded to f16, stores guarded on m (100 in 7 blocks of 16).
+// The epilogue: f32 fragments rounded to f16, a lane's two adjacent columns stored as one
+// vector<2xf16> (n = 60 is even), guarded on m (100 in 7 blocks of 16).
+// CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: scf.if
-// CHECK: memref.store %{{.*}}, %arg2[
+// CHECK: vector.store %{{.*}}, %arg2[{{.*}}] : memref<100x60xf16>, vector<2xf16>
 // CHECK-LABEL: gpu.func @bmm_1(
 // CHECK-SAME: rtile.pipeline_stages = 1 : i64
 // CHECK: nvgpu.ldmatrix {{.*}} -> vector<4x2xbf16>
@@ -42,7 +44,7 @@
 // An f32 result: no conversion, and no guard (every extent divides its tile).
 // CHECK-NOT: arith.truncf
 // CHECK-NOT: scf.if
-// CHECK: memref.store %{{.*}}, %arg2[
+// CHECK: vector.store %{{.*}}, %arg2[{{.*}}] : memref<8x256x192xf32>, vector<2xf32>
 // CHECK: gpu.return
 
 // UPSTREAM-LABEL: gpu.func @odd_0

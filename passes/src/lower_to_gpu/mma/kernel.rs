@@ -357,65 +357,89 @@ impl MmaBuild<'_, '_> {
 
     /// Stores the accumulators: fragment element `(r, h)` of the 16×8 tile `(i, j)` is row
     /// `lane / 4 + 8r`, column `2 (lane % 4) + h` (PTX ISA, m16n8k16 D layout), converted
-    /// to the result type and guarded where the grid pads an extent.
+    /// to the result type and guarded where the grid pads an extent. When n is the output's
+    /// contiguous dim and its extent is even, a lane's two columns `(h = 0, 1)` go out as one
+    /// `vector<2>` store (both in bounds or neither: the first column is even).
     pub fn epilogue(&mut self, acc: &[Value]) {
         let p = self.plan;
         let nf = p.warp_n / MMA[1];
+        let spatial = p.spatial();
+        let paired = spatial.last() == Some(&p.n) && p.extents[p.n] % 2 == 0;
+        for (at, &frag) in acc.iter().enumerate() {
+            let (i, j) = (at as i64 / nf, at as i64 % nf);
+            for r in 0..2 {
+                if paired {
+                    let vals: Vec<Value> =
+                        (0..2).map(|h| self.fragment_value(frag, r, h)).collect();
+                    let vt = Type::vector(vec![2], p.output.to_type());
+                    let mut v = self.em.op("vector.broadcast", &[vals[0]], &[], vt);
+                    let pos = ("static_position", Attribute::dense_i64_array(vec![1]));
+                    v = self.em.op("vector.insert", &[vals[1], v], &[pos], vt);
+                    self.store(("vector.store", v), (i, j, r, 0));
+                } else {
+                    for h in 0..2 {
+                        let v = self.fragment_value(frag, r, h);
+                        self.store(("memref.store", v), (i, j, r, h));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Element `(r, h)` of accumulator fragment `frag`, in the result type.
+    fn fragment_value(&mut self, frag: Value, r: i64, h: i64) -> Value {
+        let v = self.em.op(
+            "vector.extract",
+            &[frag],
+            &[("static_position", Attribute::dense_i64_array(vec![r, h]))],
+            Type::f32(),
+        );
+        match self.plan.output {
+            ElemType::F32 => v,
+            e => self.em.op("arith.truncf", &[v], &[], e.to_type()),
+        }
+    }
+
+    /// `op` (`memref.store` or `vector.store`) of `v` at the output element of fragment
+    /// element `(r, h)` of the warp's 16×8 tile `(i, j)`, guarded where the grid pads.
+    fn store(&mut self, (op, v): (&str, Value), (i, j, r, h): (i64, i64, i64, i64)) {
+        let p = self.plan;
         let lane = self.ids().lane;
         let g = self.div(lane, 4);
         let q = self.rem(lane, 4);
         let q2 = self.em.mul_const(q, 2);
         let (wm0, wn0, slice) = (self.ids().warp_m0, self.ids().warp_n0, self.ids().slice);
         let local = self.slice_coords(slice);
-        let spatial = p.spatial();
         let zero = self.em.idx(0);
-        let out_ty = p.output.to_type();
-        for (at, &frag) in acc.iter().enumerate() {
-            let (i, j) = (at as i64 / nf, at as i64 % nf);
-            for r in 0..2 {
-                for h in 0..2 {
-                    let v = self.em.op(
-                        "vector.extract",
-                        &[frag],
-                        &[("static_position", Attribute::dense_i64_array(vec![r, h]))],
-                        Type::f32(),
-                    );
-                    let v = match p.output {
-                        ElemType::F32 => v,
-                        _ => self.em.op("arith.truncf", &[v], &[], out_ty),
-                    };
-                    let m_local = self.add_const(wm0, 16 * i + 8 * r);
-                    let m_local = self.em.add(m_local, g);
-                    let n_local = self.add_const(wn0, 8 * j + h);
-                    let n_local = self.em.add(n_local, q2);
-                    let mut idx = Vec::new();
-                    let mut guard = None;
-                    for &x in &spatial {
-                        let l = if x == p.m {
-                            m_local
-                        } else if x == p.n {
-                            n_local
-                        } else {
-                            local.iter().find(|(b, _)| *b == x).map_or(zero, |l| l.1)
-                        };
-                        let at = self.em.add(self.ids().origin[x], l);
-                        if p.extents[x] % p.block[x] != 0 {
-                            let c = self.lt(at, p.extents[x]);
-                            guard = self.em.and(guard, c);
-                        }
-                        idx.push(at);
-                    }
-                    let args = [&[v, self.output][..], &idx].concat();
-                    match guard {
-                        Some(c) => {
-                            self.em.begin_then(c);
-                            self.em.op0("memref.store", &args, &[]);
-                            self.em.end_then();
-                        }
-                        None => self.em.op0("memref.store", &args, &[]),
-                    }
-                }
+        let m_local = self.add_const(wm0, 16 * i + 8 * r);
+        let m_local = self.em.add(m_local, g);
+        let n_local = self.add_const(wn0, 8 * j + h);
+        let n_local = self.em.add(n_local, q2);
+        let mut idx = Vec::new();
+        let mut guard = None;
+        for x in p.spatial() {
+            let l = if x == p.m {
+                m_local
+            } else if x == p.n {
+                n_local
+            } else {
+                local.iter().find(|(b, _)| *b == x).map_or(zero, |l| l.1)
+            };
+            let at = self.em.add(self.ids().origin[x], l);
+            if p.extents[x] % p.block[x] != 0 {
+                let c = self.lt(at, p.extents[x]);
+                guard = self.em.and(guard, c);
             }
+            idx.push(at);
+        }
+        let args = [&[v, self.output][..], &idx].concat();
+        match guard {
+            Some(c) => {
+                self.em.begin_then(c);
+                self.em.op0(op, &args, &[]);
+                self.em.end_then();
+            }
+            None => self.em.op0(op, &args, &[]),
         }
     }
 }
