@@ -15,8 +15,8 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, Context, OpId};
 
 use super::{
-    DEVICE, LAUNCH, PEAK_BYTES, PERSISTENT, PROGRAM, PROGRAMS, RProgram, SHARED_STAGES,
-    TE_REFERENCE, TILE, TileAttr, UNROLL, WAIT, programs_from_attr,
+    DEVICE, LAUNCH, PEAK_BYTES, PERSISTENT, PIPELINE_STAGES, PROGRAM, PROGRAMS, RProgram,
+    SHARED_STAGES, TE_REFERENCE, TILE, TileAttr, UNROLL, WAIT, programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
 use crate::te::model::{AxisKind, TeCompute};
@@ -90,6 +90,15 @@ impl AttributeVerifier for RtileAttrVerifier {
                 _ => Err(err("expected a non-negative byte count".into())),
             };
         }
+        if name == PIPELINE_STAGES {
+            if ctx.op_name(op) != "gpu.func" {
+                return Err(err("only valid on 'gpu.func'".into()));
+            }
+            return match attr.kind() {
+                AttrKind::Integer { value, .. } if *value >= 1 => Ok(()),
+                _ => Err(err("expected a positive count of pipeline stages".into())),
+            };
+        }
         if name == SHARED_STAGES {
             if ctx.op_name(op) != "gpu.func" {
                 return Err(err("only valid on 'gpu.func'".into()));
@@ -128,7 +137,7 @@ impl AttributeVerifier for RtileAttrVerifier {
         }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {PERSISTENT} or {WAIT})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {PIPELINE_STAGES}, {PERSISTENT} or {WAIT})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {

@@ -166,6 +166,13 @@ fn lower_searched(
     opts: LowerOptions,
     fusion: Option<Fusion>,
 ) -> Result<LoweredKernel, String> {
+    if p.tensor_core {
+        // Tensor-core programs take the sm_80 mma.sync lowering (its own plan and builder).
+        if fusion.is_some() {
+            return Err("fused kernels under a tensor-core program are not lowered".into());
+        }
+        return super::mma::lower_tensor_core(ctx, c, p, name);
+    }
     let pf = (opts.prefetch, opts.thread_mapping);
     let device = program_device(p);
     let limit = shared_limit_of(&device, p)?;

@@ -15,6 +15,7 @@ pub mod fuse;
 pub mod host;
 pub mod kernel;
 pub mod launch;
+pub mod mma;
 pub mod pass;
 mod persistent;
 pub mod plan;

@@ -261,7 +261,10 @@ impl KernelPlan {
         (prefetch, mapping): (bool, ThreadMapping),
     ) -> Result<KernelPlan, String> {
         if p.tensor_core {
-            return Err("tensor-core programs are not lowered yet (SIMT kernels only)".into());
+            return Err(
+                "a tensor-core program has no SIMT kernel plan (it takes the mma.sync lowering of lower_to_gpu::mma, single kernels only)"
+                    .into(),
+            );
         }
         let limits = device.map_or_else(fallback_limits, Device::kernel_limits);
         let (view, axes) = plan_axes(c, p)?;

@@ -346,7 +346,14 @@ impl BlockState<'_> {
     }
 
     /// Records a memory access for the profile counters, when profiling.
-    fn profile_access(&mut self, pc: u32, tid: u32, m: &MemDesc, at: (usize, u32), r: &[f64]) {
+    pub(super) fn profile_access(
+        &mut self,
+        pc: u32,
+        tid: u32,
+        m: &MemDesc,
+        at: (usize, u32),
+        r: &[f64],
+    ) {
         if let Some(p) = self.prof.as_deref_mut() {
             let byte = if m.space == Space::DynShared {
                 dyn_byte(m, r, at.0)

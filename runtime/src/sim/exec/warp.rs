@@ -92,9 +92,13 @@ impl BlockState<'_> {
                 self.mfma(lanes.start, mfma, [*a, *b, *c, *dst]);
                 Ok(())
             }
-            WarpInst::LdMatrix { ld, mem, idx, dst } => {
-                self.ldmatrix(lanes.start, (ld.tiles, ld.transpose), (*mem, idx), *dst, at)
-            }
+            WarpInst::LdMatrix { ld, mem, idx, dst } => self.ldmatrix(
+                (lanes.start, pc),
+                (ld.tiles, ld.transpose),
+                (*mem, idx),
+                *dst,
+                at,
+            ),
             WarpInst::Shuffle {
                 mode,
                 val,
@@ -169,10 +173,12 @@ impl BlockState<'_> {
     /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.b16`: lane `8i + r` supplies the address of
     /// row `r` of matrix `i` (8 consecutive 16-bit elements, 16-byte aligned, in shared
     /// memory); each row is read as that lane's access (race, initialisation and pending
-    /// cp.async checks), and the matrices are distributed as the module doc says.
+    /// cp.async checks) and, when profiling, as that lane's 16-byte shared access (so a
+    /// quarter-warp's 8 rows of one matrix are one wavefront unless they share banks), and the
+    /// matrices are distributed as the module doc says.
     fn ldmatrix(
         &mut self,
-        first: u32,
+        (first, pc): (u32, u32),
         (tiles, trans): (u32, bool),
         (mem, idx): (u32, &[u32]),
         dst: u32,
@@ -194,6 +200,7 @@ impl BlockState<'_> {
                         Space::DynShared => dyn_byte(m, r, off),
                         _ => off * m.elem.bytes() as usize,
                     };
+                    self.profile_access(pc, tid, m, (off, 8), r);
                     if !byte.is_multiple_of(16) {
                         let msg = format!(
                             "ldmatrix row address of {} at [{}] is not 16-byte aligned (byte {byte})",
