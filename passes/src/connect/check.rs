@@ -11,7 +11,7 @@ use rtile_dialects::tilegraph::{LayerTiles, Level, NAMESPACE, connect_levels, ti
 
 use super::graph::build_graph;
 use super::model::footprint;
-use super::propagate::{SubGraph, input_tile, uses_dim};
+use super::propagate::{SubGraph, uses_dim, value_tile};
 use super::tiling::register_groups;
 use crate::device::Device;
 
@@ -62,7 +62,8 @@ impl KernelCheck for KernelChecker {
                             ));
                         }
                     }
-                    let want = input_tile(inp, tn);
+                    // All of this op's reads of the producer together (a stencil's halo).
+                    let want = value_tile(node, inp.value, tn);
                     let np = g.nodes[p].num_parallel;
                     if tp[..np] != want[..] {
                         return Err(format!(

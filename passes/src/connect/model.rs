@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use rtile::ir::Value;
 
-use super::propagate::{SubGraph, input_tile, with_whole_reductions};
+use super::propagate::{SubGraph, value_tile, with_whole_reductions};
 
 /// The coalescing unit of global memory on CUDA GPUs (§4.1: 128 contiguous bytes are one
 /// transaction).
@@ -103,11 +103,12 @@ pub fn traffic(sg: &SubGraph<'_>, dom: &[Vec<u64>]) -> Traffic {
         let node = &g.nodes[n];
         let full = with_whole_reductions(node, &dom[k]);
         for (i, inp) in node.inputs.iter().enumerate() {
-            if sg.inner_edge(n, i) {
+            if sg.inner_edge(n, i) || node.inputs[..i].iter().any(|o| o.value == inp.value) {
                 continue;
             }
-            let t = input_tile(inp, &full);
-            // Two reads of one tensor load one tile (the larger of the two).
+            // A node's reads of one tensor load their bounding box (a stencil's halo);
+            // two nodes' reads of it, the larger of the two.
+            let t = value_tile(node, inp.value, &full);
             match inputs.iter_mut().find(|(v, _)| *v == inp.value) {
                 Some((_, b)) => {
                     for (x, y) in b.tile.iter_mut().zip(&t) {
@@ -235,13 +236,8 @@ pub fn footprint(sg: &SubGraph<'_>, dom: &[Vec<u64>], stored: &dyn Fn(usize) -> 
             if sg.inner_edge(n, i) || live.contains_key(&inp.value) {
                 continue;
             }
-            // All reads of this value by this node, as one tile.
-            let mut t = input_tile(inp, &dom[k]);
-            for other in node.inputs.iter().filter(|o| o.value == inp.value) {
-                for (x, y) in t.iter_mut().zip(input_tile(other, &dom[k])) {
-                    *x = (*x).max(y);
-                }
-            }
+            // All reads of this value by this node, as one tile (their bounding box).
+            let t = value_tile(node, inp.value, &dom[k]);
             let bytes = t.iter().product::<u64>() * inp.elem_bytes;
             live.insert(inp.value, (a.alloc(bytes), bytes));
         }

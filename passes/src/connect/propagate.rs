@@ -19,6 +19,8 @@
 //!   when its shape is the same); when two propagations disagree on a tile, the result is
 //!   [`PropagateError::Inconsistent`] and the scheduler does not connect that edge.
 
+use rtile::ir::Value;
+
 use super::graph::{DimIndex, Graph, Input, Node};
 use crate::construct_rtile::expr_info::AffineIndex;
 
@@ -55,6 +57,52 @@ pub fn input_tile(inp: &Input, dt: &[u64]) -> Vec<u64> {
         .iter()
         .zip(&inp.shape)
         .map(|(ix, &full)| dim_span(ix, dt, full))
+        .collect()
+}
+
+/// The tile of `value` that all of `node`'s reads of it touch together over the domain
+/// tile `dt`: per dimension, the bounding box of the reads' ranges when every read is
+/// `Σ c·axis + k` (a stencil's 25 shifted reads of a 1×32 tile touch 5×36, §3.1's halo),
+/// else the largest single read (the general bound of [`dim_span`]).
+pub fn value_tile(node: &Node, value: Value, dt: &[u64]) -> Vec<u64> {
+    let reads: Vec<&Input> = node.inputs.iter().filter(|i| i.value == value).collect();
+    let Some(first) = reads.first() else {
+        return Vec::new();
+    };
+    (0..first.shape.len())
+        .map(|d| {
+            let full = first.shape[d];
+            let mut range: Option<(i64, i64)> = Some((i64::MAX, i64::MIN));
+            for inp in &reads {
+                range = match (&inp.index[d], range) {
+                    (DimIndex::Affine(a), Some((lo, hi))) if a.div <= 1 => {
+                        let ext = |pos: bool| -> i64 {
+                            a.terms
+                                .iter()
+                                .map(|&(x, c)| {
+                                    let v = c * dt[x].saturating_sub(1) as i64;
+                                    if (v > 0) == pos { v } else { 0 }
+                                })
+                                .sum()
+                        };
+                        Some((
+                            lo.min(a.constant + ext(false)),
+                            hi.max(a.constant + ext(true)),
+                        ))
+                    }
+                    _ => None,
+                };
+            }
+            let widest = reads
+                .iter()
+                .map(|i| dim_span(&i.index[d], dt, full))
+                .max()
+                .unwrap_or(full);
+            match range {
+                Some((lo, hi)) if hi >= lo => ((hi - lo + 1) as u64).min(full).max(widest),
+                _ => widest,
+            }
+        })
         .collect()
 }
 
@@ -214,11 +262,13 @@ pub fn propagate(
         };
         let dt = domain_tile(node, &out, step, &|i| sg.inner_edge(n, i));
         for (i, inp) in node.inputs.iter().enumerate() {
-            if !sg.inner_edge(n, i) {
+            // One region per tensor: a later read of the same one is in it already.
+            if !sg.inner_edge(n, i) || node.inputs[..i].iter().any(|o| o.value == inp.value) {
                 continue;
             }
             let p = inp.producer.and_then(pos).ok_or(PropagateError::BadTile)?;
-            let region = input_tile(inp, &dt);
+            // All of this node's reads of the producer together (a stencil's halo).
+            let region = value_tile(node, inp.value, &dt);
             match &par[p] {
                 Some(t) if *t != region => {
                     return Err(PropagateError::Inconsistent {

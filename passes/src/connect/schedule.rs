@@ -42,6 +42,9 @@ pub struct Schedule {
     pub decisions: HashMap<(usize, usize), Decision>,
     /// The kernels, in topological order of their first member.
     pub kernels: Vec<Plan>,
+    /// How many distinct sub-graphs `SubGraphTiling` was run on (the scheduler's cost:
+    /// one per kernel tried, memoised).
+    pub tilings: usize,
 }
 
 /// Union-find components over edges not at global.
@@ -165,6 +168,71 @@ impl Planner<'_> {
     }
 }
 
+/// Fig. 7 lines 4–9 for the edge `n → c` (its reads `reads` of `c`'s inputs): every level
+/// in `tried_levels`, each costed on the kernels it touches, the best kept.
+#[allow(clippy::too_many_arguments)]
+fn decide_edge(
+    g: &Graph,
+    planner: &mut Planner<'_>,
+    levels: &Levels,
+    tried_levels: &[Level],
+    pull: Level,
+    n: usize,
+    c: usize,
+    reads: &[usize],
+) -> Result<Decision, String> {
+    let comp = components(g, levels);
+    // The kernels this decision touches: the producer's, the consumer's, and those on
+    // paths between them.
+    let set = closure(g, &comp, &[n, c]);
+    let mut tried = Vec::new();
+    let mut best: Option<(Level, f64)> = None;
+    for &lv in tried_levels {
+        let mut trial = levels.clone();
+        for &i in reads {
+            trial[c][i] = lv;
+        }
+        let cost = if lv == Level::Global {
+            if comp[n] == comp[c] {
+                Err("both ends are already in one kernel".to_string())
+            } else {
+                let mut roots: Vec<usize> = set.iter().map(|&x| comp[x]).collect();
+                roots.sort_unstable();
+                roots.dedup();
+                roots.iter().try_fold(0.0, |acc, &r| {
+                    planner
+                        .plan(&members_of(&comp, r), &trial)
+                        .map(|p| acc + p.est_us)
+                })
+            }
+        } else {
+            connect_within(g, &mut trial, &set, pull);
+            planner.plan(&set, &trial).map(|p| p.est_us)
+        };
+        if let Ok(t) = &cost
+            && best.is_none_or(|(_, b)| *t < b)
+        {
+            best = Some((lv, *t));
+        }
+        tried.push((lv, cost));
+    }
+    // An edge already inside a kernel keeps the level its merge was costed with.
+    if best.is_none() && comp[n] == comp[c] {
+        best = Some((levels[c][reads[0]], 0.0));
+    }
+    let (level, _) = best.ok_or_else(|| {
+        format!(
+            "no level is possible for the edge from node {n} into node {c}: {}",
+            tried
+                .iter()
+                .filter_map(|(l, r)| r.as_ref().err().map(|m| format!("{}: {m}", l.name())))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })?;
+    Ok(Decision { level, tried })
+}
+
 /// Runs Fig. 7's graph-connecting scheduler over `g`, connecting at levels down to
 /// `deepest` (`None` = Welder-none, `Register` = Welder-base, `Shared` = Welder, §5.5).
 pub fn schedule(
@@ -195,69 +263,34 @@ pub fn schedule(
     let pull = *tried_levels.last().unwrap_or(&Level::Global);
     for n in 0..g.nodes.len() {
         // The furthest consumer first: a connection that spans the others pulls the nodes
-        // between into one kernel, and is compared with them as separate kernels.
-        let mut outs = g.consumers[n].clone();
-        outs.sort_by(|a, b| b.cmp(a));
-        for (c, i) in outs {
-            let mut tried = Vec::new();
-            let mut best: Option<(Level, f64)> = None;
-            for &lv in &tried_levels {
-                let mut trial = levels.clone();
-                trial[c][i] = lv;
-                let comp = components(g, &levels);
-                // The kernels this decision touches: the producer's, the consumer's, and
-                // those on paths between them.
-                let set = closure(g, &comp, &[n, c]);
-                let cost = if lv == Level::Global {
-                    if comp[n] == comp[c] {
-                        Err("both ends are already in one kernel".to_string())
-                    } else {
-                        let mut roots: Vec<usize> = set.iter().map(|&x| comp[x]).collect();
-                        roots.sort_unstable();
-                        roots.dedup();
-                        roots.iter().try_fold(0.0, |acc, &r| {
-                            planner
-                                .plan(&members_of(&comp, r), &trial)
-                                .map(|p| acc + p.est_us)
-                        })
-                    }
-                } else {
-                    connect_within(g, &mut trial, &set, pull);
-                    planner.plan(&set, &trial).map(|p| p.est_us)
-                };
-                if let Ok(t) = &cost
-                    && best.is_none_or(|(_, b)| *t < b)
-                {
-                    best = Some((lv, *t));
-                }
-                tried.push((lv, cost));
+        // between into one kernel, and is compared with them as separate kernels. All the
+        // reads of `n` by one consumer are one edge (one tensor between two operators, as
+        // in the paper's graph): a 5×5 stencil reads its producer 25 times, and deciding
+        // each read alone would cost 25 decisions per edge and could split one tensor
+        // across two levels.
+        let mut outs: Vec<usize> = g.consumers[n].iter().map(|&(c, _)| c).collect();
+        outs.sort_unstable_by(|a, b| b.cmp(a));
+        outs.dedup();
+        for c in outs {
+            let reads: Vec<usize> = g.consumers[n]
+                .iter()
+                .filter(|&&(x, _)| x == c)
+                .map(|&(_, i)| i)
+                .collect();
+            let decision =
+                decide_edge(g, &mut planner, &levels, &tried_levels, pull, n, c, &reads)?;
+            for &i in &reads {
+                levels[c][i] = decision.level;
             }
-            // An edge already inside a kernel keeps the level its merge was costed with.
-            let same = {
-                let comp = components(g, &levels);
-                comp[n] == comp[c]
-            };
-            if best.is_none() && same {
-                best = Some((levels[c][i], 0.0));
-            }
-            let (level, _) = best.ok_or_else(|| {
-                format!(
-                    "no level is possible for the edge into operand #{i} of node {c}: {}",
-                    tried
-                        .iter()
-                        .filter_map(|(l, r)| r.as_ref().err().map(|m| format!("{}: {m}", l.name())))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            })?;
-            levels[c][i] = level;
-            if level != Level::Global {
+            if decision.level != Level::Global {
                 let comp = components(g, &levels);
                 let set = closure(g, &comp, &[n, c]);
                 connect_within(g, &mut levels, &set, pull);
             }
             close_levels(g, &mut levels, pull);
-            decisions.insert((c, i), Decision { level, tried });
+            for &i in &reads {
+                decisions.insert((c, i), decision.clone());
+            }
         }
     }
     let comp = components(g, &levels);
@@ -271,5 +304,6 @@ pub fn schedule(
         levels,
         decisions,
         kernels,
+        tilings: planner.memo.len(),
     })
 }

@@ -444,3 +444,95 @@ fn inconsistent_consumers_are_not_both_connected() {
     let s = schedule(&g, &dev, 4, Some(Level::Shared)).unwrap();
     assert_eq!(s.kernels.len(), 1);
 }
+
+/// A chain of `stages` 3×3 box filters over a 64×96 image: each stage reads its producer
+/// nine times (one operand per access, as te writes a stencil).
+fn stencil_chain(stages: usize) -> String {
+    let (mut h, mut w) = (64usize, 96usize);
+    let mut text = format!("func.func @f(%I: tensor<{h}x{w}xf32>) -> tensor<");
+    let (fh, fw) = (h - 2 * stages, w - 2 * stages);
+    text += &format!("{fh}x{fw}xf32> {{\n");
+    let mut src = "%I".to_string();
+    for s in 0..stages {
+        let (oh, ow) = (h - 2, w - 2);
+        let reads: Vec<String> = (0..3)
+            .flat_map(|dy| (0..3).map(move |dx| (dy, dx)))
+            .map(|(dy, dx)| format!("{src}[%y + {dy}, %x + {dx}]"))
+            .collect();
+        text += &format!(
+            "  %S{s} = te.compute (%y, %x) in [{oh}, {ow}] : (tensor<{h}x{w}xf32>) -> tensor<{oh}x{ow}xf32> {{ ({}) * 0.111 }}\n",
+            reads.join(" + ")
+        );
+        src = format!("%S{s}");
+        (h, w) = (oh, ow);
+    }
+    text += &format!("  func.return {src} : tensor<{fh}x{fw}xf32>\n}}\n");
+    text
+}
+
+#[test]
+fn stencil_chain_decides_one_edge_per_tensor() {
+    // The 32-stage stencil chain of the pipelines bench did not finish: every one of a
+    // stencil's reads was decided as its own edge, each re-tiling the whole growing
+    // kernel. One decision per producer→consumer pair keeps the number of sub-graphs
+    // tiled linear in the chain's length.
+    let stages = 16;
+    let (_ctx, g) = graph_of(&stencil_chain(stages));
+    assert_eq!(g.nodes.len(), stages);
+    assert!(g.consumers[0].len() == 9, "{:?}", g.consumers[0]);
+    let dev = Device::builtin("v100").unwrap();
+    let s = schedule(&g, &dev, 8, Some(Level::Shared)).unwrap();
+    // Per edge: the producer's kernel, the consumer's, and the merge at register and at
+    // shared: at most four new sub-graphs per edge.
+    assert!(
+        s.tilings <= 4 * stages,
+        "{} sub-graphs tiled for {stages} stages",
+        s.tilings
+    );
+    // The nine reads of one tensor share one level and one decision.
+    for c in 1..stages {
+        let lv = s.levels[c][0];
+        assert!(s.levels[c].iter().all(|&l| l == lv), "{:?}", s.levels[c]);
+        let d = &s.decisions[&(c, 0)];
+        assert!((1..9).all(|i| &s.decisions[&(c, i)] == d));
+    }
+    // Every kernel propagates consistently and fits the shared layer.
+    let cap = dev.layers[Device::SHARED].capacity_bytes;
+    for k in &s.kernels {
+        assert!(k.shared_footprint <= cap, "{}", k.shared_footprint);
+    }
+}
+
+#[test]
+fn stencil_reads_propagate_their_halo() {
+    // §3.1: a 3×3 stencil's nine shifted reads of a [1x32] tile touch [3x34] of its
+    // input together; two stages touch [5x36] of the image. Each read alone is [1x32].
+    let (_ctx, g) = graph_of(&stencil_chain(2));
+    let sg = whole(&g);
+    let dom = propagate(&sg, &[1, 32], None).unwrap();
+    assert_eq!(dom[1], vec![1, 32]);
+    assert_eq!(dom[0], vec![3, 34]);
+    let t = traffic(&sg, &dom);
+    assert_eq!(t.inputs.len(), 1);
+    assert_eq!(t.inputs[0].tile, vec![5, 36]);
+}
+
+#[test]
+fn an_inlined_stencil_counts_its_recomputation() {
+    // Connected in registers, the producer is computed at each of the consumer's nine
+    // reads (compute_inline, as --lower-to-gpu fuses it); connected in shared memory,
+    // once per point of its halo tile.
+    let (_ctx, g) = graph_of(&stencil_chain(2));
+    for (lv, want) in [(Level::Register, 9.0 * 32.0), (Level::Shared, 3.0 * 34.0)] {
+        let levels = vec![vec![Level::Global; 9], vec![lv; 9]];
+        let conn = |c: usize, i: usize| levels[c][i] != Level::Global;
+        let sg = SubGraph {
+            graph: &g,
+            members: vec![0, 1],
+            connected: &conn,
+        };
+        let dom = propagate(&sg, &[1, 32], None).unwrap();
+        let ev = super::tiling::evaluations(&g, &sg, &dom, &levels);
+        assert_eq!(ev, vec![want, 32.0], "{lv:?}");
+    }
+}

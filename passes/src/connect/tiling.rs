@@ -60,7 +60,16 @@ fn candidate_tiles(shape: &[u64], dtype: &str, dev: &Device, max: usize) -> Vec<
     let mut lists: Vec<Vec<u64>> = (0..shape.len())
         .map(|d| {
             let v = al.aligned_sizes(Device::SHARED, d, 1);
-            if v.is_empty() { vec![shape[d]] } else { v }
+            // No aligned size short of the whole extent (2548 = 4·7²·13 has no divisor
+            // that is a whole 32-byte transaction): every divisor, the coalescing
+            // penalty ranks them. Else a wide stencil's halo tile could not fit at all.
+            if v.len() <= 1 {
+                (1..=shape[d])
+                    .filter(|x| shape[d].is_multiple_of(*x))
+                    .collect()
+            } else {
+                v
+            }
         })
         .collect();
     // Thin the longest list (keep every other size, and always the largest) until the
@@ -268,8 +277,14 @@ pub fn best_plan(
     };
     let mut cands = Vec::new();
     let (mut inconsistent, mut min_fp) = (None, u64::MAX);
+    let splittable = members
+        .iter()
+        .any(|&n| !g.nodes[n].reduction_dims().is_empty());
     for t in candidate_tiles(&fnode.out_shape, &fnode.dtype, dev, MAX_CANDIDATES) {
-        for step in STEPS {
+        let mut last: Option<Vec<Vec<u64>>> = None;
+        // Without reductions every step gives the same tiles: try one.
+        let steps = if splittable { &STEPS[..] } else { &STEPS[..1] };
+        for &step in steps {
             let dom = match propagate(&sg, &t, step) {
                 Ok(d) => d,
                 Err(e) => {
@@ -277,9 +292,15 @@ pub fn best_plan(
                     break;
                 }
             };
+            // A step that changes no tile (past the extent) cannot lower the footprint:
+            // do not re-cost the same tiles.
+            if last.as_ref() == Some(&dom) {
+                continue;
+            }
             let fp = footprint(&sg, &dom, &stored);
             min_fp = min_fp.min(fp);
             if fp > cap {
+                last = Some(dom);
                 continue;
             }
             let tr = traffic(&sg, &dom);
@@ -344,6 +365,46 @@ fn shared_layer_traffic(g: &Graph, sg: &SubGraph<'_>, dom: &[Vec<u64>], levels: 
     bytes
 }
 
+/// Per member, how many points of its domain one block evaluates. A member computed once
+/// per point of its tile evaluates its tile (reductions whole). An element-wise member read
+/// only in registers is computed where each consumer reads it (§3.4 code generation, TVM's
+/// `compute_inline`, which is how `--lower-to-gpu` fuses it): once per read per point its
+/// consumers evaluate, plus its own tile when it is also an output. A 5×5 stencil inlined
+/// into a 5×5 stencil is evaluated 25 times per output point; without this term a chain of
+/// them looked free to connect in registers **[Interp]**.
+pub(super) fn evaluations(
+    g: &Graph,
+    sg: &SubGraph<'_>,
+    dom: &[Vec<u64>],
+    levels: &Levels,
+) -> Vec<f64> {
+    let members = &sg.members;
+    let mut work = vec![0f64; members.len()];
+    for k in (0..members.len()).rev() {
+        let n = members[k];
+        let node = &g.nodes[n];
+        let own = with_whole_reductions(node, &dom[k]).iter().product::<u64>() as f64;
+        let inner: Vec<(usize, usize)> = g.consumers[n]
+            .iter()
+            .copied()
+            .filter(|&(c, _)| sg.has(c))
+            .collect();
+        let inlined = node.reduction_dims().is_empty()
+            && !inner.is_empty()
+            && inner.iter().all(|&(c, i)| levels[c][i] == Level::Register);
+        work[k] = if inlined {
+            let reads: f64 = inner
+                .iter()
+                .map(|&(c, _)| work[members.binary_search(&c).unwrap_or(k)])
+                .sum();
+            reads + if sg.is_output(n) { own } else { 0.0 }
+        } else {
+            own
+        };
+    }
+    work
+}
+
 /// The register layer inside one shared candidate, and the model's estimate.
 fn finish_plan(
     g: &Graph,
@@ -382,14 +443,10 @@ fn finish_plan(
         reg_fp = reg_fp.max(fp);
     }
     let shared_traffic = shared_layer_traffic(g, sg, &c.dom, levels) * blocks;
-    let flops: f64 = members
+    let flops: f64 = evaluations(g, sg, &c.dom, levels)
         .iter()
-        .zip(&c.dom)
-        .map(|(&n, d)| {
-            let node = &g.nodes[n];
-            let pts: u64 = with_whole_reductions(node, d).iter().product();
-            pts as f64 * node.flops_per_point * blocks as f64
-        })
+        .zip(members)
+        .map(|(&pts, &n)| pts * g.nodes[n].flops_per_point * blocks as f64)
         .sum();
     let peak = dev.peak(&g.nodes[first].dtype).simt_gflops * 1e9;
     let est_us = (c.penalized / dev.bandwidth(Device::GLOBAL)

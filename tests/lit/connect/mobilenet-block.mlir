@@ -25,7 +25,7 @@
 // CHECK: tilegraph.kernel -> (tensor<1x384x14x14xf32>)
 // CHECK: } {tilegraph.connect = ["global", "global"], tilegraph.decisions = [{chosen = "global", global = 3.424000e+00 : f64, register = 4.224000e+00 : f64, shared = 4.301000e+00 : f64}, {}]
 // CHECK: tilegraph.kernel -> (tensor<1x64x14x14xf32>)
-// CHECK: } {tilegraph.connect = ["global", "global"], tilegraph.decisions = [{chosen = "global", global = 7.180000e+00 : f64, register = "no output tile fits: the smallest footprint is 78336 B, over the 49152 B shared layer", shared = "no output tile fits: the smallest footprint is 99840 B, over the 49152 B shared layer"}, {}]
+// CHECK: } {tilegraph.connect = ["global", "global"], tilegraph.decisions = [{chosen = "global", global = 7.180000e+00 : f64, register = "the register-connected tiles need 3072 B per thread, over the 384 B register layer", shared = 5.397200e+01 : f64}, {}]
 func.func @block_112(%I: tensor<1x16x112x112xf32>, %W1: tensor<96x16xf32>, %K: tensor<96x3x3xf32>, %W2: tensor<24x96xf32>) -> tensor<1x24x112x112xf32> {
   %P = te.compute (%n, %f, %y, %x) reduce (%c) in [1, 96, 112, 112, 16]
          : (tensor<1x16x112x112xf32>, tensor<96x16xf32>) -> tensor<1x96x112x112xf32> {

@@ -74,7 +74,7 @@ fn bench_construct(a: ConstructArgs) -> Result<(), String> {
 
 #[derive(clap::Args)]
 struct ScheduleArgs {
-    /// Pipeline files (default: every bench/pipelines/*_small.mlir but the stencil chain).
+    /// Pipeline files (default: every bench/pipelines/*_small.mlir).
     pipelines: Vec<PathBuf>,
     /// Built-in device to schedule for.
     #[arg(long, default_value = "v100")]
@@ -98,12 +98,6 @@ fn bench_schedule(a: ScheduleArgs) -> Result<(), String> {
             .filter(|p| p.to_string_lossy().ends_with("_small.mlir"))
             .collect();
         v.sort();
-        // `--connect` does not finish on the 32-stage chain (minutes, then out of memory):
-        // left out of the default set until it does, and said so.
-        v.retain(|p| !p.to_string_lossy().contains("stencil_chain"));
-        eprintln!(
-            "rtile-bench: stencil_chain_small.mlir is left out of the default set (--connect does not finish on the 32-stage chain); name it to run it"
-        );
         v
     } else {
         a.pipelines
