@@ -51,6 +51,8 @@ pub struct SearchOptions {
     pub fusion: Fusion,
     /// Keep to what `--lower-to-gpu` lowers today ([`Pipeline::lowerable_fusion`]).
     pub lowering_limits: bool,
+    /// The cost model's coefficients (`None`: [`Coefficients::from_device`]).
+    pub coefficients: Option<Coefficients>,
 }
 
 impl Default for SearchOptions {
@@ -63,6 +65,7 @@ impl Default for SearchOptions {
             memoize: true,
             fusion: Fusion::Shared,
             lowering_limits: true,
+            coefficients: None,
         }
     }
 }
@@ -397,7 +400,10 @@ pub fn search(p: &Pipeline, dev: &Device, opts: &SearchOptions) -> Result<Outcom
     let mut s = Searcher {
         p,
         dev,
-        coef: Coefficients::from_device(dev),
+        coef: opts
+            .coefficients
+            .clone()
+            .unwrap_or_else(|| Coefficients::from_device(dev)),
         opts: opts.clone(),
         memo: HashMap::new(),
         evaluated: 0,

@@ -388,3 +388,42 @@ fn fusion_level_bounds_the_placements() {
     .expect("schedules");
     assert!(reg.locs.iter().all(|l| !matches!(l, Loc::Shared(_))));
 }
+
+/// Appendix B is linear in the coefficients: the terms times the weights give the cost
+/// the search found, and doubling every weight doubles the cost and keeps the schedule.
+#[test]
+fn cost_terms_are_linear_in_the_coefficients() {
+    use super::cost::Coefficients;
+    use super::fit::schedule_terms;
+    let p = pipeline(CHAIN);
+    let dev = v100();
+    let base = Coefficients::from_device(&dev);
+    for k in [1, 32] {
+        let out = search(&p, &dev, &opts(k)).expect("schedules");
+        let ks = schedule_terms(&p, &out.locs, &dev, &base).expect("fits");
+        let w = base.weights();
+        let from_terms: f64 = ks
+            .iter()
+            .flat_map(|kt| kt.terms.iter().zip(&w).map(|(a, c)| a * c))
+            .sum();
+        let direct: f64 = ks.iter().map(|kt| kt.cost).sum();
+        assert!(
+            (from_terms - out.cost).abs() <= 1e-12 * out.cost,
+            "{from_terms} vs {}",
+            out.cost
+        );
+        assert!((direct - out.cost).abs() <= 1e-12 * out.cost);
+        let doubled = base.with_weights(w.map(|x| 2.0 * x));
+        let out2 = search(
+            &p,
+            &dev,
+            &SearchOptions {
+                coefficients: Some(doubled),
+                ..opts(k)
+            },
+        )
+        .expect("schedules");
+        assert_eq!(out2.locs, out.locs);
+        assert!((out2.cost - 2.0 * out.cost).abs() <= 1e-12 * out.cost);
+    }
+}
