@@ -1,6 +1,8 @@
 //! Unit tests of the tiling sets and pruning rules (§4.1–4.3, §4.6), exact feature counts
 //! on hand-built schedules (§5.1), the placement rules (§4) and the search (§3, §4).
 
+use std::sync::Arc;
+
 use rtile::ir::OpId;
 use rtile_dialects::te::module::{new_context, parse_and_verify};
 
@@ -88,8 +90,8 @@ fn root_tilings_respect_the_device_and_the_block_rule() {
 fn pruning_limits_come_from_the_device() {
     let mut dev = v100();
     let t = Tiling {
-        serial: vec![1, 1],
-        threads: vec![16, 64],
+        serial: Arc::from([1, 1]),
+        threads: Arc::from([16, 64]),
     };
     assert_eq!(check_tiling(&t, &[1024, 1024], &dev), Ok(()));
     dev.max_threads_per_block = 512;
@@ -103,16 +105,16 @@ fn pruning_limits_come_from_the_device() {
             .all(|t| t.num_threads() <= 512)
     );
     let unroll = Tiling {
-        serial: vec![8, 4],
-        threads: vec![1, 32],
+        serial: Arc::from([8, 4]),
+        threads: Arc::from([1, 32]),
     };
     assert_eq!(
         check_tiling(&unroll, &[1024, 1024], &v100()),
         Err(Pruned::Unroll)
     );
     let four_dims = Tiling {
-        serial: vec![1, 1, 1, 1],
-        threads: vec![2, 2, 2, 32],
+        serial: Arc::from([1, 1, 1, 1]),
+        threads: Arc::from([2, 2, 2, 32]),
     };
     assert!(matches!(
         check_tiling(&four_dims, &[64, 64, 64, 64], &v100()),
@@ -169,8 +171,8 @@ func.func @f(%A: tensor<64x64xf32>) -> tensor<64x64xf32> {
 
 fn root(serial: &[u64], threads: &[u64]) -> Option<Loc> {
     Some(Loc::Root(Some(Tiling {
-        serial: serial.to_vec(),
-        threads: threads.to_vec(),
+        serial: Arc::from(serial),
+        threads: Arc::from(threads),
     })))
 }
 
