@@ -6,6 +6,7 @@ pub mod construct_bench;
 pub mod cuda_model;
 pub mod input;
 pub mod parse_bench;
+pub mod retrain;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

@@ -11,8 +11,33 @@
 //! byte terms) have a coefficient of 0: the register rule prunes what the working-set term
 //! would penalise (§4.6 rule 5).
 
+use serde::Deserialize;
+
 use super::features::StageFeatures;
 use crate::device::Device;
+
+/// The names of the fitted coefficients, in the order of [`stage_terms`]'s terms and of
+/// [`Coefficients::weights`] (the keys of a weights file).
+pub const TERM_NAMES: [&str; 5] = [
+    "per_flop",
+    "global_transaction",
+    "shared_transaction",
+    "global_byte",
+    "launch",
+];
+
+/// A weights file (`weights=path`): every coefficient of [`TERM_NAMES`], seconds per unit,
+/// and optionally `saturating_warps` (else the device's).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WeightsFile {
+    per_flop: f64,
+    global_transaction: f64,
+    shared_transaction: f64,
+    global_byte: f64,
+    launch: f64,
+    saturating_warps: Option<f64>,
+}
 
 /// The shipped coefficients, seconds per unit (the `cN` names of Appendix B).
 #[derive(Clone, Debug, PartialEq)]
@@ -49,6 +74,67 @@ impl Coefficients {
             launch: dev.launch_us * 1e-6,
             saturating_warps: (dev.max_threads_per_core / dev.teu_width.max(1)) as f64 / 4.0,
         }
+    }
+
+    /// The linear coefficients, in [`TERM_NAMES`] order.
+    pub fn weights(&self) -> [f64; 5] {
+        [
+            self.per_flop,
+            self.global_transaction,
+            self.shared_transaction,
+            self.global_byte,
+            self.launch,
+        ]
+    }
+
+    /// These coefficients with the linear ones replaced by `w` ([`TERM_NAMES`] order).
+    pub fn with_weights(&self, w: [f64; 5]) -> Coefficients {
+        Coefficients {
+            per_flop: w[0],
+            global_transaction: w[1],
+            shared_transaction: w[2],
+            global_byte: w[3],
+            launch: w[4],
+            saturating_warps: self.saturating_warps,
+        }
+    }
+
+    /// A weights file's text (TOML, the keys of [`TERM_NAMES`] and `saturating_warps`).
+    pub fn to_toml(&self) -> String {
+        let mut s = String::new();
+        for (name, w) in TERM_NAMES.iter().zip(self.weights()) {
+            s += &format!("{name} = {w:e}\n");
+        }
+        s += &format!("saturating_warps = {:?}\n", self.saturating_warps);
+        s
+    }
+
+    /// Reads a weights file; `saturating_warps` defaults to `base`'s. Every value must be
+    /// finite and non-negative (the terms are costs per unit).
+    pub fn from_toml(text: &str, base: &Coefficients) -> Result<Coefficients, String> {
+        let f: WeightsFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let c = Coefficients {
+            per_flop: f.per_flop,
+            global_transaction: f.global_transaction,
+            shared_transaction: f.shared_transaction,
+            global_byte: f.global_byte,
+            launch: f.launch,
+            saturating_warps: f.saturating_warps.unwrap_or(base.saturating_warps),
+        };
+        for (name, w) in TERM_NAMES.iter().zip(c.weights()) {
+            if !w.is_finite() || w < 0.0 {
+                return Err(format!(
+                    "{name} = {w}: a coefficient must be finite and >= 0"
+                ));
+            }
+        }
+        if !c.saturating_warps.is_finite() || c.saturating_warps <= 0.0 {
+            return Err(format!(
+                "saturating_warps = {}: must be finite and > 0",
+                c.saturating_warps
+            ));
+        }
+        Ok(c)
     }
 }
 
@@ -113,4 +199,26 @@ pub fn stage_cost(f: &StageFeatures, c: &Coefficients, dev: &Device) -> StageCos
         store: store / util,
         parallelism: if f.root { c.launch } else { 0.0 },
     }
+}
+
+/// The five quantities [`stage_cost`] multiplies by the linear coefficients, in
+/// [`TERM_NAMES`] order: `stage_cost(f, c, dev).total() == Σ terms[i] × c.weights()[i]`
+/// (up to rounding). They are the features `rtile-bench retrain` fits the coefficients on
+/// (Appendix B's cost is linear in its coefficients once the features are fixed).
+pub fn stage_terms(f: &StageFeatures, saturating_warps: f64, dev: &Device) -> [f64; 5] {
+    let unit = Coefficients {
+        per_flop: 1.0,
+        global_transaction: 1.0,
+        shared_transaction: 1.0,
+        global_byte: 1.0,
+        launch: 1.0,
+        saturating_warps,
+    };
+    let one = |i: usize| {
+        let mut w = [0.0; 5];
+        w[i] = 1.0;
+        let c = stage_cost(f, &unit.with_weights(w), dev);
+        c.total()
+    };
+    [one(0), one(1), one(2), one(3), one(4)]
 }

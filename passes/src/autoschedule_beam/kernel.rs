@@ -146,7 +146,7 @@ pub fn plan_kernel(
     // The root's thread tile: its serial tile, reductions in steps of 1 (or whole where
     // they read a register-fused producer, set below by propagation).
     let rk = members.len() - 1;
-    let mut rt = tiling.serial.clone();
+    let mut rt = tiling.serial.to_vec();
     rt.extend(std::iter::repeat_n(
         1,
         g.nodes[root].domain.len() - rt.len(),
@@ -167,7 +167,7 @@ pub fn plan_kernel(
         let k = members.binary_search(&out).unwrap_or(rk);
         let out_tile: Vec<u64> = match &mlocs[k] {
             Loc::Shared(s) => s.clone(),
-            _ => tiling.serial.clone(),
+            _ => tiling.serial.to_vec(),
         };
         let rdom = propagate(&rsg, &out_tile, Some(1)).map_err(|e| {
             Pruned::Hardware(format!("inconsistent thread tiles (§3.1 propagation): {e}"))

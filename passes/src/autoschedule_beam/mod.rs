@@ -9,11 +9,14 @@
 //!   per layer (by `--connect`'s propagation).
 //! - [`features`]: the GPU features of Appendix A, computed exactly from the schedule.
 //! - [`cost`]: the cost terms of Appendix B with device-derived coefficients.
+//! - [`fit`]: least-squares fitting of the coefficients to kernel times (`rtile-bench
+//!   retrain`).
 //! - [`search`]: the beam search with sampling, freezing and memoization (§3, §4).
 //! - [`pass`]: the pass.
 
 pub mod cost;
 pub mod features;
+pub mod fit;
 pub mod kernel;
 pub mod pass;
 pub mod pipeline;

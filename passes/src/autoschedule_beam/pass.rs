@@ -9,7 +9,7 @@ use rtile::ir::{Context, NamedAttribute, OpId};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::tilegraph::{FOOTPRINT, Level, bytes_per_level_attr};
 
-use super::cost::stage_cost;
+use super::cost::{Coefficients, stage_cost};
 use super::features::featurize;
 use super::kernel::{levels, plan_kernel};
 use super::pipeline::Pipeline;
@@ -52,6 +52,8 @@ rtile::declare_pass! {
             fusion_level: String = "shared", "fusion-level", check = check_fusion;
             /// keep fused stencils out (no fused member reads a value twice): their shared tiles are sized from one read, the lowering stages every read's region
             lowering_limits: bool = "true", "lowering-limits";
+            /// a coefficients file written by `rtile-bench retrain` (TOML; default: derived from the device)
+            weights: String = "", "weights";
         }
         statistics {
             KERNELS: "kernels", "tilegraph.kernel ops created";
@@ -100,6 +102,7 @@ impl AutoscheduleBeam {
                 _ => Fusion::Shared,
             },
             lowering_limits: self.opts.lowering_limits,
+            coefficients: None,
         }
     }
 }
@@ -123,7 +126,22 @@ impl Pass for AutoscheduleBeam {
             ));
         }
         let dev = Device::builtin(&self.opts.device).map_err(|e| err(ctx, op, e.message))?;
-        let sopts = self.search_options();
+        let mut sopts = self.search_options();
+        let coef = if self.opts.weights.is_empty() {
+            Coefficients::from_device(&dev)
+        } else {
+            let path = &self.opts.weights;
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                err(
+                    ctx,
+                    op,
+                    format!("autoschedule-beam: cannot read weights={path}: {e}"),
+                )
+            })?;
+            Coefficients::from_toml(&text, &Coefficients::from_device(&dev))
+                .map_err(|m| err(ctx, op, format!("autoschedule-beam: weights={path}: {m}")))?
+        };
+        sopts.coefficients = Some(coef.clone());
         let funcs: Vec<OpId> = ctx
             .collect_ops(op)
             .into_iter()
@@ -163,7 +181,7 @@ impl Pass for AutoscheduleBeam {
                     _ => {}
                 }
             }
-            let n = write_schedule(ctx, &p, &out, &dev)
+            let n = write_schedule(ctx, &p, &out, &dev, &coef)
                 .map_err(|m| err(ctx, f, format!("autoschedule-beam: {m}")))?;
             stats.add(Self::KERNELS, n);
             reorder_block(ctx, b);
@@ -193,10 +211,10 @@ fn write_schedule(
     p: &Pipeline,
     out: &Outcome,
     dev: &Device,
+    coef: &Coefficients,
 ) -> Result<u64, String> {
     let locs: Vec<Option<Loc>> = out.locs.iter().cloned().map(Some).collect();
     let lv = levels(p, &locs);
-    let coef = super::cost::Coefficients::from_device(dev);
     let mut count = 0;
     for r in 0..p.len() {
         if !matches!(locs[r], Some(Loc::Root(_))) {
@@ -205,10 +223,7 @@ fn write_schedule(
         let plan = plan_kernel(p, &locs, &lv, r, dev)
             .map_err(|e| format!("the chosen kernel rooted at stage {r} does not fit: {e:?}"))?;
         let feats = featurize(p, &plan, &lv, dev);
-        let cost: f64 = feats
-            .iter()
-            .map(|f| stage_cost(f, &coef, dev).total())
-            .sum();
+        let cost: f64 = feats.iter().map(|f| stage_cost(f, coef, dev).total()).sum();
         let k = build_kernel_op(ctx, &p.g, &plan.members, &lv, &plan.tiles, &dev.name);
         for (j, &m) in plan.members.iter().enumerate() {
             let o = p.g.nodes[m].op;

@@ -20,7 +20,9 @@ use super::cost::{Coefficients, stage_cost};
 use super::features::{StageFeatures, featurize};
 use super::kernel::{KernelPlan, levels, plan_kernel};
 use super::pipeline::Pipeline;
-use super::space::{Loc, MAX_RECOMPUTE, Pruned, UNROLL_LIMIT, product, root_tilings, serial_sizes};
+use super::space::{
+    Loc, MAX_RECOMPUTE, Pruned, Tiling, UNROLL_LIMIT, product, root_tilings, serial_sizes,
+};
 use crate::device::Device;
 
 /// The deepest fusion the search may choose.
@@ -51,6 +53,8 @@ pub struct SearchOptions {
     pub fusion: Fusion,
     /// Keep to what `--lower-to-gpu` lowers today ([`Pipeline::lowerable_fusion`]).
     pub lowering_limits: bool,
+    /// The cost model's coefficients (`None`: [`Coefficients::from_device`]).
+    pub coefficients: Option<Coefficients>,
 }
 
 impl Default for SearchOptions {
@@ -63,6 +67,7 @@ impl Default for SearchOptions {
             memoize: true,
             fusion: Fusion::Shared,
             lowering_limits: true,
+            coefficients: None,
         }
     }
 }
@@ -142,7 +147,7 @@ pub fn structural_hash(p: &Pipeline, locs: &[Option<Loc>], depth: i32) -> u64 {
                     if depth >= 2 {
                         t.hash(&mut h);
                     } else {
-                        for (&s, &x) in t.serial.iter().zip(&t.threads) {
+                        for (&s, &x) in t.serial.iter().zip(t.threads.iter()) {
                             (s > 1, x > 1).hash(&mut h);
                         }
                     }
@@ -176,6 +181,9 @@ struct Searcher<'a> {
     coef: Coefficients,
     opts: SearchOptions,
     memo: HashMap<MemoKey, Featurized>,
+    /// Per stage, its root tilings (they depend on the stage's extents and the device
+    /// only: computed once instead of once per popped state).
+    tilings: Vec<Option<Rc<Vec<Tiling>>>>,
     evaluated: u64,
     hits: u64,
     misses: u64,
@@ -184,22 +192,16 @@ struct Searcher<'a> {
 impl Searcher<'_> {
     /// Features of every kernel of `locs` (roots decided), or why one is pruned.
     fn kernels(&mut self, locs: &[Option<Loc>]) -> Vec<Featurized> {
-        let lv = levels(self.p, locs);
         let ko = self.p.kernels_of(locs);
         (0..self.p.len())
             .filter(|&r| matches!(locs[r], Some(Loc::Root(_))))
-            .map(|r| self.kernel(locs, &lv, &ko, r))
+            .map(|r| self.kernel(locs, &ko, r))
             .collect()
     }
 
-    /// The plan and features of the kernel rooted at `r` (memoized, §3.3).
-    fn kernel(
-        &mut self,
-        locs: &[Option<Loc>],
-        lv: &crate::connect::tiling::Levels,
-        ko: &[Option<usize>],
-        r: usize,
-    ) -> Featurized {
+    /// The plan and features of the kernel rooted at `r` (memoized, §3.3). The connect
+    /// levels are computed on a miss only (a hit needs the key alone).
+    fn kernel(&mut self, locs: &[Option<Loc>], ko: &[Option<usize>], r: usize) -> Featurized {
         let key: MemoKey = (0..=r)
             .filter(|&n| ko[n] == Some(r))
             .map(|n| (n, locs[n].clone().unwrap_or(Loc::Inline)))
@@ -211,6 +213,7 @@ impl Searcher<'_> {
             return f.clone();
         }
         self.misses += 1;
+        let lv = &levels(self.p, locs);
         let f = Rc::new(plan_kernel(self.p, locs, lv, r, self.dev).and_then(|k| {
             let f = featurize(self.p, &k, lv, self.dev);
             // §4.6 rule 1: excessive recompute of a fused stage.
@@ -236,8 +239,7 @@ impl Searcher<'_> {
         self.evaluated += 1;
         let ko = self.p.kernels_of(&locs);
         let r = ko[n]?;
-        let lv = levels(self.p, &locs);
-        let k = self.kernel(&locs, &lv, &ko, r);
+        let k = self.kernel(&locs, &ko, r);
         let (_, f) = k.as_ref().as_ref().ok()?;
         let c: f64 = f
             .iter()
@@ -358,7 +360,7 @@ impl Searcher<'_> {
 
     /// The tiling children of `s` for stage `n` (phase 2; `None`: nothing to decide).
     fn tilings(
-        &self,
+        &mut self,
         s: &State,
         n: usize,
         frozen: &[Option<Loc>],
@@ -371,12 +373,15 @@ impl Searcher<'_> {
             v[n] = Some(Loc::Root(Some(t.clone())));
             return Some(vec![v]);
         }
+        let (p, dev) = (self.p, self.dev);
+        let ts = self.tilings[n]
+            .get_or_insert_with(|| Rc::new(root_tilings(p.extents(n), dev)))
+            .clone();
         Some(
-            root_tilings(self.p.extents(n), self.dev)
-                .into_iter()
+            ts.iter()
                 .map(|t| {
                     let mut v = s.locs.clone();
-                    v[n] = Some(Loc::Root(Some(t)));
+                    v[n] = Some(Loc::Root(Some(t.clone())));
                     v
                 })
                 .collect(),
@@ -397,9 +402,13 @@ pub fn search(p: &Pipeline, dev: &Device, opts: &SearchOptions) -> Result<Outcom
     let mut s = Searcher {
         p,
         dev,
-        coef: Coefficients::from_device(dev),
+        coef: opts
+            .coefficients
+            .clone()
+            .unwrap_or_else(|| Coefficients::from_device(dev)),
         opts: opts.clone(),
         memo: HashMap::new(),
+        tilings: vec![None; p.len()],
         evaluated: 0,
         hits: 0,
         misses: 0,

@@ -9,6 +9,8 @@
 //! the first dimension counted from the innermost whose extent is ≥ 16, else the innermost
 //! (§4.2; the released code's `vector_dim`).
 
+use std::sync::Arc;
+
 use crate::device::Device;
 
 /// The paper's unroll limit (§4.6 rule 4, §4.7: every serial loop of total extent below 16
@@ -31,9 +33,11 @@ pub const MIN_LANE_UTILISATION: f64 = 0.5;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Tiling {
     /// Serial tile per dim (§4.1).
-    pub serial: Vec<u64>,
-    /// Threads per dim (§4.2).
-    pub threads: Vec<u64>,
+    pub serial: Arc<[u64]>,
+    /// Threads per dim (§4.2). Shared slices: every child state of the search copies its
+    /// parent's locations, so a clone must not allocate (hashes and `Debug` are a
+    /// `Vec`'s).
+    pub threads: Arc<[u64]>,
 }
 
 impl Tiling {
@@ -41,7 +45,7 @@ impl Tiling {
     pub fn block(&self) -> Vec<u64> {
         self.serial
             .iter()
-            .zip(&self.threads)
+            .zip(self.threads.iter())
             .map(|(s, t)| s * t)
             .collect()
     }
@@ -228,8 +232,8 @@ pub fn check_tiling(t: &Tiling, extents: &[u64], dev: &Device) -> Result<(), Pru
 pub fn root_tilings(extents: &[u64], dev: &Device) -> Vec<Tiling> {
     if extents.is_empty() {
         return vec![Tiling {
-            serial: Vec::new(),
-            threads: Vec::new(),
+            serial: Arc::from([]),
+            threads: Arc::from([]),
         }];
     }
     let warp = dev.teu_width.max(1);
@@ -253,8 +257,8 @@ pub fn root_tilings(extents: &[u64], dev: &Device) -> Vec<Tiling> {
             .collect();
         for th in product(&rest) {
             let t = Tiling {
-                serial: s.clone(),
-                threads: th,
+                serial: Arc::from(s.as_slice()),
+                threads: Arc::from(th),
             };
             if check_tiling(&t, extents, dev).is_ok() {
                 all.push(t);
@@ -284,7 +288,7 @@ pub fn root_tilings(extents: &[u64], dev: &Device) -> Vec<Tiling> {
 pub fn default_tiling(extents: &[u64]) -> Tiling {
     let vd = vector_dim(extents);
     Tiling {
-        serial: vec![1; extents.len()],
+        serial: Arc::from(vec![1; extents.len()]),
         threads: extents
             .iter()
             .enumerate()

@@ -1,6 +1,8 @@
 //! Unit tests of the tiling sets and pruning rules (§4.1–4.3, §4.6), exact feature counts
 //! on hand-built schedules (§5.1), the placement rules (§4) and the search (§3, §4).
 
+use std::sync::Arc;
+
 use rtile::ir::OpId;
 use rtile_dialects::te::module::{new_context, parse_and_verify};
 
@@ -88,8 +90,8 @@ fn root_tilings_respect_the_device_and_the_block_rule() {
 fn pruning_limits_come_from_the_device() {
     let mut dev = v100();
     let t = Tiling {
-        serial: vec![1, 1],
-        threads: vec![16, 64],
+        serial: Arc::from([1, 1]),
+        threads: Arc::from([16, 64]),
     };
     assert_eq!(check_tiling(&t, &[1024, 1024], &dev), Ok(()));
     dev.max_threads_per_block = 512;
@@ -103,16 +105,16 @@ fn pruning_limits_come_from_the_device() {
             .all(|t| t.num_threads() <= 512)
     );
     let unroll = Tiling {
-        serial: vec![8, 4],
-        threads: vec![1, 32],
+        serial: Arc::from([8, 4]),
+        threads: Arc::from([1, 32]),
     };
     assert_eq!(
         check_tiling(&unroll, &[1024, 1024], &v100()),
         Err(Pruned::Unroll)
     );
     let four_dims = Tiling {
-        serial: vec![1, 1, 1, 1],
-        threads: vec![2, 2, 2, 32],
+        serial: Arc::from([1, 1, 1, 1]),
+        threads: Arc::from([2, 2, 2, 32]),
     };
     assert!(matches!(
         check_tiling(&four_dims, &[64, 64, 64, 64], &v100()),
@@ -169,8 +171,8 @@ func.func @f(%A: tensor<64x64xf32>) -> tensor<64x64xf32> {
 
 fn root(serial: &[u64], threads: &[u64]) -> Option<Loc> {
     Some(Loc::Root(Some(Tiling {
-        serial: serial.to_vec(),
-        threads: threads.to_vec(),
+        serial: Arc::from(serial),
+        threads: Arc::from(threads),
     })))
 }
 
@@ -387,4 +389,43 @@ fn fusion_level_bounds_the_placements() {
     )
     .expect("schedules");
     assert!(reg.locs.iter().all(|l| !matches!(l, Loc::Shared(_))));
+}
+
+/// Appendix B is linear in the coefficients: the terms times the weights give the cost
+/// the search found, and doubling every weight doubles the cost and keeps the schedule.
+#[test]
+fn cost_terms_are_linear_in_the_coefficients() {
+    use super::cost::Coefficients;
+    use super::fit::schedule_terms;
+    let p = pipeline(CHAIN);
+    let dev = v100();
+    let base = Coefficients::from_device(&dev);
+    for k in [1, 32] {
+        let out = search(&p, &dev, &opts(k)).expect("schedules");
+        let ks = schedule_terms(&p, &out.locs, &dev, &base).expect("fits");
+        let w = base.weights();
+        let from_terms: f64 = ks
+            .iter()
+            .flat_map(|kt| kt.terms.iter().zip(&w).map(|(a, c)| a * c))
+            .sum();
+        let direct: f64 = ks.iter().map(|kt| kt.cost).sum();
+        assert!(
+            (from_terms - out.cost).abs() <= 1e-12 * out.cost,
+            "{from_terms} vs {}",
+            out.cost
+        );
+        assert!((direct - out.cost).abs() <= 1e-12 * out.cost);
+        let doubled = base.with_weights(w.map(|x| 2.0 * x));
+        let out2 = search(
+            &p,
+            &dev,
+            &SearchOptions {
+                coefficients: Some(doubled),
+                ..opts(k)
+            },
+        )
+        .expect("schedules");
+        assert_eq!(out2.locs, out.locs);
+        assert!((out2.cost - 2.0 * out.cost).abs() <= 1e-12 * out.cost);
+    }
 }

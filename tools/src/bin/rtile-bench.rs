@@ -35,6 +35,12 @@ enum Cmd {
     /// Roller, Welder and the Halide beam search (greedy, k=32) on the same pipelines:
     /// scheduling time, kernels, simulated DRAM sectors, predictions, correctness.
     Schedule(ScheduleArgs),
+    /// Per-kernel cost terms and times of the Halide search's schedules (a records file
+    /// for `retrain`; the time is the model's prediction).
+    Records(RecordsArgs),
+    /// Fit the Halide cost model's coefficients to a records file by non-negative least
+    /// squares; writes a weights file for `--autoschedule-beam="weights=FILE"`.
+    Retrain(RetrainArgs),
     /// Internal to `parse`: parse+print FILE in this process and print `ms ops` on stdout.
     /// `parse` runs it as a child so that its own memory stays small: a child's peak RSS
     /// counts its parent's RSS at fork, so every tool is spawned from a small process.
@@ -117,6 +123,73 @@ fn bench_schedule(a: ScheduleArgs) -> Result<(), String> {
     } else {
         print!("{}", schedule_bench::format_table(&r));
     }
+    Ok(())
+}
+
+#[derive(clap::Args)]
+struct RecordsArgs {
+    /// Pipeline files (te functions).
+    #[arg(required = true)]
+    pipelines: Vec<PathBuf>,
+    /// Built-in device to schedule for.
+    #[arg(long, default_value = "v100")]
+    device: String,
+    /// Beam sizes to schedule with (comma-separated); each schedule's kernels are records.
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize, 32])]
+    beam: Vec<usize>,
+    /// Where to write the records (default: standard output).
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+}
+
+fn bench_records(a: RecordsArgs) -> Result<(), String> {
+    if a.beam.contains(&0) {
+        return Err("--beam: a beam size is at least 1".into());
+    }
+    let mut inputs = Vec::new();
+    for f in &a.pipelines {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        inputs.push((f.display().to_string(), text));
+    }
+    let out = rtile_tools::retrain::write_records(&inputs, &a.device, &a.beam)?;
+    match &a.output {
+        Some(p) => std::fs::write(p, out).map_err(|e| format!("cannot write {}: {e}", p.display())),
+        None => {
+            print!("{out}");
+            Ok(())
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct RetrainArgs {
+    /// The records file (`rtile-bench records`, or measured times in its layout).
+    records: PathBuf,
+    /// Built-in device whose defaults fill coefficients the records do not determine.
+    #[arg(long, default_value = "v100")]
+    device: String,
+    /// Where to write the weights file (TOML).
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+}
+
+fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
+    use rtile_tools::retrain;
+    let name = a.records.display().to_string();
+    let text = std::fs::read_to_string(&a.records)
+        .map_err(|e| miette::miette!("cannot read {name}: {e}"))?;
+    let recs = retrain::parse_records(&name, &text)?;
+    let fit = retrain::retrain(&recs, &a.device).map_err(|m| miette::miette!("{m} (in {name})"))?;
+    std::fs::write(
+        &a.output,
+        retrain::weights_file(&fit, recs.len(), &a.device),
+    )
+    .map_err(|e| miette::miette!("cannot write {}: {e}", a.output.display()))?;
+    print!(
+        "{}",
+        retrain::summary(&fit, &a.device).map_err(|m| miette::miette!("{m}"))?
+    );
     Ok(())
 }
 
@@ -416,6 +489,14 @@ fn main() -> ExitCode {
         Cmd::Parse(a) => bench_parse(a),
         Cmd::Construct(a) => bench_construct(a),
         Cmd::Schedule(a) => bench_schedule(a),
+        Cmd::Records(a) => bench_records(a),
+        Cmd::Retrain(a) => match bench_retrain(a) {
+            Ok(()) => return ExitCode::SUCCESS,
+            Err(r) => {
+                eprintln!("{r:?}");
+                return ExitCode::FAILURE;
+            }
+        },
         Cmd::ParseOnce { file } => parse_once(&file),
     };
     match r {
