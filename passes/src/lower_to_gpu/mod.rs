@@ -16,7 +16,7 @@ pub mod host;
 pub mod kernel;
 pub mod launch;
 pub mod pass;
-mod persistent;
+pub(crate) mod persistent;
 pub mod plan;
 pub mod reduction;
 pub mod shared_stage;
