@@ -674,6 +674,11 @@ pub(super) fn lower_func(
     // shared with another compute.
     let mut own = KernelKeys::new(false);
     let keys = if pack.is_some() { &mut own } else { seen };
+    // ... and each is lowered as the pack counted its rTasks' threads.
+    let opts = match pack {
+        Some(_) => super::persistent::rtask_options(opts),
+        None => opts,
+    };
     let mut tf = read_func(ctx, body, kernels, keys, opts, &name)?;
     let groups = match pack {
         Some((p, _)) => {

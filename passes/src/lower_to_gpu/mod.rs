@@ -17,7 +17,7 @@ pub mod kernel;
 pub mod launch;
 pub mod mma;
 pub mod pass;
-mod persistent;
+pub(crate) mod persistent;
 pub mod plan;
 pub mod reduction;
 pub mod shared_stage;

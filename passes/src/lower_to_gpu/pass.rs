@@ -37,6 +37,8 @@ rtile::declare_pass! {
             thread_mapping: ThreadMapping = "auto", "thread-mapping";
             /// one kernel for the computes that lower to the same code (same te compute and program), launched once per compute
             dedup_kernels: bool = "true", "dedup-kernels";
+            /// automatic cross-thread reduction split (false: one thread per output point, as packed rTasks always are)
+            cross_thread: bool = "true", "cross-thread";
         }
         statistics {
             KERNELS: "kernels", "Number of kernels generated";
@@ -348,7 +350,7 @@ impl Pass for LowerToGpu {
         let opts = LowerOptions {
             prefetch: self.opts.prefetch,
             thread_mapping: self.opts.thread_mapping,
-            ..LowerOptions::default()
+            cross: (!self.opts.cross_thread).then_some(super::kernel::CrossThread::Off),
         };
         lower_module_dedup(ctx, op, stats, opts, self.opts.dedup_kernels)
     }

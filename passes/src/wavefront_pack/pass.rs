@@ -14,10 +14,10 @@ use rtile_dialects::vdevice::{
 };
 
 use super::schedule::{BarrierPolicy, KernelPolicy, Op, Plan, Policy, schedule};
-use crate::construct_rtile::rtile::thread_registers;
 use crate::construct_rtile::te_adapter::expr_from_compute;
 use crate::construct_rtile::{ConstructOptions, construct};
 use crate::device::Device;
+use crate::lower_to_gpu::persistent::RTaskShape;
 
 rtile::declare_pass! {
     pass WavefrontPack {
@@ -279,13 +279,17 @@ fn variants(
         .iter()
         .map(|p| {
             let rtasks = p.grid.iter().product::<u64>().max(1);
-            let regs = thread_registers(p.footprint[0]);
-            let smem = p.footprint[1];
-            let per_wave = dev.cores * dev.resident_blocks(p.threads, smem, Some(regs));
+            // The rTask as the persistent lowering will launch it (one shape for both).
+            let RTaskShape {
+                threads,
+                smem,
+                regs,
+            } = RTaskShape::of(p);
+            let per_wave = dev.cores * dev.resident_blocks(threads, smem, Some(regs));
             let waves = rtasks.div_ceil(per_wave.max(1)).max(1);
             RKernel {
                 rtasks,
-                threads: p.threads,
+                threads,
                 smem,
                 regs,
                 us: p.est_us / waves as f64,

@@ -2,7 +2,7 @@
 //! of `rtile_dialects::vdevice` (digest `rammer.md` §3.2 gives the expanded pseudo-code this
 //! follows; every choice the paper leaves open is marked "[Interp]").
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rtile_dialects::vdevice::{Program, RKernel};
 
@@ -60,8 +60,10 @@ pub struct Plan {
     free: Vec<f64>,
     /// Per op in this program: `(vEU, order, end)` of each rTask.
     tasks: HashMap<usize, Vec<(usize, u64, f64)>>,
-    /// `covered[v][u]`: the latest order of vEU `u` some barrier on `v` already waited on.
-    covered: Vec<Vec<Option<u64>>>,
+    /// `covered[(v, u)]`: the latest order of vEU `u` some barrier on `v` already waited
+    /// on. Sparse: a dense `vEUs × vEUs` table made every clone of a plan (two per wave,
+    /// `ScheduleWave` tries each kernel choice on a copy) cost O(vEUs²).
+    covered: HashMap<(usize, usize), u64>,
     /// The ops in this program, in scheduling order, with their chosen rKernel.
     pub ops: Vec<(usize, usize)>,
 }
@@ -73,7 +75,7 @@ impl Plan {
             prog: Program::new(veus),
             free: vec![0.0; veus],
             tasks: HashMap::new(),
-            covered: vec![vec![None; veus]; veus],
+            covered: HashMap::new(),
             ops: Vec::new(),
         }
     }
@@ -122,24 +124,24 @@ impl Plan {
         us: f64,
         waits: &[(usize, u64, f64)],
     ) {
-        let mut latest: Vec<Option<(u64, f64)>> = vec![None; self.free.len()];
+        // Per waited vEU, in vEU order, the latest order (sparse: few vEUs are waited on).
+        let mut latest: BTreeMap<usize, u64> = BTreeMap::new();
         let mut ready = 0f64;
         for &(u, o, end) in waits {
             ready = ready.max(end);
-            if u != v && latest[u].is_none_or(|(x, _)| o > x) {
-                latest[u] = Some((o, end));
+            if u != v {
+                let l = latest.entry(u).or_insert(o);
+                *l = (*l).max(o);
             }
         }
         let pairs: Vec<(u64, u64)> = latest
-            .iter()
-            .enumerate()
-            .filter_map(|(u, l)| l.map(|(o, _)| (u, o)))
-            .filter(|&(u, o)| self.covered[v][u].is_none_or(|c| c < o))
+            .into_iter()
+            .filter(|&(u, o)| self.covered.get(&(v, u)).is_none_or(|&c| c < o))
             .map(|(u, o)| (u as u64, o))
             .collect();
         if !pairs.is_empty() {
             for &(u, o) in &pairs {
-                self.covered[v][u as usize] = Some(o);
+                self.covered.insert((v, u as usize), o);
             }
             self.prog.barrier(v, pairs);
         }

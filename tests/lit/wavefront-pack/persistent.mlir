@@ -1,7 +1,8 @@
 // The persistent-kernel lowering of a packed program (Rammer, OSDI'20 §4.1.3, Fig. 10):
 // a matmul and a tanh on vEUs 0 and 1, and their sum on vEU 2 behind a barrier-rTask that
 // waits on both (<0, 0>, <1, 0>). --lower-to-gpu makes one persistent kernel (one block per
-// vEU, threads = the most of its rTasks: the matmul's 208) and a step-array reset, and the
+// vEU, threads = the most of its rTasks: the matmul's 13, its program's threads, as the
+// vdevice.device counted them: a packed compute has no cross-thread split) and a step-array reset, and the
 // host function launches the two; the module goes through mlir-opt-22 and runs in the
 // simulator (blocks interleaved, the waiting block yields until the others have published).
 // RUN: rtile-opt %s --wavefront-pack="device=v100" | FileCheck %s --check-prefix=PACK
@@ -31,9 +32,9 @@ func.func @f(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> tensor<4x64xf32> {
 // CHECK-LABEL: gpu.func @f_steps_reset(%arg0: memref<3xi32>) kernel
 // CHECK: memref.store %{{.*}}, %arg0[%{{.*}}] : memref<3xi32>
 
-// The persistent kernel: the step array first, then every buffer once; 3 blocks of 208.
+// The persistent kernel: the step array first, then every buffer once; 3 blocks of 13.
 // CHECK-LABEL: gpu.func @f_p0(%arg0: memref<3xi32>, %arg1: memref<4x64xf32>, %arg2: memref<64x64xf32>, %arg3: memref<4x64xf32>, %arg4: memref<4x64xf32>, %arg5: memref<4x64xf32>) kernel
-// CHECK-SAME: rtile.launch = {block = array<i32: 208, 1, 1>, dynamic_shared_memory = {{[0-9]+}} : i64, grid = array<i32: 3, 1, 1>}
+// CHECK-SAME: rtile.launch = {block = array<i32: 13, 1, 1>, dynamic_shared_memory = {{[0-9]+}} : i64, grid = array<i32: 3, 1, 1>}
 // CHECK-SAME: rtile.persistent = {coresident = {{[0-9]+}} : i64}
 // CHECK: %[[BID:.*]] = gpu.block_id x
 // CHECK: %[[TID:.*]] = gpu.thread_id x
@@ -65,10 +66,10 @@ func.func @f(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> tensor<4x64xf32> {
 // CHECK: gpu.barrier
 // CHECK: gpu.return
 
-// The host launches the reset, then the one persistent kernel (3 vEUs, 208 threads).
+// The host launches the reset, then the one persistent kernel (3 vEUs, 13 threads).
 // CHECK-LABEL: func.func @f(
 // CHECK: "gpu.launch_func"(%c1, %c1{{.*}}, %c1{{.*}}, %c3, %c1{{.*}}, %c1{{.*}}, %{{.*}}) <{kernel = @kernels::@f_steps_reset,
-// CHECK: "gpu.launch_func"(%c3{{.*}}, %c1{{.*}}, %c1{{.*}}, %c208, %c1{{.*}}, %c1{{.*}}, %{{.*}}) <{kernel = @kernels::@f_p0,
+// CHECK: "gpu.launch_func"(%c3{{.*}}, %c1{{.*}}, %c1{{.*}}, %c13, %c1{{.*}}, %c1{{.*}}, %{{.*}}) <{kernel = @kernels::@f_p0,
 // CHECK-NOT: gpu.launch_func
 // CHECK-NOT: vdevice.
 

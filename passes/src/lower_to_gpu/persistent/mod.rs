@@ -14,6 +14,9 @@
 //! numbers.
 
 mod kernel;
+mod rtask;
+
+pub(crate) use rtask::{RTaskShape, rtask_options};
 
 use std::collections::HashMap;
 
@@ -21,7 +24,7 @@ use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, Builder, Context, OpId, Type, Value};
 use rtile_dialects::te::ir::COMPUTE;
-use rtile_dialects::vdevice::{DEVICE, PROGRAM, Program, ROP_ATTR, ROPERATOR, ROperator};
+use rtile_dialects::vdevice::{DEVICE, PROGRAM, Program, ROP_ATTR, ROPERATOR, ROperator, VDevice};
 
 use super::arena::Lifetime;
 use super::kernel::LoweredKernel;
@@ -35,6 +38,8 @@ struct Prog {
     cross: bool,
     /// The most registers per thread of its rOperators' selected rKernels.
     regs: u64,
+    /// Its `vdevice.device` (the vEU shape the pack sized it for), when it names one.
+    vdevice: Option<VDevice>,
     op: OpId,
 }
 
@@ -48,7 +53,13 @@ pub(crate) struct Packing {
 pub(crate) fn analyse(ctx: &Context, module: OpId) -> Result<Option<Packing>, Diagnostic> {
     let ops = ctx.collect_ops(module);
     let mut rops: HashMap<String, ROperator> = HashMap::new();
+    let mut vdevices: HashMap<String, VDevice> = HashMap::new();
     for &o in &ops {
+        if ctx.op_name(o) == DEVICE {
+            let d = VDevice::from_op(ctx, o).map_err(|m| Diagnostic::op_error(ctx, o, m))?;
+            let name = rtile::verifier::symbol_name(ctx, o).unwrap_or("");
+            vdevices.insert(name.to_string(), d);
+        }
         if ctx.op_name(o) == ROPERATOR {
             let r = ROperator::from_op(ctx, o).map_err(|m| Diagnostic::op_error(ctx, o, m))?;
             rops.insert(r.name.clone(), r);
@@ -80,8 +91,13 @@ pub(crate) fn analyse(ctx: &Context, module: OpId) -> Result<Option<Packing>, Di
                 }
             }
         }
+        let vdevice = ctx
+            .attr(o, "device")
+            .and_then(|a| a.as_flat_symbol())
+            .and_then(|d| vdevices.get(d).cloned());
         progs.push(Prog {
             name,
+            vdevice,
             cross: program.has_cross_veu_barrier(),
             program,
             regs,
@@ -215,7 +231,22 @@ pub(crate) fn launch_program(
                 }
             })
             .collect();
-        threads = threads.max(lk.launch.block_threads().unwrap_or(1));
+        let t = lk.launch.block_threads().unwrap_or(1);
+        threads = threads.max(t);
+        // The pack sized the vEUs for its rTasks (`RTaskShape`): a kernel over that shape
+        // would change the grid's co-residency under the schedule.
+        if let Some(vd) = &prog.vdevice
+            && (t > vd.threads || lk.shared_bytes > vd.smem)
+        {
+            return Err(Diagnostic::op_error(
+                b.ctx(),
+                prog.op,
+                format!(
+                    "rTask kernel @{} has {t} threads and {} bytes of shared memory, but its vdevice.device was sized for {} threads and {} bytes",
+                    lk.name, lk.shared_bytes, vd.threads, vd.smem
+                ),
+            ));
+        }
         let c = rop_name(b.ctx(), lk).ok_or_else(|| {
             Diagnostic::op_error(
                 b.ctx(),
@@ -316,10 +347,15 @@ pub(crate) fn mark_rop(ctx: &mut Context, c: OpId, func: OpId) {
     }
 }
 
-/// The module's `vdevice` ops (devices, rOperators, programs): dropped once lowered.
+/// The module's `vdevice` ops (devices, rOperators, programs): dropped once lowered. They
+/// sit in the module's body (`--wavefront-pack` puts them next to the functions); only
+/// that block is read: by now the module also holds the persistent kernels, whose size
+/// grows with the rTask count.
 pub(crate) fn vdevice_ops(ctx: &Context, module: OpId) -> Vec<OpId> {
-    ctx.collect_ops(module)
-        .into_iter()
+    ctx.regions(module)
+        .iter()
+        .flat_map(|&r| ctx.region_blocks(r).to_vec())
+        .flat_map(|b| ctx.block_ops(b).collect::<Vec<_>>())
         .filter(|&o| matches!(ctx.op_name(o), DEVICE | PROGRAM | ROPERATOR))
         .collect()
 }
