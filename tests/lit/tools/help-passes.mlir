@@ -12,6 +12,7 @@
 // CHECK-NEXT:      --memoize=<bool>             - memoization of the per-kernel featurization (§3.3) (default: true)
 // CHECK-NEXT:      --fusion-level=<string>      - deepest fusion: none (root and inline), register, shared (default: shared)
 // CHECK-NEXT:      --lowering-limits=<bool>     - keep fused stencils out (no fused member reads a value twice): their shared tiles are sized from one read, the lowering stages every read's region (default: true)
+// CHECK-NEXT:      --weights=<string>           - a coefficients file written by `rtile-bench retrain` (TOML; default: derived from the device)
 // CHECK-NEXT:  --axis-fusion                    - Fuse adjacent te.compute axes that every tensor uses together (Roller §3.2)
 // CHECK-NEXT:  --connect                        - Group te ops into tilegraph.kernels with Welder's tile-graph scheduler (OSDI'23 Fig. 7)
 // CHECK-NEXT:      --device=<string>            - built-in device: v100, k80, mi50, a100, h100, h200, mi250x
