@@ -536,3 +536,59 @@ fn an_inlined_stencil_counts_its_recomputation() {
         assert_eq!(ev, vec![want, 32.0], "{lv:?}");
     }
 }
+
+/// A GEMM and its ReLU epilogue.
+const MATMUL_RELU: &str = r#"
+func.func @f(%A: tensor<64x64xf32>, %B: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %C = te.compute (%m, %n) reduce (%k) in [64, 128, 64]
+         : (tensor<64x64xf32>, tensor<64x128xf32>) -> tensor<64x128xf32> {
+    te.sum(%A[%m, %k] * %B[%k, %n])
+  }
+  %R = te.compute (%i, %j) in [64, 128] : (tensor<64x128xf32>) -> tensor<64x128xf32> {
+    max(%C[%i, %j], 0.0 : f32)
+  }
+  return %R : tensor<64x128xf32>
+}
+"#;
+
+#[test]
+fn register_thread_tiles_are_whole_warps() {
+    // Roller §3.1 (reused by Welder's SubGraphTiling): a block runs whole warps unless it has
+    // fewer points than a warp. By least traffic alone the GEMM's thread tile grows to the
+    // whole block tile: one thread per block.
+    let (_ctx, g) = graph_of(MATMUL_RELU);
+    let dev = Device::builtin("v100").unwrap();
+    let levels: Vec<Vec<Level>> = g
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(n, node)| {
+            let l = if n == 1 {
+                Level::Register
+            } else {
+                Level::Global
+            };
+            vec![l; node.inputs.len()]
+        })
+        .collect();
+    let members = vec![0, 1];
+    let p = best_plan(&g, &members, &levels, &dev, 8).unwrap();
+    let mut checked = 0;
+    for t in &p.tiles {
+        let (Some(shared), Some(reg)) = (&t.shared, &t.register) else {
+            continue;
+        };
+        let threads: u64 = shared
+            .iter()
+            .zip(reg)
+            .map(|(s, r)| s.div_ceil(*r))
+            .product();
+        let points: u64 = shared.iter().take(reg.len()).product();
+        assert!(
+            threads.is_multiple_of(dev.teu_width) || threads == points,
+            "{threads} threads for shared {shared:?} / register {reg:?}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 0, "no register tiles in {:?}", p.tiles);
+}

@@ -166,7 +166,9 @@ fn register_tiling(
     let fnode = &g.nodes[first];
     let parent = &shared[pos(first)][..fnode.num_parallel];
     let cap = dev.layers[Device::REGISTER].capacity_bytes;
-    let mut best: Option<(u64, u64, Vec<Vec<u64>>, u64)> = None;
+    // (misaligned, traffic, u64::MAX - threads) with its tiles and footprint: lower is better.
+    type Ranked = ((bool, u64, u64), Vec<Vec<u64>>, u64);
+    let mut best: Option<Ranked> = None;
     let mut min_fp = u64::MAX;
     for t in divisor_tiles(parent, MAX_CANDIDATES) {
         let threads: u64 = parent
@@ -195,14 +197,18 @@ fn register_tiling(
             continue;
         }
         let tr = traffic(&sg, &dom).per_instance() * threads;
-        // Least traffic, then more threads (parallelism), then the smaller footprint.
-        let key = (tr, u64::MAX - threads, dom.clone(), fp);
-        if best.as_ref().is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
-            best = Some(key);
+        // Roller's alignment with the execution unit (§3.1, which Welder's SubGraphTiling
+        // reuses): whole warps, unless the block has fewer points than a warp. Then least
+        // traffic, then more threads (parallelism), then the smaller footprint.
+        let points: u64 = parent.iter().product();
+        let misaligned = !(threads.is_multiple_of(dev.teu_width) || threads == points);
+        let rank = (misaligned, tr, u64::MAX - threads);
+        if best.as_ref().is_none_or(|b| rank < b.0) {
+            best = Some((rank, dom.clone(), fp));
         }
     }
     match best {
-        Some((tr, _, dom, fp)) => Ok((dom, tr, fp)),
+        Some(((_, tr, _), dom, fp)) => Ok((dom, tr, fp)),
         None if min_fp == u64::MAX => {
             Err("no thread tile propagates consistently inside the block tile".into())
         }

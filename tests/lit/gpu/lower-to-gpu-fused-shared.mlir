@@ -28,27 +28,27 @@
 // CHECK: %[[M:.*]] = "memref.view"(%[[BASE]], %c256) {{.*}} -> memref<1xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[E:.*]] = "memref.view"(%[[BASE]], %c0{{.*}}) {{.*}} -> memref<1x64xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[S:.*]] = "memref.view"(%[[BASE]], %c256{{.*}}) {{.*}} -> memref<1xf32, #gpu.address_space<workgroup>>
-// The copy of the matmul's row: each thread takes points tid, tid + 2, .. of the tile.
-// CHECK: scf.for %{{.*}} = %[[TID:.*]] to %c64 step %c2 {
+// The copy of the matmul's row: each thread takes points tid, tid + 32, .. of the tile (a whole warp: the thread tile is aligned to it, Roller §3.1).
+// CHECK: scf.for %{{.*}} = %[[TID:.*]] to %c64 step %c32 {
 // CHECK: memref.load %arg0[
 // CHECK: memref.store %{{.*}}, %[[CC]][
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // The row max, from the copy.
-// CHECK: scf.for %{{.*}} = %[[TID]] to %c1 step %c2 {
+// CHECK: scf.for %{{.*}} = %[[TID]] to %c1 step %c32 {
 // CHECK: memref.load %[[CC]][
 // CHECK: arith.maximumf
 // CHECK: memref.store %{{.*}}, %[[M]][
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // The exp's row, reading the max from shared memory.
-// CHECK: scf.for %{{.*}} = %[[TID]] to %c64 step %c2 {
+// CHECK: scf.for %{{.*}} = %[[TID]] to %c64 step %c32 {
 // CHECK: memref.load %[[M]][
 // CHECK: math.exp
 // CHECK: memref.store %{{.*}}, %[[E]][
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
-// CHECK: scf.for %{{.*}} = %[[TID]] to %c1 step %c2 {
+// CHECK: scf.for %{{.*}} = %[[TID]] to %c1 step %c32 {
 // CHECK: memref.load %[[E]][
 // CHECK: memref.store %{{.*}}, %[[S]][
 // CHECK-NEXT: }
