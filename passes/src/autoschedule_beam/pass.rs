@@ -15,7 +15,7 @@ use super::kernel::{levels, plan_kernel};
 use super::pipeline::Pipeline;
 use super::search::{Fusion, Outcome, SearchOptions, search};
 use super::space::Loc;
-use crate::connect::pass::{build_kernel_op, reorder_block};
+use crate::connect::pass::{build_kernel_op, deepest_level, reorder_block};
 use crate::device::Device;
 
 /// Attribute on each body op: its location (`root`, `shared`, `register`, `inline`).
@@ -72,13 +72,9 @@ fn check_beam(k: &i64) -> Result<(), String> {
     Ok(())
 }
 
+#[allow(clippy::ptr_arg)] // declare_pass! checks take `&T` for a `T` option
 fn check_fusion(s: &String) -> Result<(), String> {
-    match s.as_str() {
-        "none" | "register" | "shared" => Ok(()),
-        _ => Err(format!(
-            "fusion-level must be none, register or shared, not '{s}'"
-        )),
-    }
+    deepest_level("fusion-level", s).map(|_| ())
 }
 
 /// The pass.
@@ -96,9 +92,10 @@ impl AutoscheduleBeam {
             sampling: self.opts.sampling,
             freezing: self.opts.freezing,
             memoize: self.opts.memoize,
-            fusion: match self.opts.fusion_level.as_str() {
-                "none" => Fusion::None,
-                "register" => Fusion::Register,
+            // The option was checked when it was set.
+            fusion: match deepest_level("fusion-level", &self.opts.fusion_level) {
+                Ok(None) => Fusion::None,
+                Ok(Some(Level::Register)) => Fusion::Register,
                 _ => Fusion::Shared,
             },
             lowering_limits: self.opts.lowering_limits,

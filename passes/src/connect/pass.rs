@@ -45,11 +45,21 @@ fn check_top_k(k: &i64) -> Result<(), String> {
     Ok(())
 }
 
+#[allow(clippy::ptr_arg)] // declare_pass! checks take `&T` for a `T` option
 fn check_level(s: &String) -> Result<(), String> {
-    match s.as_str() {
-        "none" | "register" | "shared" => Ok(()),
+    deepest_level("connect-level", s).map(|_| ())
+}
+
+/// The deepest connect level an option names: `none` (every edge global), `register` or
+/// `shared`. Shared by `--connect` and `--autoschedule-beam`, whose fusion levels are the
+/// same three.
+pub(crate) fn deepest_level(option: &str, s: &str) -> Result<Option<Level>, String> {
+    match s {
+        "none" => Ok(None),
+        "register" => Ok(Some(Level::Register)),
+        "shared" => Ok(Some(Level::Shared)),
         _ => Err(format!(
-            "connect-level must be none, register or shared, not '{s}'"
+            "{option} must be none, register or shared, not '{s}'"
         )),
     }
 }
@@ -79,11 +89,8 @@ impl Pass for Connect {
             ));
         }
         let dev = Device::builtin(&self.opts.device).map_err(|e| err(ctx, op, e.message))?;
-        let deepest = match self.opts.connect_level.as_str() {
-            "none" => None,
-            "register" => Some(Level::Register),
-            _ => Some(Level::Shared),
-        };
+        let deepest = deepest_level("connect-level", &self.opts.connect_level)
+            .map_err(|e| err(ctx, op, e))?;
         let funcs: Vec<OpId> = ctx
             .collect_ops(op)
             .into_iter()
