@@ -155,22 +155,9 @@ pub fn thread_sizes(extent: u64, innermost: bool) -> Vec<u64> {
     v
 }
 
-/// The cartesian product of per-dim lists.
+/// The cartesian product of per-dim lists (one enumerator with `--connect`'s tilings).
 pub fn product(lists: &[Vec<u64>]) -> Vec<Vec<u64>> {
-    let mut out = vec![Vec::new()];
-    for l in lists {
-        out = out
-            .into_iter()
-            .flat_map(|p| {
-                l.iter().map(move |&s| {
-                    let mut q = p.clone();
-                    q.push(s);
-                    q
-                })
-            })
-            .collect();
-    }
-    out
+    crate::connect::tiling::cartesian(lists)
 }
 
 /// Why a tiling (or a placement) is pruned (§4.6).

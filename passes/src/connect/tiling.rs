@@ -88,20 +88,7 @@ fn candidate_tiles(shape: &[u64], dtype: &str, dev: &Device, max: usize) -> Vec<
         }
         *l = t;
     }
-    let mut out = vec![Vec::new()];
-    for l in &lists {
-        out = out
-            .into_iter()
-            .flat_map(|p| {
-                l.iter().map(move |&s| {
-                    let mut q = p.clone();
-                    q.push(s);
-                    q
-                })
-            })
-            .collect();
-    }
-    out
+    cartesian(&lists)
 }
 
 /// The register-connected groups among `members` (components over register edges) with
@@ -218,6 +205,25 @@ fn register_tiling(
     }
 }
 
+/// The cartesian product of per-dim size lists: every tile with one size from each list.
+/// The autoscheduler's tilings enumerate through it too.
+pub(crate) fn cartesian(lists: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let mut out = vec![Vec::new()];
+    for l in lists {
+        out = out
+            .into_iter()
+            .flat_map(|p| {
+                l.iter().map(move |&s| {
+                    let mut q = p.clone();
+                    q.push(s);
+                    q
+                })
+            })
+            .collect();
+    }
+    out
+}
+
 /// Tiles whose sizes divide `parent`'s, at most `max` of them (thinned as above).
 fn divisor_tiles(parent: &[u64], max: usize) -> Vec<Vec<u64>> {
     let mut lists: Vec<Vec<u64>> = parent
@@ -233,20 +239,7 @@ fn divisor_tiles(parent: &[u64], max: usize) -> Vec<Vec<u64>> {
         }
         *l = l.iter().copied().step_by(2).collect();
     }
-    let mut out = vec![Vec::new()];
-    for l in &lists {
-        out = out
-            .into_iter()
-            .flat_map(|p| {
-                l.iter().map(move |&s| {
-                    let mut q = p.clone();
-                    q.push(s);
-                    q
-                })
-            })
-            .collect();
-    }
-    out
+    cartesian(&lists)
 }
 
 /// One shared-layer candidate after the capacity filter.
