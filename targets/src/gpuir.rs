@@ -386,3 +386,46 @@ pub fn check_arity(ctx: &Context, op: OpId) -> Result<(), Diagnostic> {
     }
     Ok(())
 }
+
+/// The first block of `op`'s region `i` (the single block of an `scf` region).
+pub fn region_block(ctx: &Context, op: OpId, i: usize) -> Option<BlockId> {
+    let r = *ctx.regions(op).get(i)?;
+    ctx.region_blocks(r).first().copied()
+}
+
+/// An `scf.while` without loop-carried values, as both back ends translate it: the ops of
+/// its `before` region up to `scf.condition`, the condition, and the `after` block.
+pub struct WhileLoop {
+    /// The `before` region's ops, `scf.condition` left out.
+    pub before: Vec<OpId>,
+    /// The value `scf.condition` tests.
+    pub condition: Value,
+    /// The `after` region's block.
+    pub after: BlockId,
+}
+
+/// Takes `op` (an `scf.while`) apart; why not, as a message, when it has loop-carried
+/// values or is malformed.
+pub fn while_loop(ctx: &Context, op: OpId) -> Result<WhileLoop, &'static str> {
+    if !ctx.operands(op).is_empty() || !ctx.results(op).is_empty() {
+        return Err("scf.while with loop-carried values is not translated");
+    }
+    let (Some(before), Some(after)) = (region_block(ctx, op, 0), region_block(ctx, op, 1)) else {
+        return Err("scf.while needs a before and an after region");
+    };
+    let mut ops = Vec::new();
+    let mut condition = None;
+    for o in ctx.block_ops(before) {
+        if ctx.op_name(o) == "scf.condition" {
+            condition = ctx.operands(o).first().copied();
+        } else {
+            ops.push(o);
+        }
+    }
+    let condition = condition.ok_or("scf.while without scf.condition")?;
+    Ok(WhileLoop {
+        before: ops,
+        condition,
+        after,
+    })
+}

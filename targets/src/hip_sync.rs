@@ -33,29 +33,16 @@ impl HipEmitter<'_> {
     /// `scf.while` without loop-carried values: `while (true) { before; if (!c) break;
     /// after }` (a persistent kernel's spin-wait).
     pub(super) fn scf_while(&mut self, op: OpId) -> Result<(), Diagnostic> {
-        let ctx = self.ctx;
-        if !ctx.operands(op).is_empty() || !ctx.results(op).is_empty() {
-            return Err(self.err(op, "scf.while with loop-carried values is not translated"));
-        }
-        let (Some(before), Some(after)) = (self.region_block(op, 0), self.region_block(op, 1))
-        else {
-            return Err(self.err(op, "scf.while needs a before and an after region"));
-        };
+        let w = crate::gpuir::while_loop(self.ctx, op).map_err(|e| self.err(op, e))?;
         self.line("while (true) {");
         self.indent += 1;
-        let mut cond = None;
-        for o in ctx.block_ops(before).collect::<Vec<_>>() {
-            let g = G::decode(ctx, o)?;
-            if g == G::Condition {
-                cond = ctx.operands(o).first().copied();
-            } else {
-                self.op(o, g)?;
-            }
+        for o in w.before {
+            let g = G::decode(self.ctx, o)?;
+            self.op(o, g)?;
         }
-        let c = cond.ok_or_else(|| self.err(op, "scf.while without scf.condition"))?;
-        let (c, _) = self.val(op, c)?;
+        let (c, _) = self.val(op, w.condition)?;
         self.line(&format!("if (!{c}) break;"));
-        self.block(after)?;
+        self.block(w.after)?;
         self.indent -= 1;
         self.line("}");
         Ok(())

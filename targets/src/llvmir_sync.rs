@@ -73,14 +73,7 @@ impl FnEmitter<'_> {
     /// `scf.while` without loop-carried values: `header` runs the before region and
     /// branches on the condition to `body` (the after region, back to `header`) or `exit`.
     pub(super) fn scf_while(&mut self, op: OpId) -> Result<(), Diagnostic> {
-        let ctx = self.ctx;
-        if !ctx.operands(op).is_empty() || !ctx.results(op).is_empty() {
-            return Err(self.err(op, "scf.while with loop-carried values is not translated"));
-        }
-        let (before, after) = match (self.region_block(op, 0), self.region_block(op, 1)) {
-            (Some(b), Some(a)) => (b, a),
-            _ => return Err(self.err(op, "scf.while needs a before and an after region")),
-        };
+        let w = crate::gpuir::while_loop(self.ctx, op).map_err(|e| self.err(op, e))?;
         let n = self.label("while");
         let (header, body, exit) = (
             format!("{n}.header"),
@@ -89,20 +82,14 @@ impl FnEmitter<'_> {
         );
         self.line(&format!("br label %{header}"));
         self.start_block(&header);
-        let mut cond = None;
-        for o in ctx.block_ops(before).collect::<Vec<_>>() {
-            let g = G::decode(ctx, o)?;
-            if g == G::Condition {
-                cond = ctx.operands(o).first().copied();
-            } else {
-                self.emit_op(o, g)?;
-            }
+        for o in w.before {
+            let g = G::decode(self.ctx, o)?;
+            self.emit_op(o, g)?;
         }
-        let c = cond.ok_or_else(|| self.err(op, "scf.while without scf.condition"))?;
-        let (c, _) = self.scalar(op, c)?;
+        let (c, _) = self.scalar(op, w.condition)?;
         self.line(&format!("br i1 {c}, label %{body}, label %{exit}"));
         self.start_block(&body);
-        self.emit_block(after)?;
+        self.emit_block(w.after)?;
         self.line(&format!("br label %{header}"));
         self.start_block(&exit);
         Ok(())

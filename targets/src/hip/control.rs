@@ -4,8 +4,7 @@ use super::*;
 
 impl HipEmitter<'_> {
     pub(super) fn region_block(&self, op: OpId, i: usize) -> Option<BlockId> {
-        let r = *self.ctx.regions(op).get(i)?;
-        self.ctx.region_blocks(r).first().copied()
+        crate::gpuir::region_block(self.ctx, op, i)
     }
 
     pub(super) fn scf_for(&mut self, op: OpId) -> Result<(), Diagnostic> {
