@@ -12,7 +12,7 @@ use rtile_dialects::te::model::{AxisKind, Combiner, ElemType, TeCompute};
 
 use super::access::{AccessPlan, Cursor, ReadFailed};
 use super::kernel::{Kernel, Operand, Rnd};
-use super::{Accumulate, combine, finish, fmax, fmin, result_type};
+use super::{Accumulate, canonical_nans, combine, finish, fmax, fmin, result_type};
 use crate::round::round_to;
 use crate::tensor::Tensor;
 
@@ -112,6 +112,7 @@ pub fn eval(c: &TeCompute, inputs: &[&Tensor], mode: Accumulate) -> Result<Tenso
     if c.accumulator.is_some() {
         out.iter_mut().for_each(|x| *x = finish(c, mode, *x));
     }
+    canonical_nans(&mut out);
     Ok(Tensor {
         shape: c.result.shape.clone(),
         dtype: out_ty,

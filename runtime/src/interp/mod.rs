@@ -157,6 +157,16 @@ fn fix(mode: Accumulate, v: f64, t: ElemType) -> f64 {
     }
 }
 
+/// Every NaN of a result as the one quiet NaN. Rust leaves the sign and payload of a NaN
+/// made by arithmetic unspecified (LLVM may commute `a + b` of two NaNs), so the two
+/// interpreters, and one build and another, could otherwise differ in NaN bits; te has no
+/// bitcast that could observe them.
+fn canonical_nans(data: &mut [f64]) {
+    data.iter_mut()
+        .filter(|x| x.is_nan())
+        .for_each(|x| *x = f64::NAN);
+}
+
 /// One step of a reduction: `acc ⊕ v`, rounded as the mode says.
 fn combine(k: Combiner, acc: f64, v: f64, t: ElemType, mode: Accumulate) -> f64 {
     if t.is_float() {

@@ -4,7 +4,8 @@
 use rtile_dialects::te::model::{AxisKind, BinOp, CmpOp, ElemType, Expr, TeCompute, UnOp};
 
 use super::{
-    Accumulate, check_inputs, combine, erf, finish, fix, fmax, fmin, int_bin, result_type,
+    Accumulate, canonical_nans, check_inputs, combine, erf, finish, fix, fmax, fmin, int_bin,
+    result_type,
 };
 use crate::round::round_to;
 use crate::tensor::Tensor;
@@ -254,6 +255,7 @@ pub(super) fn eval_checked(
         }
         *o = finish(c, mode, acc);
     }
+    canonical_nans(&mut out);
     Ok(Tensor {
         shape: c.result.shape.clone(),
         dtype: out_ty,
