@@ -58,6 +58,10 @@ pub struct CudaArgs {
     /// Timed launches.
     #[arg(long, default_value_t = 100)]
     pub iters: usize,
+    /// With --model --bench: capture the launch sequence once into a CUDA graph and time
+    /// its replays (launch overheads as small as the driver allows).
+    #[arg(long, requires = "bench")]
+    pub graph: bool,
     /// Time every candidate PTX (manifests beside them), keep the fastest, cache the choice
     /// by problem signature and device.
     #[arg(long, value_name = "C1.ptx,C2.ptx,...", value_delimiter = ',', num_args = 1..)]

@@ -8,8 +8,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute};
-use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::sys::{
+    CUevent_flags, CUfunction_attribute, CUgraphInstantiate_flags, CUstreamCaptureMode,
+};
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+};
 use cudarc::nvrtc::Ptx;
 use rtile_manifest::model::{Buffer, ExecuteError, Executor, ModelManifest, Step, execute};
 
@@ -22,18 +26,20 @@ const DEFAULT_DYNAMIC_SHARED: u64 = 48 * 1024;
 /// The GPU as an [`Executor`]: the model's kernels loaded from one PTX module, and its
 /// device buffers. Unwritten buffers (outputs, the arena) start as `0xff` bytes (NaN for
 /// floats), so an element no kernel writes shows in the result.
-pub struct CudaExecutor<'g> {
-    gpu: &'g Gpu,
+pub struct CudaExecutor {
+    /// Where buffers are filled and kernels launched (the GPU's default stream, or a
+    /// stream of its own when the launches are captured into a CUDA graph).
+    stream: Arc<CudaStream>,
     /// Keeps the kernels' module loaded.
     _module: Arc<CudaModule>,
     funcs: HashMap<String, CudaFunction>,
     bufs: HashMap<Buffer, CudaSlice<u8>>,
 }
 
-impl<'g> CudaExecutor<'g> {
+impl CudaExecutor {
     /// Loads `ptx` and every kernel `m`'s steps launch (each once, however many steps
     /// launch it), opting in to the dynamic shared memory the steps ask for.
-    pub fn new(gpu: &'g Gpu, ptx: &str, m: &ModelManifest) -> Result<Self, String> {
+    pub fn new(gpu: &Gpu, ptx: &str, m: &ModelManifest) -> Result<Self, String> {
         let module = gpu
             .ctx
             .load_module(Ptx::from_src(ptx))
@@ -66,7 +72,7 @@ impl<'g> CudaExecutor<'g> {
             }
         }
         Ok(CudaExecutor {
-            gpu,
+            stream: gpu.stream.clone(),
             _module: module,
             funcs,
             bufs: HashMap::new(),
@@ -83,7 +89,7 @@ impl<'g> CudaExecutor<'g> {
     }
 }
 
-impl Executor for CudaExecutor<'_> {
+impl Executor for CudaExecutor {
     type Error = String;
 
     fn alloc(&mut self, buffer: Buffer, bytes: u64, init: Option<&[u8]>) -> Result<(), String> {
@@ -94,7 +100,6 @@ impl Executor for CudaExecutor<'_> {
             None => vec![0xFF; bytes.max(1) as usize],
         };
         let dev = self
-            .gpu
             .stream
             .clone_htod(&host)
             .map_err(|e| format!("cannot allocate {bytes} bytes for {buffer:?}: {e:?}"))?;
@@ -122,7 +127,7 @@ impl Executor for CudaExecutor<'_> {
                     .ok_or_else(|| fail(format!("argument {i} lies outside its buffer")))?,
             );
         }
-        let mut b = self.gpu.stream.launch_builder(f);
+        let mut b = self.stream.launch_builder(f);
         for v in &views {
             b.arg(v);
         }
@@ -140,16 +145,14 @@ impl Executor for CudaExecutor<'_> {
     }
 
     fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, String> {
-        self.gpu
-            .stream
+        self.stream
             .synchronize()
             .map_err(|e| format!("the model failed on the GPU: {e:?}"))?;
         let buf = self
             .bufs
             .get(&buffer)
             .ok_or_else(|| format!("{buffer:?} was never allocated"))?;
-        self.gpu
-            .stream
+        self.stream
             .clone_dtoh(buf)
             .map_err(|e| format!("cannot copy {buffer:?} back: {e:?}"))
     }
@@ -187,24 +190,90 @@ pub struct ModelTiming {
     pub launches: usize,
 }
 
-/// Runs `m` once (its outputs returned, as [`run_model`]), then `warmup` more times and
-/// `iters` timed times, each timed run being the whole launch sequence between two CUDA
-/// events on the stream (what a user of the model waits for, launch overheads included).
+/// How the launches of a timed run are issued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replay {
+    /// Each step launched from the host, in order (what the launch manifest does).
+    #[default]
+    Launches,
+    /// The whole sequence captured once into a CUDA graph, the graph replayed: launch
+    /// overheads shrink to the graph's, the baseline Rammer's persistent kernel is
+    /// measured against (paper §5).
+    Graph,
+}
+
+/// How a model is timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimingPlan {
+    /// Untimed runs after the first.
+    pub warmup: usize,
+    /// Timed runs.
+    pub iters: usize,
+    /// How each run's launches are issued.
+    pub replay: Replay,
+}
+
+/// Runs `m` once (its outputs returned, as [`run_model`]), then `plan.warmup` more times
+/// and `plan.iters` timed times, each timed run being the whole launch sequence between
+/// two CUDA events on the stream (what a user of the model waits for, launch overheads
+/// included), launched as `plan.replay` says.
 pub fn time_model(
     gpu: &Gpu,
     ptx: &str,
     m: &ModelManifest,
     inputs: &[Vec<u8>],
     constants: &[Vec<u8>],
-    warmup: usize,
-    iters: usize,
+    plan: TimingPlan,
 ) -> Result<(Vec<Vec<u8>>, ModelTiming), String> {
+    let TimingPlan {
+        warmup,
+        iters,
+        replay,
+    } = plan;
+    let stream = match replay {
+        Replay::Launches => gpu.stream.clone(),
+        Replay::Graph => {
+            // Captured launches may not wait on events recorded outside the capture, and
+            // the legacy default stream cannot be captured: the buffers are made and used
+            // on one stream of their own, with cudarc's cross-stream events off.
+            // SAFETY: every buffer below is allocated, used and freed on `stream` alone.
+            unsafe { gpu.ctx.disable_event_tracking() };
+            gpu.ctx
+                .new_stream()
+                .map_err(|e| format!("cannot create a stream: {e:?}"))?
+        }
+    };
     let mut exec = CudaExecutor::new(gpu, ptx, m)?;
+    exec.stream = stream.clone();
     let outputs = execute(m, &mut exec, inputs, constants).map_err(execute_error)?;
+    let graph = match replay {
+        Replay::Launches => None,
+        Replay::Graph => {
+            stream
+                .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+                .map_err(|e| format!("cannot capture the launches: {e:?}"))?;
+            let captured = exec.replay(m);
+            let graph = stream
+                .end_capture(CUgraphInstantiate_flags(0))
+                .map_err(|e| format!("cannot instantiate the CUDA graph: {e:?}"))?;
+            captured?;
+            let graph = graph.ok_or("the captured CUDA graph is empty")?;
+            graph
+                .upload()
+                .map_err(|e| format!("cannot upload the CUDA graph: {e:?}"))?;
+            Some(graph)
+        }
+    };
+    let mut run = || match &graph {
+        Some(g) => g
+            .launch()
+            .map_err(|e| format!("CUDA graph launch failed: {e:?}")),
+        None => exec.replay(m),
+    };
     for _ in 0..warmup {
-        exec.replay(m)?;
+        run()?;
     }
-    gpu.stream
+    stream
         .synchronize()
         .map_err(|e| format!("warm-up failed: {e:?}"))?;
     let event = || {
@@ -216,10 +285,10 @@ pub fn time_model(
     let mut samples = Vec::with_capacity(iters);
     for _ in 0..iters {
         start
-            .record(&gpu.stream)
+            .record(&stream)
             .map_err(|e| format!("event record: {e:?}"))?;
-        exec.replay(m)?;
-        stop.record(&gpu.stream)
+        run()?;
+        stop.record(&stream)
             .map_err(|e| format!("event record: {e:?}"))?;
         stop.synchronize()
             .map_err(|e| format!("the model failed on the GPU: {e:?}"))?;

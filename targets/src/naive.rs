@@ -254,8 +254,12 @@ fn kernel(c: &TeCompute, name: &str) -> Result<String, String> {
         }
     }
     let value = if let Some(comb) = c.combiner {
-        let init = g.scalar_const(comb.identity(t), t);
-        reduce_nest(&mut g, c, &mut dims, np, &init, comb, &mut body, 8)?
+        // The fold runs in the accumulator type (te's `acc(f32)`), rounded to the result's
+        // type once, at the store: what the interpreter and the tensor cores do.
+        let acc_t = c.acc_type();
+        let init = g.scalar_const(comb.identity(acc_t), acc_t);
+        let folded = reduce_nest(&mut g, c, &mut dims, np, &init, comb, &mut body, 8)?;
+        convert(&mut g, &mut body, ind2, &folded, acc_t, t)
     } else {
         eval_point(&mut g, c, &dims, &mut body, ind2)?
     };
@@ -308,7 +312,7 @@ fn reduce_nest(
     depth: usize,
 ) -> Result<String, String> {
     let ind = " ".repeat(depth);
-    let t = c.result.elem;
+    let t = c.acc_type();
     let tk = t.keyword();
     if axis == c.axes.len() {
         let v = eval_point(g, c, dims, out, &ind)?;
@@ -341,6 +345,42 @@ fn reduce_nest(
     let _ = writeln!(out, "{ind}  \"scf.yield\"({inner}) : ({tk}) -> ()");
     let _ = writeln!(out, "{ind}}}) : (index, index, index, {tk}) -> {tk}");
     Ok(res)
+}
+
+/// `x` of type `from` as `to` (`x` itself when they agree): the arith cast MLIR would use.
+fn convert(
+    g: &mut Gen,
+    out: &mut String,
+    ind: &str,
+    x: &str,
+    from: ElemType,
+    to: ElemType,
+) -> String {
+    if from == to {
+        return x.to_string();
+    }
+    let name = match (from.is_float(), to.is_float()) {
+        (true, true) if to.width() > from.width() => G::ExtF.name(),
+        (true, true) => G::TruncF.name(),
+        (false, true) if from == ElemType::I1 => G::UIToFP.name(),
+        (false, true) => G::SIToFP.name(),
+        (true, false) => G::FPToSI.name(),
+        (false, false) if from == ElemType::I1 => G::ExtUI.name(),
+        (false, false) if to.width() > from.width() => G::ExtSI.name(),
+        (false, false) => G::TruncI.name(),
+    };
+    let r = g.fresh();
+    op1(
+        out,
+        ind,
+        &r,
+        name,
+        &[x],
+        &[from.keyword()],
+        to.keyword(),
+        "",
+    );
+    r
 }
 
 fn affine(
@@ -632,31 +672,7 @@ fn expr(
         }
         Expr::Cast(to, a) => {
             let (x, from) = expr(g, a, vals, out, ind)?;
-            if from == *to {
-                return Ok((x, from));
-            }
-            let name = match (from.is_float(), to.is_float()) {
-                (true, true) if to.width() > from.width() => G::ExtF.name(),
-                (true, true) => G::TruncF.name(),
-                (false, true) if from == ElemType::I1 => G::UIToFP.name(),
-                (false, true) => G::SIToFP.name(),
-                (true, false) => G::FPToSI.name(),
-                (false, false) if from == ElemType::I1 => G::ExtUI.name(),
-                (false, false) if to.width() > from.width() => G::ExtSI.name(),
-                (false, false) => G::TruncI.name(),
-            };
-            let r = g.fresh();
-            op1(
-                out,
-                ind,
-                &r,
-                name,
-                &[&x],
-                &[from.keyword()],
-                to.keyword(),
-                "",
-            );
-            (r, *to)
+            (convert(g, out, ind, &x, from, *to), *to)
         }
     })
 }

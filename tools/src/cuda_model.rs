@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rtile_cuda::cli::{CudaArgs, EXIT_NO_CUDA};
 use rtile_cuda::exec::{Gpu, check_cuda};
-use rtile_cuda::model::{run_model, time_model};
+use rtile_cuda::model::{Replay, TimingPlan, run_model, time_model};
 use rtile_dialects::te::model::{ElemType, TensorType};
 use rtile_manifest::model::ModelManifest;
 use rtile_onnx::tensor_file::FILES;
@@ -119,8 +119,15 @@ fn run_model_cli(args: &CudaArgs) -> Result<String, Failure> {
             &m,
             &input_bytes,
             &constants,
-            args.warmup,
-            args.iters,
+            TimingPlan {
+                warmup: args.warmup,
+                iters: args.iters,
+                replay: if args.graph {
+                    Replay::Graph
+                } else {
+                    Replay::Launches
+                },
+            },
         )
         .map_err(on_gpu)?;
         (o, Some(t))
@@ -159,11 +166,12 @@ fn run_model_cli(args: &CudaArgs) -> Result<String, Failure> {
     }
     if let Some(t) = timing {
         text.push_str(&format!(
-            "@{}: median {:.4} ms, min {:.4} ms over {} runs of the whole sequence\n",
+            "@{}: median {:.4} ms, min {:.4} ms over {} runs of the whole sequence{}\n",
             m.function,
             t.median_ms,
             t.min_ms,
-            t.samples.len()
+            t.samples.len(),
+            if args.graph { " (one CUDA graph)" } else { "" }
         ));
     }
     Ok(text)

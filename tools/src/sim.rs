@@ -7,8 +7,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use rtile_manifest::model::ModelManifest;
 use rtile_runtime::driver::{FuncRun, dump_outputs};
-use rtile_runtime::sim::{ModelRun, run_check_text, run_models_text};
+use rtile_runtime::sim::{launch_sequences_text, run_check_text, run_models_text};
 
 use crate::run::{RunCli, RunOutcome, compare_expected};
 
@@ -23,13 +24,17 @@ pub struct SimCli {
     pub manifest: Option<PathBuf>,
 }
 
-/// Writes `run`'s manifest to `path` and its constants' bytes to `path` with extension
+/// Writes a model's manifest to `path` and its constants' bytes to `path` with extension
 /// `.bin` (named in the manifest, relative to it).
-pub fn write_model_manifest(run: &ModelRun, path: &Path) -> Result<(), String> {
-    let mut m = run.manifest.clone();
-    if !run.constants.is_empty() {
+pub fn write_model_manifest(
+    manifest: &ModelManifest,
+    constants: &[Vec<u8>],
+    path: &Path,
+) -> Result<(), String> {
+    let mut m = manifest.clone();
+    if !constants.is_empty() {
         let bin = path.with_extension("bin");
-        let data: Vec<u8> = run.constants.concat();
+        let data: Vec<u8> = constants.concat();
         std::fs::write(&bin, data).map_err(|e| format!("cannot write {}: {e}", bin.display()))?;
         m.constants_file = bin.file_name().map(|n| n.to_string_lossy().into_owned());
     }
@@ -107,7 +112,7 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
                 models.len()
             ));
         };
-        if let Err(e) = write_model_manifest(m, p) {
+        if let Err(e) = write_model_manifest(&m.manifest, &m.constants, p) {
             return fail(format!("rtile-run: error: {e}\n"));
         }
     }
@@ -146,5 +151,32 @@ pub fn sim_run(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> ExitCode 
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// `rtile-run --model-manifest out.json lowered.mlir` without `--sim`: writes the (single)
+/// host function's launch sequence and constants without simulating it, for a full-size
+/// model that only a GPU runs in reasonable time. The exit code.
+pub fn write_manifest_only(name: &str, text: &str, func: Option<&str>, path: &Path) -> ExitCode {
+    let written = launch_sequences_text(name, text, func).and_then(|seqs| match &seqs[..] {
+        [s] => write_model_manifest(&s.manifest, &s.constants, path)
+            .map(|()| format!("{}: {} launches -> {}\n", s.function, s.manifest.steps.len(), path.display())),
+        _ => Err(format!(
+            "--model-manifest needs exactly one host function carrying rtile.te, {} found (use --func)\n",
+            seqs.len()
+        )),
+    });
+    match written {
+        Ok(line) => {
+            print!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprint!("rtile-run: error: {e}");
+            if !e.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::FAILURE
+        }
     }
 }

@@ -20,7 +20,9 @@ use rtile::ir::{Context, OpId, WalkOrder};
 pub use check::{CheckReport, run_check, run_check_text};
 pub use compile::{Kernel, compile_kernel};
 pub use exec::{Launch, SimError, SimErrorKind, run};
-pub use model_check::{ModelRun, host_functions, run_model, run_models_text};
+pub use model_check::{
+    LaunchSequence, ModelRun, host_functions, launch_sequences_text, run_model, run_models_text,
+};
 
 /// The launch description of a kernel: its `rtile.launch = {grid, block,
 /// dynamic_shared_memory}` attribute (the gpu-level IR convention), read by the one reader

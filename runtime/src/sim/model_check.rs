@@ -242,16 +242,11 @@ pub fn run_model(
         }
         v
     };
-    let (manifest, globals) = model_manifest(ctx, module, host, types.len())?;
-    let constants = globals
-        .iter()
-        .map(|&g| {
-            let v = ctx
-                .inherent_attr(g, "initial_value")
-                .ok_or_else(|| Diagnostic::op_error(ctx, g, "has no initial_value"))?;
-            constant_bytes(ctx, v).map_err(|m| Diagnostic::op_error(ctx, g, m))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let LaunchSequence {
+        manifest,
+        constants,
+        ..
+    } = sequence_with(ctx, module, host, types.len())?;
     let outputs = run_manifest(ctx, module, &manifest, &args, constants.clone())?;
     let want = oracle(&rctx, rf, &args)
         .map_err(|m| Diagnostic::op_error(ctx, host, format!("reference: {m}")))?;
@@ -278,6 +273,65 @@ pub fn run_model(
         errors,
         constants,
     })
+}
+
+/// A host function's launch sequence and its constants' bytes, read without running it.
+#[derive(Clone, Debug)]
+pub struct LaunchSequence {
+    /// The host function's name.
+    pub function: String,
+    /// Its launches, buffers and constants.
+    pub manifest: ModelManifest,
+    /// The constants' bytes, in manifest order.
+    pub constants: Vec<Vec<u8>>,
+}
+
+fn sequence_with(
+    ctx: &Context,
+    module: OpId,
+    host: OpId,
+    n_inputs: usize,
+) -> Result<LaunchSequence, Diagnostic> {
+    let (manifest, globals) = model_manifest(ctx, module, host, n_inputs)?;
+    let constants = globals
+        .iter()
+        .map(|&g| {
+            let v = ctx
+                .inherent_attr(g, "initial_value")
+                .ok_or_else(|| Diagnostic::op_error(ctx, g, "has no initial_value"))?;
+            constant_bytes(ctx, v).map_err(|m| Diagnostic::op_error(ctx, g, m))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LaunchSequence {
+        function: func_name(ctx, host).unwrap_or("?").to_string(),
+        manifest,
+        constants,
+    })
+}
+
+/// The launch sequence of every host function of module text that carries its te function
+/// (or only `func`), without simulating: what a GPU run of a full-size model needs.
+pub fn launch_sequences_text(
+    name: &str,
+    text: &str,
+    func: Option<&str>,
+) -> Result<Vec<LaunchSequence>, String> {
+    let (ctx, module) = load_text(name, text)?;
+    let render = |d: &Diagnostic| rtile::diagnostics::render(&ctx, d);
+    rtile_gpu_vocab::check_module(&ctx, module, "rtile-run --model-manifest")
+        .map_err(|d| render(&d))?;
+    host_functions(&ctx, module)
+        .into_iter()
+        .filter(|&h| func.is_none_or(|f| func_name(&ctx, h) == Some(f)))
+        .map(|h| {
+            let mut rctx = context();
+            let rf = reference(&ctx, h, &mut rctx).map_err(|d| render(&d))?;
+            let n = func_input_types(&rctx, rf)
+                .map_err(|m| render(&Diagnostic::op_error(&ctx, h, m)))?
+                .len();
+            sequence_with(&ctx, module, h, n).map_err(|d| render(&d))
+        })
+        .collect()
 }
 
 /// [`run_model`] for every host function of module text (or only `func`); errors are

@@ -18,6 +18,16 @@
 // RUN: rtile-opt %S/../../../bench/ops/roller-table1-small.mlir --construct-rtile=device=v100 --lower-to-gpu | rtile-run --sim --seed 1 | FileCheck %s --check-prefix=TABLE1
 // A manifest needs one function.
 // RUN: not rtile-run --sim %t.mlir --model-manifest %t.json 2>&1 | FileCheck %s --check-prefix=TWO
+// Without --sim the manifest is written without running anything (full-size models for the
+// GPU): the same file as the simulated run's.
+// RUN: rtile-run --func chain %t.mlir --model-manifest %t.only.json | FileCheck %s --check-prefix=ONLY
+// RUN: sed -e "s/only[.]bin/bin/" %t.only.json | cmp %t.json -
+// RUN: cmp %t.bin %t.only.bin
+// RUN: not rtile-run %t.mlir --model-manifest %t.only.json 2>&1 | FileCheck %s --check-prefix=TWO
+// RUN: not rtile-run %S/../../../bench/ops/roller-table1-small.mlir --model-manifest %t.only.json 2>&1 | FileCheck %s --check-prefix=NOHOST
+
+// ONLY: chain: 4 launches -> {{.*}}only.json
+// NOHOST: --model-manifest needs exactly one host function carrying rtile.te, 0 found
 
 // STATS: 1024 peak-bytes - Peak device memory of the intermediates
 

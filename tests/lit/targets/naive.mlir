@@ -11,6 +11,19 @@
 // RUN: rtile-translate --to-amdgpu=gfx90a %t/naive.mlir --code-object=%t/naive.hsaco -o %t/naive.s
 // RUN: rtile-translate --to-hip %t/naive.mlir -o %t/naive.hip
 // RUN: not rtile-translate --emit-naive-gpu %S/../interop/corpus/12-gpu-module.mlir 2>&1 | FileCheck %s --check-prefix=NONE
+// Mixed precision (f16/bf16 inputs, acc(f32)): the loop carries the f32 accumulator and the
+// result is rounded to the output type once, at the store (what the interpreter does).
+// RUN: rtile-translate --emit-naive-gpu %S/../../../bench/ops/tensor-core-f16.mlir -o %t/mixed.mlir
+// RUN: mlir-opt --verify-each %t/mixed.mlir -o /dev/null
+// RUN: FileCheck %s --check-prefix=MIXED --input-file=%t/mixed.mlir
+
+// MIXED: ^bb0(%{{.*}}: index, %[[ACC:.*]]: f32):
+// MIXED: "arith.extf"(%{{.*}}) : (f16) -> f32
+// MIXED: "arith.addf"(%[[ACC]], %{{.*}}) : (f32, f32) -> f32
+// MIXED: }) : (index, index, index, f32) -> f32
+// MIXED-NEXT: %[[R:.*]] = "arith.truncf"(%{{.*}}) : (f32) -> f16
+// MIXED-NEXT: "memref.store"(%[[R]], %arg2, %{{.*}}) : (f16, memref<65536x4096xf16>
+// MIXED: "arith.truncf"(%{{.*}}) : (f32) -> bf16
 
 // CHECK: "gpu.module"() <{sym_name = "naive"}>
 // CHECK: "gpu.func"() <{function_type = (memref<37x2xf32>, memref<2x16xf32>, memref<37x16xf32>) -> (), known_block_size = array<i32: 256, 1, 1>}>

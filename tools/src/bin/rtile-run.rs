@@ -21,13 +21,13 @@
 //! stderr), 2 for `cuda` without CUDA, 70 on an internal error, as `rtile-opt`.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Args, Command, FromArgMatches};
 use rtile_cuda::cli::CudaArgs;
 use rtile_tools::run::{RunCli, run_interpret};
-use rtile_tools::sim::{SimCli, sim_run};
+use rtile_tools::sim::{SimCli, sim_run, write_manifest_only};
 
 /// Exit status for an internal error (a bug, never bad input): EX_SOFTWARE.
 const EXIT_INTERNAL: i32 = 70;
@@ -69,8 +69,7 @@ fn command() -> Command {
             Arg::new("model-manifest")
                 .long("model-manifest")
                 .value_name("out.json")
-                .requires("sim")
-                .help("With --sim on a lowered model: write its launch sequence (the whole-model manifest) and the constants' bytes (out.bin)"),
+                .help("Write a lowered model's launch sequence (the whole-model manifest, for `rtile-run cuda --model`) and the constants' bytes (out.bin); with --sim after simulating it, alone without running anything"),
         )
         .arg(
             Arg::new("tolerance")
@@ -287,6 +286,11 @@ fn main() -> ExitCode {
         let sample = m.get_one::<u64>("profile-blocks").copied();
         let tolerance = m.get_one::<f64>("tolerance").copied().unwrap_or(1e-5);
         return sim_profile(&name, &text, opts.seed, sample, format == "json", tolerance);
+    }
+    if !m.get_flag("sim")
+        && let Some(p) = m.get_one::<String>("model-manifest")
+    {
+        return write_manifest_only(&name, &text, opts.func.as_deref(), Path::new(p));
     }
     if m.get_flag("sim") {
         let tolerance = m.get_one::<f64>("tolerance").copied().unwrap_or(1e-5);

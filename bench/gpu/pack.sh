@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The build-machine half of bench/gpu/session.sh: writes gpu-carry/bundle.tar.xz with
+#   bin/    rtile-run and rtile-run-cuda (release, stripped; they link no LLVM)
+#   tc/ tcsq/ t1/   per operator of bench/ops/{tensor-core-f16,tensor-core-square,
+#                   roller-table1}.mlir: Roller's top-TOPK programs and the naive reference
+#                   as PTX with manifests (bench/gpu/prepare-ptx.sh)
+#   models/ small/  whole workloads per system (bench/gpu/prepare-models.sh): paper sizes,
+#                   and the small Rammer twins for compute-sanitizer
+# Usage: [TOPK=5] [BIN=target/release] bench/gpu/pack.sh [sm_90] [h100]
+set -uo pipefail
+sm=${1:-sm_90}
+device=${2:-h100}
+export BIN=${BIN:-target/release}
+export TOPK=${TOPK:-5}
+stage=target/gpu-stage
+rm -rf "$stage" && mkdir -p "$stage/bin" gpu-carry
+for b in rtile-run rtile-run-cuda; do
+  strip -o "$stage/bin/$b" "$BIN/$b" || exit 1
+done
+bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tc" "$sm" "$device"
+bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsq" "$sm" "$device"
+bench/gpu/prepare-ptx.sh bench/ops/roller-table1.mlir "$stage/t1" "$sm" "$device"
+bench/gpu/prepare-models.sh "$stage/models" "$sm" "$device"
+bench/gpu/prepare-models.sh "$stage/small" "$sm" "$device" bench/models/small/*.mlir
+tar cJf gpu-carry/bundle.tar.xz -C "$stage" --exclude='*.mlir' --exclude='*.err' .
+ls -l gpu-carry/bundle.tar.xz

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Every GPU measurement of issues 14-17 (and the Table-1 suite of issue 6) in one command, for
+# a lent GPU machine with PyTorch but no Rust or LLVM. Build here first (bench/gpu/pack.sh
+# writes gpu-carry/bundle.tar.xz: stripped rtile-run and rtile-run-cuda, and the PTX, kernel
+# manifests and model launch sequences); carry gpu-carry there and run
+#   bench/gpu/session.sh [out-dir]
+# Each part has its own time limit, so one that hangs costs only its share; the results
+# (markdown tables, JSON, logs) land in out-dir, default $OUT.
+set -u
+out=${1:-${OUT:-target/gpu-out}}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+g=/tmp/rtile-gpu
+rm -rf "$g" && mkdir -p "$g" && tar xJf gpu-carry/bundle.tar.xz -C "$g" || exit 1
+bin=$g/bin
+log=$out/session.log
+note() { echo "== $(date +%T) $*" | tee -a "$log"; }
+
+note "device"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
+# Smoke test: if the binary cannot run a kernel here, stop before spending the lease.
+if ! timeout 60 "$bin/rtile-run-cuda" --profile-device "$out/device.toml" 2>&1 | tee -a "$log"; then
+  note "rtile-run-cuda cannot run here; stopping"; exit 1
+fi
+
+# The whole script ends within DEADLINE_S seconds (the device call's limit, less a margin):
+# each part gets its own limit or what is left, whichever is less.
+deadline=${DEADLINE_S:-540}
+part() { # name, seconds, command...
+  local name=$1 secs=$2; shift 2
+  local left=$((deadline - SECONDS - 5))
+  [ "$left" -lt "$secs" ] && secs=$left
+  if [ "$secs" -le 5 ]; then note "$name: skipped, out of time"; return; fi
+  note "$name (limit ${secs} s)"
+  timeout "$secs" "$@" > "$out/$name.txt" 2> "$out/$name.err"
+  note "$name: exit $? ($(tail -c 300 "$out/$name.err" | tr '\n' ' ' | tail -c 200))"
+}
+
+# Issue 16: tensor-core matmuls (mma.sync, sm_90) against cuBLAS through torch.matmul.
+part tc 90 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tc" --bin "$bin" \
+  --top-k --iters 30 --markdown "$out/tc.md" --json "$out/tc.json"
+part tcsq 80 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsq" --bin "$bin" \
+  --top-k --iters 20 --markdown "$out/tcsq.md" --json "$out/tcsq.json"
+# Where the largest one spends its time (speed of light, occupancy, pipe use).
+part ncu 45 ncu --clock-control none --launch-count 1 --section SpeedOfLight --section Occupancy \
+  --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+  "$bin/rtile-run-cuda" "$g/tcsq/sq4096_f16.ptx" --iters 1 --warmup 0
+
+# Issues 14, 15, 17: whole workloads, every system's schedule, PyTorch eager/compile/graph.
+part models 200 python3 bench/gpu/models.py --dir "$g/models" --bin "$bin" --iters 30 \
+  --markdown "$out/models.md" --json "$out/models.json"
+
+# Issue 15: the packed persistent programs under compute-sanitizer (small twins: fast).
+for tool in racecheck synccheck memcheck; do
+  for m in "$g"/small/*.rammer.json; do
+    part "sanitize-$tool-$(basename "$m" .json)" 20 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      "$bin/rtile-run" cuda --model "$m" "${m%.json}.ptx"
+  done
+done
+
+# Issue 6: Roller's Table-1 suite (f32), best of top-k, against PyTorch.
+part table1 150 python3 bench/gpu/bench.py --ptx-dir "$g/t1" --bin "$bin" --top-k --iters 20 \
+  --markdown "$out/table1.md" --json "$out/table1.json"
+note "done"
+for f in tc tcsq models table1; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/sanitize-*.txt 2>/dev/null | sort | uniq -c
