@@ -181,6 +181,17 @@ gpu-ptx:
 bench-gpu: gpu-ptx
 	bench/gpu/run-on-device.sh target/gpu-ptx target/release target
 
+# The PyTorch twins of the workloads (bench/gpu/torch_models.py) equal rtile's te
+# interpreter on the simulator twins; not part of `make test` (torch is some GB). The venv
+# takes PyPI's torch wheel (its CUDA libraries included; the CPU path is what runs here).
+TORCH_VENV := .venv-torch
+.PHONY: torch-twins
+torch-twins:
+	cargo build -p rtile-tools --bin rtile-run
+	@$(TORCH_VENV)/bin/python -c "import torch, numpy" 2>/dev/null || \
+	  { python3 -m venv $(TORCH_VENV) && $(TORCH_VENV)/bin/pip install -q torch numpy; }
+	$(TORCH_VENV)/bin/python bench/gpu/torch_models.py --check-te bench/models/welder bench/models bench/models/small
+
 # Fuzz the parser/printer round trip (not part of `make test`; needs cargo-fuzz).
 # FUZZ_SECONDS bounds the run; the corpus is seeded from the lit tests and bench/ops.
 FUZZ_SECONDS ?= 2400
