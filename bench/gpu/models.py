@@ -179,11 +179,36 @@ def torch_times(fn, arrays, a):
     return res, ref
 
 
+def write_table(rows, a, final=False):
+    """The table so far (rewritten after each workload, so a run cut short keeps its rows)."""
+    f = lambda x: "-" if x is None else (f"{x:.4f}" if isinstance(x, float) else str(x))
+    lines = ["| workload | variant | launches | median ms | as one CUDA graph ms | rel. error | against | note |",
+             "|---|---|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        if r["variant"] == "pytorch":
+            t = r["torch"]
+            note = "; ".join(f"{k}: {t[k]}" for k in t if k.endswith("error"))
+            cs = f"compile {t['compile_s']:.0f} s" if t.get("compile_s") else ""
+            lines.append(f"| {r['workload']} | PyTorch eager / torch.compile | - | {f(t.get('eager'))} / "
+                         f"{f(t.get('compile'))} | {f(t.get('graph'))} | - | - | {cs} {note} |")
+            continue
+        e = "-" if r["rel_err"] is None else f"{r['rel_err']:.1e}"
+        lines.append(f"| {r['workload']} | {r['variant']} | {f(r['launches'])} | {f(r['median_ms'])} | "
+                     f"{f(r['graph_ms'])} | {e} | {r['reference']} | {r['note']} |")
+    table = "\n".join(lines)
+    if final:
+        print(table)
+    if a.markdown:
+        open(a.markdown, "w").write(table + "\n")
+    if a.json:
+        json.dump(dict(rows=rows), open(a.json, "w"), indent=1, default=str)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default="target/gpu-models")
     ap.add_argument("--bin", default="target/release")
-    ap.add_argument("--only")
+    ap.add_argument("--only", help="workloads to run, in this order")
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=int, default=120)
@@ -195,8 +220,8 @@ def main():
     a = ap.parse_args()
     ws = variants(a.dir)
     if a.only:
-        keep = set(a.only.split(","))
-        ws = {w: v for w, v in ws.items() if w in keep}
+        keep = a.only.split(",")
+        ws = {w: ws[w] for w in keep if w in ws}
     rows, ok = [], True
     tmp = tempfile.mkdtemp(prefix="rtile-models-")
     for w, vs in ws.items():
@@ -232,26 +257,8 @@ def main():
         if tt:
             rows.append(dict(workload=w, variant="pytorch", torch=tt))
             print(f"{w:24} pytorch {tt}", file=sys.stderr)
-    f = lambda x: "-" if x is None else (f"{x:.4f}" if isinstance(x, float) else str(x))
-    lines = ["| workload | variant | launches | median ms | as one CUDA graph ms | rel. error | against | note |",
-             "|---|---|---:|---:|---:|---:|---|---|"]
-    for r in rows:
-        if r["variant"] == "pytorch":
-            t = r["torch"]
-            note = "; ".join(f"{k}: {t[k]}" for k in t if k.endswith("error"))
-            cs = f"compile {t['compile_s']:.0f} s" if t.get("compile_s") else ""
-            lines.append(f"| {r['workload']} | PyTorch eager / torch.compile | - | {f(t.get('eager'))} / "
-                         f"{f(t.get('compile'))} | {f(t.get('graph'))} | - | - | {cs} {note} |")
-            continue
-        e = "-" if r["rel_err"] is None else f"{r['rel_err']:.1e}"
-        lines.append(f"| {r['workload']} | {r['variant']} | {f(r['launches'])} | {f(r['median_ms'])} | "
-                     f"{f(r['graph_ms'])} | {e} | {r['reference']} | {r['note']} |")
-    table = "\n".join(lines)
-    print(table)
-    if a.markdown:
-        open(a.markdown, "w").write(table + "\n")
-    if a.json:
-        json.dump(dict(rows=rows), open(a.json, "w"), indent=1, default=str)
+        write_table(rows, a)
+    write_table(rows, a, final=True)
     sys.exit(0 if ok else 1)
 
 

@@ -5,10 +5,12 @@
 # manifests and model launch sequences); carry gpu-carry there and run
 #   bench/gpu/session.sh [out-dir]
 # Each part has its own time limit, so one that hangs costs only its share; the results
-# (markdown tables, JSON, logs) land in out-dir, default $OUT.
-set -u
-out=${1:-${OUT:-target/gpu-out}}
+# (markdown tables, JSON, logs) land in out-dir (default target/gpu-out), packed after every
+# part into $OUT/results.tgz when $OUT is set (the device tool brings back few files).
+set -u -o pipefail
+out=${1:-target/gpu-out}
 mkdir -p "$out"
+pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" -C "$out" . 2>/dev/null; }
 export PYTHONUNBUFFERED=1
 g=/tmp/rtile-gpu
 rm -rf "$g" && mkdir -p "$g" && tar xJf gpu-carry/bundle.tar.xz -C "$g" || exit 1
@@ -34,6 +36,7 @@ part() { # name, seconds, command...
   note "$name (limit ${secs} s)"
   timeout "$secs" "$@" > "$out/$name.txt" 2> "$out/$name.err"
   note "$name: exit $? ($(tail -c 300 "$out/$name.err" | tr '\n' ' ' | tail -c 200))"
+  pack
 }
 
 # Issue 16: tensor-core matmuls (mma.sync, sm_90) against cuBLAS through torch.matmul.
@@ -48,7 +51,12 @@ part ncu 45 ncu --clock-control none --launch-count 1 --section SpeedOfLight --s
 
 # Issues 14, 15, 17: whole workloads, every system's schedule, PyTorch eager/compile/graph.
 part models 200 python3 bench/gpu/models.py --dir "$g/models" --bin "$bin" --iters 30 \
+  --only bert-layer-128,mobilenet-block-112,lstm,inception,mobilenet-block-14,resnet-bottleneck,conv-bias-relu,layernorm,softmax,bert-layer-512,nerf-mlp \
   --markdown "$out/models.md" --json "$out/models.json"
+part rammer-small 40 python3 bench/gpu/models.py --dir "$g/small" --bin "$bin" --iters 30 --no-torch \
+  --markdown "$out/rammer-small.md" --json "$out/rammer-small.json"
+part pipes 60 python3 bench/gpu/models.py --dir "$g/pipes" --bin "$bin" --iters 30 --no-torch \
+  --markdown "$out/pipes.md" --json "$out/pipes.json"
 
 # Issue 15: the packed persistent programs under compute-sanitizer (small twins: fast).
 for tool in racecheck synccheck memcheck; do
@@ -62,5 +70,6 @@ done
 part table1 150 python3 bench/gpu/bench.py --ptx-dir "$g/t1" --bin "$bin" --top-k --iters 20 \
   --markdown "$out/table1.md" --json "$out/table1.json"
 note "done"
-for f in tc tcsq models table1; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
+pack
+for f in tc tcsq models rammer-small pipes table1; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/sanitize-*.txt 2>/dev/null | sort | uniq -c

@@ -143,10 +143,20 @@ fn stages_follow_shared_capacity() {
     // stages (143 KiB) fit A100's 164 KiB.
     assert_eq!(plan.stages, 4);
     assert_eq!(plan.shared_bytes, 4 * (128 * 72 + 64 * 136) * 2);
-    let big = tc_program([256, 128, 128], [64, 64, 128], 256);
-    let plan = MmaPlan::new(&c, &big, &dev).expect("plan");
-    // 256×136 + 128×136 halves = 104448 bytes: one stage fits, two do not.
-    assert_eq!(plan.stages, 1);
+    let wide = tc_program([256, 256, 64], [64, 128, 64], 256);
+    let plan = MmaPlan::new(&c, &wide, &dev).expect("plan");
+    // 256×72 + 64×264 halves = 70656 bytes per stage: two stages fit, three do not.
+    assert_eq!(plan.stages, 2);
+    assert_eq!(plan.shared_bytes, 2 * (256 * 72 + 64 * 264) * 2);
+    // A k-tile deeper than 64 is streamed in k-steps of 64: staged whole (256×136 +
+    // 128×136 halves, 104448 bytes) only one buffer would fit; in steps of 64 (256×72 +
+    // 64×136 halves, 54272 bytes) three stages do, as many as the pipeline wants.
+    let deep = tc_program([256, 128, 128], [64, 64, 128], 256);
+    let plan = MmaPlan::new(&c, &deep, &dev).expect("plan");
+    assert_eq!(plan.block[2], 64);
+    assert_eq!(plan.k_steps, 512 / 64);
+    assert_eq!(plan.stages, 3);
+    assert_eq!(plan.shared_bytes, 3 * (256 * 72 + 64 * 136) * 2);
     let mut ctx = context();
     let k = lower_compute(&mut ctx, &c, &p, "k").expect("lowers");
     assert_eq!(

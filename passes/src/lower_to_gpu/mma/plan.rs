@@ -64,7 +64,8 @@ pub struct MmaPlan {
     /// The other spatial axes (batch), in compute order.
     pub batch: Vec<usize>,
     pub extents: Vec<i64>,
-    /// The block tile per compute axis.
+    /// The block tile per compute axis; along k, the pipeline's k-step (the program's
+    /// k-tile, or a shallower step for a deep one: [`pipeline`]).
     pub block: Vec<i64>,
     /// The tile of one warp along m and n (a warpgroup's `wgmma` tile split over its 4 warps
     /// by rows on sm_90 programs).
@@ -225,28 +226,20 @@ impl MmaPlan {
                 p.threads
             ));
         }
-        let ops = [
-            operand(c, acc[0], (m, k), &block, (slices, threads))?,
-            operand(c, acc[1], (n, k), &block, (slices, threads))?,
-        ];
         if !matches!(
             c.result.elem,
             ElemType::F16 | ElemType::BF16 | ElemType::F32
         ) {
             return Err("tensor-core results are f16, bf16 or f32".into());
         }
-        let stage_bytes: i64 = ops.iter().map(|o| o.alloc_rows * o.stride() * 2).sum();
-        let k_steps = (extents[k] + block[k] - 1) / block[k];
         let limit = dev.layers[Device::SHARED].capacity_bytes as i64;
-        // The most stages that fit (never more than there are k-steps), down to one.
-        let stages = (1..=MAX_STAGES.min(k_steps))
-            .rev()
-            .find(|s| s * stage_bytes <= limit)
-            .ok_or_else(|| {
-                format!(
-                    "one stage of the tensor-core tiles ({stage_bytes} bytes) exceeds the block's {limit} bytes of shared memory"
-                )
-            })?;
+        let Pipeline {
+            block,
+            ops,
+            stages,
+            k_steps,
+            stage_bytes,
+        } = pipeline(c, acc, [m, n, k], block, (slices, threads), limit)?;
         let spatial: Vec<usize> = (0..extents.len())
             .filter(|&x| c.axes[x].kind == AxisKind::Parallel)
             .collect();
@@ -289,6 +282,84 @@ impl MmaPlan {
         s.sort_unstable();
         s
     }
+}
+
+/// Pipeline k-steps tried, deepest first, after the program's own k-tile: shallower steps
+/// leave room for more stages.
+const PIPELINE_K_STEPS: [i64; 2] = [64, 32];
+
+/// Stages wanted before a shallower k-step is tried: one being filled by cp.async while
+/// one is read (double buffering) plus one in flight, as CUTLASS's sm_80 pipelines do.
+const WANTED_STAGES: i64 = 3;
+
+/// A tensor-core kernel's shared-memory pipeline (what [`pipeline`] chooses).
+struct Pipeline {
+    block: Vec<i64>,
+    ops: [OperandPlan; 2],
+    stages: i64,
+    k_steps: i64,
+    stage_bytes: i64,
+}
+
+/// The shared-memory pipeline of a tensor-core program: the block tile with the k-step
+/// the pipeline streams (the program's k-tile when [`WANTED_STAGES`] stages of it fit, or
+/// as many as there are k-steps; else the deepest shallower step of [`PIPELINE_K_STEPS`]
+/// that does, else the one with the most stages), the operands' shared tiles,
+/// the number of stages (the most that fit, at most [`MAX_STAGES`], never more than there
+/// are k-steps), the k-steps, and one stage's bytes. Roller's rTile (§3.1, §5.1) fixes the
+/// k extent its traffic model reads per block step; staging it whole would hold one
+/// 272-deep step of a 256×128 tile (over 200 KiB) in one buffer with no overlap of copies
+/// and MMAs, so the lowering streams it in k-steps through a cp.async pipeline instead:
+/// the same global traffic, a fraction of the shared memory.
+fn pipeline(
+    c: &TeCompute,
+    acc: [usize; 2],
+    [m, n, k]: [usize; 3],
+    block: Vec<i64>,
+    (slices, threads): (i64, i64),
+    limit: i64,
+) -> Result<Pipeline, String> {
+    let extents = c.extents();
+    let steps: Vec<i64> = std::iter::once(block[k])
+        .chain(PIPELINE_K_STEPS.into_iter().filter(|&s| s < block[k]))
+        .collect();
+    let mut best: Option<Pipeline> = None;
+    let mut smallest_stage = i64::MAX;
+    for step in steps {
+        let mut b = block.clone();
+        b[k] = step;
+        let ops = [
+            operand(c, acc[0], (m, k), &b, (slices, threads))?,
+            operand(c, acc[1], (n, k), &b, (slices, threads))?,
+        ];
+        let stage_bytes: i64 = ops.iter().map(|o| o.alloc_rows * o.stride() * 2).sum();
+        smallest_stage = smallest_stage.min(stage_bytes);
+        let k_steps = (extents[k] + step - 1) / step;
+        let Some(stages) = (1..=MAX_STAGES.min(k_steps))
+            .rev()
+            .find(|s| s * stage_bytes <= limit)
+        else {
+            continue;
+        };
+        let enough = stages >= WANTED_STAGES.min(k_steps);
+        if best.as_ref().is_none_or(|p| stages > p.stages) {
+            best = Some(Pipeline {
+                block: b,
+                ops,
+                stages,
+                k_steps,
+                stage_bytes,
+            });
+        }
+        if enough {
+            break;
+        }
+    }
+    best.ok_or_else(|| {
+        format!(
+            "one stage of the tensor-core tiles ({smallest_stage} bytes) exceeds the block's {limit} bytes of shared memory"
+        )
+    })
 }
 
 /// The shared tile of access `a`, whose GEMM axes are `(own, k)` (m or n, and k).
