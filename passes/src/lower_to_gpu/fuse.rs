@@ -284,18 +284,30 @@ pub(super) fn program_from_tiles(
 /// The thread tile of an op whose consumer edges were all decided at the shared level
 /// (`--connect` then chooses no register tile for it): one point per thread, the points
 /// doubled along the largest spatial axis that still divides while the block would have
-/// more than [`MAX_DEFAULT_THREADS`] threads. Reduction axes: one point per step.
+/// more than [`MAX_DEFAULT_THREADS`] threads; when no axis's threads are even, the
+/// largest one's smallest prime factor instead (an odd block extent such as harris's
+/// 1279 columns would otherwise keep more threads than a block may have). Reduction
+/// axes: one point per step.
 fn thread_tile_for(block: &[u64], np: usize) -> Vec<u64> {
     let mut t = vec![1u64; block.len()];
     let threads = |t: &[u64]| (0..np).map(|a| block[a] / t[a]).product::<u64>();
+    let smallest_factor = |n: u64| (2..=n).find(|f| n.is_multiple_of(*f)).unwrap_or(n);
     while threads(&t) > MAX_DEFAULT_THREADS {
-        let Some(a) = (0..np)
+        let even = (0..np)
             .filter(|&a| (block[a] / t[a]).is_multiple_of(2))
-            .max_by_key(|&a| block[a] / t[a])
-        else {
+            .max_by_key(|&a| block[a] / t[a]);
+        let Some(a) = even.or_else(|| (0..np).max_by_key(|&a| block[a] / t[a])) else {
             break;
         };
-        t[a] *= 2;
+        let n = block[a] / t[a];
+        if n < 2 {
+            break;
+        }
+        t[a] *= if n.is_multiple_of(2) {
+            2
+        } else {
+            smallest_factor(n)
+        };
     }
     t
 }
@@ -683,6 +695,27 @@ mod tests {
     use rtile_dialects::te::module::{new_context, parse_and_verify};
     use rtile_runtime::interp::{Accumulate, eval_compute};
     use rtile_runtime::tensor::Tensor;
+
+    /// The default thread tile divides the block on every axis and leaves at most
+    /// [`MAX_DEFAULT_THREADS`] threads, also when no axis's extent is even (a prime
+    /// extent becomes one thread's row).
+    #[test]
+    fn default_thread_tiles_divide_odd_blocks() {
+        for (block, want) in [
+            (vec![1u64, 1279], vec![1u64, 1279]),
+            (vec![1, 1155], vec![1, 15]),
+            (vec![4, 1278], vec![4, 6]),
+            (vec![16, 16], vec![1, 1]),
+            (vec![8, 64, 3], vec![1, 2, 1]),
+        ] {
+            let np = if block.len() == 3 { 2 } else { block.len() };
+            let t = thread_tile_for(&block, np);
+            assert_eq!(t, want, "{block:?}");
+            let threads: u64 = (0..np).map(|a| block[a] / t[a]).product();
+            assert!(threads <= MAX_DEFAULT_THREADS, "{block:?}: {threads}");
+            assert!((0..np).all(|a| block[a] % t[a] == 0), "{block:?}");
+        }
+    }
 
     /// A producer read through a transposed, strided index with a broadcast operand, inlined
     /// into a reduction that reads it twice: the inlined compute equals producer-then-
