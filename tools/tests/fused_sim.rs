@@ -115,6 +115,138 @@ func.func @mb(%I: tensor<1x8x10x10xf32>, %W1: tensor<24x8xf32>, %K: tensor<24x3x
   func.return %P : tensor<1x8x8x8xf32>
 }"#;
 
+/// Results of different shapes leaving one kernel: `--connect` at the register level puts
+/// the bias+relu `A` (returned, and read inside by the 2x2 pooling-like `P`) and `P` in one
+/// `tilegraph.kernel` with two results (Welder §3.1: both are output nodes).
+const TWO_SHAPES: &str = r#"
+func.func @two(%X: tensor<16x24xf32>, %b: tensor<24xf32>) -> (tensor<16x24xf32>, tensor<16x24xf32>, tensor<8x12xf32>) {
+  %A = te.compute (%i, %j) in [16, 24] : (tensor<16x24xf32>, tensor<24xf32>) -> tensor<16x24xf32> { max(%X[%i, %j] + %b[%j], 0.0) }
+  %B = te.compute (%i, %j) in [16, 24] : (tensor<16x24xf32>) -> tensor<16x24xf32> { tanh(%A[%i, %j]) * 2.0 }
+  %P = te.compute (%i, %j) in [8, 12] : (tensor<16x24xf32>) -> tensor<8x12xf32> { %A[%i * 2, %j * 2] + %A[%i * 2 + 1, %j * 2 + 1] }
+  func.return %A, %B, %P : tensor<16x24xf32>, tensor<16x24xf32>, tensor<8x12xf32>
+}"#;
+
+/// Results of one shape: Harris's gradient products (bench/pipelines/harris*.mlir) on a
+/// small image: `Gx` and `Gy` are each read by two of the three returned products, so
+/// `--connect` makes one kernel with three results.
+const GRADIENT_PRODUCTS: &str = r#"
+func.func @grad(%X: tensor<10x12xf32>) -> (tensor<8x10xf32>, tensor<8x10xf32>, tensor<8x10xf32>) {
+  %Gx = te.compute (%y, %x) in [8, 10] : (tensor<10x12xf32>) -> tensor<8x10xf32> { %X[%y + 1, %x + 2] - %X[%y + 1, %x] }
+  %Gy = te.compute (%y, %x) in [8, 10] : (tensor<10x12xf32>) -> tensor<8x10xf32> { %X[%y + 2, %x + 1] - %X[%y, %x + 1] }
+  %A = te.compute (%y, %x) in [8, 10] : (tensor<8x10xf32>) -> tensor<8x10xf32> { %Gx[%y, %x] * %Gx[%y, %x] }
+  %B = te.compute (%y, %x) in [8, 10] : (tensor<8x10xf32>) -> tensor<8x10xf32> { %Gy[%y, %x] * %Gy[%y, %x] }
+  %C = te.compute (%y, %x) in [8, 10] : (tensor<8x10xf32>, tensor<8x10xf32>) -> tensor<8x10xf32> { %Gx[%y, %x] * %Gy[%y, %x] }
+  func.return %A, %B, %C : tensor<8x10xf32>, tensor<8x10xf32>, tensor<8x10xf32>
+}"#;
+
+/// Max relative error of `got` against `want` (scaled by `want`'s largest magnitude).
+fn max_rel(got: &[f64], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-30);
+    got.iter()
+        .zip(want)
+        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()))
+        / scale
+}
+
+/// The `tilegraph.kernel` result lists of `--connect` at `level` on `text`.
+fn kernel_results(text: &str, level: &str) -> Vec<String> {
+    let opts = OptOptions {
+        pipeline: Pipeline::Flags(vec![(
+            "connect".into(),
+            format!("device=v100 connect-level={level}"),
+        )]),
+        color: Some(false),
+        ..OptOptions::default()
+    };
+    let out = run_opt(&opts, "f.mlir", text.to_string());
+    assert!(out.success, "{}", out.log);
+    out.output
+        .lines()
+        .filter_map(|l| l.split("tilegraph.kernel -> ").nth(1))
+        .map(|r| r.trim_end_matches(" {").to_string())
+        .collect()
+}
+
+#[test]
+fn results_of_different_shapes_lower_one_kernel_each_and_match_a_naive_loop_nest() {
+    for level in ["register", "shared"] {
+        // The kernel holding A and P has two results of different shapes.
+        let kernels = kernel_results(TWO_SHAPES, level);
+        assert!(
+            kernels.contains(&"(tensor<16x24xf32>, tensor<8x12xf32>)".to_string()),
+            "{kernels:?}"
+        );
+        let lowered = lower(TWO_SHAPES, level).expect("lowers");
+        // One gpu.func per result of the two-result kernel, marked with its result.
+        assert!(
+            lowered.contains("rtile.split_result = array<i64: 0, 2>"),
+            "{lowered}"
+        );
+        assert!(
+            lowered.contains("rtile.split_result = array<i64: 1, 2>"),
+            "{lowered}"
+        );
+        let (launches, outputs) = simulate(&lowered);
+        assert_eq!(launches, kernels.len() + 1, "{kernels:?}");
+        let types = [
+            TensorType::new(vec![16, 24], ElemType::F32),
+            TensorType::new(vec![24], ElemType::F32),
+        ];
+        let ins = Tensor::random_inputs(&types, 3);
+        let (x, b) = (&ins[0].data, &ins[1].data);
+        let a: Vec<f64> = (0..16 * 24).map(|p| (x[p] + b[p % 24]).max(0.0)).collect();
+        let bb: Vec<f64> = a.iter().map(|v| v.tanh() * 2.0).collect();
+        let p: Vec<f64> = (0..8 * 12)
+            .map(|q| {
+                let (i, j) = (q / 12, q % 12);
+                a[2 * i * 24 + 2 * j] + a[(2 * i + 1) * 24 + 2 * j + 1]
+            })
+            .collect();
+        for (k, want) in [a, bb, p].iter().enumerate() {
+            let err = max_rel(&outputs[k].data, want);
+            assert!(err < 1e-5, "{level}: output {k}: {err}");
+        }
+    }
+}
+
+#[test]
+fn results_of_one_shape_with_shared_producers_match_a_naive_loop_nest() {
+    for level in ["register", "shared"] {
+        let kernels = kernel_results(GRADIENT_PRODUCTS, level);
+        assert!(
+            kernels
+                .iter()
+                .any(|k| k.matches("tensor<8x10xf32>").count() == 3),
+            "{level}: {kernels:?}"
+        );
+        let lowered = lower(GRADIENT_PRODUCTS, level).expect("lowers");
+        for i in 0..3 {
+            let mark = format!("rtile.split_result = array<i64: {i}, 3>");
+            assert!(lowered.contains(&mark), "{lowered}");
+        }
+        let (launches, outputs) = simulate(&lowered);
+        assert_eq!(launches, 3);
+        let ins = Tensor::random_inputs(&[TensorType::new(vec![10, 12], ElemType::F32)], 3);
+        let x = &ins[0].data;
+        let at = |y: usize, c: usize| x[y * 12 + c];
+        let (mut a, mut b, mut c) = (vec![], vec![], vec![]);
+        for y in 0..8 {
+            for col in 0..10 {
+                let gx = at(y + 1, col + 2) - at(y + 1, col);
+                let gy = at(y + 2, col + 1) - at(y, col + 1);
+                a.push(gx * gx);
+                b.push(gy * gy);
+                c.push(gx * gy);
+            }
+        }
+        for (k, want) in [a, b, c].iter().enumerate() {
+            let err = max_rel(&outputs[k].data, want);
+            assert!(err < 1e-5, "{level}: output {k}: {err}");
+        }
+    }
+}
+
 #[test]
 fn conv_bias_relu_is_one_kernel_and_matches_a_naive_loop_nest() {
     assert_eq!(check(CONV_BIAS_RELU, "none"), Ok(3));
@@ -215,6 +347,15 @@ enum Step {
 }
 
 fn chain_text(m: i64, n0: i64, steps: &[Step]) -> String {
+    chain_text_taps(m, n0, steps, &[])
+}
+
+/// [`chain_text`] whose function also returns the values of the steps in `taps` (each
+/// below the last step; repeats and out-of-range taps are skipped): values both read by a
+/// later step and leaving the chain, which `--connect` makes results of a kernel with
+/// several (Welder §3.1's multi-output nodes).
+fn chain_text_taps(m: i64, n0: i64, steps: &[Step], taps: &[usize]) -> String {
+    let mut types = Vec::new();
     let mut args = vec![format!("%X: tensor<{m}x{n0}xf32>")];
     let mut body = String::new();
     let mut cur = "%X".to_string();
@@ -259,10 +400,24 @@ fn chain_text(m: i64, n0: i64, steps: &[Step]) -> String {
             }
         }
         cur = format!("%v{i}");
+        types.push(format!("tensor<{m}x{n}xf32>"));
     }
+    let mut rets = vec![(cur, format!("tensor<{m}x{n}xf32>"))];
+    let mut seen = Vec::new();
+    for &t in taps {
+        if t + 1 < steps.len() && !seen.contains(&t) {
+            seen.push(t);
+            rets.push((format!("%v{t}"), types[t].clone()));
+        }
+    }
+    let names: Vec<&str> = rets.iter().map(|r| r.0.as_str()).collect();
+    let tys: Vec<&str> = rets.iter().map(|r| r.1.as_str()).collect();
     format!(
-        "func.func @chain({}) -> tensor<{m}x{n}xf32> {{\n{body}func.return {cur} : tensor<{m}x{n}xf32>\n}}\n",
-        args.join(", ")
+        "func.func @chain({}) -> ({}) {{\n{body}func.return {} : {}\n}}\n",
+        args.join(", "),
+        tys.join(", "),
+        names.join(", "),
+        tys.join(", ")
     )
 }
 
@@ -299,6 +454,37 @@ proptest! {
         if let (Ok(k), Ok(k0)) = (&outcome, &none) {
             prop_assert!(k <= k0, "{k} kernels fused, {k0} unfused:\n{text}");
             STATS.lock().unwrap().push((level, *k, *k0));
+        }
+    }
+}
+
+/// (kernels with several results, lowered) of the random chains with taps.
+static MULTI_STATS: std::sync::Mutex<Vec<(bool, bool)>> = std::sync::Mutex::new(Vec::new());
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// ≥ 200 random chains that also return some intermediate values (read later in the
+    /// chain and leaving it: kernels with several results, of one shape or, across a
+    /// matmul, of different shapes), through `--connect` at a random level and
+    /// `--lower-to-gpu`: every lowered function (each of its outputs) and kernel equals
+    /// the unfused chain's f64 oracle (< 1e-5); a refusal names what is not lowered.
+    #[test]
+    fn random_multi_result_chains_fuse_and_match(
+        m in prop_oneof![Just(1i64), Just(3), Just(8), Just(12), Just(17)],
+        n in prop_oneof![Just(1i64), Just(4), Just(7), Just(16), Just(24)],
+        steps in prop::collection::vec(step(), 2..5),
+        taps in prop::collection::vec(0usize..4, 1..3),
+        level in 0usize..3,
+    ) {
+        let text = chain_text_taps(m, n, &steps, &taps);
+        let multi = kernel_results(&text, LEVELS[level]).iter().any(|k| k.contains(','));
+        let outcome = check(&text, LEVELS[level]);
+        MULTI_STATS.lock().unwrap().push((multi, outcome.is_ok()));
+        let none = check(&text, "none");
+        prop_assert!(none.is_ok(), "{text}");
+        if let (Ok(k), Ok(k0)) = (&outcome, &none) {
+            prop_assert!(k <= k0, "{k} kernels fused, {k0} unfused:\n{text}");
         }
     }
 }
@@ -388,6 +574,15 @@ fn random_chains_fuse_some() {
         let fusing = s.iter().filter(|(_, k, k0)| k < k0).count();
         eprintln!(
             "random chains lowered: {}, with fewer kernels than unfused: {fusing}",
+            s.len()
+        );
+    }
+    let s = MULTI_STATS.lock().unwrap();
+    if !s.is_empty() {
+        let multi = s.iter().filter(|(m, _)| *m).count();
+        let lowered = s.iter().filter(|(m, ok)| *m && *ok).count();
+        eprintln!(
+            "random chains with taps: {}, with a kernel of several results: {multi}, of those lowered: {lowered}",
             s.len()
         );
     }

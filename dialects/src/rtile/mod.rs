@@ -48,6 +48,10 @@ pub const SHARED_STAGES: &str = "rtile.shared_stages";
 /// On a lowered tensor-core `gpu.func`: the stages of its `cp.async` global→shared
 /// pipeline, as a positive `i64`.
 pub const PIPELINE_STAGES: &str = "rtile.pipeline_stages";
+/// On a lowered `gpu.func` computing one result of a `tilegraph.kernel` with several:
+/// `array<i64: result, results>` (such a kernel is lowered as one kernel per result,
+/// see docs/passes/lower-to-gpu.md, "Kernels with several results").
+pub const SPLIT_RESULT: &str = "rtile.split_result";
 
 /// On a persistent kernel `gpu.func` (a `vdevice.program` lowered by `--lower-to-gpu`):
 /// `{coresident = N}`, the blocks that can be co-resident on the device (the simulator runs

@@ -16,7 +16,7 @@ use rtile::ir::{AttrKind, Context, OpId};
 
 use super::{
     DEVICE, LAUNCH, PEAK_BYTES, PERSISTENT, PIPELINE_STAGES, PROGRAM, PROGRAMS, RProgram,
-    SHARED_STAGES, TE_REFERENCE, TILE, TileAttr, UNROLL, WAIT, programs_from_attr,
+    SHARED_STAGES, SPLIT_RESULT, TE_REFERENCE, TILE, TileAttr, UNROLL, WAIT, programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
 use crate::te::model::{AxisKind, TeCompute};
@@ -108,6 +108,17 @@ impl AttributeVerifier for RtileAttrVerifier {
                 _ => Err(err("expected a positive count of shared stages".into())),
             };
         }
+        if name == SPLIT_RESULT {
+            if ctx.op_name(op) != "gpu.func" {
+                return Err(err("only valid on 'gpu.func'".into()));
+            }
+            return match attr.as_dense_ints() {
+                Some([i, n]) if *n >= 2 && (0..*n).contains(i) => Ok(()),
+                _ => Err(err(
+                    "expected array<i64: result, results> with 0 <= result < results and results >= 2".into(),
+                )),
+            };
+        }
         if name == DEVICE {
             if ctx.op_name(op) != "gpu.module" {
                 return Err(err("only valid on 'gpu.module'".into()));
@@ -137,7 +148,7 @@ impl AttributeVerifier for RtileAttrVerifier {
         }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {PIPELINE_STAGES}, {PERSISTENT} or {WAIT})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {SPLIT_RESULT}, {PIPELINE_STAGES}, {PERSISTENT} or {WAIT})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {

@@ -15,7 +15,10 @@
 //!
 //! Shapes not lowered yet are refused with the reason: a reduction read in registers by
 //! another reduction or through a non-identity index (it would be recomputed per point), a
-//! shared tile read through a non-affine index, kernels with reshapes or several results.
+//! shared tile read through a non-affine index, kernels with reshapes.
+//!
+//! A kernel with several results is lowered as one fused kernel per result
+//! ([`result_members`]).
 
 use rtile::ir::{AffineExpr, AffineMap, Context, OpId, Value};
 use rtile_dialects::te::expr::{print_body, print_header};
@@ -281,18 +284,30 @@ pub(super) fn program_from_tiles(
 /// The thread tile of an op whose consumer edges were all decided at the shared level
 /// (`--connect` then chooses no register tile for it): one point per thread, the points
 /// doubled along the largest spatial axis that still divides while the block would have
-/// more than [`MAX_DEFAULT_THREADS`] threads. Reduction axes: one point per step.
+/// more than [`MAX_DEFAULT_THREADS`] threads; when no axis's threads are even, the
+/// largest one's smallest prime factor instead (an odd block extent such as harris's
+/// 1279 columns would otherwise keep more threads than a block may have). Reduction
+/// axes: one point per step.
 fn thread_tile_for(block: &[u64], np: usize) -> Vec<u64> {
     let mut t = vec![1u64; block.len()];
     let threads = |t: &[u64]| (0..np).map(|a| block[a] / t[a]).product::<u64>();
+    let smallest_factor = |n: u64| (2..=n).find(|f| n.is_multiple_of(*f)).unwrap_or(n);
     while threads(&t) > MAX_DEFAULT_THREADS {
-        let Some(a) = (0..np)
+        let even = (0..np)
             .filter(|&a| (block[a] / t[a]).is_multiple_of(2))
-            .max_by_key(|&a| block[a] / t[a])
-        else {
+            .max_by_key(|&a| block[a] / t[a]);
+        let Some(a) = even.or_else(|| (0..np).max_by_key(|&a| block[a] / t[a])) else {
             break;
         };
-        t[a] *= 2;
+        let n = block[a] / t[a];
+        if n < 2 {
+            break;
+        }
+        t[a] *= if n.is_multiple_of(2) {
+            2
+        } else {
+            smallest_factor(n)
+        };
     }
     t
 }
@@ -300,32 +315,20 @@ fn thread_tile_for(block: &[u64], np: usize) -> Vec<u64> {
 /// The most threads [`thread_tile_for`] gives a block.
 const MAX_DEFAULT_THREADS: u64 = 256;
 
-/// Reads `kernel` as one fused kernel (see the module doc), or says why it cannot be.
-pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId) -> Result<FusedGroup, String> {
-    let plain = fuse_kernel_with(ctx, kernel, false);
-    let recomputes = |g: &FusedGroup| {
-        g.sources
-            .iter()
-            .chain(g.shared_stages.iter().flat_map(|s| &s.srcs))
-            .any(|s| matches!(s, ReSrc::Recompute(_)))
-    };
-    match &plain {
-        Ok(g) if !recomputes(g) => plain,
-        // A reduction read in registers would be recomputed at every point that reads it
-        // (its inputs re-read from global memory each time), or cannot be recomputed at
-        // all (inside a staged reduction): computed once per block into shared memory
-        // instead, when that lowers.
-        _ => fuse_kernel_with(ctx, kernel, true).or(plain),
-    }
-}
-
-/// [`fuse_kernel`]; `promote`: every reduction another member reads is a shared stage.
-fn fuse_kernel_with(ctx: &Context, kernel: OpId, promote: bool) -> Result<FusedGroup, String> {
-    let device = ctx
-        .attr(kernel, DEVICE)
-        .and_then(|a| a.as_str())
-        .ok_or("has no 'tilegraph.device' (run --connect)")?
-        .to_string();
+/// The te ops of `kernel` that compute each of its results, one entry per result in
+/// `tilegraph.yield` order: the member yielded and its producers inside the kernel (its
+/// ancestors through member results), in the kernel's (topological) order, the yielded
+/// member last.
+///
+/// A kernel with several results (Welder §3.1's multi-output node rule: every value that
+/// leaves the sub-graph is an output node, also when members inside read it) is lowered
+/// as one kernel per result over these members: a producer that two results share is
+/// computed in each (inlined, or in each kernel's shared stage), never read back from
+/// another kernel's output. One launch writing every result would need the kernel plan,
+/// its launch arguments and the simulator's per-kernel check to take several outputs,
+/// and results of different shapes (interpolate's pyramid levels) a tiling that covers
+/// both; see docs/passes/lower-to-gpu.md, "Kernels with several results".
+pub(super) fn result_members(ctx: &Context, kernel: OpId) -> Result<Vec<Vec<OpId>>, String> {
     let ops = body_ops(ctx, kernel);
     if let Some(&o) = ops.iter().find(|&&o| ctx.op_name(o) != COMPUTE) {
         return Err(format!(
@@ -340,17 +343,94 @@ fn fuse_kernel_with(ctx: &Context, kernel: OpId, promote: bool) -> Result<FusedG
         .and_then(|b| ctx.last_op(b))
         .filter(|&t| ctx.op_name(t) == YIELD)
         .map(|t| ctx.operands(t).to_vec())
-        .unwrap_or_default();
-    let sink = *ops.last().ok_or("has no te.compute")?;
-    if yielded != [ctx.result(sink, 0)] {
-        return Err(
-            "yields something other than its last te.compute's result: kernels with several results are not lowered yet".into(),
-        );
+        .ok_or("has no 'tilegraph.yield'")?;
+    if yielded.len() != ctx.results(kernel).len() {
+        return Err(format!(
+            "yields {} values for {} results",
+            yielded.len(),
+            ctx.results(kernel).len()
+        ));
+    }
+    let member = |v: Value| ops.iter().position(|&o| ctx.result(o, 0) == v);
+    let mut out = Vec::new();
+    for (i, &y) in yielded.iter().enumerate() {
+        let Some(s) = member(y) else {
+            return Err(format!(
+                "result {i} is not computed by a te.compute of the kernel"
+            ));
+        };
+        // Walk back from the yielded member: members come in topological order, so one
+        // pass from the sink towards the front collects every ancestor.
+        let mut needed = vec![false; ops.len()];
+        needed[s] = true;
+        for m in (0..=s).rev() {
+            if !needed[m] {
+                continue;
+            }
+            for &v in ctx.operands(ops[m]) {
+                if let Some(p) = member(v) {
+                    needed[p] = true;
+                }
+            }
+        }
+        out.push((0..=s).filter(|&m| needed[m]).map(|m| ops[m]).collect());
+    }
+    let mut covered = vec![false; ops.len()];
+    for sub in &out {
+        for o in sub {
+            if let Some(m) = ops.iter().position(|x| x == o) {
+                covered[m] = true;
+            }
+        }
+    }
+    if let Some(p) = covered.iter().position(|c| !c) {
+        return Err(format!(
+            "member {p}'s result is not read inside the kernel and not yielded"
+        ));
+    }
+    Ok(out)
+}
+
+/// Reads `ops` (members of `kernel` in order, the last one's result leaving the kernel,
+/// every other one read by a later one: an entry of [`result_members`]) as one fused
+/// kernel (see the module doc), or says why it cannot be.
+pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId, ops: &[OpId]) -> Result<FusedGroup, String> {
+    let plain = fuse_kernel_with(ctx, kernel, ops, false);
+    let recomputes = |g: &FusedGroup| {
+        g.sources
+            .iter()
+            .chain(g.shared_stages.iter().flat_map(|s| &s.srcs))
+            .any(|s| matches!(s, ReSrc::Recompute(_)))
+    };
+    match &plain {
+        Ok(g) if !recomputes(g) => plain,
+        // A reduction read in registers would be recomputed at every point that reads it
+        // (its inputs re-read from global memory each time), or cannot be recomputed at
+        // all (inside a staged reduction): computed once per block into shared memory
+        // instead, when that lowers.
+        _ => fuse_kernel_with(ctx, kernel, ops, true).or(plain),
+    }
+}
+
+/// [`fuse_kernel`]; `promote`: every reduction another member reads is a shared stage.
+fn fuse_kernel_with(
+    ctx: &Context,
+    kernel: OpId,
+    ops: &[OpId],
+    promote: bool,
+) -> Result<FusedGroup, String> {
+    let device = ctx
+        .attr(kernel, DEVICE)
+        .and_then(|a| a.as_str())
+        .ok_or("has no 'tilegraph.device' (run --connect)")?
+        .to_string();
+    if ops.is_empty() {
+        return Err("has no te.compute".into());
     }
     let member = |v: Value| ops.iter().position(|&o| ctx.result(o, 0) == v);
     let mut nodes: Vec<Node> = Vec::new();
     let mut used = vec![false; ops.len()];
-    let shared = shared_members(ctx, &ops, promote)?;
+    let shared = shared_members(ctx, ops, promote)?;
     for (m, &op) in ops.iter().enumerate() {
         let (c, vals) = compute_from_op(ctx, op)?;
         let lv = levels(ctx, op)?;
@@ -450,7 +530,7 @@ fn fuse_kernel_with(ctx: &Context, kernel: OpId, promote: bool) -> Result<FusedG
     let program = program_from_tiles(ctx, ops[anchor_m], &anchor.c, &device)?;
     let mut sources = sources;
     plan_stages(&anchor.c, &program.block, &mut sources, &mut shared_stages)?;
-    let reference = group_reference(ctx, &ops, &args)?;
+    let reference = group_reference(ctx, ops, &args)?;
     Ok(FusedGroup {
         anchor: anchor.c.clone(),
         tail,
@@ -615,6 +695,27 @@ mod tests {
     use rtile_dialects::te::module::{new_context, parse_and_verify};
     use rtile_runtime::interp::{Accumulate, eval_compute};
     use rtile_runtime::tensor::Tensor;
+
+    /// The default thread tile divides the block on every axis and leaves at most
+    /// [`MAX_DEFAULT_THREADS`] threads, also when no axis's extent is even (a prime
+    /// extent becomes one thread's row).
+    #[test]
+    fn default_thread_tiles_divide_odd_blocks() {
+        for (block, want) in [
+            (vec![1u64, 1279], vec![1u64, 1279]),
+            (vec![1, 1155], vec![1, 15]),
+            (vec![4, 1278], vec![4, 6]),
+            (vec![16, 16], vec![1, 1]),
+            (vec![8, 64, 3], vec![1, 2, 1]),
+        ] {
+            let np = if block.len() == 3 { 2 } else { block.len() };
+            let t = thread_tile_for(&block, np);
+            assert_eq!(t, want, "{block:?}");
+            let threads: u64 = (0..np).map(|a| block[a] / t[a]).product();
+            assert!(threads <= MAX_DEFAULT_THREADS, "{block:?}: {threads}");
+            assert!((0..np).all(|a| block[a] % t[a] == 0), "{block:?}");
+        }
+    }
 
     /// A producer read through a transposed, strided index with a broadcast operand, inlined
     /// into a reduction that reads it twice: the inlined compute equals producer-then-

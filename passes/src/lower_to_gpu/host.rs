@@ -15,17 +15,17 @@ use rtile::printer::{PrintOptions, print_op};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::{TeCompute, TensorType};
 use rtile_dialects::tensor::{COLLAPSE, EXPAND};
-use rtile_dialects::tilegraph::ops::body_ops;
 use rtile_dialects::tilegraph::{DEVICE as TG_DEVICE, KERNEL};
 
 use super::arena::{Lifetime, assign};
-use super::fuse::{fuse_kernel, program_from_tiles};
+use super::fuse::{fuse_kernel, program_from_tiles, result_members};
 use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts, lower_fused};
 use super::pass::{func_name, memref_of, segment_sizes, selected_program, set_locations};
 use super::persistent::Packing;
 use crate::device::Device;
 
 pub use rtile_dialects::rtile::PEAK_BYTES;
+use rtile_dialects::rtile::SPLIT_RESULT;
 
 /// One `te.compute` of a function: its kernel (an index into the kernels), the te values
 /// it reads in kernel-argument order, and its result.
@@ -226,12 +226,24 @@ fn read_func(
                 let k = lower_compute_opts(ctx, &c, &p, &kname, opts)
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
                 super::persistent::mark_rop(ctx, op, k.func);
-                push_launch(ctx, op, k, inputs, &mut known, &mut tf, kernels)?;
+                let result = ctx.result(op, 0);
+                push_launch(ctx, op, k, inputs, result, &mut known, &mut tf, kernels)?;
             }
             KERNEL => {
-                let (k, inputs) =
-                    lower_tilegraph_kernel(ctx, op, opts, &format!("{name}_{}", kernels.len()))?;
-                push_launch(ctx, op, k, inputs, &mut known, &mut tf, kernels)?;
+                // One kernel per result (see `fuse::result_members`).
+                let subs = result_members(ctx, op).map_err(|e| {
+                    Diagnostic::op_error(ctx, op, format!("cannot lower as one fused kernel: {e}"))
+                })?;
+                for (i, members) in subs.iter().enumerate() {
+                    let kname = format!("{name}_{}", kernels.len());
+                    let (k, inputs) = lower_tilegraph_kernel(ctx, op, members, opts, &kname)?;
+                    if subs.len() > 1 {
+                        let at = Attribute::dense_i64_array(vec![i as i64, subs.len() as i64]);
+                        ctx.set_attr(k.func, SPLIT_RESULT, at);
+                    }
+                    let result = ctx.result(op, i);
+                    push_launch(ctx, op, k, inputs, result, &mut known, &mut tf, kernels)?;
+                }
             }
             COLLAPSE | EXPAND => {
                 let src = ctx.operands(op).first().copied();
@@ -303,13 +315,15 @@ fn undefined_input(ctx: &Context, op: OpId) -> Diagnostic {
     )
 }
 
-/// Records the launch of kernel `k` for `op` (a compute or a `tilegraph.kernel`, with one
-/// result) reading `inputs`, which must be defined earlier.
+/// Records the launch of kernel `k` for `op` (a compute, or a `tilegraph.kernel` of
+/// which `k` computes `result`) reading `inputs`, which must be defined earlier.
+#[allow(clippy::too_many_arguments)]
 fn push_launch(
     ctx: &mut Context,
     op: OpId,
     k: LoweredKernel,
     inputs: Vec<Value>,
+    result: Value,
     known: &mut HashSet<Value>,
     tf: &mut TeFunc,
     kernels: &mut Vec<LoweredKernel>,
@@ -320,7 +334,6 @@ fn push_launch(
     }
     let loc = ctx.op(op).location.clone();
     set_locations(ctx, k.func, &loc);
-    let result = ctx.result(op, 0);
     known.insert(result);
     tf.launches.push(ComputeLaunch {
         kernel: kernels.len(),
@@ -331,24 +344,18 @@ fn push_launch(
     Ok(())
 }
 
-/// A `tilegraph.kernel` (after `--connect`) as one kernel: a single te op under its
-/// selected program (or, without one, the program of its `tilegraph.tiles`), several as
-/// one fused kernel (`fuse.rs`). Returns the kernel and the values it reads in order.
+/// The te ops `members` of a `tilegraph.kernel` `op` (after `--connect`; one entry of
+/// [`result_members`]) as one kernel: a single te op under its selected program (or,
+/// without one, the program of its `tilegraph.tiles`), several as one fused kernel
+/// (`fuse.rs`). Returns the kernel and the values it reads in order.
 fn lower_tilegraph_kernel(
     ctx: &mut Context,
     op: OpId,
+    members: &[OpId],
     opts: LowerOptions,
     kname: &str,
 ) -> Result<(LoweredKernel, Vec<Value>), Diagnostic> {
-    if ctx.results(op).len() != 1 {
-        return Err(Diagnostic::op_error(
-            ctx,
-            op,
-            "cannot lower: only tilegraph.kernels with one result are lowered yet",
-        ));
-    }
-    let members = body_ops(ctx, op);
-    if let [m] = members[..]
+    if let [m] = *members
         && ctx.op_name(m) == COMPUTE
     {
         let (c, vals) = compute_from_op(ctx, m).map_err(|e| Diagnostic::op_error(ctx, m, e))?;
@@ -369,7 +376,7 @@ fn lower_tilegraph_kernel(
         let inputs = compute_inputs(ctx, m, &c, &vals)?;
         return Ok((k, inputs));
     }
-    let g = fuse_kernel(ctx, op).map_err(|e| {
+    let g = fuse_kernel(ctx, op, members).map_err(|e| {
         Diagnostic::op_error(ctx, op, format!("cannot lower as one fused kernel: {e}"))
     })?;
     let k = lower_fused(ctx, &g, kname, opts).map_err(|e| {

@@ -261,7 +261,7 @@
 // Only rtile.programs, rtile.program and rtile.tile belong to the dialect.
 "func.func"() ({
 ^bb0(%A: tensor<256x64xf32>, %B: tensor<64x128xf32>):
-  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll, rtile.device, rtile.peak_bytes, rtile.shared_stages, rtile.pipeline_stages, rtile.persistent or rtile.wait)}}
+  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll, rtile.device, rtile.peak_bytes, rtile.shared_stages, rtile.split_result, rtile.pipeline_stages, rtile.persistent or rtile.wait)}}
   %C = "te.compute"(%A, %B) ({
   ^bb0(%a: f32, %b: f32):
     %p = "arith.mulf"(%a, %b) : (f32, f32) -> f32
@@ -302,3 +302,30 @@ gpu.module @k attributes {rtile.device = 3 : i64} {
 // expected-error @+1 {{'gpu.module' op attribute 'targets' failed to satisfy constraint: array of GPU target attributes with at least 1 elements}}
 "gpu.module"() <{sym_name = "k", targets = []}> ({
 }) : () -> ()
+
+// -----
+
+// rtile.split_result (one result of a tilegraph.kernel with several): on a gpu.func only,
+// array<i64: result, results> with result < results and at least two results.
+// expected-error @below {{attribute 'rtile.split_result': only valid on 'gpu.func'}}
+"func.func"() ({
+  "func.return"() : () -> ()
+}) {function_type = () -> (), sym_name = "f", rtile.split_result = array<i64: 0, 2>} : () -> ()
+
+// -----
+
+"gpu.module"() ({
+  // expected-error @below {{attribute 'rtile.split_result': expected array<i64: result, results> with 0 <= result < results and results >= 2}}
+  "gpu.func"() ({
+    "gpu.return"() : () -> ()
+  }) {function_type = () -> (), sym_name = "k", gpu.kernel, rtile.split_result = array<i64: 2, 2>} : () -> ()
+}) {sym_name = "m"} : () -> ()
+
+// -----
+
+"gpu.module"() ({
+  // expected-error @below {{attribute 'rtile.split_result': expected array<i64: result, results> with 0 <= result < results and results >= 2}}
+  "gpu.func"() ({
+    "gpu.return"() : () -> ()
+  }) {function_type = () -> (), sym_name = "k", gpu.kernel, rtile.split_result = array<i64: 0, 1>} : () -> ()
+}) {sym_name = "m"} : () -> ()
