@@ -10,7 +10,7 @@ use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::nvgpu::token_type;
 use rtile_dialects::te::model::ElemType;
 
-use super::plan::{MMA, MmaPlan, OperandPlan};
+use super::plan::{Gather, MMA, MmaPlan, OperandPlan};
 use crate::lower_to_gpu::emit::Emitter;
 use crate::lower_to_gpu::types::{i32_array, shared_memref};
 
@@ -195,11 +195,20 @@ impl MmaBuild<'_, '_> {
                 idx.push(v);
             }
             let (g, s) = (self.global[w], self.shared[w]);
+            let mut window = None;
+            if let Some(gather) = &o.gather {
+                (idx, window) = self.gather(gather, o, &idx);
+            }
             if o.chunk == 1 {
                 let e = p.input.to_type();
                 let mut v = self
                     .em
                     .op("memref.load", &[&[g][..], &idx].concat(), &[], e);
+                if let Some(c) = window {
+                    let pad = o.gather.as_ref().and_then(|x| x.pad).unwrap_or(0.0);
+                    let z = self.em.float(pad, p.input);
+                    v = self.select(c, v, z);
+                }
                 if let Some(c) = inb {
                     let z = self.em.float(0.0, p.input);
                     v = self.select(c, v, z);
@@ -226,6 +235,45 @@ impl MmaBuild<'_, '_> {
             tokens.push(t);
         }
         tokens
+    }
+
+    /// The data indices of im2col element `idx = [m, k]` (each already inside the view):
+    /// `m` and `k` delinearised into the compute axes of their groups (the last fastest),
+    /// then the data's index expressions. With a `pad` value, also whether the read is inside
+    /// the data (each index `< dim` unsigned, so negative ones fail too); outside, the index
+    /// is clamped to 0 so the load stays in bounds.
+    fn gather(
+        &mut self,
+        g: &Gather,
+        o: &OperandPlan,
+        idx: &[Value],
+    ) -> (Vec<Value>, Option<Value>) {
+        let p = self.plan;
+        let mut vals: Vec<Option<Value>> = vec![None; p.compute_extents.len()];
+        for (&a, &v) in o.dims.iter().zip(idx) {
+            let mut rest = v;
+            for (i, &x) in p.groups[a].iter().enumerate().rev() {
+                let e = p.compute_extents[x];
+                vals[x] = Some(if i == 0 { rest } else { self.rem(rest, e) });
+                rest = self.div(rest, e);
+            }
+        }
+        let zero = self.em.idx(0);
+        let mut inside = None;
+        let mut out = Vec::new();
+        for (d, e) in g.map.iter().enumerate() {
+            let mut v = self
+                .em
+                .affine(e, &vals)
+                .expect("a gather's index reads the compute's axes");
+            if g.pad.is_some() {
+                let c = self.lt(v, g.shape[d]);
+                inside = self.em.and(inside, c);
+                v = self.select(c, v, zero);
+            }
+            out.push(v);
+        }
+        (out, inside)
     }
 
     /// Both operands' copies of k-step `kt` into stage `st`, committed as one group; with
@@ -363,8 +411,8 @@ impl MmaBuild<'_, '_> {
     pub fn epilogue(&mut self, acc: &[Value]) {
         let p = self.plan;
         let nf = p.warp_n / MMA[1];
-        let spatial = p.spatial();
-        let paired = spatial.last() == Some(&p.n) && p.extents[p.n] % 2 == 0;
+        // The output's last dim is the compute's last spatial axis: n's when n is one axis.
+        let paired = p.groups[p.n] == [p.out_rank - 1] && p.extents[p.n] % 2 == 0;
         for (at, &frag) in acc.iter().enumerate() {
             let (i, j) = (at as i64 / nf, at as i64 % nf);
             for r in 0..2 {
@@ -415,7 +463,7 @@ impl MmaBuild<'_, '_> {
         let m_local = self.em.add(m_local, g);
         let n_local = self.add_const(wn0, 8 * j + h);
         let n_local = self.em.add(n_local, q2);
-        let mut idx = Vec::new();
+        let mut vals = vec![zero; p.compute_extents.len()];
         let mut guard = None;
         for x in p.spatial() {
             let l = if x == p.m {
@@ -430,9 +478,16 @@ impl MmaBuild<'_, '_> {
                 let c = self.lt(at, p.extents[x]);
                 guard = self.em.and(guard, c);
             }
-            idx.push(at);
+            // A view's axis (a convolution's output pixels) into its compute axes.
+            let mut rest = at;
+            for (i, &a) in p.groups[x].iter().enumerate().rev() {
+                let e = p.compute_extents[a];
+                vals[a] = if i == 0 { rest } else { self.rem(rest, e) };
+                rest = self.div(rest, e);
+            }
         }
-        let args = [&[v, self.output][..], &idx].concat();
+        let idx = &vals[..p.out_rank];
+        let args = [&[v, self.output][..], idx].concat();
         match guard {
             Some(c) => {
                 self.em.begin_then(c);
