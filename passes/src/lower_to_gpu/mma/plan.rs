@@ -26,6 +26,9 @@ pub struct Gather {
     pub map: Vec<AffineExpr>,
     pub shape: Vec<i64>,
     pub pad: Option<f64>,
+    /// Whether the data's contiguous dim moves with m (an output pixel axis, NCHW's `x`)
+    /// rather than k (NHWC's channels): the tile is then copied m-fastest.
+    pub m_fastest: bool,
 }
 
 /// One operand (A: m×k, B: k×n) of the tensor-core kernel.
@@ -269,6 +272,11 @@ fn conv_gemm(c: &TeCompute, axes: &[String]) -> Result<Gemm, String> {
         shape: vec![em, ek],
         collapse: None,
         gather: Some(Gather {
+            m_fastest: c.accesses[ad]
+                .map
+                .results
+                .last()
+                .is_some_and(|e| g.groups[0].iter().any(|&x| e.uses_dim(x as u32))),
             map: c.accesses[ad].map.results.clone(),
             shape: c.inputs[c.accesses[ad].input].shape.clone(),
             pad: c.accesses[ad].pad,
