@@ -405,6 +405,8 @@ impl MmaBuild<'_, '_> {
         // The zero-filling copies past the last k-step read k-step 0's addresses.
         let zero = self.em.idx(0);
         let kt = live.map_or(kt, |c| self.select(c, kt, zero));
+        // (A gathered A's plain loads issued after B's cp.async would overlap them, but keep
+        // B's addresses live across the gather: the full-size A100 conv then spills.)
         let mut tokens = self.load_operand(0, kt, st, live);
         tokens.extend(self.load_operand(1, kt, st, live));
         (!tokens.is_empty()).then(|| {
