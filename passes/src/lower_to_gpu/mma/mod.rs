@@ -9,7 +9,11 @@
 //! - `nvgpu.mma.sync` m16n8k16 with f32 accumulators per warp tile (an sm_90 program's
 //!   warpgroup tile split by rows over its 4 warps),
 //! - an epilogue storing each fragment converted to the result type, guarded where the grid
-//!   pads an extent.
+//!   pads an extent;
+//! - for a convolution, a program over its implicit GEMM view `[M = n*y*x, N = f, K]`
+//!   ([`crate::construct_rtile::implicit_gemm`]): A, the im2col of the data, gathered into
+//!   shared memory with plain loads (zero padding selected), B the weights through a
+//!   `memref.collapse_shape` to a matrix, the rest as for a matmul.
 //!
 //! See `docs/passes/lower-to-gpu.md` ("Tensor cores").
 
