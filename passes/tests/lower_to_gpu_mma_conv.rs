@@ -233,6 +233,37 @@ fn conv_plan_gathers_the_data_and_views_the_weights() {
     assert!(check(&c, &p, 1).is_ok());
 }
 
+/// Channels last with 16 channels and HWIO weights: consecutive k of a pixel are
+/// consecutive channels, so the gather is 16-byte cp.async (zero-filled over the padding);
+/// with 19 channels it falls back to plain loads. Both match the oracle.
+#[test]
+fn nhwc_gather_uses_cp_async_when_channels_align() {
+    let dev = Device::builtin("a100").expect("a100");
+    for (c, chunk) in [(16, 8), (6, 2), (19, 1)] {
+        let cv = conv((2, c, 9, 16), (3, 1, 1), true);
+        let te = compute(&cv.text(("f16", "f16")));
+        let p = view_program(&te, [16, 16, 32], [16, 16]);
+        let plan = MmaPlan::new(&te, &p, &dev).expect("plan");
+        let a = &plan.ops[0];
+        assert!(a.gather.as_ref().is_some_and(|g| g.channels_last));
+        assert_eq!(a.chunk, chunk, "{c} channels");
+        let mut ctx = context();
+        let k = lower_compute(&mut ctx, &te, &p, "k").expect("lowers");
+        let copies = count_ops(&ctx, &k, "nvgpu.device_async_copy");
+        // Per stage issued (the S - 1 of the prologue, one in the loop): B's copies, plus
+        // A's 16x32 tile in chunks over 32 threads when cp.async.
+        let b = plan.ops[1].copies_per_thread as usize;
+        let per_stage = b + if chunk > 1 {
+            (16 * 32 / chunk / 32) as usize
+        } else {
+            0
+        };
+        let want = per_stage * plan.stages as usize;
+        assert_eq!(copies, want, "{c} channels");
+        check(&te, &p, 3).unwrap_or_else(|e| panic!("{c} channels: {e}"));
+    }
+}
+
 /// Planted bug: the padding's bounds test dropped from the value (every read taken as
 /// inside the data; the clamped index reads element 0 instead of the zero padding) gives
 /// wrong numbers.

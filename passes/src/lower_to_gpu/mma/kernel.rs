@@ -11,13 +11,9 @@ use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::nvgpu::token_type;
 use rtile_dialects::te::model::ElemType;
 
-use super::plan::{Gather, MMA, MmaPlan, OperandPlan};
+use super::plan::{GATHER_UNROLL, Gather, MMA, MmaPlan, OperandPlan};
 use crate::lower_to_gpu::emit::Emitter;
 use crate::lower_to_gpu::types::{i32_array, shared_memref};
-
-/// Copies of a gathered operand unrolled per iteration of its copy loop: enough
-/// independent loads in flight per thread, few enough live registers.
-const GATHER_UNROLL: i64 = 8;
 
 /// Per-thread coordinates the body reads.
 pub(super) struct Ids {
@@ -160,7 +156,7 @@ impl MmaBuild<'_, '_> {
         let p = self.plan;
         let o: &OperandPlan = &p.ops[w];
         let kbase = self.em.mul_const(kt, p.block[p.k]);
-        if o.gather.is_some() && o.copies_per_thread > 2 * GATHER_UNROLL {
+        if looped(o) {
             self.gather_loop(w, kbase, st, live);
             return Vec::new();
         }
@@ -266,8 +262,7 @@ impl MmaBuild<'_, '_> {
         let mut inb = live;
         let (mut fill, mut skip) = (None, None);
         let mfast = o.gather.as_ref().is_some_and(|g| g.m_fastest);
-        let looped = o.gather.is_some() && o.copies_per_thread > 2 * GATHER_UNROLL;
-        if surplus && (mfast || looped) {
+        if surplus && (mfast || looped(o)) {
             let c = if mfast {
                 self.lt(col, o.cols)
             } else {
@@ -339,6 +334,10 @@ impl MmaBuild<'_, '_> {
                 self.em.end_then();
             }
             return None;
+        }
+        // A gathered chunk outside the data (padding) is zero-filled like one past an extent.
+        if let Some(c) = window {
+            inb = self.em.and(inb, c);
         }
         let mut args = vec![s, st, frow, col, g];
         args.extend(&idx);
@@ -618,6 +617,12 @@ impl MmaBuild<'_, '_> {
             None => self.em.op0(op, &args, &[]),
         }
     }
+}
+
+/// Whether operand `o`'s copies take [`MmaBuild::gather_loop`]: a gathered operand copied
+/// element by element with more than 2·[`GATHER_UNROLL`] copies a thread.
+fn looped(o: &OperandPlan) -> bool {
+    o.gather.is_some() && o.chunk == 1 && o.copies_per_thread > 2 * GATHER_UNROLL
 }
 
 /// The shared tile type of operand `o` over `stages` stages.

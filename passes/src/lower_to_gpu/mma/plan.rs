@@ -29,7 +29,15 @@ pub struct Gather {
     /// Whether the data's contiguous dim moves with m (an output pixel axis, NCHW's `x`)
     /// rather than k (NHWC's channels): the tile is then copied m-fastest.
     pub m_fastest: bool,
+    /// Whether the data's contiguous dim is the whole channel axis, read plainly and the
+    /// fastest of k (NHWC data, HWIO weights: `k = (ry·KW + rx)·C + c`): consecutive k of
+    /// one pixel are consecutive in memory.
+    pub channels_last: bool,
 }
+
+/// Copies of a gathered operand unrolled per iteration of its copy loop: enough
+/// independent loads in flight per thread, few enough live registers.
+pub const GATHER_UNROLL: i64 = 8;
 
 /// One operand (A: m×k, B: k×n) of the tensor-core kernel.
 #[derive(Clone, Debug, PartialEq)]
@@ -272,6 +280,12 @@ fn conv_gemm(c: &TeCompute, axes: &[String]) -> Result<Gemm, String> {
         shape: vec![em, ek],
         collapse: None,
         gather: Some(Gather {
+            channels_last: {
+                let d = &c.inputs[c.accesses[ad].input].shape;
+                let kin = *g.groups[2].last().expect("a reduction axis");
+                c.accesses[ad].map.results.last() == Some(&AffineExpr::Dim(kin as u32))
+                    && d.last() == Some(&c.axes[kin].extent)
+            },
             m_fastest: c.accesses[ad]
                 .map
                 .results
@@ -439,11 +453,17 @@ impl MmaPlan {
 /// n, and k).
 ///
 /// A gathered operand (a convolution's im2col) is copied element by element with plain
-/// loads and shared stores (`chunk` 1): consecutive k of one pixel are not consecutive in
-/// the data (NCHW: a window row of `KW` ≤ 3 elements at any alignment; NHWC: channels, but
-/// a chunk crosses to the next window position wherever `C` is not a multiple of it), and
-/// `cp.async` needs 4-, 8- or 16-byte aligned contiguous sources. Where the read leaves
-/// the data (zero padding) or the view the value is selected, not copied.
+/// loads and shared stores (`chunk` 1) where consecutive k of one pixel are not consecutive
+/// in the data (NCHW: a window row of `KW` ≤ 3 elements at any alignment; NHWC with OIHW
+/// weights: k steps over the window first), as `cp.async` needs 4-, 8- or 16-byte aligned
+/// contiguous sources; where the read leaves the data (zero padding) or the view the value
+/// is selected, not copied. Channels last ([`Gather::channels_last`]) with `C` a multiple of
+/// 2, 4 or 8 and zero padding, a chunk of that many channels is contiguous and aligned
+/// (`k` and `C` are multiples of it, so is `c`) and is copied by `cp.async`, the padding
+/// zero-filled by `srcElements = 0` — when that leaves at most [`GATHER_UNROLL`] copies a
+/// thread: the tokens must reach the stage's group, so the copies are unrolled, and each
+/// has its own pixel's index chain live with the accumulators (the full-size ResNet conv on
+/// A100, 9 such copies a thread under a 96-register cap, spilled 184 bytes).
 fn operand(
     v: View,
     a: usize,
@@ -467,10 +487,18 @@ fn operand(
     let trans = inner == own;
     let (cols, rows) = (block[inner], block[outer]);
     let pad = if (cols / 8) % 2 == 0 { 8 } else { 0 };
-    let chunk = if gather.is_some() {
-        1
-    } else {
-        chunk_for(shape[shape.len() - 1])
+    let copies = |chunk: i64| (slices * rows * cols / chunk + threads - 1) / threads;
+    let chunk = match &gather {
+        Some(g) if g.channels_last && g.pad.is_none_or(|v| v == 0.0) => {
+            let c = chunk_for(g.shape[g.shape.len() - 1]);
+            if c > 1 && cols % c == 0 && copies(c) <= GATHER_UNROLL {
+                c
+            } else {
+                1
+            }
+        }
+        Some(_) => 1,
+        None => chunk_for(shape[shape.len() - 1]),
     };
     let per_stage = slices * rows * cols / chunk;
     let copies_per_thread = (per_stage + threads - 1) / threads;
