@@ -115,6 +115,17 @@ fn fused_axes() {
         verify::program_axes(&c, &p).is_err(),
         "mixed kinds do not fuse"
     );
+    // A merge need not be of adjacent axes (a convolution's implicit GEMM view), but it
+    // takes every axis once.
+    p.axes = vec!["n*m".into(), "k".into()];
+    assert_eq!(
+        verify::program_axes(&c, &p).unwrap()[0],
+        ("n*m".to_string(), 256 * 128, false)
+    );
+    p.axes = vec!["m*m".into(), "n".into(), "k".into()];
+    assert!(verify::program_axes(&c, &p).is_err(), "an axis twice");
+    p.axes = vec!["m".into(), "k".into()];
+    assert!(verify::program_axes(&c, &p).is_err(), "n left out");
 }
 
 #[test]

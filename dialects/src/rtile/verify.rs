@@ -171,8 +171,11 @@ impl AttributeVerifier for RtileAttrVerifier {
     }
 }
 
-/// The axes a program tiles: `(name, extent, reduction)`. Its own `axes` when present (fused
-/// axes `a*b` of adjacent compute axes of one kind), else the compute's.
+/// The axes a program tiles: `(name, extent, reduction)`. Its own `axes` when present, else
+/// the compute's. Own axes merge compute axes of one kind (`a*b`, the extents multiplied),
+/// every compute axis in exactly one: the construction's axis fusion (adjacent axes) or a
+/// convolution's implicit GEMM view (`n*y*x`, `f`, `c*ry*rx`); which of the two a program
+/// really tiles is the device check's to say (it knows the forms).
 pub fn program_axes(c: &TeCompute, p: &RProgram) -> Result<Vec<(String, u64, bool)>, String> {
     let own: Vec<(String, u64, bool)> = c
         .axes
@@ -189,28 +192,24 @@ pub fn program_axes(c: &TeCompute, p: &RProgram) -> Result<Vec<(String, u64, boo
         return Ok(own);
     }
     let mut out = Vec::new();
-    let mut next = 0;
+    let mut used = vec![false; own.len()];
     for name in &p.axes {
         let mut extent = 1u64;
         let mut kind = None;
         for part in name.split('*') {
-            let Some((n, e, r)) = own.get(next) else {
+            let i = own.iter().position(|a| a.0 == part);
+            let Some(i) = i.filter(|&i| !used[i] && kind.is_none_or(|k| k == own[i].2)) else {
                 return Err(format!(
-                    "axis '{name}' is not a fusion of the compute's axes"
+                    "axis '{name}' is not a merge of unused compute axes of one kind"
                 ));
             };
-            if n != part || kind.is_some_and(|k| k != *r) {
-                return Err(format!(
-                    "axis '{name}' is not a fusion of the compute's axes"
-                ));
-            }
-            kind = Some(*r);
-            extent = extent.saturating_mul(*e);
-            next += 1;
+            used[i] = true;
+            kind = Some(own[i].2);
+            extent = extent.saturating_mul(own[i].1);
         }
         out.push((name.clone(), extent, kind.unwrap_or(false)));
     }
-    if next != own.len() {
+    if used.contains(&false) {
         return Err("'axes' does not cover every axis of the compute".into());
     }
     Ok(out)

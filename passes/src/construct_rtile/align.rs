@@ -63,9 +63,12 @@ pub struct TensorCoreMap {
 /// Only a mixed-precision contraction qualifies: f16 or bf16 inputs with an f32 accumulator
 /// ([`TensorExprInfo::mma_inputs`]; never silently TF32 for f32), two multiplied inputs, a
 /// reduction axis used plainly by both (k), an output axis read only by the first (m) and
-/// one used only by the second (n). Matmul, batch matmul (the batch axis stays 1 in the warp
-/// tile) and convolution as an implicit GEMM (m the innermost output position of the data,
-/// read through its window, n the filters, k the channels) all take this form.
+/// one used only by the second (n). Matmul and batch matmul (the batch axis stays 1 in the
+/// warp tile) take this form over their own axes; a convolution is constructed over its
+/// implicit GEMM view ([`super::implicit_gemm`], where m is the output pixels, n the filters,
+/// k the reduction axes), the only form `--lower-to-gpu` lowers on tensor cores. (Over a
+/// convolution's own axes m may enter the first input through a window, `%x + %s`; such
+/// programs are built only when the view does not apply, and are not lowered.)
 pub fn tensor_core_maps(e: &TensorExprInfo, dev: &Device) -> Vec<TensorCoreMap> {
     let Some(dtype) = e.mma_inputs.as_deref() else {
         return Vec::new();

@@ -4,6 +4,7 @@
 
 use super::align::{Aligner, TensorCoreMap, tensor_core_map_for, tensor_core_maps};
 use super::expr_info::TensorExprInfo;
+use super::implicit_gemm::implicit_gemm;
 use super::perf_model::{self, ProgramShape};
 use super::rtile::{ceil_div, mem_traffic, register_bytes, thread_registers};
 use crate::device::Device;
@@ -62,12 +63,51 @@ pub struct ConstructResult {
 }
 
 /// Builds the top-k rPrograms of `expr` on `dev` (Roller §3.2).
+///
+/// A convolution with tensor-core inputs ([`implicit_gemm`]) gets its tensor-core programs
+/// over the implicit GEMM view `[M, N, K]` (Roller §5.1: the rTile aligned to the MMA shape
+/// needs the operator as a matmul; the programs name the view's axes) and its SIMT programs
+/// over its own axes; the best `top_k` of both are kept.
 pub fn construct(
     expr: &TensorExprInfo,
     dev: &Device,
     opts: &ConstructOptions,
 ) -> Result<ConstructResult, String> {
     expr.validate()?;
+    if opts.tensor_core
+        && let Some(g) = implicit_gemm(expr)
+        && !tensor_core_maps(&g.expr, dev).is_empty()
+    {
+        let simt = ConstructOptions {
+            tensor_core: false,
+            ..opts.clone()
+        };
+        let mut r = construct_form(expr, dev, &simt, true)?;
+        // The view's own SIMT programs are not built: the SIMT lowering tiles the compute's
+        // axes, not the gathered view.
+        let view = ConstructOptions {
+            axis_fusion: false,
+            ..opts.clone()
+        };
+        let t = construct_form(&g.expr, dev, &view, false)?;
+        r.programs.extend(t.programs);
+        r.steps += t.steps;
+        r.epsilon = r.epsilon.max(t.epsilon);
+        sort_programs(&mut r.programs);
+        r.programs.truncate(opts.top_k.max(1));
+        return Ok(r);
+    }
+    construct_form(expr, dev, opts, true)
+}
+
+/// [`construct`] over one form of the expression; `simt`: whether the SIMT programs are
+/// built too (else only the tensor-core ones).
+fn construct_form(
+    expr: &TensorExprInfo,
+    dev: &Device,
+    opts: &ConstructOptions,
+    simt: bool,
+) -> Result<ConstructResult, String> {
     let k = opts.top_k.max(1);
     let mut steps = 0;
     let eps0 = opts.epsilon.max(0.0);
@@ -91,12 +131,12 @@ pub fn construct(
         form = f;
         fused = Some(groups);
     }
-    let mut progs = run_round(&form, dev, opts, eps0, &mut steps, Vec::new());
+    let mut progs = run_round(&form, dev, (opts, simt), eps0, &mut steps, Vec::new());
     if progs.len() < k
         && !irregular
         && let Some((f, groups)) = fusion
     {
-        let fp = run_round(&f, dev, opts, eps0, &mut steps, Vec::new());
+        let fp = run_round(&f, dev, (opts, simt), eps0, &mut steps, Vec::new());
         if fp.len() > progs.len() {
             progs = fp;
             form = f;
@@ -107,7 +147,7 @@ pub fn construct(
     while progs.len() < k && eps < opts.epsilon_max && opts.epsilon_step > 0.0 {
         // Rounded so that ε prints as the user would write it (0.6, not 0.6000000000000001).
         eps = (((eps + opts.epsilon_step) * 1e9).round() / 1e9).min(opts.epsilon_max);
-        progs = run_round(&form, dev, opts, eps, &mut steps, progs);
+        progs = run_round(&form, dev, (opts, simt), eps, &mut steps, progs);
     }
     sort_programs(&mut progs);
     progs.truncate(k);
@@ -136,7 +176,7 @@ fn sort_programs(v: &mut [RProgram]) {
 fn run_round(
     expr: &TensorExprInfo,
     dev: &Device,
-    opts: &ConstructOptions,
+    (opts, simt): (&ConstructOptions, bool),
     eps: f64,
     steps: &mut usize,
     mut acc: Vec<RProgram>,
@@ -148,7 +188,9 @@ fn run_round(
     if opts.tensor_core {
         modes.extend(tensor_core_maps(expr, dev).into_iter().map(Some));
     }
-    modes.push(None);
+    if simt {
+        modes.push(None);
+    }
     for tc in modes {
         let mut s = Search::new(expr, dev, eps, tc, k, opts.max_steps);
         s.run();

@@ -13,6 +13,7 @@ use rtile_dialects::te::model::TeCompute;
 
 use super::align::{Aligner, tensor_core_map_for};
 use super::expr_info::TensorExprInfo;
+use super::implicit_gemm::implicit_gemm;
 use super::rtile::{register_bytes, shared_bytes, thread_registers};
 use super::te_adapter::expr_from_compute;
 use crate::device::Device;
@@ -47,17 +48,26 @@ pub fn program_device(p: &RProgram) -> Result<Device, String> {
 }
 
 /// The expression in the form the program tiles: fused by the construction's axis fusion when
-/// the program's axes are fused ones.
+/// the program's axes are fused ones, the implicit GEMM view of a convolution when they are
+/// that view's (tensor-core programs, [`implicit_gemm`]).
 pub fn program_expr(c: &TeCompute, p: &RProgram) -> Result<TensorExprInfo, String> {
-    let e = expr_from_compute(c)?;
-    if p.axes.is_empty() || p.axes.iter().eq(e.axes.iter().map(|a| &a.name)) {
+    program_form(expr_from_compute(c)?, &p.axes)
+}
+
+/// The form of `e` whose axes are named `axes` (empty: `e`'s own).
+pub fn program_form(e: TensorExprInfo, axes: &[String]) -> Result<TensorExprInfo, String> {
+    if axes.is_empty() || axes.iter().eq(e.axes.iter().map(|a| &a.name)) {
         return Ok(e);
     }
+    if let Some(g) = implicit_gemm(&e)
+        && axes.iter().eq(g.expr.axes.iter().map(|a| &a.name))
+    {
+        return Ok(g.expr);
+    }
     match e.fuse_axes() {
-        Some((f, _)) if p.axes.iter().eq(f.axes.iter().map(|a| &a.name)) => Ok(f),
+        Some((f, _)) if axes.iter().eq(f.axes.iter().map(|a| &a.name)) => Ok(f),
         _ => Err(format!(
-            "axes {:?} are not the axis fusion of this compute",
-            p.axes
+            "axes {axes:?} are neither the axis fusion nor the implicit GEMM view of this compute"
         )),
     }
 }

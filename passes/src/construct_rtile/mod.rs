@@ -8,6 +8,7 @@
 //! - the `#rtile.program` data and text live in `rtile_dialects::rtile` (dialects must not
 //!   depend on passes).
 //!
+//! - [`implicit_gemm`]: a convolution as the GEMM tensor cores tile (§5.1).
 //! - [`te_adapter`]: `te.compute` → [`TensorExprInfo`].
 //! - [`pass`]: the `--construct-rtile` pass; [`device_check`]: the device half of the `rtile`
 //!   attribute verifier.
@@ -18,6 +19,7 @@ pub mod align;
 pub mod construct;
 pub mod device_check;
 pub mod expr_info;
+pub mod implicit_gemm;
 pub mod pass;
 pub mod perf_model;
 pub mod rtile;

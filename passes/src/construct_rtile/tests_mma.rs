@@ -5,6 +5,7 @@
 
 use super::align::tensor_core_maps;
 use super::construct::check_program;
+use super::device_check::program_form;
 use super::te_adapter::expr_from_compute;
 use super::*;
 use crate::device::Device;
@@ -58,14 +59,12 @@ fn conv(n: u64, c: u64, h: u64, f: u64) -> String {
 /// how many there were.
 fn check_aligned(e: &TensorExprInfo, dev: &Device) -> usize {
     let r = construct(e, dev, &ConstructOptions::default()).unwrap();
-    let form = match &r.fused_axes {
-        Some(_) => e.fuse_axes().unwrap().0,
-        None => e.clone(),
-    };
-    let maps = tensor_core_maps(&form, dev);
-    assert!(!maps.is_empty(), "{} has MMA instructions", dev.name);
     let mut n = 0;
     for p in r.programs.iter().filter(|p| p.tensor_core) {
+        // The program's own form: a convolution's is its implicit GEMM view.
+        let form = program_form(e.clone(), &p.axes).unwrap();
+        let maps = tensor_core_maps(&form, dev);
+        assert!(!maps.is_empty(), "{} has MMA instructions", dev.name);
         check_program(&form, dev, p).unwrap_or_else(|m| panic!("{}: {m}: {p:?}", dev.name));
         let mma = p.mma.expect("a tensor-core program names its MMA shape");
         let tc = maps
@@ -148,6 +147,27 @@ fn ops_off_the_tensor_cores_construct_as_without_them() {
                     .iter()
                     .all(|p| !p.tensor_core && p.mma.is_none())
             );
+        }
+    }
+}
+
+#[test]
+fn conv_tensor_core_programs_tile_the_implicit_gemm_view() {
+    // M = n*y*x (2·64·64 output pixels), N = f, K = c*r*s (OIHW weights' order); the SIMT
+    // programs keep the compute's own axes.
+    let e = expr(&conv(2, 64, 66, 64));
+    for dev in ["a100", "h100"] {
+        let dev = Device::builtin(dev).unwrap();
+        let r = construct(&e, &dev, &ConstructOptions::default()).unwrap();
+        assert!(r.programs.iter().any(|p| p.tensor_core));
+        for p in &r.programs {
+            if p.tensor_core {
+                assert_eq!(p.axes, ["n*y*x", "f", "c*r*s"]);
+                let form = program_form(e.clone(), &p.axes).unwrap();
+                assert_eq!(form.extents(), [2 * 64 * 64, 64, 64 * 9]);
+            } else {
+                assert_eq!(p.axes.len(), 7);
+            }
         }
     }
 }

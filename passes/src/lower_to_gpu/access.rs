@@ -230,42 +230,7 @@ impl Lowering<'_> {
         e: &AffineExpr,
         vals: &[Option<Value>],
     ) -> Result<Value, String> {
-        Ok(match e {
-            AffineExpr::Dim(d) => vals
-                .get(*d as usize)
-                .cloned()
-                .flatten()
-                .ok_or("index uses an axis with no value here")?,
-            AffineExpr::Constant(k) => self.em.idx(*k),
-            AffineExpr::Add(a, b) => {
-                let (x, y) = (self.affine(a, vals)?, self.affine(b, vals)?);
-                self.em.add(x, y)
-            }
-            AffineExpr::Mul(a, b) => match (a.as_constant(), b.as_constant()) {
-                (_, Some(k)) => {
-                    let x = self.affine(a, vals)?;
-                    self.em.mul_const(x, k)
-                }
-                (Some(k), _) => {
-                    let x = self.affine(b, vals)?;
-                    self.em.mul_const(x, k)
-                }
-                _ => return Err("non-affine product in an index".into()),
-            },
-            AffineExpr::FloorDiv(a, b) | AffineExpr::CeilDiv(a, b) | AffineExpr::Mod(a, b) => {
-                let (x, y) = (self.affine(a, vals)?, self.affine(b, vals)?);
-                match e {
-                    AffineExpr::FloorDiv(..) => self.em.ibin("arith.floordivsi", x, y),
-                    AffineExpr::CeilDiv(..) => self.em.ibin("arith.ceildivsi", x, y),
-                    _ => {
-                        let q = self.em.ibin("arith.floordivsi", x, y);
-                        let m = self.em.ibin("arith.muli", q, y);
-                        self.em.ibin("arith.subi", x, m)
-                    }
-                }
-            }
-            AffineExpr::Symbol(_) => return Err("symbols in index maps are not supported".into()),
-        })
+        self.em.affine(e, vals)
     }
 
     /// `0 <= idx[d] < shape[d]` for the dims that need it.

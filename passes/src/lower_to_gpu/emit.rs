@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use rtile::ir::affine::AffineExpr;
 use rtile::ir::attributes::{Attribute, NamedAttribute};
 use rtile::ir::{
     AttrKind, BlockId, Builder, Context, FloatFormat, InsertionPoint, OpId, Type, TypeKind, Value,
@@ -141,6 +142,47 @@ impl<'c> Emitter<'c> {
         let op = d.build();
         self.b.restore_insertion_point(ip);
         (op, self.b.ctx().result(op, 0))
+    }
+
+    /// The index arithmetic of `e` over the axis values `vals` (`None`: an axis with no value
+    /// here).
+    pub fn affine(&mut self, e: &AffineExpr, vals: &[Option<Value>]) -> Result<Value, String> {
+        Ok(match e {
+            AffineExpr::Dim(d) => vals
+                .get(*d as usize)
+                .cloned()
+                .flatten()
+                .ok_or("index uses an axis with no value here")?,
+            AffineExpr::Constant(k) => self.idx(*k),
+            AffineExpr::Add(a, b) => {
+                let (x, y) = (self.affine(a, vals)?, self.affine(b, vals)?);
+                self.add(x, y)
+            }
+            AffineExpr::Mul(a, b) => match (a.as_constant(), b.as_constant()) {
+                (_, Some(k)) => {
+                    let x = self.affine(a, vals)?;
+                    self.mul_const(x, k)
+                }
+                (Some(k), _) => {
+                    let x = self.affine(b, vals)?;
+                    self.mul_const(x, k)
+                }
+                _ => return Err("non-affine product in an index".into()),
+            },
+            AffineExpr::FloorDiv(a, b) | AffineExpr::CeilDiv(a, b) | AffineExpr::Mod(a, b) => {
+                let (x, y) = (self.affine(a, vals)?, self.affine(b, vals)?);
+                match e {
+                    AffineExpr::FloorDiv(..) => self.ibin("arith.floordivsi", x, y),
+                    AffineExpr::CeilDiv(..) => self.ibin("arith.ceildivsi", x, y),
+                    _ => {
+                        let q = self.ibin("arith.floordivsi", x, y);
+                        let m = self.ibin("arith.muli", q, y);
+                        self.ibin("arith.subi", x, m)
+                    }
+                }
+            }
+            AffineExpr::Symbol(_) => return Err("symbols in index maps are not supported".into()),
+        })
     }
 
     /// An index constant.

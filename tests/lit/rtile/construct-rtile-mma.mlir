@@ -67,16 +67,17 @@ func.func @bmm(%A: tensor<8x256x128xbf16>, %B: tensor<8x128x192xbf16>) -> tensor
   func.return %C : tensor<8x256x192xf32>
 }
 
-// Convolution as an implicit GEMM: m is the output column %x (read through the window
-// %x + %s), n the filters %f, k the channels %c; the other axes stay 1 in the warp tile.
+// Convolution as an implicit GEMM: the tensor-core programs tile the view M = n*y*x
+// (4*64*64 output pixels), N = f (filters), K = c*r*s (the OIHW weights' order: a plain
+// [N, K] matrix), and name its axes.
 // A100-LABEL: func.func @conv
-// A100: tiles = {{\[\[}}1, 64, 8, 32, 32, 3, 3], [1, 32, 1, 32, 16, 1, 1]]{{.*}}tensor_core = true, mma = [16, 8, 16]
+// A100: tiles = {{\[\[}}144, 128, 192], [48, 32, 16]]{{.*}}threads = 384{{.*}}tensor_core = true, mma = [16, 8, 16], axes = ["n*y*x", "f", "c*r*s"]
 // H100-LABEL: func.func @conv
-// H100: tiles = {{\[\[}}1, 64, 2, 64, 32, 3, 3], [1, 64, 1, 64, 16, 1, 1]]{{.*}}tensor_core = true, mma = [64, 8, 16]
+// H100: tiles = {{\[\[}}64, 128, 192], [64, 64, 16]]{{.*}}threads = 256{{.*}}tensor_core = true, mma = [64, 8, 16], axes = ["n*y*x", "f", "c*r*s"]
 // V100-LABEL: func.func @conv
-// V100: tiles = {{\[\[}}1, 32, 4, 64, 32, 3, 3], [1, 16, 1, 16, 4, 1, 1]]{{.*}}tensor_core = true, mma = [8, 8, 4]
+// V100: tiles = {{\[\[}}96, 128, 64], [24, 16, 4]]{{.*}}tensor_core = true, mma = [8, 8, 4], axes = ["n*y*x", "f", "c*r*s"]
 // MI-LABEL: func.func @conv
-// MI: tiles = {{\[\[}}1, 32, 8, 32, 32, 3, 3], [1, 16, 1, 32, 16, 1, 1]]{{.*}}tensor_core = true, mma = [16, 16, 16]
+// MI: tiles = {{\[\[}}128, 128, 96], [32, 64, 48]]{{.*}}tensor_core = true, mma = [32, 32, 8], axes = ["n*y*x", "f", "c*r*s"]
 func.func @conv(%D: tensor<4x64x66x66xf16>, %K: tensor<128x64x3x3xf16>) -> tensor<4x128x64x64xf16> {
   %O = te.compute (%n, %f, %y, %x) reduce (%c, %r, %s) in [4, 128, 64, 64, 64, 3, 3] acc(f32) : (tensor<4x64x66x66xf16>, tensor<128x64x3x3xf16>) -> tensor<4x128x64x64xf16> { te.sum(f32(%D[%n, %c, %y + %r, %x + %s]) * f32(%K[%f, %c, %r, %s])) }
   func.return %O : tensor<4x128x64x64xf16>

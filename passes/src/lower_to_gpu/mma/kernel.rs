@@ -5,12 +5,13 @@
 //! the result type (Roller §5.1 "Compile on TensorCore"; PTX ISA §9.7.14.5.8 for the
 //! fragment layouts the lane arithmetic below follows).
 
+use rtile::ir::affine::AffineExpr;
 use rtile::ir::{AttrKind, Attribute, Type, TypeKind, Value};
 use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::nvgpu::token_type;
 use rtile_dialects::te::model::ElemType;
 
-use super::plan::{MMA, MmaPlan, OperandPlan};
+use super::plan::{GATHER_UNROLL, Gather, MMA, MmaPlan, OperandPlan};
 use crate::lower_to_gpu::emit::Emitter;
 use crate::lower_to_gpu::types::{i32_array, shared_memref};
 
@@ -82,6 +83,23 @@ impl MmaBuild<'_, '_> {
         self.em.cmp(CmpIPredicate::Ult, a, k)
     }
 
+    /// The compute-axis coordinates `(axis, value)` of `v` along a plan axis merging
+    /// `group` (row-major, the last fastest; the first takes the rest undivided).
+    fn delinearize(&mut self, v: Value, group: &[usize]) -> Vec<(usize, Value)> {
+        let mut out = Vec::new();
+        let mut rest = v;
+        for (i, &x) in group.iter().enumerate().rev() {
+            if i == 0 {
+                out.push((x, rest));
+            } else {
+                let e = self.plan.compute_extents[x];
+                out.push((x, self.rem(rest, e)));
+                rest = self.div(rest, e);
+            }
+        }
+        out
+    }
+
     /// Thread, lane, warp and block coordinates.
     pub fn make_ids(&mut self) {
         let p = self.plan;
@@ -130,102 +148,253 @@ impl MmaBuild<'_, '_> {
     /// the k-step exists (`None`: it does; else the copies zero-fill).
     ///
     /// Copy `i` of a thread is chunk `tid + i·threads` of the stage (row-major over the
-    /// batch slices' rows, `cols / chunk` chunks a row). When the threads cover whole rows,
-    /// its row is the first copy's plus a constant and its column the same, so every copy's
-    /// addresses are one base plus constants (no registers per copy). Each guarded index is
-    /// clamped into its extent on its own, so the source stays in bounds when `srcElements`
-    /// is 0.
+    /// batch slices' rows, `cols / chunk` chunks a row; see [`Self::copy_coords`]). When the
+    /// threads cover whole rows, its row is the first copy's plus a constant and its column
+    /// the same, so every copy's addresses are one base plus constants (no registers per
+    /// copy). A gathered operand with many copies takes [`Self::gather_loop`].
     fn load_operand(&mut self, w: usize, kt: Value, st: Value, live: Option<Value>) -> Vec<Value> {
         let p = self.plan;
         let o: &OperandPlan = &p.ops[w];
-        let tid = self.ids().tid;
-        let cpr = o.cols / o.chunk;
-        let mut tokens = Vec::new();
-        let zero = self.em.idx(0);
-        let frow0 = self.div(tid, cpr);
-        let cc0 = self.rem(tid, cpr);
-        let col0 = self.em.mul_const(cc0, o.chunk);
         let kbase = self.em.mul_const(kt, p.block[p.k]);
+        if looped(o) {
+            self.gather_loop(w, kbase, st, live);
+            return Vec::new();
+        }
+        let surplus = o.copies_per_thread * p.threads * o.chunk > p.slices * o.rows * o.cols;
+        let mut tokens = Vec::new();
         for i in 0..o.copies_per_thread {
-            let (frow, col) = if p.threads % cpr == 0 {
-                (self.add_const(frow0, i * p.threads / cpr), col0)
-            } else {
-                let id = self.add_const(tid, i * p.threads);
-                let cc = self.rem(id, cpr);
-                (self.div(id, cpr), self.em.mul_const(cc, o.chunk))
-            };
-            let (slice, row) = if p.slices == 1 {
-                (zero, frow)
-            } else {
-                (self.div(frow, o.rows), self.rem(frow, o.rows))
-            };
-            let local = self.slice_coords(slice);
-            let mut inb = live;
-            let mut surplus = None;
-            if o.copies_per_thread * p.threads * o.chunk > p.slices * o.rows * o.cols {
-                let c = self.lt(frow, p.slices * o.rows);
-                surplus = Some(c);
-                inb = self.em.and(inb, c);
-            }
-            let mut idx = Vec::new();
-            for &a in &o.dims {
-                let base = if a == p.k {
-                    kbase
-                } else {
-                    self.ids().origin[a]
-                };
-                let off = if a == o.inner {
-                    col
-                } else if a == o.outer {
-                    row
-                } else {
-                    local.iter().find(|(b, _)| *b == a).map_or(zero, |l| l.1)
-                };
-                let mut v = self.em.add(base, off);
-                // Where the grid (or the k-steps) pad the extent.
-                if p.extents[a] % p.block[a] != 0 {
-                    let c = self.lt(v, p.extents[a]);
-                    inb = self.em.and(inb, c);
-                    v = self.select(c, v, zero);
-                } else if a == o.outer
-                    && let Some(c) = surplus
-                {
-                    v = self.select(c, v, zero);
-                }
-                idx.push(v);
-            }
-            let (g, s) = (self.global[w], self.shared[w]);
-            if o.chunk == 1 {
-                let e = p.input.to_type();
-                let mut v = self
-                    .em
-                    .op("memref.load", &[&[g][..], &idx].concat(), &[], e);
-                if let Some(c) = inb {
-                    let z = self.em.float(0.0, p.input);
-                    v = self.select(c, v, z);
-                }
-                self.em.op0("memref.store", &[v, s, st, frow, col], &[]);
-                continue;
-            }
-            let mut args = vec![s, st, frow, col, g];
-            args.extend(&idx);
-            let mut props = vec![("dstElements", Attribute::int(o.chunk, Type::index()))];
-            if let Some(c) = inb {
-                let n = self.em.idx(o.chunk);
-                args.push(self.select(c, n, zero));
-            }
-            let seg = [1, 3, 1, idx.len() as i64, i64::from(inb.is_some())];
-            props.push(("operandSegmentSizes", i32_array(&seg)));
-            if o.chunk == 8 {
-                // 16-byte copies bypass L1 (cp.async.cg): the tile is read once per block.
-                props.push(("bypassL1", Attribute::unit()));
-            }
-            let t = self
-                .em
-                .op("nvgpu.device_async_copy", &args, &props, token_type());
-            tokens.push(t);
+            let at = self.copy_coords(o, i);
+            tokens.extend(self.copy(w, at, (kbase, st), live, surplus));
         }
         tokens
+    }
+
+    /// The tile row and column of copy `i` of this thread (chunk `tid + i·threads`).
+    ///
+    /// A gather whose data is contiguous along m (NCHW: x) walks the tile m-fastest, so a
+    /// warp's loads are coalesced and, when the threads cover whole columns, each thread
+    /// keeps one m (its pixel's delinearisation is computed once). With the block's threads
+    /// a multiple or a divisor of the fast extent, the slow coordinate of copy `i` is the
+    /// thread's plus a constant (or a constant) and the fast one the thread's (plus a
+    /// constant): no division per copy.
+    fn copy_coords(&mut self, o: &OperandPlan, i: i64) -> (Value, Value) {
+        let p = self.plan;
+        let tid = self.ids().tid;
+        let cpr = o.cols / o.chunk;
+        let mfast = o.gather.as_ref().is_some_and(|g| g.m_fastest);
+        if mfast && p.threads % o.rows == 0 {
+            let (r0, c0) = (self.rem(tid, o.rows), self.div(tid, o.rows));
+            (r0, self.add_const(c0, i * p.threads / o.rows))
+        } else if mfast && o.rows % p.threads == 0 {
+            let r = self.add_const(tid, (i * p.threads) % o.rows);
+            (r, self.em.idx(i * p.threads / o.rows))
+        } else if mfast {
+            let id = self.add_const(tid, i * p.threads);
+            (self.rem(id, o.rows), self.div(id, o.rows))
+        } else if p.threads % cpr == 0 {
+            let frow0 = self.div(tid, cpr);
+            let cc0 = self.rem(tid, cpr);
+            (
+                self.add_const(frow0, i * p.threads / cpr),
+                self.em.mul_const(cc0, o.chunk),
+            )
+        } else if cpr % p.threads == 0 {
+            let t = self.em.mul_const(tid, o.chunk);
+            let c = self.add_const(t, ((i * p.threads) % cpr) * o.chunk);
+            (self.em.idx(i * p.threads / cpr), c)
+        } else {
+            let id = self.add_const(tid, i * p.threads);
+            let cc = self.rem(id, cpr);
+            (self.div(id, cpr), self.em.mul_const(cc, o.chunk))
+        }
+    }
+
+    /// A gathered operand with many copies a thread: an `scf.for` over groups of
+    /// [`GATHER_UNROLL`] copies (unrolled inside), so the loads in flight and their index
+    /// arithmetic stay within the registers instead of all of a stage's at once. Element
+    /// `id = tid + (j·U + u)·threads` of the tile, m- or k-fastest as in
+    /// [`Self::copy_coords`]; ids past the tile are skipped.
+    fn gather_loop(&mut self, w: usize, kbase: Value, st: Value, live: Option<Value>) {
+        let p = self.plan;
+        let o = &p.ops[w];
+        let tid = self.ids().tid;
+        let mfast = o.gather.as_ref().is_some_and(|g| g.m_fastest);
+        let trips = (o.copies_per_thread + GATHER_UNROLL - 1) / GATHER_UNROLL;
+        let (zero, one, n) = (self.em.idx(0), self.em.idx(1), self.em.idx(trips));
+        let (j, _, _) = self.em.begin_for(zero, n, one, &[]);
+        let jbase = self.em.mul_const(j, GATHER_UNROLL * p.threads);
+        let first = self.em.add(tid, jbase);
+        for u in 0..GATHER_UNROLL {
+            let id = self.add_const(first, u * p.threads);
+            let at = if mfast {
+                (self.rem(id, o.rows), self.div(id, o.rows))
+            } else {
+                (self.div(id, o.cols), self.rem(id, o.cols))
+            };
+            self.copy(w, at, (kbase, st), live, true);
+        }
+        self.em.end_for(&[]);
+    }
+
+    /// One copy of operand `w` to tile cell `(frow, col)` of stage `st` (k-step origin
+    /// `kbase`); returns its cp.async token, if one. `surplus`: the thread's copies cover
+    /// more than the tile; the cells past it are zero-filled rows allocated for them
+    /// (row-major) or skipped (m-fastest or in a loop: they belong to other rows or to no
+    /// allocation). Each guarded index is clamped into its extent on its own, so the source
+    /// stays in bounds when `srcElements` is 0.
+    fn copy(
+        &mut self,
+        w: usize,
+        (frow, col): (Value, Value),
+        (kbase, st): (Value, Value),
+        live: Option<Value>,
+        surplus: bool,
+    ) -> Option<Value> {
+        let p = self.plan;
+        let o: &OperandPlan = &p.ops[w];
+        let zero = self.em.idx(0);
+        let (slice, row) = if p.slices == 1 {
+            (zero, frow)
+        } else {
+            (self.div(frow, o.rows), self.rem(frow, o.rows))
+        };
+        let local = self.slice_coords(slice);
+        let mut inb = live;
+        let (mut fill, mut skip) = (None, None);
+        let mfast = o.gather.as_ref().is_some_and(|g| g.m_fastest);
+        if surplus && (mfast || looped(o)) {
+            let c = if mfast {
+                self.lt(col, o.cols)
+            } else {
+                self.lt(frow, p.slices * o.rows)
+            };
+            skip = Some(c);
+        } else if surplus {
+            let c = self.lt(frow, p.slices * o.rows);
+            fill = Some(c);
+            inb = self.em.and(inb, c);
+        }
+        // The dim a surplus copy overruns (m-fastest: the columns), clamped into bounds.
+        let clamped = if skip.is_some() && mfast {
+            o.inner
+        } else {
+            o.outer
+        };
+        let mut idx = Vec::new();
+        for &a in &o.dims {
+            let base = if a == p.k {
+                kbase
+            } else {
+                self.ids().origin[a]
+            };
+            let off = if a == o.inner {
+                col
+            } else if a == o.outer {
+                row
+            } else {
+                local.iter().find(|(b, _)| *b == a).map_or(zero, |l| l.1)
+            };
+            let mut v = self.em.add(base, off);
+            // Where the grid (or the k-steps) pad the extent.
+            if p.extents[a] % p.block[a] != 0 {
+                let c = self.lt(v, p.extents[a]);
+                inb = self.em.and(inb, c);
+                v = self.select(c, v, zero);
+            } else if let Some(c) = fill.or(skip)
+                && a == clamped
+            {
+                v = self.select(c, v, zero);
+            }
+            idx.push(v);
+        }
+        let (g, s) = (self.global[w], self.shared[w]);
+        let mut window = None;
+        if let Some(gather) = &o.gather {
+            (idx, window) = self.gather(gather, o, &idx);
+        }
+        if o.chunk == 1 {
+            let e = p.input.to_type();
+            let mut v = self
+                .em
+                .op("memref.load", &[&[g][..], &idx].concat(), &[], e);
+            if let Some(c) = window {
+                let pad = o.gather.as_ref().and_then(|x| x.pad).unwrap_or(0.0);
+                let z = self.em.float(pad, p.input);
+                v = self.select(c, v, z);
+            }
+            if let Some(c) = inb {
+                let z = self.em.float(0.0, p.input);
+                v = self.select(c, v, z);
+            }
+            if let Some(c) = skip {
+                self.em.begin_then(c);
+            }
+            self.em.op0("memref.store", &[v, s, st, frow, col], &[]);
+            if skip.is_some() {
+                self.em.end_then();
+            }
+            return None;
+        }
+        // A gathered chunk outside the data (padding) is zero-filled like one past an extent.
+        if let Some(c) = window {
+            inb = self.em.and(inb, c);
+        }
+        let mut args = vec![s, st, frow, col, g];
+        args.extend(&idx);
+        let mut props = vec![("dstElements", Attribute::int(o.chunk, Type::index()))];
+        if let Some(c) = inb {
+            let n = self.em.idx(o.chunk);
+            args.push(self.select(c, n, zero));
+        }
+        let seg = [1, 3, 1, idx.len() as i64, i64::from(inb.is_some())];
+        props.push(("operandSegmentSizes", i32_array(&seg)));
+        if o.chunk == 8 {
+            // 16-byte copies bypass L1 (cp.async.cg): the tile is read once per block.
+            props.push(("bypassL1", Attribute::unit()));
+        }
+        Some(
+            self.em
+                .op("nvgpu.device_async_copy", &args, &props, token_type()),
+        )
+    }
+
+    /// The data indices of im2col element `idx = [m, k]` (each already inside the view):
+    /// `m` and `k` delinearised into the compute axes of their groups (the last fastest),
+    /// then the data's index expressions. With a `pad` value, also whether the read is inside
+    /// the data (each windowed index `< dim` unsigned, so negative ones fail too); outside,
+    /// the index is clamped to 0 so the load stays in bounds.
+    fn gather(
+        &mut self,
+        g: &Gather,
+        o: &OperandPlan,
+        idx: &[Value],
+    ) -> (Vec<Value>, Option<Value>) {
+        let p = self.plan;
+        let mut vals: Vec<Option<Value>> = vec![None; p.compute_extents.len()];
+        for (&a, &v) in o.dims.iter().zip(idx) {
+            for (x, c) in self.delinearize(v, &p.groups[a]) {
+                vals[x] = Some(c);
+            }
+        }
+        let zero = self.em.idx(0);
+        let mut inside = None;
+        let mut out = Vec::new();
+        for (d, e) in g.map.iter().enumerate() {
+            let mut v = self
+                .em
+                .affine(e, &vals)
+                .expect("a gather's index reads the compute's axes");
+            // A dim read by one axis within the tensor's extent (n, c) is always inside.
+            let plain =
+                matches!(e, AffineExpr::Dim(x) if p.compute_extents[*x as usize] <= g.shape[d]);
+            if g.pad.is_some() && !plain {
+                let c = self.lt(v, g.shape[d]);
+                inside = self.em.and(inside, c);
+                v = self.select(c, v, zero);
+            }
+            out.push(v);
+        }
+        (out, inside)
     }
 
     /// Both operands' copies of k-step `kt` into stage `st`, committed as one group; with
@@ -235,6 +404,8 @@ impl MmaBuild<'_, '_> {
         // The zero-filling copies past the last k-step read k-step 0's addresses.
         let zero = self.em.idx(0);
         let kt = live.map_or(kt, |c| self.select(c, kt, zero));
+        // (A gathered A's plain loads issued after B's cp.async would overlap them, but keep
+        // B's addresses live across the gather: the full-size A100 conv then spills.)
         let mut tokens = self.load_operand(0, kt, st, live);
         tokens.extend(self.load_operand(1, kt, st, live));
         (!tokens.is_empty()).then(|| {
@@ -363,8 +534,8 @@ impl MmaBuild<'_, '_> {
     pub fn epilogue(&mut self, acc: &[Value]) {
         let p = self.plan;
         let nf = p.warp_n / MMA[1];
-        let spatial = p.spatial();
-        let paired = spatial.last() == Some(&p.n) && p.extents[p.n] % 2 == 0;
+        // The output's last dim is the compute's last spatial axis: n's when n is one axis.
+        let paired = p.groups[p.n] == [p.out_rank - 1] && p.extents[p.n] % 2 == 0;
         for (at, &frag) in acc.iter().enumerate() {
             let (i, j) = (at as i64 / nf, at as i64 % nf);
             for r in 0..2 {
@@ -415,7 +586,7 @@ impl MmaBuild<'_, '_> {
         let m_local = self.em.add(m_local, g);
         let n_local = self.add_const(wn0, 8 * j + h);
         let n_local = self.em.add(n_local, q2);
-        let mut idx = Vec::new();
+        let mut vals = vec![zero; p.compute_extents.len()];
         let mut guard = None;
         for x in p.spatial() {
             let l = if x == p.m {
@@ -430,9 +601,13 @@ impl MmaBuild<'_, '_> {
                 let c = self.lt(at, p.extents[x]);
                 guard = self.em.and(guard, c);
             }
-            idx.push(at);
+            // A view's axis (a convolution's output pixels) into its compute axes.
+            for (a, c) in self.delinearize(at, &p.groups[x]) {
+                vals[a] = c;
+            }
         }
-        let args = [&[v, self.output][..], &idx].concat();
+        let idx = &vals[..p.out_rank];
+        let args = [&[v, self.output][..], idx].concat();
         match guard {
             Some(c) => {
                 self.em.begin_then(c);
@@ -442,6 +617,12 @@ impl MmaBuild<'_, '_> {
             None => self.em.op0(op, &args, &[]),
         }
     }
+}
+
+/// Whether operand `o`'s copies take [`MmaBuild::gather_loop`]: a gathered operand copied
+/// element by element with more than 2·[`GATHER_UNROLL`] copies a thread.
+fn looped(o: &OperandPlan) -> bool {
+    o.gather.is_some() && o.chunk == 1 && o.copies_per_thread > 2 * GATHER_UNROLL
 }
 
 /// The shared tile type of operand `o` over `stages` stages.

@@ -9,7 +9,11 @@
 //! - `nvgpu.mma.sync` m16n8k16 with f32 accumulators per warp tile (an sm_90 program's
 //!   warpgroup tile split by rows over its 4 warps),
 //! - an epilogue storing each fragment converted to the result type, guarded where the grid
-//!   pads an extent.
+//!   pads an extent;
+//! - for a convolution, a program over its implicit GEMM view `[M = n*y*x, N = f, K]`
+//!   ([`crate::construct_rtile::implicit_gemm`]): A, the im2col of the data, gathered into
+//!   shared memory with plain loads (zero padding selected), B the weights through a
+//!   `memref.collapse_shape` to a matrix, the rest as for a matmul.
 //!
 //! See `docs/passes/lower-to-gpu.md` ("Tensor cores").
 
@@ -18,6 +22,7 @@ pub mod plan;
 
 use rtile::ir::{Attribute, Context, Type, Value};
 use rtile_dialects::te::model::TeCompute;
+use rtile_dialects::tensor::reassociation_attr;
 use rtile_gpu_vocab::Launch;
 
 use super::emit::Emitter;
@@ -57,17 +62,29 @@ pub fn lower_plan(
     let entry = ctx.create_block(arg_types.clone());
     let args = ctx.block_args(entry).to_vec();
     let output = args[args.len() - 1];
-    let global = [
-        args[c.accesses[plan.ops[0].access].input],
-        args[c.accesses[plan.ops[1].access].input],
-    ];
     let mut em = Emitter::new(ctx, entry);
+    let mut prologue = Vec::new();
+    // Each operand's matrix view: a convolution's weights collapsed to `[n, k]`/`[k, n]`.
+    let mut global = [args[0]; 2];
+    for (w, o) in plan.ops.iter().enumerate() {
+        let t = &c.inputs[c.accesses[o.access].input];
+        global[w] = args[c.accesses[o.access].input];
+        if let Some(groups) = &o.collapse {
+            let (op, v) = em.at_entry(
+                "memref.collapse_shape",
+                &[global[w]],
+                &[("reassociation", reassociation_attr(groups))],
+                memref(&o.shape, t.elem),
+            );
+            prologue.push(op);
+            global[w] = v;
+        }
+    }
     let types = [
         tile_type(&plan.ops[0], plan.stages, plan.input),
         tile_type(&plan.ops[1], plan.stages, plan.input),
     ];
     let dynamic = plan.shared_bytes > plan.static_limit;
-    let mut prologue = Vec::new();
     let shared = if dynamic {
         // Over the static limit: views of the launch's dynamic shared memory (each tile's
         // bytes are a multiple of 16, so B's view stays 16-byte aligned for ldmatrix).

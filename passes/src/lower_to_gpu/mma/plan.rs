@@ -6,7 +6,10 @@ use rtile::ir::affine::AffineExpr;
 use rtile_dialects::te::model::{AxisKind, BinOp, Combiner, ElemType, Expr, TeCompute};
 
 use crate::construct_rtile::RProgram;
+use crate::construct_rtile::implicit_gemm::{axis_names, implicit_gemm};
+use crate::construct_rtile::te_adapter::expr_from_compute;
 use crate::device::Device;
+use rtile_dialects::rtile::verify::distinct_reads;
 
 /// Most pipeline stages tried (CUTLASS's sm_80 GEMMs use 3 to 5; more buys nothing once the
 /// copies of one k-step hide behind the MMAs of the others).
@@ -15,15 +18,42 @@ pub const MAX_STAGES: i64 = 4;
 /// The MMA instruction every warp issues: `mma.sync.aligned.m16n8k16` (PTX ISA §9.7.14.5).
 pub const MMA: [i64; 3] = [16, 8, 16];
 
+/// How an implicit GEMM's A operand (the im2col of a convolution's data) is gathered: the
+/// data's index expressions over the compute's axes, its shape, and the value of reads
+/// outside it (the te's `pad`; `None`: always in bounds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gather {
+    pub map: Vec<AffineExpr>,
+    pub shape: Vec<i64>,
+    pub pad: Option<f64>,
+    /// Whether the data's contiguous dim moves with m (an output pixel axis, NCHW's `x`)
+    /// rather than k (NHWC's channels): the tile is then copied m-fastest.
+    pub m_fastest: bool,
+    /// Whether the data's contiguous dim is the whole channel axis, read plainly and the
+    /// fastest of k (NHWC data, HWIO weights: `k = (ry·KW + rx)·C + c`): consecutive k of
+    /// one pixel are consecutive in memory.
+    pub channels_last: bool,
+}
+
+/// Copies of a gathered operand unrolled per iteration of its copy loop: enough
+/// independent loads in flight per thread, few enough live registers.
+pub const GATHER_UNROLL: i64 = 8;
+
 /// One operand (A: m×k, B: k×n) of the tensor-core kernel.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OperandPlan {
     /// The te access it is.
     pub access: usize,
-    /// The compute axis indexing each tensor dim.
+    /// The plan axis indexing each dim of the operand's matrix view.
     pub dims: Vec<usize>,
-    /// The tensor's shape.
+    /// The shape of the matrix view: the tensor's shape, or with `collapse` its consecutive
+    /// dims merged, or with `gather` the `[m, k]` im2col extents.
     pub shape: Vec<i64>,
+    /// The tensor dims each view dim merges (`memref.collapse_shape`), when some view dim
+    /// merges several (a convolution's weights as a `[n, k]` or `[k, n]` matrix).
+    pub collapse: Option<Vec<Vec<usize>>>,
+    /// The im2col gather, for a convolution's data (A of the implicit GEMM).
+    pub gather: Option<Gather>,
     /// The GEMM axis of the tensor's last (contiguous) dim: the shared tile's columns.
     pub inner: usize,
     /// The operand's other GEMM axis: the shared tile's rows.
@@ -55,16 +85,23 @@ impl OperandPlan {
 }
 
 /// The plan of one tensor-core kernel (Roller §5.1: a warp tile of whole MMA instructions).
+///
+/// Its axes are the program's: the compute's own for a matmul or batch matmul, the implicit
+/// GEMM view `[M, N, K]` for a convolution ([`implicit_gemm`]); `groups` says which compute
+/// axes each stands for.
 #[derive(Clone, Debug)]
 pub struct MmaPlan {
-    /// The compute axes playing m, n and k.
+    /// The compute axes of each plan axis, outer to inner (one each unless a view merges).
+    pub groups: Vec<Vec<usize>>,
+    /// The plan axes playing m, n and k.
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    /// The other spatial axes (batch), in compute order.
+    /// The other spatial axes (batch), in order.
     pub batch: Vec<usize>,
+    /// Extents of the plan axes.
     pub extents: Vec<i64>,
-    /// The block tile per compute axis; along k, the pipeline's k-step (the program's
+    /// The block tile per plan axis; along k, the pipeline's k-step (the program's
     /// k-tile, or a shallower step for a deep one: [`pipeline`]).
     pub block: Vec<i64>,
     /// The tile of one warp along m and n (a warpgroup's `wgmma` tile split over its 4 warps
@@ -84,22 +121,22 @@ pub struct MmaPlan {
     /// The operands' element type (f16 or bf16) and the result's.
     pub input: ElemType,
     pub output: ElemType,
-    /// Blocks per spatial axis (compute order) and in all.
+    /// Blocks per spatial plan axis (in order) and in all.
     pub grid: Vec<i64>,
     pub blocks: i64,
     pub threads: i64,
     /// Bytes of all stages of both operands' tiles.
     pub shared_bytes: u64,
+    /// The compute's extents (a view's axes delinearise into them; the output's dims are
+    /// the compute's first `out_rank` axes, its spatial ones).
+    pub compute_extents: Vec<i64>,
+    pub out_rank: usize,
     /// Static shared memory a kernel may declare on the device.
     pub static_limit: u64,
 }
 
-/// The `[m, n, k]` axes of `c` when it is a plain f16/bf16 contraction into f32
-/// (`te.sum(f32(A[..]) * f32(B[..]))`, each tensor dim indexed by one axis), else why not.
-fn gemm_axes(c: &TeCompute) -> Result<([usize; 3], [usize; 2]), String> {
-    let conv = "the tensor-core lowering takes contractions whose operands are indexed by \
-                single axes (matmul, batch matmul); convolution as an implicit GEMM is not \
-                lowered yet";
+/// The two accesses of `te.sum(f32(A[..]) * f32(B[..]))` accumulated in f32, else why not.
+fn mma_accesses(c: &TeCompute) -> Result<[usize; 2], String> {
     if c.combiner != Some(Combiner::Sum) || c.acc_type() != ElemType::F32 {
         return Err("tensor cores need a sum accumulated in f32 (acc(f32))".into());
     }
@@ -110,13 +147,43 @@ fn gemm_axes(c: &TeCompute) -> Result<([usize; 3], [usize; 2]), String> {
         },
         _ => None,
     };
-    let (a0, a1) = match &c.body {
-        Expr::Binary(BinOp::Mul, x, y) => (cast(x), cast(y)),
-        _ => (None, None),
-    };
-    let (Some(a0), Some(a1)) = (a0, a1) else {
-        return Err("tensor cores need a body of the form f32(A[..]) * f32(B[..])".into());
-    };
+    match &c.body {
+        Expr::Binary(BinOp::Mul, x, y) => match (cast(x), cast(y)) {
+            (Some(a0), Some(a1)) => Ok([a0, a1]),
+            _ => Err("tensor cores need a body of the form f32(A[..]) * f32(B[..])".into()),
+        },
+        _ => Err("tensor cores need a body of the form f32(A[..]) * f32(B[..])".into()),
+    }
+}
+
+/// One operand's matrix view (see [`OperandPlan`]).
+#[derive(Clone)]
+struct View {
+    dims: Vec<usize>,
+    shape: Vec<i64>,
+    collapse: Option<Vec<Vec<usize>>>,
+    gather: Option<Gather>,
+}
+
+/// The GEMM a program tiles: its axes (the compute axes each stands for, whether it is a
+/// reduction, its extent), `[m, n, k]` among them, the accesses playing A and B and their
+/// matrix views.
+struct Gemm {
+    groups: Vec<Vec<usize>>,
+    reduction: Vec<bool>,
+    extents: Vec<i64>,
+    mnk: [usize; 3],
+    acc: [usize; 2],
+    views: [View; 2],
+}
+
+/// The GEMM of `c` over its own axes when it is a plain contraction (each tensor dim indexed
+/// by one axis: matmul, batch matmul), else why not.
+fn own_gemm(c: &TeCompute) -> Result<Gemm, String> {
+    let conv = "the tensor-core lowering takes contractions whose operands are indexed by \
+                single axes (matmul, batch matmul) over the compute's axes; a convolution \
+                takes programs over its implicit GEMM view";
+    let [a0, a1] = mma_accesses(c)?;
     let axes_of = |a: usize| -> Result<Vec<usize>, String> {
         c.accesses[a]
             .map
@@ -151,7 +218,94 @@ fn gemm_axes(c: &TeCompute) -> Result<([usize; 3], [usize; 2]), String> {
     if !d0.contains(&k) || !d1.contains(&k) {
         return Err("the reduction axis must index both operands".into());
     }
-    Ok(([m, n, k], [a0, a1]))
+    let view = |a: usize, dims: Vec<usize>| View {
+        dims,
+        shape: c.inputs[c.accesses[a].input].shape.clone(),
+        collapse: None,
+        gather: None,
+    };
+    Ok(Gemm {
+        groups: (0..c.axes.len()).map(|x| vec![x]).collect(),
+        reduction: c
+            .axes
+            .iter()
+            .map(|a| a.kind == AxisKind::Reduction)
+            .collect(),
+        extents: c.extents(),
+        mnk: [m, n, k],
+        acc: [a0, a1],
+        views: [view(a0, d0), view(a1, d1)],
+    })
+}
+
+/// The implicit GEMM of the convolution `c` under a program over `axes` ([`implicit_gemm`]:
+/// `M` output pixels, `N` output channels, `K` the reduction axes in the weights' order):
+/// A is the data gathered im2col-style, B the weights as a `[n, k]` or `[k, n]` matrix.
+fn conv_gemm(c: &TeCompute, axes: &[String]) -> Result<Gemm, String> {
+    let acc = mma_accesses(c)?;
+    let info = expr_from_compute(c)?;
+    let g = implicit_gemm(&info)
+        .filter(|g| axis_names(g) == axes)
+        .ok_or_else(|| {
+            format!(
+                "tensor-core program axes {axes:?} are neither the compute's nor its implicit GEMM view"
+            )
+        })?;
+    if c.padded_from.is_some() {
+        return Err("tensor cores do not lower a convolution padded by --tensor-padding".into());
+    }
+    let reads = distinct_reads(c);
+    let (ad, aw) = (reads[g.data], reads[g.weights]);
+    if !(acc == [ad, aw] || acc == [aw, ad]) {
+        return Err("the body must multiply the convolution's data and weights".into());
+    }
+    let ext = g.expr.extents();
+    let (em, en, ek) = (ext[0] as i64, ext[1] as i64, ext[2] as i64);
+    let rank = c.inputs[c.accesses[aw].input].shape.len();
+    let (dims, shape, collapse) = if g.weights_n_last {
+        (
+            vec![2, 1],
+            vec![ek, en],
+            vec![(0..rank - 1).collect(), vec![rank - 1]],
+        )
+    } else {
+        (vec![1, 2], vec![en, ek], vec![vec![0], (1..rank).collect()])
+    };
+    let weights = View {
+        dims,
+        shape,
+        collapse: (rank > 2).then_some(collapse),
+        gather: None,
+    };
+    let data = View {
+        dims: vec![0, 2],
+        shape: vec![em, ek],
+        collapse: None,
+        gather: Some(Gather {
+            channels_last: {
+                let d = &c.inputs[c.accesses[ad].input].shape;
+                let kin = *g.groups[2].last().expect("a reduction axis");
+                c.accesses[ad].map.results.last() == Some(&AffineExpr::Dim(kin as u32))
+                    && d.last() == Some(&c.axes[kin].extent)
+            },
+            m_fastest: c.accesses[ad]
+                .map
+                .results
+                .last()
+                .is_some_and(|e| g.groups[0].iter().any(|&x| e.uses_dim(x as u32))),
+            map: c.accesses[ad].map.results.clone(),
+            shape: c.inputs[c.accesses[ad].input].shape.clone(),
+            pad: c.accesses[ad].pad,
+        }),
+    };
+    Ok(Gemm {
+        groups: g.groups.to_vec(),
+        reduction: vec![false, false, true],
+        extents: vec![em, en, ek],
+        mnk: [0, 1, 2],
+        acc: [ad, aw],
+        views: [data, weights],
+    })
 }
 
 /// The largest cp.async chunk (elements of 2 bytes) that keeps every copy's global source
@@ -173,17 +327,20 @@ impl MmaPlan {
                 dev.name
             ));
         }
-        if p.axes.iter().any(|a| a.contains('*')) {
-            return Err("tensor-core programs over fused axes are not lowered".into());
-        }
-        let ([m, n, k], acc) = gemm_axes(c)?;
+        let own = p.axes.is_empty() || p.axes.iter().eq(c.axes.iter().map(|a| &a.name));
+        let gemm = if own {
+            own_gemm(c)?
+        } else {
+            conv_gemm(c, &p.axes)?
+        };
+        let ([m, n, k], acc) = (gemm.mnk, gemm.acc);
         let input = c.inputs[c.accesses[acc[0]].input].elem;
         if !matches!(input, ElemType::F16 | ElemType::BF16)
             || c.inputs[c.accesses[acc[1]].input].elem != input
         {
             return Err("tensor cores need f16 or bf16 operands of one type".into());
         }
-        let extents = c.extents();
+        let extents = gemm.extents.clone();
         let block: Vec<i64> = p.block.iter().map(|&v| v as i64).collect();
         let thread: Vec<i64> = p.thread.iter().map(|&v| v as i64).collect();
         if block.len() != extents.len() || thread.len() != extents.len() {
@@ -212,7 +369,7 @@ impl MmaPlan {
             ));
         }
         let batch: Vec<usize> = (0..extents.len())
-            .filter(|&x| c.axes[x].kind == AxisKind::Parallel && x != m && x != n)
+            .filter(|&x| !gemm.reduction[x] && x != m && x != n)
             .collect();
         if batch.iter().any(|&b| thread[b] != 1) {
             return Err("a batch axis has a warp tile other than 1".into());
@@ -239,10 +396,16 @@ impl MmaPlan {
             stages,
             k_steps,
             stage_bytes,
-        } = pipeline(c, acc, [m, n, k], block, (slices, threads), limit)?;
-        let spatial: Vec<usize> = (0..extents.len())
-            .filter(|&x| c.axes[x].kind == AxisKind::Parallel)
-            .collect();
+        } = pipeline(
+            &gemm.views,
+            &extents,
+            acc,
+            [m, n, k],
+            block,
+            (slices, threads),
+            limit,
+        )?;
+        let spatial: Vec<usize> = (0..extents.len()).filter(|&x| !gemm.reduction[x]).collect();
         let grid: Vec<i64> = spatial
             .iter()
             .map(|&x| (extents[x] + block[x] - 1) / block[x])
@@ -252,6 +415,7 @@ impl MmaPlan {
             return Err("grid too large".into());
         }
         Ok(MmaPlan {
+            groups: gemm.groups,
             m,
             n,
             k,
@@ -272,10 +436,12 @@ impl MmaPlan {
             threads,
             shared_bytes: (stages * stage_bytes) as u64,
             static_limit: dev.kernel_limits().static_shared_bytes,
+            out_rank: c.num_parallel(),
+            compute_extents: c.extents(),
         })
     }
 
-    /// The compute's spatial axes in order (the output's dims).
+    /// The spatial plan axes in order.
     pub fn spatial(&self) -> Vec<usize> {
         let mut s = self.batch.clone();
         s.extend([self.m, self.n]);
@@ -312,14 +478,14 @@ struct Pipeline {
 /// and MMAs, so the lowering streams it in k-steps through a cp.async pipeline instead:
 /// the same global traffic, a fraction of the shared memory.
 fn pipeline(
-    c: &TeCompute,
+    views: &[View; 2],
+    extents: &[i64],
     acc: [usize; 2],
     [m, n, k]: [usize; 3],
     block: Vec<i64>,
     (slices, threads): (i64, i64),
     limit: i64,
 ) -> Result<Pipeline, String> {
-    let extents = c.extents();
     let steps: Vec<i64> = std::iter::once(block[k])
         .chain(PIPELINE_K_STEPS.into_iter().filter(|&s| s < block[k]))
         .collect();
@@ -329,8 +495,8 @@ fn pipeline(
         let mut b = block.clone();
         b[k] = step;
         let ops = [
-            operand(c, acc[0], (m, k), &b, (slices, threads))?,
-            operand(c, acc[1], (n, k), &b, (slices, threads))?,
+            operand(views[0].clone(), acc[0], (m, k), &b, (slices, threads))?,
+            operand(views[1].clone(), acc[1], (n, k), &b, (slices, threads))?,
         ];
         let stage_bytes: i64 = ops.iter().map(|o| o.alloc_rows * o.stride() * 2).sum();
         smallest_stage = smallest_stage.min(stage_bytes);
@@ -362,25 +528,34 @@ fn pipeline(
     })
 }
 
-/// The shared tile of access `a`, whose GEMM axes are `(own, k)` (m or n, and k).
+/// The shared tile of access `a` (matrix view `v`), whose GEMM axes are `(own, k)` (m or
+/// n, and k).
+///
+/// A gathered operand (a convolution's im2col) is copied element by element with plain
+/// loads and shared stores (`chunk` 1) where consecutive k of one pixel are not consecutive
+/// in the data (NCHW: a window row of `KW` ≤ 3 elements at any alignment; NHWC with OIHW
+/// weights: k steps over the window first), as `cp.async` needs 4-, 8- or 16-byte aligned
+/// contiguous sources; where the read leaves the data (zero padding) or the view the value
+/// is selected, not copied. Channels last ([`Gather::channels_last`]) with `C` a multiple of
+/// 2, 4 or 8 and zero padding, a chunk of that many channels is contiguous and aligned
+/// (`k` and `C` are multiples of it, so is `c`) and is copied by `cp.async`, the padding
+/// zero-filled by `srcElements = 0` — when that leaves at most [`GATHER_UNROLL`] copies a
+/// thread: the tokens must reach the stage's group, so the copies are unrolled, and each
+/// has its own pixel's index chain live with the accumulators (the full-size ResNet conv on
+/// A100, 9 such copies a thread under a 96-register cap, spilled 184 bytes).
 fn operand(
-    c: &TeCompute,
+    v: View,
     a: usize,
     (own, k): (usize, usize),
     block: &[i64],
     (slices, threads): (i64, i64),
 ) -> Result<OperandPlan, String> {
-    let acc = &c.accesses[a];
-    let dims: Vec<usize> = acc
-        .map
-        .results
-        .iter()
-        .filter_map(|r| match r {
-            AffineExpr::Dim(d) => Some(*d as usize),
-            _ => None,
-        })
-        .collect();
-    let shape = c.inputs[acc.input].shape.clone();
+    let View {
+        dims,
+        shape,
+        collapse,
+        gather,
+    } = v;
     let last = *dims.last().ok_or("an operand without dims")?;
     let (inner, outer) = if last == k { (k, own) } else { (own, k) };
     if last != k && last != own {
@@ -391,7 +566,19 @@ fn operand(
     let trans = inner == own;
     let (cols, rows) = (block[inner], block[outer]);
     let pad = if (cols / 8) % 2 == 0 { 8 } else { 0 };
-    let chunk = chunk_for(shape[shape.len() - 1]);
+    let copies = |chunk: i64| (slices * rows * cols / chunk + threads - 1) / threads;
+    let chunk = match &gather {
+        Some(g) if g.channels_last && g.pad.is_none_or(|v| v == 0.0) => {
+            let c = chunk_for(g.shape[g.shape.len() - 1]);
+            if c > 1 && cols % c == 0 && copies(c) <= GATHER_UNROLL {
+                c
+            } else {
+                1
+            }
+        }
+        Some(_) => 1,
+        None => chunk_for(shape[shape.len() - 1]),
+    };
     let per_stage = slices * rows * cols / chunk;
     let copies_per_thread = (per_stage + threads - 1) / threads;
     let alloc_rows = ((copies_per_thread * threads * chunk + cols - 1) / cols).max(slices * rows);
@@ -399,6 +586,8 @@ fn operand(
         access: a,
         dims,
         shape,
+        collapse,
+        gather,
         inner,
         outer,
         cols,
