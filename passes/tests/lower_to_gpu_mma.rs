@@ -143,11 +143,19 @@ fn stages_follow_shared_capacity() {
     // stages (143 KiB) fit A100's 164 KiB.
     assert_eq!(plan.stages, 4);
     assert_eq!(plan.shared_bytes, 4 * (128 * 72 + 64 * 136) * 2);
-    let wide = tc_program([256, 256, 64], [64, 128, 64], 256);
+    let wide = tc_program([512, 256, 32], [64, 128, 32], 512);
     let plan = MmaPlan::new(&c, &wide, &dev).expect("plan");
-    // 256×72 + 64×264 halves = 70656 bytes per stage: two stages fit, three do not.
+    // 512×40 + 32×264 halves = 57856 bytes per stage: two stages fit, three do not, and
+    // no shallower k-step than 32 is tried.
     assert_eq!(plan.stages, 2);
-    assert_eq!(plan.shared_bytes, 2 * (256 * 72 + 64 * 264) * 2);
+    assert_eq!(plan.block[2], 32);
+    assert_eq!(plan.shared_bytes, 2 * (512 * 40 + 32 * 264) * 2);
+    // Two stages of the program's own k-tile (256×72 + 64×264 halves, 70656 bytes) are
+    // fewer than the pipeline wants: k-steps of 32 (37376 bytes) give four.
+    let two = tc_program([256, 256, 64], [64, 128, 64], 256);
+    let plan = MmaPlan::new(&c, &two, &dev).expect("plan");
+    assert_eq!(plan.block[2], 32);
+    assert_eq!(plan.stages, 4);
     // A k-tile deeper than 64 is streamed in k-steps of 64: staged whole (256×136 +
     // 128×136 halves, 104448 bytes) only one buffer would fit; in steps of 64 (256×72 +
     // 64×136 halves, 54272 bytes) three stages do, as many as the pipeline wants.

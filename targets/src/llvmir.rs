@@ -36,14 +36,22 @@ mod threads;
 mod vector;
 
 /// The registers each thread of a block of `threads` may use so that one block fits an
-/// NVIDIA SM's 65,536 (every architecture since Kepler): its share rounded down to the
-/// allocation granularity of 8, at most 255. Emitted as `.maxnreg`: the construction sized
-/// the block and the thread's register tile to the register file (Roller §3.3), and with
-/// `.maxntid` alone ptxas 12.9 may hold a kernel to 64 registers and spill (Table-1
-/// softmax's row sum at 256 threads: 8 bytes spilled at 64, none at its 98 registers).
+/// NVIDIA SM's 65,536 (every architecture since Kepler), rounded down to the allocation
+/// granularity of 8, at most 255. The file is four sub-partitions of 16,384 registers and a
+/// block's warps are spread over them round-robin, so the fullest holds ⌈warps / 4⌉ of
+/// them: a 416-thread block (13 warps) at 152 registers a thread fits 65,536 in total but
+/// needs 4 × 152 × 32 = 19,456 of one sub-partition, and the launch fails (seen on an
+/// H200: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); 128 fits. Emitted as `.maxnreg`: the
+/// construction sized the block and the thread's register tile to the register file
+/// (Roller §3.3), and with `.maxntid` alone ptxas 12.9 may hold a kernel to 64 registers
+/// and spill (Table-1 softmax's row sum at 256 threads: 8 bytes spilled at 64, none at its
+/// 98 registers).
 pub fn block_register_share(threads: u64) -> u64 {
-    let warps_threads = threads.max(1).next_multiple_of(32);
-    ((65536 / warps_threads) / 8 * 8).clamp(8, 255)
+    const SUB_PARTITIONS: u64 = 4;
+    const PARTITION_REGISTERS: u64 = 65536 / SUB_PARTITIONS;
+    let warps = threads.max(1).div_ceil(32);
+    let fullest = warps.div_ceil(SUB_PARTITIONS);
+    ((PARTITION_REGISTERS / (fullest * 32)) / 8 * 8).clamp(8, 255)
 }
 use std::fmt::Write as _;
 
@@ -714,4 +722,29 @@ fn flatten(xs: &[DenseLiteral]) -> Vec<DenseLiteral> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod register_share_tests {
+    use super::block_register_share;
+
+    #[test]
+    fn the_share_fits_every_sub_partition() {
+        assert_eq!(block_register_share(1024), 64);
+        assert_eq!(block_register_share(416), 128);
+        assert_eq!(block_register_share(384), 168);
+        assert_eq!(block_register_share(256), 255);
+        for threads in 1..=1024u64 {
+            let share = block_register_share(threads);
+            let warps = threads.div_ceil(32);
+            // Warps go to the 4 sub-partitions round-robin; each has 16,384 registers.
+            let fullest = warps.div_ceil(4);
+            assert!(fullest * 32 * share <= 16384, "{threads} threads: {share}");
+            assert!(share == 255 || share % 8 == 0, "{threads}");
+            assert!(
+                share == 255 || (fullest * 32 * (share + 8) > 16384),
+                "{threads} threads: {share} is not the largest that fits"
+            );
+        }
+    }
 }
