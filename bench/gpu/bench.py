@@ -100,6 +100,7 @@ def tc_ops():
     """Tensor-core twins (bench/ops/tensor-core-f16.mlir): PyTorch in the same types; cuBLAS
     accumulates f16/bf16 products in f32 as the te's acc(f32) does."""
     import torch
+    import torch.nn.functional as F
 
     def r(*s, dt=torch.float16):
         return (torch.rand(*s, device="cuda") * 2 - 1).to(dt)
@@ -112,6 +113,11 @@ def tc_ops():
         # f16 out in PyTorch (cuBLAS has no f16 x f16 -> f32 batched product there); the
         # output conversion is not in its time.
         "bert_scores": (lambda q, k: q @ k.transpose(-1, -2), lambda: (r(16, 512, 64), r(16, 512, 64))),
+        # bench/ops/tensor-core-conv-f16.mlir: Table 1's C0 in f16 (cuDNN), NCHW and NHWC.
+        "c0_f16": (lambda d, k: F.conv2d(d, k, padding=1), lambda: (r(128, 128, 28, 28), r(128, 128, 3, 3))),
+        "c0_nhwc_f16": (lambda d, k: F.conv2d(d, k, padding=1),
+                        lambda: (r(128, 28, 28, 128).permute(0, 3, 1, 2),
+                                 r(3, 3, 128, 128).permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last))),
         "sq4096_f16": (lambda a, b: a @ b, lambda: (r(4096, 4096), r(4096, 4096))),
         "sq8192_bf16": (lambda a, b: a @ b, lambda: (r(8192, 8192, dt=bf), r(8192, 8192, dt=bf))),
         "sq8192_f16": (lambda a, b: a @ b, lambda: (r(8192, 8192), r(8192, 8192))),
