@@ -124,18 +124,32 @@ def tc_ops():
     }
 
 
-def tolerances(kernel):
+def reduce_len(func_text):
+    """The longest reduction of an operator's computes (points summed into one output)."""
+    longest = 1
+    for m in re.finditer(r"reduce\s*\(([^)]*)\)\s*in\s*\[([^\]]*)\]", func_text):
+        n = len(m.group(1).split(","))
+        ext = [int(x) for x in m.group(2).split(",")]
+        longest = max(longest, math.prod(ext[-n:]))
+    return longest
+
+
+def tolerances(kernel, k=1):
     """(rtol, atol) of the check against the naive kernel: one rounding of the output type
     (f16 2^-10, bf16 2^-7, relative, doubled: the two kernels sum in different orders and
-    may round to neighbours), f32 otherwise."""
+    may round to neighbours), f32 otherwise. A sum of `k` terms of magnitude <= 1 (the
+    seeded inputs are in [-1, 1)) reordered differs by up to about k f32 roundings of the
+    running sum, so near-zero results get an absolute slack of k * 2^-23 (GPU runs of
+    Table 1's m1, K = 4032, put 226 of 128,000 elements over an absolute 1e-5)."""
     outs = [a["dtype"] for a in kernel["args"] if a.get("role") == "output"]
+    reorder = k * 2.0 ** -23
     if "bf16" in outs:
-        return 1.6e-2, 1e-3
+        return 1.6e-2, max(1e-3, reorder)
     if "f16" in outs:
-        return 2e-3, 1e-3
+        return 2e-3, max(1e-3, reorder)
     if any(a["dtype"] in ("f16", "bf16") for a in kernel["args"]):
-        return 1e-4, 1e-4  # half inputs, f32 accumulator and output: f32 reordering only
-    return 1e-4, 1e-5
+        return 1e-4, max(1e-4, reorder)  # half inputs, f32 accumulator and output
+    return 1e-4, max(1e-5, reorder)
 
 
 def time_torch(fn, make, iters, warmup=10):
@@ -189,7 +203,7 @@ def kernels_of(path):
         return json.load(f)
 
 
-def time_rtile(name, a):
+def time_rtile(name, a, k=1):
     """(top-1 ms, best-of-top-k ms, "ok" / "WRONG" / "not run", notes) for one operator."""
     d = a.ptx_dir
     ptx, naive = os.path.join(d, name + ".ptx"), os.path.join(d, name + ".naive.ptx")
@@ -200,9 +214,9 @@ def time_rtile(name, a):
                    key=lambda p: int(re.search(r"\.r(\d+)\.ptx$", p).group(1)))
     exe = os.path.join(a.bin, "rtile-run-cuda")
     top1, best, ok, notes = 0.0, 0.0, "ok", []
-    for k in man["kernels"]:
-        kn = k["name"]
-        rtol, atol = tolerances(k)
+    for kern in man["kernels"]:
+        kn = kern["name"]
+        rtol, atol = tolerances(kern, k)
         base = [exe, "--kernel", kn, "--iters", str(a.iters), "--json", "--rtol", str(rtol), "--atol", str(atol)]
         cmd = [*base, ptx, "--bench"]
         if os.path.exists(naive):
@@ -275,7 +289,7 @@ def main():
     print(prof, file=sys.stderr)
     rows, all_ok = [], True
     for name, text in funcs:
-        t1, tk, ok, notes = time_rtile(name, a)
+        t1, tk, ok, notes = time_rtile(name, a, reduce_len(text))
         all_ok &= ok == "ok"
         pt, perr = (None, "no torch") if name not in ops else time_torch(*ops[name], a.iters)
         if perr:
