@@ -740,7 +740,7 @@ mod register_share_tests {
             // Warps go to the 4 sub-partitions round-robin; each has 16,384 registers.
             let fullest = warps.div_ceil(4);
             assert!(fullest * 32 * share <= 16384, "{threads} threads: {share}");
-            assert!(share == 255 || share % 8 == 0, "{threads}");
+            assert!(share == 255 || share.is_multiple_of(8), "{threads}");
             assert!(
                 share == 255 || (fullest * 32 * (share + 8) > 16384),
                 "{threads} threads: {share} is not the largest that fits"
