@@ -60,6 +60,17 @@ impl MemDesc {
     }
 }
 
+/// What a persistent kernel's spin-wait waits for: `step[veu] > order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitPair {
+    /// `rtile.wait = array<i64: veu, order>`.
+    Fixed(i64, i64),
+    /// `rtile.wait = array<i64>`: the pair is data; the registers (defined before the
+    /// loop) of the loop's atomic read index and of the order its `arith.cmpi` compares
+    /// with.
+    Regs(u32, u32),
+}
+
 /// One instruction. `at` indexes [`Kernel::ops`] (the source op, for error locations).
 #[derive(Clone, Debug)]
 pub enum Inst {
@@ -150,10 +161,10 @@ pub enum Inst {
     },
     /// The head of an `scf.while` iteration: the block yields to the other blocks here
     /// (`sim::concurrent`), so a spin-wait on global memory lets the block it waits for
-    /// run. `wait` is the op's `rtile.wait = array<i64: veu, order>`, for deadlock reports.
+    /// run. `wait` is the op's `rtile.wait`, for deadlock reports.
     Spin {
         at: u32,
-        wait: Option<(i64, i64)>,
+        wait: Option<WaitPair>,
     },
     /// `memref.atomic_rmw` on global memory: `dst = old; mem[idx] = old op val` (kind
     /// `addi` or `ori`).
@@ -768,6 +779,25 @@ impl<'c> Compiler<'c> {
         Ok(())
     }
 
+    /// The registers of a dynamic wait's pair in `before` (an `scf.while`'s before
+    /// region): the index of its `memref.atomic_rmw` and the right-hand side of the
+    /// `arith.cmpi` that `scf.condition` tests; `None` when the region has another shape.
+    fn dynamic_wait(&self, before: BlockId) -> Option<WaitPair> {
+        let ctx = self.ctx;
+        let ops: Vec<OpId> = ctx.block_ops(before).collect();
+        let atomic = ops
+            .iter()
+            .find(|&&o| ctx.op_name(o) == "memref.atomic_rmw")?;
+        let cond = ops.iter().find(|&&o| ctx.op_name(o) == "scf.condition")?;
+        let cmp = ctx.defining_op(*ctx.operands(*cond).first()?)?;
+        if ctx.op_name(cmp) != "arith.cmpi" {
+            return None;
+        }
+        let veu = self.regs.get(ctx.operands(*atomic).get(2)?)?;
+        let order = self.regs.get(ctx.operands(cmp).get(1)?)?;
+        Some(WaitPair::Regs(*veu, *order))
+    }
+
     /// Compiles `scf.while`: the before region (ending in `scf.condition`) at a
     /// [`Inst::Spin`] head, the after region, the back edge; the results are the values
     /// the condition forwards when it is false.
@@ -797,10 +827,11 @@ impl<'c> Compiler<'c> {
         }
         self.k.spins = true;
         let at = self.at(op);
-        let wait = ctx
-            .attr(op, "rtile.wait")
-            .and_then(|a| a.as_dense_ints().map(|v| v.to_vec()))
-            .and_then(|v| (v.len() == 2).then(|| (v[0], v[1])));
+        let wait = match ctx.attr(op, "rtile.wait").and_then(|a| a.as_dense_ints()) {
+            Some([v, o]) => Some(WaitPair::Fixed(*v, *o)),
+            Some([]) => self.dynamic_wait(before),
+            _ => None,
+        };
         self.first = true;
         let head = self.emit(Inst::Spin { at, wait });
         let mut cond = None;

@@ -72,7 +72,7 @@ impl FnEmitter<'_> {
         self.line(&format!("{ivnext} = add nsw {ity} {iv}, {step}"));
         // `rtile.unroll` (unit: fully, N: by N) becomes loop metadata on the back edge, so
         // register-tile loops unroll and their private arrays become registers.
-        let loop_md = match ctx.attr(op, "rtile.unroll").map(|x| x.kind()) {
+        let unroll = match ctx.attr(op, "rtile.unroll").map(|x| x.kind()) {
             Some(AttrKind::Unit) => Some("!{!\"llvm.loop.unroll.full\"}".to_string()),
             Some(a) => a
                 .as_int()
@@ -80,17 +80,24 @@ impl FnEmitter<'_> {
                 .map(|n| format!("!{{!\"llvm.loop.unroll.count\", i32 {n}}}")),
             None => None,
         };
-        match loop_md {
-            Some(md) => {
-                let inner = self.m.metadata.len();
+        // `rtile.no_hoist` (a persistent kernel's loop over its schedule entries, whose
+        // body switches between rOperators) keeps LICM from hoisting every rOperator's
+        // invariants into the preamble, where they would all stay live (and spill).
+        let no_hoist = ctx
+            .attr(op, "rtile.no_hoist")
+            .map(|_| "!{!\"llvm.licm.disable\"}".to_string());
+        let loop_md: Vec<String> = unroll.into_iter().chain(no_hoist).collect();
+        if loop_md.is_empty() {
+            self.line(&format!("br label %{header}"));
+        } else {
+            let mut refs = String::new();
+            for md in loop_md {
+                refs.push_str(&format!(", !{}", self.m.metadata.len()));
                 self.m.metadata.push(md);
-                let node = self.m.metadata.len();
-                self.m
-                    .metadata
-                    .push(format!("distinct !{{!SELF, !{inner}}}"));
-                self.line(&format!("br label %{header}, !llvm.loop !{node}"));
             }
-            None => self.line(&format!("br label %{header}")),
+            let node = self.m.metadata.len();
+            self.m.metadata.push(format!("distinct !{{!SELF{refs}}}"));
+            self.line(&format!("br label %{header}, !llvm.loop !{node}"));
         }
         self.start_block(&exit);
         Ok(())
