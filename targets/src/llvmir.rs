@@ -209,6 +209,9 @@ struct FnEmitter<'a> {
     idx: &'static str,
     alloca_as: u32,
     patches: Vec<(String, String)>,
+    /// Inside a branch of an `rtile.no_hoist` switch (NVPTX): thread and block ids are
+    /// read through an opaque copy (`control.rs`, `launder_in_switch`).
+    opaque: u32,
 }
 
 /// LLVM float literal (hexadecimal, exact).
@@ -306,6 +309,7 @@ impl<'a> FnEmitter<'a> {
             idx: if opts.index_bits == 32 { "i32" } else { "i64" },
             alloca_as,
             patches: Vec::new(),
+            opaque: 0,
         }
     }
 
