@@ -51,7 +51,9 @@ pub const PIPELINE_STAGES: &str = "rtile.pipeline_stages";
 
 /// On a persistent kernel `gpu.func` (a `vdevice.program` lowered by `--lower-to-gpu`):
 /// `{coresident = N}`, the blocks that can be co-resident on the device (the simulator runs
-/// at most that many at once).
+/// at most that many at once), and `blocks_per_core = B` when its barriers span vEUs: B
+/// blocks must be resident on each SM/CU at once, so the back ends cap the registers to
+/// fit them (NVPTX `.maxnreg`, HIP `amdgpu_waves_per_eu`).
 pub const PERSISTENT: &str = "rtile.persistent";
 /// On an `scf.for` (unit): keep loop-invariant code of its body inside it (LLVM's
 /// `llvm.licm.disable`). A persistent kernel's loop over its schedule entries switches to

@@ -130,9 +130,15 @@ impl AttributeVerifier for RtileAttrVerifier {
             if ctx.op_name(op) != "gpu.func" {
                 return Err(err("only valid on 'gpu.func'".into()));
             }
-            return match attr.dict_get("coresident").and_then(|a| a.as_int()) {
-                Some(n) if n >= 1 => Ok(()),
-                _ => Err(err("expected {coresident = N} with N >= 1".into())),
+            let per_core = attr.dict_get("blocks_per_core").map(|a| a.as_int());
+            return match (
+                attr.dict_get("coresident").and_then(|a| a.as_int()),
+                per_core,
+            ) {
+                (Some(n), None | Some(Some(1..))) if n >= 1 => Ok(()),
+                _ => Err(err(
+                    "expected {coresident = N} with N >= 1 (and blocks_per_core = B >= 1)".into(),
+                )),
             };
         }
         if name == WAIT {

@@ -302,3 +302,47 @@ gpu.module @k attributes {rtile.device = 3 : i64} {
 // expected-error @+1 {{'gpu.module' op attribute 'targets' failed to satisfy constraint: array of GPU target attributes with at least 1 elements}}
 "gpu.module"() <{sym_name = "k", targets = []}> ({
 }) : () -> ()
+
+// -----
+
+// rtile.no_hoist marks an scf.for (a persistent kernel's loop over its schedule entries).
+func.func @no_hoist_elsewhere() attributes {rtile.no_hoist} {
+  // expected-error @-1 {{'func.func' op attribute 'rtile.no_hoist': only valid on 'scf.for'}}
+  return
+}
+
+// -----
+
+func.func @no_hoist_value(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'scf.for' op attribute 'rtile.no_hoist': expected a unit attribute}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {rtile.no_hoist = 2 : i64}
+  return
+}
+
+// -----
+
+// A spin-wait names its pair, or none (array<i64>: the pair is data).
+func.func @wait_three(%n: index) {
+  // expected-error @+1 {{'scf.while' op attribute 'rtile.wait': expected array<i64: veu, order> or array<i64> (a dynamic wait)}}
+  "scf.while"() ({
+    %t = arith.constant true
+    "scf.condition"(%t) : (i1) -> ()
+  }, {
+    "scf.yield"() : () -> ()
+  }) {rtile.wait = array<i64: 1, 2, 3>} : () -> ()
+  return
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // expected-error @+1 {{'gpu.func' op attribute 'rtile.persistent': expected {coresident = N} with N >= 1 (and blocks_per_core = B >= 1)}}
+    gpu.func @k() kernel attributes {rtile.persistent = {blocks_per_core = 0 : i64, coresident = 4 : i64}} {
+      gpu.return
+    }
+  }
+}

@@ -37,7 +37,7 @@ func.func @f(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> tensor<4x64xf32> {
 // table entry's kind inside one loop over the block's (vEU's) entries.
 // CHECK-LABEL: gpu.func @f_p0(%arg0: memref<3xi32>, %arg1: memref<20xi32>, %arg2: memref<4x64xf32>, %arg3: memref<64x64xf32>, %arg4: memref<4x64xf32>, %arg5: memref<4x64xf32>, %arg6: memref<4x64xf32>) kernel
 // CHECK-SAME: rtile.launch = {block = array<i32: 13, 1, 1>, dynamic_shared_memory = {{[0-9]+}} : i64, grid = array<i32: 3, 1, 1>}
-// CHECK-SAME: rtile.persistent = {coresident = {{[0-9]+}} : i64}
+// CHECK-SAME: rtile.persistent = {blocks_per_core = 1 : i64, coresident = {{[0-9]+}} : i64}
 // CHECK: %[[BID:.*]] = gpu.block_id x
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: gpu.dynamic_shared_memory

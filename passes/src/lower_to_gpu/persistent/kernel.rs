@@ -64,6 +64,9 @@ pub(crate) struct Spec<'a> {
     pub arg_types: Vec<Type>,
     /// Blocks that can be co-resident (recorded as `rtile.persistent = {coresident}`).
     pub coresident: u64,
+    /// Blocks that must be resident on each core at once (its barriers span vEUs):
+    /// `rtile.persistent = {blocks_per_core}`, from which the back ends cap registers.
+    pub blocks_per_core: Option<u64>,
 }
 
 fn int_value(ctx: &Context, v: Value) -> Option<i64> {
@@ -623,10 +626,19 @@ pub(crate) fn build(
         .attr("gpu.kernel", Attribute::unit())
         .attr(
             "rtile.persistent",
-            Attribute::dictionary(vec![rtile::ir::NamedAttribute {
-                name: "coresident".into(),
-                value: Attribute::i64(spec.coresident as i64),
-            }]),
+            Attribute::dictionary(
+                spec.blocks_per_core
+                    .map(|n| rtile::ir::NamedAttribute {
+                        name: "blocks_per_core".into(),
+                        value: Attribute::i64(n as i64),
+                    })
+                    .into_iter()
+                    .chain([rtile::ir::NamedAttribute {
+                        name: "coresident".into(),
+                        value: Attribute::i64(spec.coresident as i64),
+                    }])
+                    .collect(),
+            ),
         )
         .attr("sym_name", Attribute::string(spec.name.clone()))
         .attr("workgroup_attributions", Attribute::i64(0))

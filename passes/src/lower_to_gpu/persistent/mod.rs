@@ -314,12 +314,16 @@ pub(crate) fn launch_program(
             ),
         ));
     }
+    // The back ends must keep the kernel's registers low enough for this many blocks per
+    // core (`.maxnreg`, `amdgpu_waves_per_eu`): the figure above rests on Roller's estimate.
+    let blocks_per_core = prog.cross.then(|| veus.div_ceil(device.cores.max(1)));
     let spec = kernel::Spec {
         name: prog.name.clone(),
         program: &prog.program,
         ops,
         arg_types,
         coresident,
+        blocks_per_core,
     };
     let (lk, words) = kernel::build(b.ctx_mut(), &spec, threads)
         .map_err(|m| Diagnostic::op_error(b.ctx(), prog.op, format!("cannot lower: {m}")))?;
