@@ -12,8 +12,19 @@ use rtile_runtime::sim::{self, SimErrorKind, compile_kernel, launch_of, run};
 /// wait on the consumer's step before the producer's work (a cyclic wait); `coresident`
 /// is the `rtile.persistent` capacity.
 fn kernel(p: u32, wait_in_producer: bool, coresident: u32) -> String {
+    kernel_with(p, wait_in_producer, coresident, false)
+}
+
+/// [`kernel`], with `dynamic`: each wait marked `rtile.wait = array<i64>` (its pair is
+/// data, as a schedule table's: the spin's atomic index and compared order registers).
+fn kernel_with(p: u32, wait_in_producer: bool, coresident: u32, dynamic: bool) -> String {
     let c = 1 - p;
     let spin = |v: u32, o: u32| {
+        let mark = if dynamic {
+            "array<i64>".to_string()
+        } else {
+            format!("array<i64: {v}, {o}>")
+        };
         format!(
             r#"      %is0_{v} = "arith.cmpi"(%t, %c0) <{{predicate = 0 : i64}}> : (index, index) -> i1
       "scf.if"(%is0_{v}) ({{
@@ -23,7 +34,7 @@ fn kernel(p: u32, wait_in_producer: bool, coresident: u32) -> String {
           "scf.condition"(%again) : (i1) -> ()
         }}, {{
           "scf.yield"() : () -> ()
-        }}) {{rtile.wait = array<i64: {v}, {o}>}} : () -> ()
+        }}) {{rtile.wait = {mark}}} : () -> ()
         "llvm.fence"() <{{ordering = 4 : i64, syncscope = "agent"}}> : () -> ()
         "scf.yield"() : () -> ()
       }}, {{
@@ -127,6 +138,19 @@ fn cyclic_wait_is_a_deadlock_naming_the_waits() {
     assert_eq!(kind, SimErrorKind::Deadlock, "{msg}");
     assert!(msg.contains("vEU 0 waits for step[1] > 0"), "{msg}");
     assert!(msg.contains("vEU 1 waits for step[0] > 0"), "{msg}");
+}
+
+#[test]
+fn cyclic_dynamic_wait_is_a_deadlock_naming_the_pairs_from_registers() {
+    let (kind, msg) = run_text(&kernel_with(0, true, 2, true)).expect_err("must deadlock");
+    assert_eq!(kind, SimErrorKind::Deadlock, "{msg}");
+    assert!(msg.contains("vEU 0 waits for step[1] > 0"), "{msg}");
+    assert!(msg.contains("vEU 1 waits for step[0] > 0"), "{msg}");
+    // Without the planted wait the same kernel runs through.
+    assert_eq!(
+        run_text(&kernel_with(1, false, 2, true)).expect("runs"),
+        want()
+    );
 }
 
 #[test]

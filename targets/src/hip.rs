@@ -265,10 +265,19 @@ impl<'a> HipEmitter<'a> {
             .launch
             .block
             .map(|b| {
-                format!(
-                    "__launch_bounds__({}) ",
-                    b.iter().map(|&x| x as u64).product::<u64>()
-                )
+                let threads = b.iter().map(|&x| x as u64).product::<u64>();
+                // A persistent kernel whose `blocks_per_core` blocks must be resident on a
+                // CU at once: that many blocks' wavefronts (of 64) over its 4 SIMDs, as
+                // the waves each SIMD must hold (clang caps the VGPRs to fit them).
+                let waves = crate::llvmir::persistent_blocks_per_core(ctx, info.op)
+                    .map(|b| {
+                        format!(
+                            "__attribute__((amdgpu_waves_per_eu({}))) ",
+                            (threads.div_ceil(64) * b).div_ceil(4).max(1)
+                        )
+                    })
+                    .unwrap_or_default();
+                format!("__launch_bounds__({threads}) {waves}")
             })
             .unwrap_or_default();
         let kernel = if info.is_kernel {

@@ -53,6 +53,25 @@ pub fn block_register_share(threads: u64) -> u64 {
     let fullest = warps.div_ceil(SUB_PARTITIONS);
     ((PARTITION_REGISTERS / (fullest * 32)) / 8 * 8).clamp(8, 255)
 }
+
+/// The registers each thread may use so that `blocks` blocks of `threads` threads are
+/// resident on one NVIDIA SM at once: an SM's 65,536 registers are four sub-partitions of
+/// 512 per lane, the warps spread over them, allocated per warp in steps of 8 per thread.
+/// A persistent kernel whose barriers span vEUs (`rtile.persistent = {blocks_per_core}`)
+/// deadlocks if fewer are resident, so it gets this as `.maxnreg`.
+pub fn coresident_register_cap(threads: u64, blocks: u64) -> u64 {
+    let warps = threads.max(1).div_ceil(32) * blocks.max(1);
+    ((512 / warps.div_ceil(4)) / 8 * 8).clamp(8, 255)
+}
+
+/// `blocks_per_core` of a persistent kernel's `rtile.persistent` (see
+/// [`coresident_register_cap`]).
+pub(crate) fn persistent_blocks_per_core(ctx: &rtile::ir::Context, func: OpId) -> Option<u64> {
+    ctx.attr(func, "rtile.persistent")
+        .and_then(|a| a.dict_get("blocks_per_core"))
+        .and_then(|a| a.as_int())
+        .and_then(|n| u64::try_from(n).ok())
+}
 use std::fmt::Write as _;
 
 use rtile::diagnostics::Diagnostic;
@@ -217,6 +236,9 @@ struct FnEmitter<'a> {
     idx: &'static str,
     alloca_as: u32,
     patches: Vec<(String, String)>,
+    /// Inside a branch of an `rtile.no_hoist` switch (NVPTX): thread and block ids are
+    /// read through an opaque copy (`control.rs`, `launder_in_switch`).
+    opaque: u32,
 }
 
 /// LLVM float literal (hexadecimal, exact).
@@ -314,6 +336,7 @@ impl<'a> FnEmitter<'a> {
             idx: if opts.index_bits == 32 { "i32" } else { "i64" },
             alloca_as,
             patches: Vec::new(),
+            opaque: 0,
         }
     }
 
@@ -512,13 +535,29 @@ impl<'a> FnEmitter<'a> {
                         RegisterLimit::Unbounded => None,
                         RegisterLimit::Fixed(n) => Some(u64::from(n)),
                     };
+                    // A persistent kernel's blocks must all be resident: that cap holds
+                    // whatever the option says.
+                    let limit = match persistent_blocks_per_core(self.ctx, info.op) {
+                        Some(b) => {
+                            let cap = coresident_register_cap(total, b);
+                            Some(limit.map_or(cap, |l| l.min(cap)))
+                        }
+                        None => limit,
+                    };
                     if let Some(n) = limit {
                         attrs.push(format!("\"nvvm.maxnreg\"=\"{n}\""));
                     }
                 }
-                Flavor::Amdgpu => attrs.push(format!(
-                    "\"amdgpu-flat-work-group-size\"=\"{total},{total}\""
-                )),
+                Flavor::Amdgpu => {
+                    attrs.push(format!(
+                        "\"amdgpu-flat-work-group-size\"=\"{total},{total}\""
+                    ));
+                    // As HIP's `amdgpu_waves_per_eu` (`hip.rs`).
+                    if let Some(b) = persistent_blocks_per_core(self.ctx, info.op) {
+                        let waves = (total.div_ceil(64) * b).div_ceil(4).max(1);
+                        attrs.push(format!("\"amdgpu-waves-per-eu\"=\"{waves}\""));
+                    }
+                }
             }
         }
         let ret_cc = match (self.opts.flavor, info.is_kernel) {

@@ -55,10 +55,19 @@ pub const SPLIT_RESULT: &str = "rtile.split_result";
 
 /// On a persistent kernel `gpu.func` (a `vdevice.program` lowered by `--lower-to-gpu`):
 /// `{coresident = N}`, the blocks that can be co-resident on the device (the simulator runs
-/// at most that many at once).
+/// at most that many at once), and `blocks_per_core = B` when its barriers span vEUs: B
+/// blocks must be resident on each SM/CU at once, so the back ends cap the registers to
+/// fit them (NVPTX `.maxnreg`, HIP `amdgpu_waves_per_eu`).
 pub const PERSISTENT: &str = "rtile.persistent";
+/// On an `scf.for` (unit): keep loop-invariant code of its body inside it (LLVM's
+/// `llvm.licm.disable`). A persistent kernel's loop over its schedule entries switches to
+/// disjoint rOperator bodies: hoisting their invariants into the kernel preamble would
+/// keep every rOperator's values live through every entry.
+pub const NO_HOIST: &str = "rtile.no_hoist";
 /// On a persistent kernel's spin-wait `scf.while`: `array<i64: veu, order>`, the wait for
-/// `step[veu] > order` (deadlock reports name it).
+/// `step[veu] > order` (deadlock reports name it); `array<i64>` for a wait whose pair is
+/// data (read from a schedule table): the index of the loop's atomic read of `step` and
+/// the value its `arith.cmpi` compares with.
 pub const WAIT: &str = "rtile.wait";
 
 /// `rtile`: attributes only.

@@ -15,7 +15,7 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, Context, OpId};
 
 use super::{
-    DEVICE, LAUNCH, PEAK_BYTES, PERSISTENT, PIPELINE_STAGES, PROGRAM, PROGRAMS, RProgram,
+    DEVICE, LAUNCH, NO_HOIST, PEAK_BYTES, PERSISTENT, PIPELINE_STAGES, PROGRAM, PROGRAMS, RProgram,
     SHARED_STAGES, SPLIT_RESULT, TE_REFERENCE, TILE, TileAttr, UNROLL, WAIT, programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
@@ -81,6 +81,15 @@ impl AttributeVerifier for RtileAttrVerifier {
                 )),
             };
         }
+        if name == NO_HOIST {
+            if ctx.op_name(op) != "scf.for" {
+                return Err(err("only valid on 'scf.for'".into()));
+            }
+            return match attr.kind() {
+                AttrKind::Unit => Ok(()),
+                _ => Err(err("expected a unit attribute".into())),
+            };
+        }
         if name == PEAK_BYTES {
             if ctx.op_name(op) != "func.func" {
                 return Err(err("only valid on 'func.func'".into()));
@@ -132,9 +141,15 @@ impl AttributeVerifier for RtileAttrVerifier {
             if ctx.op_name(op) != "gpu.func" {
                 return Err(err("only valid on 'gpu.func'".into()));
             }
-            return match attr.dict_get("coresident").and_then(|a| a.as_int()) {
-                Some(n) if n >= 1 => Ok(()),
-                _ => Err(err("expected {coresident = N} with N >= 1".into())),
+            let per_core = attr.dict_get("blocks_per_core").map(|a| a.as_int());
+            return match (
+                attr.dict_get("coresident").and_then(|a| a.as_int()),
+                per_core,
+            ) {
+                (Some(n), None | Some(Some(1..))) if n >= 1 => Ok(()),
+                _ => Err(err(
+                    "expected {coresident = N} with N >= 1 (and blocks_per_core = B >= 1)".into(),
+                )),
             };
         }
         if name == WAIT {
@@ -143,12 +158,15 @@ impl AttributeVerifier for RtileAttrVerifier {
             }
             return match attr.as_dense_ints() {
                 Some([v, o]) if *v >= 0 && *o >= 0 => Ok(()),
-                _ => Err(err("expected array<i64: veu, order>".into())),
+                Some([]) => Ok(()),
+                _ => Err(err(
+                    "expected array<i64: veu, order> or array<i64> (a dynamic wait)".into(),
+                )),
             };
         }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {SPLIT_RESULT}, {PIPELINE_STAGES}, {PERSISTENT} or {WAIT})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {SPLIT_RESULT}, {PIPELINE_STAGES}, {PERSISTENT}, {WAIT} or {NO_HOIST})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {

@@ -62,7 +62,7 @@ struct TeFunc {
 /// The module's `memref.global`s of tensor constants, by value attribute (each distinct
 /// constant once per module) and the symbol names taken.
 #[derive(Default)]
-pub(super) struct Globals {
+pub(crate) struct Globals {
     by_value: HashMap<Attribute, String>,
     taken: HashSet<String>,
 }
@@ -88,9 +88,6 @@ impl Globals {
     /// The global holding `value` (a tensor constant), built before `anchor` the first
     /// time: `memref.global "private" constant @__constant_<handle or shape>`.
     fn global_for(&mut self, b: &mut Builder, anchor: OpId, value: Attribute, ty: &Type) -> String {
-        if let Some(n) = self.by_value.get(&value) {
-            return n.clone();
-        }
         let stem = match value.kind() {
             AttrKind::DenseResource { handle, .. } => handle
                 .chars()
@@ -108,6 +105,22 @@ impl Globals {
                 .unwrap_or_else(|| "tensor".into())
             }
         };
+        self.global_named(b, anchor, value, ty, &stem)
+    }
+
+    /// The global holding `value` (a tensor constant of type `ty`), built before `anchor`
+    /// the first time as `@__constant_<stem>` (a suffix makes the name unique).
+    pub(super) fn global_named(
+        &mut self,
+        b: &mut Builder,
+        anchor: OpId,
+        value: Attribute,
+        ty: &Type,
+        stem: &str,
+    ) -> String {
+        if let Some(n) = self.by_value.get(&value) {
+            return n.clone();
+        }
         let base = format!("__constant_{stem}");
         let mut name = base.clone();
         let mut n = 0;
@@ -797,7 +810,14 @@ pub(super) fn lower_func(
             let step = step_view(&mut b, at, n);
             at += 4 * n as u64;
             packed.push(super::persistent::launch_program(
-                &mut b, p, *prog, &ls, kernels, dev, step,
+                &mut b,
+                (&mut *globals, host),
+                p,
+                *prog,
+                &ls,
+                kernels,
+                dev,
+                step,
             )?);
         }
         b.op("memref.dealloc").operand(arena).build();

@@ -15,8 +15,11 @@ use rtile_gpu_vocab::{AddressSpace, GpuOp as G, MathFn};
 use super::ops::{Num, OpFn, scalar_fn};
 
 mod nvgpu;
+mod spin;
 mod vector;
+
 pub use nvgpu::{AsyncCopyInst, WarpInst};
+pub use spin::WaitPair;
 
 /// Which memory a buffer lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,10 +153,10 @@ pub enum Inst {
     },
     /// The head of an `scf.while` iteration: the block yields to the other blocks here
     /// (`sim::concurrent`), so a spin-wait on global memory lets the block it waits for
-    /// run. `wait` is the op's `rtile.wait = array<i64: veu, order>`, for deadlock reports.
+    /// run. `wait` is the op's `rtile.wait`, for deadlock reports.
     Spin {
         at: u32,
-        wait: Option<(i64, i64)>,
+        wait: Option<WaitPair>,
     },
     /// `memref.atomic_rmw` on global memory: `dst = old; mem[idx] = old op val` (kind
     /// `addi` or `ori`).
@@ -765,75 +768,6 @@ impl<'c> Compiler<'c> {
                 | MathFn::AbsI,
             ) => self.scalar(op, g, &operands, &results)?,
         }
-        Ok(())
-    }
-
-    /// Compiles `scf.while`: the before region (ending in `scf.condition`) at a
-    /// [`Inst::Spin`] head, the after region, the back edge; the results are the values
-    /// the condition forwards when it is false.
-    fn while_loop(
-        &mut self,
-        op: OpId,
-        operands: &[Value],
-        results: &[Value],
-    ) -> Result<(), Diagnostic> {
-        let ctx = self.ctx;
-        let regions = ctx.regions(op).to_vec();
-        let block_of = |i: usize| {
-            regions
-                .get(i)
-                .and_then(|r| ctx.region_blocks(*r).first().copied())
-                .ok_or_else(|| err(ctx, op, "scf.while needs a before and an after region"))
-        };
-        let (before, after) = (block_of(0)?, block_of(1)?);
-        let mut bargs = Vec::new();
-        for &a in ctx.block_args(before) {
-            bargs.push(self.def(a, op)?);
-        }
-        self.moves(&bargs, operands, op)?;
-        let mut outs = Vec::new();
-        for &r in results {
-            outs.push(self.def(r, op)?);
-        }
-        self.k.spins = true;
-        let at = self.at(op);
-        let wait = ctx
-            .attr(op, "rtile.wait")
-            .and_then(|a| a.as_dense_ints().map(|v| v.to_vec()))
-            .and_then(|v| (v.len() == 2).then(|| (v[0], v[1])));
-        self.first = true;
-        let head = self.emit(Inst::Spin { at, wait });
-        let mut cond = None;
-        for o in ctx.block_ops(before) {
-            let g = G::decode(ctx, o)?;
-            if g == G::Condition {
-                cond = Some(ctx.operands(o).to_vec());
-            } else {
-                self.op(o, g)?;
-            }
-        }
-        let Some(cond) = cond.filter(|c| !c.is_empty()) else {
-            return Err(err(
-                ctx,
-                op,
-                "scf.while's before region must end in scf.condition",
-            ));
-        };
-        self.moves(&outs, &cond[1..], op)?;
-        let c = self.reg(cond[0], op)?;
-        let exit = self.emit(Inst::JumpIfZero { cond: c, to: 0 });
-        let aargs: Vec<u32> = ctx
-            .block_args(after)
-            .to_vec()
-            .into_iter()
-            .map(|a| self.def(a, op))
-            .collect::<Result<_, _>>()?;
-        self.moves(&aargs, &cond[1..], op)?;
-        let y = self.block(after)?;
-        self.moves(&bargs, &y, op)?;
-        self.emit(Inst::Jump { to: head });
-        let end = self.here();
-        self.patch(exit, end);
         Ok(())
     }
 

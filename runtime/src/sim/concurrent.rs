@@ -12,7 +12,8 @@
 //! changes no global memory, finishes no block, and leaves every block waiting at the same
 //! `scf.while` head with the same registers as the round before, it would repeat forever:
 //! that is reported as [`SimErrorKind::Deadlock`] with each block's wait (the loop's
-//! `rtile.wait = array<i64: veu, order>`: the vEU waits for `step[veu] > order`). A wait
+//! `rtile.wait = array<i64: veu, order>`: the vEU waits for `step[veu] > order`; with
+//! `rtile.wait = array<i64>` the pair is read from the waiting thread's registers). A wait
 //! that keeps changing registers but writes nothing for [`MAX_IDLE_ROUNDS`] rounds is
 //! reported the same way, so a run never hangs.
 
@@ -189,7 +190,7 @@ fn deadlock(
     not_resident: usize,
     cap: usize,
 ) -> SimError {
-    use super::compile::Inst;
+    use super::compile::{Inst, WaitPair};
     let mut waits = Vec::new();
     let mut first = None;
     for (st, c) in resident {
@@ -199,7 +200,13 @@ fn deadlock(
             _ => (None, None),
         };
         first.get_or_insert((at, st.block, t));
-        waits.push(match wait {
+        // A dynamic pair is in the waiting thread's registers.
+        let reg = |r: u32| st.regs[t as usize * st.nregs + r as usize] as i64;
+        let pair = wait.map(|w| match w {
+            WaitPair::Fixed(v, o) => (v, o),
+            WaitPair::Regs(v, o) => (reg(v), reg(o)),
+        });
+        waits.push(match pair {
             Some((v, o)) => format!("vEU {} waits for step[{v}] > {o}", c.id),
             None => format!("block {} waits in an scf.while", c.id),
         });

@@ -72,7 +72,7 @@ impl FnEmitter<'_> {
         self.line(&format!("{ivnext} = add nsw {ity} {iv}, {step}"));
         // `rtile.unroll` (unit: fully, N: by N) becomes loop metadata on the back edge, so
         // register-tile loops unroll and their private arrays become registers.
-        let loop_md = match ctx.attr(op, "rtile.unroll").map(|x| x.kind()) {
+        let unroll = match ctx.attr(op, "rtile.unroll").map(|x| x.kind()) {
             Some(AttrKind::Unit) => Some("!{!\"llvm.loop.unroll.full\"}".to_string()),
             Some(a) => a
                 .as_int()
@@ -80,20 +80,86 @@ impl FnEmitter<'_> {
                 .map(|n| format!("!{{!\"llvm.loop.unroll.count\", i32 {n}}}")),
             None => None,
         };
-        match loop_md {
-            Some(md) => {
-                let inner = self.m.metadata.len();
+        // `rtile.no_hoist` (a persistent kernel's loop over its schedule entries, whose
+        // body switches between rOperators) keeps LICM from hoisting every rOperator's
+        // invariants into the preamble, where they would all stay live (and spill).
+        let no_hoist = ctx
+            .attr(op, "rtile.no_hoist")
+            .map(|_| "!{!\"llvm.licm.disable\"}".to_string());
+        let loop_md: Vec<String> = unroll.into_iter().chain(no_hoist).collect();
+        if loop_md.is_empty() {
+            self.line(&format!("br label %{header}"));
+        } else {
+            let mut refs = String::new();
+            for md in loop_md {
+                refs.push_str(&format!(", !{}", self.m.metadata.len()));
                 self.m.metadata.push(md);
-                let node = self.m.metadata.len();
-                self.m
-                    .metadata
-                    .push(format!("distinct !{{!SELF, !{inner}}}"));
-                self.line(&format!("br label %{header}, !llvm.loop !{node}"));
             }
-            None => self.line(&format!("br label %{header}")),
+            let node = self.m.metadata.len();
+            self.m.metadata.push(format!("distinct !{{!SELF{refs}}}"));
+            self.line(&format!("br label %{header}, !llvm.loop !{node}"));
         }
         self.start_block(&exit);
         Ok(())
+    }
+
+    /// In a branch directly inside an `rtile.no_hoist` loop (a persistent kernel's switch
+    /// over rOperators), on NVPTX: the global buffers and the integer SSA values from
+    /// outside that the branch uses get fresh names from an opaque copy (`asm sideeffect
+    /// "mov"`) at its start, and thread/block id reads in it are copied the same way, so
+    /// no pass sees them as invariant in the loop. Otherwise LoopStrengthReduce's SCEV
+    /// expansion (which `llvm.licm.disable` does not stop) hoists each rOperator's
+    /// `buffer + offset` and thread-index arithmetic to the loop's preheader, where all of
+    /// it stays live through every entry (the full-size LSTM on sm_80: 254 registers and
+    /// spills with the hoisting, 151 and none without). Returns the replaced bindings, to
+    /// restore after the branch (`None`: not such a branch).
+    fn launder_in_switch(&mut self, op: OpId, block: BlockId) -> Option<Vec<(Value, Val)>> {
+        let ctx = self.ctx;
+        let in_switch = ctx.parent_op(op).is_some_and(|p| {
+            ctx.op_name(p) == "scf.for" && ctx.attr(p, "rtile.no_hoist").is_some()
+        });
+        if !in_switch || self.opts.flavor != Flavor::Nvptx {
+            return None;
+        }
+        let mut used: Vec<Value> = Vec::new();
+        for o in ctx.block_ops(block) {
+            for n in ctx.collect_ops(o) {
+                for &v in ctx.operands(n) {
+                    if !used.contains(&v) && self.vals.contains_key(&v) {
+                        used.push(v);
+                    }
+                }
+            }
+        }
+        let mut saved = Vec::new();
+        for v in used {
+            let fresh = match self.vals.get(&v).cloned() {
+                Some(Val::Mem { ptr, info }) if info.space == MemSpace::Global => {
+                    let ty = addrspace(1);
+                    let p = self.assign(&format!(
+                        "call {ty} asm sideeffect \"mov.b64 $0, $1;\", \"=l,l\"({ty} {ptr})"
+                    ));
+                    Val::Mem { ptr: p, info }
+                }
+                Some(Val::Scalar { repr, ty }) if repr.starts_with('%') => {
+                    let c = match ty.as_str() {
+                        "i64" => "l",
+                        "i32" => "r",
+                        _ => continue,
+                    };
+                    let r = self.assign(&format!(
+                        "call {ty} asm sideeffect \"mov.b{} $0, $1;\", \"={c},{c}\"({ty} {repr})",
+                        if c == "l" { 64 } else { 32 }
+                    ));
+                    Val::Scalar { repr: r, ty }
+                }
+                _ => continue,
+            };
+            if let Some(old) = self.vals.insert(v, fresh) {
+                saved.push((v, old));
+            }
+        }
+        Some(saved)
     }
 
     pub(super) fn scf_if(&mut self, op: OpId) -> Result<(), Diagnostic> {
@@ -109,7 +175,15 @@ impl FnEmitter<'_> {
         self.line(&format!("br i1 {c}, label %{tl}, label %{first_target}"));
         let pre = self.cur_label.clone();
         self.start_block(&tl);
-        let ty_vals = self.emit_block(then_b)?;
+        let saved = self.launder_in_switch(op, then_b);
+        let opaque = saved.is_some();
+        self.opaque += u32::from(opaque);
+        let ty_vals = self.emit_block(then_b);
+        self.opaque -= u32::from(opaque);
+        for (v, val) in saved.unwrap_or_default() {
+            self.vals.insert(v, val);
+        }
+        let ty_vals = ty_vals?;
         let then_vals: Vec<(String, String)> = ty_vals
             .iter()
             .map(|v| self.scalar(op, *v))

@@ -32,7 +32,16 @@ impl FnEmitter<'_> {
                     _ => "nctaid",
                 };
                 let name = format!("llvm.nvvm.read.ptx.sreg.{reg}.{xyz}");
-                self.call("i32", &name, &[], "")
+                let r = self.call("i32", &name, &[], "");
+                if self.opaque > 0 {
+                    // Not CSE'd with (and hoisted as) the kernel-wide read: see
+                    // `launder_in_switch`.
+                    self.assign(&format!(
+                        "call i32 asm sideeffect \"mov.u32 $0, $1;\", \"=r,r\"(i32 {r})"
+                    ))
+                } else {
+                    r
+                }
             }
             Flavor::Amdgpu => match kind {
                 "thread_id" => self.call("i32", &format!("llvm.amdgcn.workitem.id.{xyz}"), &[], ""),

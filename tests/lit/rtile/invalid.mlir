@@ -261,7 +261,7 @@
 // Only rtile.programs, rtile.program and rtile.tile belong to the dialect.
 "func.func"() ({
 ^bb0(%A: tensor<256x64xf32>, %B: tensor<64x128xf32>):
-  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll, rtile.device, rtile.peak_bytes, rtile.shared_stages, rtile.split_result, rtile.pipeline_stages, rtile.persistent or rtile.wait)}}
+  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll, rtile.device, rtile.peak_bytes, rtile.shared_stages, rtile.split_result, rtile.pipeline_stages, rtile.persistent, rtile.wait or rtile.no_hoist)}}
   %C = "te.compute"(%A, %B) ({
   ^bb0(%a: f32, %b: f32):
     %p = "arith.mulf"(%a, %b) : (f32, f32) -> f32
@@ -329,3 +329,47 @@ gpu.module @k attributes {rtile.device = 3 : i64} {
     "gpu.return"() : () -> ()
   }) {function_type = () -> (), sym_name = "k", gpu.kernel, rtile.split_result = array<i64: 0, 1>} : () -> ()
 }) {sym_name = "m"} : () -> ()
+
+// -----
+
+// rtile.no_hoist marks an scf.for (a persistent kernel's loop over its schedule entries).
+func.func @no_hoist_elsewhere() attributes {rtile.no_hoist} {
+  // expected-error @-1 {{'func.func' op attribute 'rtile.no_hoist': only valid on 'scf.for'}}
+  return
+}
+
+// -----
+
+func.func @no_hoist_value(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'scf.for' op attribute 'rtile.no_hoist': expected a unit attribute}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {rtile.no_hoist = 2 : i64}
+  return
+}
+
+// -----
+
+// A spin-wait names its pair, or none (array<i64>: the pair is data).
+func.func @wait_three(%n: index) {
+  // expected-error @+1 {{'scf.while' op attribute 'rtile.wait': expected array<i64: veu, order> or array<i64> (a dynamic wait)}}
+  "scf.while"() ({
+    %t = arith.constant true
+    "scf.condition"(%t) : (i1) -> ()
+  }, {
+    "scf.yield"() : () -> ()
+  }) {rtile.wait = array<i64: 1, 2, 3>} : () -> ()
+  return
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // expected-error @+1 {{'gpu.func' op attribute 'rtile.persistent': expected {coresident = N} with N >= 1 (and blocks_per_core = B >= 1)}}
+    gpu.func @k() kernel attributes {rtile.persistent = {blocks_per_core = 0 : i64, coresident = 4 : i64}} {
+      gpu.return
+    }
+  }
+}

@@ -32,44 +32,68 @@ func.func @f(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> tensor<4x64xf32> {
 // CHECK-LABEL: gpu.func @f_steps_reset(%arg0: memref<3xi32>) kernel
 // CHECK: memref.store %{{.*}}, %arg0[%{{.*}}] : memref<3xi32>
 
-// The persistent kernel: the step array first, then every buffer once; 3 blocks of 13.
-// CHECK-LABEL: gpu.func @f_p0(%arg0: memref<3xi32>, %arg1: memref<4x64xf32>, %arg2: memref<64x64xf32>, %arg3: memref<4x64xf32>, %arg4: memref<4x64xf32>, %arg5: memref<4x64xf32>) kernel
+// The persistent kernel: the step array first, the schedule table second, then every
+// buffer once; 3 blocks of 13. Each rOperator's body is in it once, under a switch on the
+// table entry's kind inside one loop over the block's (vEU's) entries.
+// CHECK-LABEL: gpu.func @f_p0(%arg0: memref<3xi32>, %arg1: memref<20xi32>, %arg2: memref<4x64xf32>, %arg3: memref<64x64xf32>, %arg4: memref<4x64xf32>, %arg5: memref<4x64xf32>, %arg6: memref<4x64xf32>) kernel
 // CHECK-SAME: rtile.launch = {block = array<i32: 13, 1, 1>, dynamic_shared_memory = {{[0-9]+}} : i64, grid = array<i32: 3, 1, 1>}
-// CHECK-SAME: rtile.persistent = {coresident = {{[0-9]+}} : i64}
+// CHECK-SAME: rtile.persistent = {blocks_per_core = 1 : i64, coresident = {{[0-9]+}} : i64}
 // CHECK: %[[BID:.*]] = gpu.block_id x
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: gpu.dynamic_shared_memory
-// vEU 0: the matmul's rTask 0 (block id remapped to the rTask id), its barriers, then
-// thread 0 publishes it: release fence, step[0] += 1.
-// CHECK: arith.cmpi eq, %[[BID]], %c0
-// CHECK: scf.for %[[R0:.*]] = %c0{{.*}} to %c1{{.*}} step
+// vEU `bid` runs entries start[bid] .. start[bid + 1]; an entry is (kind, first, count).
+// CHECK: %[[NEXT:.*]] = arith.addi %[[BID]], %c1
+// CHECK: %[[LO:.*]] = memref.load %arg1[%[[BID]]]
+// CHECK: %[[HI:.*]] = memref.load %arg1[%[[NEXT]]]
+// CHECK: scf.for %[[E:.*]] = %{{.*}} to %{{.*}} step %c1 {
+// CHECK: %[[E3:.*]] = arith.muli %[[E]], %c3
+// CHECK: %[[AT:.*]] = arith.addi %[[E3]], %c4
+// CHECK: %[[KIND:.*]] = memref.load %arg1[%[[AT]]]
+// Kind 0, the matmul: its rTasks (block id remapped to the rTask id), its barriers, then
+// thread 0 publishes each: release fence, step[bid] += 1.
+// CHECK: arith.cmpi eq, %[[KIND]], %c0_i32
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: scf.for %[[R0:.*]] = %{{.*}} to %{{.*}} step %c1 {
+// CHECK: arith.muli %[[R0]], %c4
 // CHECK: gpu.barrier
 // CHECK: arith.cmpi eq, %[[TID]], %c0
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: "llvm.fence"() <{ordering = 5 : i64, syncscope = "agent"}>
-// CHECK: "memref.atomic_rmw"(%c1_i32, %arg0, %{{.*}}) <{kind = 1 : i64}>
-// vEU 1: the tanh has fewer threads: threads >= its count skip the body (it has no
+// CHECK: "memref.atomic_rmw"(%{{.*}}, %arg0, %[[BID]]) <{kind = 1 : i64}>
+// Kind 1, the tanh, has fewer threads: threads >= its count skip the body (it has no
 // barrier, so they run none) and join the publishing barrier.
-// CHECK: arith.cmpi eq, %[[BID]], %c1
+// CHECK: arith.cmpi eq, %[[KIND]], %c1_i32
 // CHECK: arith.cmpi ult, %[[TID]],
-// CHECK: "memref.atomic_rmw"(%c1_i32, %arg0, %{{.*}}) <{kind = 1 : i64}>
-// vEU 2: thread 0 spins until step[0] > 0, thread 1 until step[1] > 0 (atomic reads), both
-// acquire, then the block barrier; then the sum.
-// CHECK: arith.cmpi eq, %[[BID]], %c2
+// CHECK: "memref.atomic_rmw"(%{{.*}}, %arg0, %[[BID]]) <{kind = 1 : i64}>
+// CHECK: arith.cmpi eq, %[[KIND]], %c2_i32
+// CHECK: "memref.atomic_rmw"(%{{.*}}, %arg0, %[[BID]]) <{kind = 1 : i64}>
+// Kind 3 = the operator count: a barrier-rTask over pairs first .. first + count of the
+// table (from word 16); thread i takes pairs first + i, first + i + 13, ...: it spins until
+// step[veu] > order (atomic reads; the dynamic wait is marked for the simulator's deadlock
+// reports), acquires; then the block barrier.
+// CHECK: arith.cmpi eq, %[[KIND]], %c3_i32
+// CHECK: %[[P0:.*]] = arith.addi %{{.*}}, %[[TID]] : index
+// CHECK: scf.for %[[P:.*]] = %[[P0]] to %{{.*}} step %c13
+// CHECK: %[[P2:.*]] = arith.muli %[[P]], %c2
+// CHECK: arith.addi %[[P2]], %c16
 // CHECK: "scf.while"() ({
-// CHECK: "memref.atomic_rmw"(%c0_i32, %arg0, %{{.*}}) <{kind = 14 : i64}>
+// CHECK: "memref.atomic_rmw"(%{{.*}}, %arg0, %{{.*}}) <{kind = 14 : i64}>
 // CHECK: arith.cmpi sle
 // CHECK: scf.condition
-// CHECK: rtile.wait = array<i64: 0, 0>
+// CHECK: rtile.wait = array<i64>
 // CHECK-NEXT: "llvm.fence"() <{ordering = 4 : i64, syncscope = "agent"}>
-// CHECK: rtile.wait = array<i64: 1, 0>
 // CHECK: gpu.barrier
 // CHECK: gpu.return
+
+// The schedule: start = [0, 1, 2, 4]; vEU 0: (kind 0, rTask 0, 1); vEU 1: (1, 0, 1);
+// vEU 2: (3 = barrier, pair 0, 2 pairs), (2, 0, 1); pairs <0, 0>, <1, 0>.
+// CHECK: "memref.global"() <{constant, initial_value = dense<[0, 1, 2, 4, 0, 0, 1, 1, 0, 1, 3, 0, 2, 2, 0, 1, 0, 0, 1, 0]> : tensor<20xi32>, sym_name = "__constant_f_p0_schedule"
 
 // The host launches the reset, then the one persistent kernel (3 vEUs, 13 threads).
 // CHECK-LABEL: func.func @f(
 // CHECK: "gpu.launch_func"(%c1, %c1{{.*}}, %c1{{.*}}, %c3, %c1{{.*}}, %c1{{.*}}, %{{.*}}) <{kernel = @kernels::@f_steps_reset,
-// CHECK: "gpu.launch_func"(%c3{{.*}}, %c1{{.*}}, %c1{{.*}}, %c13, %c1{{.*}}, %c1{{.*}}, %{{.*}}) <{kernel = @kernels::@f_p0,
+// CHECK: %[[TAB:.*]] = "memref.get_global"() <{name = @__constant_f_p0_schedule}> : () -> memref<20xi32>
+// CHECK: "gpu.launch_func"(%c3{{.*}}, %c1{{.*}}, %c1{{.*}}, %c13, %c1{{.*}}, %c1{{.*}}, %{{.*}}, %[[TAB]], {{.*}}) <{kernel = @kernels::@f_p0,
 // CHECK-NOT: gpu.launch_func
 // CHECK-NOT: vdevice.
 

@@ -469,8 +469,9 @@ struct Pipeline {
 
 /// The shared-memory pipeline of a tensor-core program: the block tile with the k-step
 /// the pipeline streams (the program's k-tile when [`WANTED_STAGES`] stages of it fit, or
-/// as many as there are k-steps; else the deepest shallower step of [`PIPELINE_K_STEPS`]
-/// that does, else the one with the most stages), the operands' shared tiles,
+/// as many as there are k-steps, or when an operand is copied with ordinary loads; else the
+/// deepest shallower step of [`PIPELINE_K_STEPS`] that does, else the one with the most
+/// stages), the operands' shared tiles,
 /// the number of stages (the most that fit, at most [`MAX_STAGES`], never more than there
 /// are k-steps), the k-steps, and one stage's bytes. Roller's rTile (§3.1, §5.1) fixes the
 /// k extent its traffic model reads per block step; staging it whole would hold one
@@ -507,7 +508,12 @@ fn pipeline(
         else {
             continue;
         };
-        let enough = stages >= WANTED_STAGES.min(k_steps);
+        // An operand copied with ordinary loads (chunk 1: a gathered NCHW conv's im2col)
+        // holds each stage's values in registers until it stores them: shallower steps and
+        // more stages buy it no overlap and cost registers (the full-size C0 conv on A100
+        // spilled 316 bytes at 4 stages), so such a program keeps its own k-tile.
+        let synchronous = ops.iter().any(|o| o.chunk == 1);
+        let enough = synchronous || stages >= WANTED_STAGES.min(k_steps);
         if best.as_ref().is_none_or(|p| stages > p.stages) {
             best = Some(Pipeline {
                 block: b,

@@ -1,10 +1,24 @@
 //! The persistent kernel of one `vdevice.program` (Rammer, OSDI'20 §4.1.3, §4.1.4, Fig. 10):
-//! one `gpu.func` whose block id selects the vEU's straight-line list of rTasks. Each rTask
-//! is the lowered kernel of its operator with the block index remapped to the rTask id
-//! (the lowered kernels already address a one-dimensional grid of one-dimensional blocks,
+//! one `gpu.func` whose block id selects the vEU's list of rTasks. Each rTask is the
+//! lowered kernel of its operator with the block index remapped to the rTask id (the
+//! lowered kernels already address a one-dimensional grid of one-dimensional blocks,
 //! delinearising 2-D/3-D tiles themselves, so Fig. 10's remap of a 2-D/3-D block onto the
-//! 1-D vEU is `block_id x → rTask id`, `thread_id x` unchanged); its body is cloned under
-//! the vEU's branch, in an `scf.for` over a run of consecutive rTask ids.
+//! 1-D vEU is `block_id x → rTask id`, `thread_id x` unchanged).
+//!
+//! **Each rOperator's body is emitted once.** The vEU lists are data, the schedule table of
+//! `table.rs` (the kernel's second argument); one `scf.for` over the block's entries loads
+//! `(kind, a, n)` and switches on `kind`: one `scf.if kind == j` per rOperator `j` holding
+//! its body in an `scf.for` over rTask ids `a .. a + n`, and one for a barrier-rTask. Why a
+//! table and a switch rather than a device function per rOperator called from
+//! straight-line lists (the paper's form, which cloned every body per entry: the full-size
+//! NASNet cell was 817 MB of MLIR): the code is O(operators) however long the schedule
+//! (call lists would stay O(entries) call sites, each passing its operator's buffers); the
+//! gpu vocabulary, the simulator and the PTX/HIP back ends need no calls (whose PTX ABI
+//! would add stack frames around each call); and a switch costs a few loads and compares
+//! per entry, not per rTask. `kind` is loaded by every thread from the same word, so the
+//! whole block takes one branch and joins its block barriers. The entry loop carries
+//! `rtile.no_hoist` (LLVM `llvm.licm.disable`): hoisting every operator's invariants to
+//! the preamble would keep them all live through the loop and spill.
 //!
 //! - **Surplus threads** (§4.1.3, §4.2.1): the vEU has the most threads of its rTasks; an
 //!   rTask with fewer runs its body on `thread_id < threads` while the others execute
@@ -14,9 +28,10 @@
 //!   used on every target.
 //! - **After each rTask**: `gpu.barrier`, then thread 0 does `llvm.fence release` (device
 //!   scope) and `memref.atomic_rmw addi 1` on `step[veu]`.
-//! - **A barrier-rTask** `{<u, o>...}`: thread `i` polls pair `i` (`scf.while` on
-//!   `memref.atomic_rmw ori 0` of `step[u]`, an atomic read, until `step[u] > o`), then
-//!   `llvm.fence acquire`; then `gpu.barrier`.
+//! - **A barrier-rTask** over table pairs `a .. a + n`: thread `i` polls pairs `a + i`,
+//!   `a + i + threads`, ... (`scf.while` on `memref.atomic_rmw ori 0` of `step[u]`, an
+//!   atomic read, until `step[u] > o`; marked `rtile.wait = array<i64>`, a dynamic pair),
+//!   then `llvm.fence acquire`; then `gpu.barrier`.
 //! - The step array (`memref<V x i32>`, the kernel's first argument) must be zero at the
 //!   launch: the host zeroes it with [`build_reset`]'s kernel first.
 
@@ -24,7 +39,7 @@ use std::collections::HashMap;
 
 use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, BlockId, Builder, Context, OpId, OperationState, Type, Value};
-use rtile_dialects::vdevice::{Entry, Program};
+use rtile_dialects::vdevice::Program;
 use rtile_gpu_vocab::{ATOMIC_ADDI, ATOMIC_ORI, FENCE_ACQUIRE, FENCE_RELEASE, Launch};
 
 use super::super::kernel::LoweredKernel;
@@ -49,6 +64,9 @@ pub(crate) struct Spec<'a> {
     pub arg_types: Vec<Type>,
     /// Blocks that can be co-resident (recorded as `rtile.persistent = {coresident}`).
     pub coresident: u64,
+    /// Blocks that must be resident on each core at once (its barriers span vEUs):
+    /// `rtile.persistent = {blocks_per_core}`, from which the back ends cap registers.
+    pub blocks_per_core: Option<u64>,
 }
 
 fn int_value(ctx: &Context, v: Value) -> Option<i64> {
@@ -223,15 +241,51 @@ impl K<'_, '_> {
         self.b.op("scf.yield").build();
         self.b.restore_insertion_point(ip);
     }
-    /// `scf.for %iv = lb to ub step 1`; returns the body and the iv (the caller fills the
-    /// body; the yield is added here first, so ops go before it).
+    /// `scf.for %iv = lb to ub step 1` on constants; see [`K::for_dyn`].
     fn for_op(&mut self, lb: i64, ub: i64) -> (OpId, BlockId, Value) {
         let (l, u, s) = (self.index(lb), self.index(ub), self.index(1));
-        let op = self.b.op("scf.for").operands(&[l, u, s]).regions(1).build();
+        self.for_dyn(l, u, s)
+    }
+    /// `scf.for %iv = lb to ub step st`; returns the op, its empty body and the iv (the
+    /// caller fills the body and ends it with `scf.yield`).
+    fn for_dyn(&mut self, lb: Value, ub: Value, st: Value) -> (OpId, BlockId, Value) {
+        let op = self
+            .b
+            .op("scf.for")
+            .operands(&[lb, ub, st])
+            .regions(1)
+            .build();
         let r = self.b.ctx().regions(op)[0];
         let body = self.block_in(r, &[Type::index()]);
         let iv = self.b.ctx().block_args(body)[0];
         (op, body, iv)
+    }
+    fn arith(&mut self, name: &str, a: Value, c: Value) -> Value {
+        let t = *self.b.ctx().value_type(a);
+        self.b.op(name).operands(&[a, c]).result(t).value()
+    }
+    fn addi(&mut self, a: Value, c: Value) -> Value {
+        self.arith("arith.addi", a, c)
+    }
+    fn muli(&mut self, a: Value, c: Value) -> Value {
+        self.arith("arith.muli", a, c)
+    }
+    /// `memref.load %mem[%idx]` of an `i32`.
+    fn load(&mut self, mem: Value, idx: Value) -> Value {
+        self.b
+            .op("memref.load")
+            .operands(&[mem, idx])
+            .result(Type::i32())
+            .value()
+    }
+    /// An `i32` table word as an index.
+    fn load_index(&mut self, mem: Value, idx: Value) -> Value {
+        let w = self.load(mem, idx);
+        self.b
+            .op("arith.index_cast")
+            .operand(w)
+            .result(Type::index())
+            .value()
     }
     fn fence(&mut self, ordering: i64) {
         self.b
@@ -256,20 +310,23 @@ impl K<'_, '_> {
 /// Per-kernel values the rTask code uses.
 struct Ctx {
     tid: Value,
+    /// The block id: the vEU, whose step counter its rTasks bump.
+    veu: Value,
     step: Value,
+    /// The schedule table (`table.rs`).
+    table: Value,
     args: Vec<Value>,
-    /// Views of dynamic shared memory for each op's workgroup attributions.
     threads: u64,
 }
 
 /// Emits rTask `iv` of `op`: its body (surplus threads join its barriers), the block
-/// barrier, the fence and the step increment of vEU `v`.
+/// barrier, the fence and the step increment of the block's vEU.
 fn emit_rtask(
     k: &mut K,
     cx: &Ctx,
     op: &RTaskOp,
     shared: &[Value],
-    (iv, veu): (Value, i64),
+    iv: Value,
 ) -> Result<(), String> {
     let func = op.kernel.func;
     let body =
@@ -369,60 +426,66 @@ fn emit_rtask(
     k.b.set_insertion_point_to_end(tb);
     k.fence(FENCE_RELEASE);
     let one = k.i32(1);
-    let v = k.index(veu);
-    k.atomic(ATOMIC_ADDI, one, cx.step, v);
+    k.atomic(ATOMIC_ADDI, one, cx.step, cx.veu);
     k.b.op("scf.yield").build();
     k.b.restore_insertion_point(ip);
     Ok(())
 }
 
-/// Emits a barrier-rTask: thread `i mod threads` waits for pair `i`, then a block barrier.
-fn emit_wait(k: &mut K, cx: &Ctx, pairs: &[(u64, u64)]) {
-    for (i, &(u, o)) in pairs.iter().enumerate() {
-        let t = k.index((i as u64 % cx.threads) as i64);
-        let me = k.cmp(0, cx.tid, t);
-        let (tb, _) = k.if_op(me, false);
-        let ip = k.b.insertion_point();
-        k.b.set_insertion_point_to_end(tb);
-        let w =
-            k.b.op("scf.while")
-                .regions(2)
-                .attr(
-                    "rtile.wait",
-                    Attribute::dense_i64_array(vec![u as i64, o as i64]),
-                )
-                .build();
-        let rs = k.b.ctx().regions(w).to_vec();
-        let before = k.block_in(rs[0], &[]);
-        let after = k.block_in(rs[1], &[]);
-        k.b.set_insertion_point_to_end(before);
-        let zero = k.i32(0);
-        let ui = k.index(u as i64);
-        let s = k.atomic(ATOMIC_ORI, zero, cx.step, ui);
-        let oi = k.i32(o as i64);
-        let again = k.cmp(3, s, oi);
-        k.b.op("scf.condition").operand(again).build();
-        k.b.set_insertion_point_to_end(after);
-        k.b.op("scf.yield").build();
-        k.b.set_insertion_point_to_end(tb);
-        k.fence(FENCE_ACQUIRE);
-        k.b.op("scf.yield").build();
-        k.b.restore_insertion_point(ip);
-    }
+/// Emits a barrier-rTask over the table's pairs `first .. end`: thread `i` waits for
+/// pairs `first + i`, `first + i + threads`, ... (each: spin on an atomic read of
+/// `step[veu]` until it exceeds `order`, then an acquire fence), then a block barrier.
+fn emit_wait(k: &mut K, cx: &Ctx, pairs_at: usize, first: Value, end: Value) {
+    let lb = k.addi(first, cx.tid);
+    let st = k.index(cx.threads as i64);
+    let (_, body, p) = k.for_dyn(lb, end, st);
+    let ip = k.b.insertion_point();
+    k.b.set_insertion_point_to_end(body);
+    let two = k.index(2);
+    let base = k.index(pairs_at as i64);
+    let p2 = k.muli(p, two);
+    let at = k.addi(p2, base);
+    let one = k.index(1);
+    let at1 = k.addi(at, one);
+    let u = k.load_index(cx.table, at);
+    let o = k.load(cx.table, at1);
+    // `rtile.wait = array<i64>`: the pair is dynamic, the spin's atomic index and
+    // compared order (the simulator's deadlock report reads them from there).
+    let w =
+        k.b.op("scf.while")
+            .regions(2)
+            .attr("rtile.wait", Attribute::dense_i64_array(Vec::new()))
+            .build();
+    let rs = k.b.ctx().regions(w).to_vec();
+    let before = k.block_in(rs[0], &[]);
+    let after = k.block_in(rs[1], &[]);
+    k.b.set_insertion_point_to_end(before);
+    let zero = k.i32(0);
+    let s = k.atomic(ATOMIC_ORI, zero, cx.step, u);
+    let again = k.cmp(3, s, o);
+    k.b.op("scf.condition").operand(again).build();
+    k.b.set_insertion_point_to_end(after);
+    k.b.op("scf.yield").build();
+    k.b.set_insertion_point_to_end(body);
+    k.fence(FENCE_ACQUIRE);
+    k.b.op("scf.yield").build();
+    k.b.restore_insertion_point(ip);
     k.barrier();
 }
 
-/// Builds the persistent kernel (detached `gpu.func`); `threads` and `shared_bytes` are
-/// the vEU's (the most of its rTasks').
-pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<LoweredKernel, String> {
-    let veus = spec.program.veus.len();
-    let mut arg_types = vec![Type::memref(vec![veus as i64], Type::i32())];
-    arg_types.extend(spec.arg_types.iter().cloned());
-    // Each op's workgroup attributions become views of dynamic shared memory from byte 0
-    // (rTasks of one vEU run one after another, separated by block barriers).
-    let mut layouts: HashMap<&str, (Vec<Type>, Vec<u64>)> = HashMap::new();
+/// The shared-memory views of one rOperator: its workgroup attributions' types and byte
+/// offsets in dynamic shared memory.
+type Layout = (Vec<Type>, Vec<u64>);
+
+/// Each op's workgroup attributions as views of dynamic shared memory from byte 0 (rTasks
+/// of one vEU run one after another, separated by block barriers); and the bytes needed.
+fn shared_layouts<'s>(
+    ctx: &Context,
+    ops: &'s HashMap<String, RTaskOp<'_>>,
+) -> Result<(HashMap<&'s str, Layout>, u64), String> {
+    let mut layouts = HashMap::new();
     let mut dsm = 0u64;
-    for (name, op) in &spec.ops {
+    for (name, op) in ops {
         let func = op.kernel.func;
         let body = ctx
             .regions(func)
@@ -445,6 +508,31 @@ pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<Lowe
         dsm = dsm.max(end).max(op.kernel.launch.dynamic_shared_memory);
         layouts.insert(name.as_str(), (tys, offs));
     }
+    Ok((layouts, dsm))
+}
+
+/// Builds the persistent kernel (detached `gpu.func`) and its schedule table (the data of
+/// its second argument); `threads` is the vEU's (the most of its rTasks').
+///
+/// The kernel: `for e in start[vEU] .. start[vEU + 1]` over the vEU's table entries, and
+/// in the loop one `scf.if kind == j` per rOperator `j` (its body, once, in an `scf.for`
+/// over the entry's rTask ids) and one for a barrier-rTask. `kind` is the same on every
+/// thread of the block, so all threads take the same branch and join its block barriers.
+pub(crate) fn build(
+    ctx: &mut Context,
+    spec: &Spec,
+    threads: u64,
+) -> Result<(LoweredKernel, Vec<i32>), String> {
+    let veus = spec.program.veus.len();
+    let mut names: Vec<&str> = spec.ops.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    let table = super::table::build(spec.program, |o| names.binary_search(&o).ok(), names.len())?;
+    let mut arg_types = vec![
+        Type::memref(vec![veus as i64], Type::i32()),
+        Type::memref(vec![table.data.len() as i64], Type::i32()),
+    ];
+    arg_types.extend(spec.arg_types.iter().cloned());
+    let (layouts, dsm) = shared_layouts(ctx, &spec.ops)?;
     let entry = ctx.create_block(arg_types.clone());
     let mut b = Builder::at_end(ctx, entry);
     let mut k = K { b: &mut b };
@@ -459,16 +547,13 @@ pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<Lowe
             .result(Type::index())
             .value();
     let args = k.b.ctx().block_args(entry).to_vec();
-    let step = args[0];
     let base = (dsm > 0).then(|| {
         k.b.op("gpu.dynamic_shared_memory")
             .result(dynamic_shared_bytes())
             .value()
     });
-    let mut shared: HashMap<&str, Vec<Value>> = HashMap::new();
-    let mut names: Vec<&str> = layouts.keys().copied().collect();
-    names.sort();
-    for name in names {
+    let mut shared: Vec<Vec<Value>> = Vec::new();
+    for name in &names {
         let (tys, offs) = &layouts[name];
         let mut vs = Vec::new();
         for (t, &o) in tys.iter().zip(offs) {
@@ -481,40 +566,55 @@ pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<Lowe
                     .value(),
             );
         }
-        shared.insert(name, vs);
+        shared.push(vs);
     }
     let cx = Ctx {
         tid,
-        step,
-        args: args[1..].to_vec(),
+        veu: bid,
+        step: args[0],
+        table: args[1],
+        args: args[2..].to_vec(),
         threads,
     };
-    for (v, list) in spec.program.veus.iter().enumerate() {
-        let vi = k.index(v as i64);
-        let mine = k.cmp(0, bid, vi);
-        let (tb, _) = k.if_op(mine, false);
-        let ip = k.b.insertion_point();
+    let one = k.index(1);
+    let next = k.addi(bid, one);
+    let lo = k.load_index(cx.table, bid);
+    let hi = k.load_index(cx.table, next);
+    let (entries, body, e) = k.for_dyn(lo, hi, one);
+    k.b.ctx_mut()
+        .set_attr(entries, rtile_dialects::rtile::NO_HOIST, Attribute::unit());
+    k.b.set_insertion_point_to_end(body);
+    let (three, at0) = (k.index(3), k.index(table.entries_at as i64));
+    let e3 = k.muli(e, three);
+    let at = k.addi(e3, at0);
+    let kind = k.load(cx.table, at);
+    let at1 = k.addi(at, one);
+    let first = k.load_index(cx.table, at1);
+    let at2 = k.addi(at1, one);
+    let count = k.load_index(cx.table, at2);
+    let end = k.addi(first, count);
+    for (j, name) in names.iter().enumerate() {
+        let jv = k.i32(j as i64);
+        let is = k.cmp(0, kind, jv);
+        let (tb, _) = k.if_op(is, false);
         k.b.set_insertion_point_to_end(tb);
-        for e in list {
-            match e {
-                Entry::Tasks { op, first, count } => {
-                    let o = spec
-                        .ops
-                        .get(op)
-                        .ok_or_else(|| format!("rOperator @{op} has no lowered kernel"))?;
-                    let (_, fb, iv) = k.for_op(*first as i64, (*first + *count) as i64);
-                    let ip2 = k.b.insertion_point();
-                    k.b.set_insertion_point_to_end(fb);
-                    emit_rtask(&mut k, &cx, o, &shared[op.as_str()], (iv, v as i64))?;
-                    k.b.op("scf.yield").build();
-                    k.b.restore_insertion_point(ip2);
-                }
-                Entry::Barrier(pairs) => emit_wait(&mut k, &cx, pairs),
-            }
-        }
+        let (_, fb, iv) = k.for_dyn(first, end, one);
+        k.b.set_insertion_point_to_end(fb);
+        emit_rtask(&mut k, &cx, &spec.ops[*name], &shared[j], iv)?;
         k.b.op("scf.yield").build();
-        k.b.restore_insertion_point(ip);
+        k.b.set_insertion_point_to_end(tb);
+        k.b.op("scf.yield").build();
+        k.b.set_insertion_point_to_end(body);
     }
+    let bv = k.i32(names.len() as i64);
+    let is = k.cmp(0, kind, bv);
+    let (tb, _) = k.if_op(is, false);
+    k.b.set_insertion_point_to_end(tb);
+    emit_wait(&mut k, &cx, table.pairs_at, first, end);
+    k.b.op("scf.yield").build();
+    k.b.set_insertion_point_to_end(body);
+    k.b.op("scf.yield").build();
+    k.b.set_insertion_point_to_end(entry);
     k.b.op("gpu.return").build();
     let launch = Launch::new([veus as u32, 1, 1], [threads as u32, 1, 1], dsm, arg_types);
     let region = ctx.create_region();
@@ -526,15 +626,24 @@ pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<Lowe
         .attr("gpu.kernel", Attribute::unit())
         .attr(
             "rtile.persistent",
-            Attribute::dictionary(vec![rtile::ir::NamedAttribute {
-                name: "coresident".into(),
-                value: Attribute::i64(spec.coresident as i64),
-            }]),
+            Attribute::dictionary(
+                spec.blocks_per_core
+                    .map(|n| rtile::ir::NamedAttribute {
+                        name: "blocks_per_core".into(),
+                        value: Attribute::i64(n as i64),
+                    })
+                    .into_iter()
+                    .chain([rtile::ir::NamedAttribute {
+                        name: "coresident".into(),
+                        value: Attribute::i64(spec.coresident as i64),
+                    }])
+                    .collect(),
+            ),
         )
         .attr("sym_name", Attribute::string(spec.name.clone()))
         .attr("workgroup_attributions", Attribute::i64(0))
         .build();
-    Ok(LoweredKernel {
+    let lk = LoweredKernel {
         name: spec.name.clone(),
         func,
         launch,
@@ -543,7 +652,8 @@ pub(crate) fn build(ctx: &mut Context, spec: &Spec, threads: u64) -> Result<Lowe
         vectorized: Vec::new(),
         rsplit: 1,
         prefetched: false,
-    })
+    };
+    Ok((lk, table.data))
 }
 
 /// The kernel that zeroes a function's step arrays (`memref<n x i32>`, all programs' one

@@ -1,7 +1,8 @@
 //! Persistent-kernel lowering of `vdevice.program`s (Rammer, OSDI'20 §4.1.3–§4.1.4): when
 //! the module holds rPrograms (from `--wavefront-pack`), `--lower-to-gpu` lowers each
 //! compute's kernel as usual and then turns the computes of one rProgram into one
-//! persistent kernel (`kernel.rs`) launched once. The host function launches the programs
+//! persistent kernel (`kernel.rs`: each rOperator's body once, under a switch in a loop
+//! over the vEU's entries of the program's schedule table, `table.rs`) launched once. The host function launches the programs
 //! in order (a valid topological order: a program holds whole waves), and the arena keeps
 //! every intermediate of a program live for the whole program (its rTasks run concurrently,
 //! so liveness-based reuse inside it would race).
@@ -15,18 +16,20 @@
 
 mod kernel;
 mod rtask;
+mod table;
 
 pub(crate) use rtask::{RTaskShape, rtask_options};
 
 use std::collections::HashMap;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::attributes::Attribute;
+use rtile::ir::attributes::{Attribute, DenseLiteral};
 use rtile::ir::{AttrKind, Builder, Context, OpId, Type, Value};
 use rtile_dialects::te::ir::COMPUTE;
 use rtile_dialects::vdevice::{DEVICE, PROGRAM, Program, ROP_ATTR, ROPERATOR, ROperator, VDevice};
 
 use super::arena::Lifetime;
+use super::host::Globals;
 use super::kernel::LoweredKernel;
 use super::pass::segment_sizes;
 use crate::device::Device;
@@ -201,13 +204,43 @@ impl Groups {
     }
 }
 
+/// The host's `memref.get_global` of a program's schedule table `words` (a private
+/// constant `memref.global` built before function `host`).
+fn schedule_table(
+    b: &mut Builder,
+    globals: &mut Globals,
+    host: OpId,
+    prog: &str,
+    words: Vec<i32>,
+) -> Value {
+    let n = words.len() as i64;
+    let ty = Type::tensor(vec![n], Type::i32());
+    let value = Attribute::new(AttrKind::DenseElements {
+        literal: DenseLiteral::List(
+            words
+                .into_iter()
+                .map(|w| DenseLiteral::Int(i128::from(w)))
+                .collect(),
+        ),
+        ty,
+    });
+    let name = globals.global_named(b, host, value, &ty, &format!("{prog}_schedule"));
+    b.op("memref.get_global")
+        .property("name", Attribute::symbol(name))
+        .result(Type::memref(vec![n], Type::i32()))
+        .value()
+}
+
 /// Builds program `g`'s persistent kernel from the per-compute `kernels[k]` of its launches
 /// (`launches`: kernel index and host memrefs of its arguments, in order), checks
-/// co-residency, and emits its one `gpu.launch_func` at `b` with the step array `step`
-/// (`memref<V x i32>` in the arena, zeroed by [`reset_steps`]' launch first) as the
-/// first argument. Returns the kernel.
+/// co-residency, and emits its one `gpu.launch_func` at `b` (in function `host`) with the
+/// step array `step` (`memref<V x i32>` in the arena, zeroed by [`reset_steps`]' launch
+/// first) and the program's schedule table (a constant `memref.global` made in `globals`)
+/// as the first two arguments. Returns the kernel.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn launch_program(
     b: &mut Builder,
+    (globals, host): (&mut Globals, OpId),
     pack: &Packing,
     g: usize,
     launches: &[(usize, Vec<Value>)],
@@ -281,16 +314,21 @@ pub(crate) fn launch_program(
             ),
         ));
     }
+    // The back ends must keep the kernel's registers low enough for this many blocks per
+    // core (`.maxnreg`, `amdgpu_waves_per_eu`): the figure above rests on Roller's estimate.
+    let blocks_per_core = prog.cross.then(|| veus.div_ceil(device.cores.max(1)));
     let spec = kernel::Spec {
         name: prog.name.clone(),
         program: &prog.program,
         ops,
         arg_types,
         coresident,
+        blocks_per_core,
     };
-    let lk = kernel::build(b.ctx_mut(), &spec, threads)
+    let (lk, words) = kernel::build(b.ctx_mut(), &spec, threads)
         .map_err(|m| Diagnostic::op_error(b.ctx(), prog.op, format!("cannot lower: {m}")))?;
-    let args: Vec<Value> = std::iter::once(step).chain(host_args).collect();
+    let table = schedule_table(b, globals, host, &prog.name, words);
+    let args: Vec<Value> = [step, table].into_iter().chain(host_args).collect();
     launch(b, &lk.name, [veus, threads], &args);
     Ok(lk)
 }
