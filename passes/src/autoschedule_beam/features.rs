@@ -4,12 +4,24 @@
 //! efficiencies, warp-lane utilisation, occupancy, points computed, working set.
 //!
 //! Lanes: a block's threads are numbered with the innermost thread dim (the vector dim)
-//! fastest, then the others from the innermost outward (CUDA's x, y, z); a lane's point
-//! of the root stage is its thread coordinate times the serial tile (block 0, serial
-//! iteration 0). A stage fused in registers evaluates its accesses at the point its
-//! consumer reads (its access maps composed, as the fused lowering inlines them); a stage
-//! at the block level runs its own threads over its region (§4). Addresses are those the
-//! lowering uses: row-major tensors in global memory, row-major block tiles in shared.
+//! fastest, then the others from the innermost outward (CUDA's x, y, z). The model counts
+//! what the lowered kernel (`--lower-to-gpu`) executes, checked against the simulator's
+//! counters (`tools/tests/beam_sim.rs`, `tools/tests/beam_banks.rs`):
+//! - a root stage's serial points are interleaved: serial iteration `j` of the thread at
+//!   coordinate `t` computes `t + j·threads` along each dim (`thread_map.rs`), so a lane's
+//!   point at iteration 0 is its thread coordinate (block 0). The paper's Halide schedules
+//!   split blocked (`t·serial + j`); rtile's lowering interleaves, which keeps
+//!   neighbouring lanes on neighbouring elements.
+//! - a stage at the block level (§4) is computed by all the block's threads over its
+//!   region flat (`shared_stage.rs`, `materialize`: points `tid, tid + threads, ..` of the
+//!   row-major region), so its warps take consecutive region points and its own serial
+//!   tile (`Loc::Shared`) does not change what runs.
+//! - a stage fused in registers evaluates its accesses at the point its consumer reads
+//!   (its access maps composed, as the fused lowering inlines them).
+//!
+//! Addresses are those the lowering uses: row-major tensors in global memory, row-major
+//! regions in shared. Every block is counted as a full interior block (the paper's
+//! per-block features): edge blocks of a partial tiling run fewer lanes in the kernel.
 
 use rtile_dialects::tilegraph::Level;
 
@@ -212,11 +224,15 @@ fn warps(threads: u64, warp: u64) -> Vec<(u64, u64, u64)> {
     v
 }
 
-/// How one member's threads run: thread extents per parallel dim, serial tile, and each
-/// lane's point for a given lane coordinate.
+/// How one member's threads run.
 struct Threads {
+    /// Lane coordinates per parallel dim: the root's threads, or a block-level stage's
+    /// region (one virtual lane per region point, numbered row-major).
     threads: Vec<u64>,
-    serial: Vec<u64>,
+    /// The warp requests per body iteration: (first lane, lanes, how many such warps).
+    groups: Vec<(u64, u64, u64)>,
+    /// Threads of the block that run the stage.
+    active: u64,
 }
 
 /// Accumulated transactions of one memory kind.
@@ -265,13 +281,15 @@ pub fn featurize(
     for (mk, &n) in k.members.iter().enumerate() {
         let node = &g.nodes[n];
         let loc = &k.locs[mk];
-        let th = threads_of(k, mk, n, p);
-        let nthreads: u64 = th.threads.iter().product::<u64>().max(1);
-        // Per-thread iterations of the stage's body (its serial tile and whole reductions;
-        // a stage fused in registers runs once per point of its thread tile).
+        let th = threads_of(k, mk, n, p, warp);
+        let nthreads = th.active.max(1);
+        // Iterations of the stage's body per warp request of `th.groups` (whole
+        // reductions; the root's serial tile; a stage fused in registers runs once per
+        // point of its thread tile; a block-level stage's groups cover its region).
         let red: u64 = node.domain[node.num_parallel..].iter().product();
         let per_thread: f64 = match loc {
-            Loc::Root(_) | Loc::Shared(_) => (th.serial.iter().product::<u64>() * red) as f64,
+            Loc::Root(_) => (k.tiling.serial_points() * red) as f64,
+            Loc::Shared(_) => red as f64,
             _ => (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64,
         };
         let per_thread = if matches!(loc, Loc::Inline) {
@@ -295,6 +313,10 @@ pub fn featurize(
             .sum();
         let points_computed = match loc {
             Loc::Inline => inline_points(p, k, n) as f64,
+            // Each region point once per block.
+            Loc::Shared(_) => {
+                num_blocks as f64 * th.threads.iter().product::<u64>() as f64 * per_thread
+            }
             _ => num_blocks as f64 * nthreads as f64 * per_thread,
         };
         out.push(StageFeatures {
@@ -351,21 +373,16 @@ fn transactions(
     let n = k.members[mk];
     let node = &g.nodes[n];
     let loc = &k.locs[mk];
-    let warp = dev.teu_width.max(1);
     let sector = dev.layers[Device::GLOBAL].transaction_bytes.unwrap_or(32);
     let banks = dev.layers[Device::SHARED].banks.unwrap_or(32);
     let bank_bytes = dev.layers[Device::SHARED].bank_bytes.unwrap_or(4);
     let shared_unit = banks * bank_bytes;
     let red: u64 = node.domain[node.num_parallel..].iter().product();
-    let nthreads: u64 = th.threads.iter().product::<u64>().max(1);
     let (mut gl, mut sl, mut gs, mut ss) =
         (Tx::default(), Tx::default(), Tx::default(), Tx::default());
-    for (first, lanes, times) in warps(nthreads, warp) {
+    for &(first, lanes, times) in &th.groups {
         let coords = lane_coords(&th.threads, first..first + lanes);
-        let points: Vec<Vec<i64>> = coords
-            .iter()
-            .map(|c| lane_point(p, k, mk, n, c, th))
-            .collect();
+        let points: Vec<Vec<i64>> = coords.iter().map(|c| lane_point(p, k, mk, n, c)).collect();
         let times = times as f64 * per_thread;
         for (i, inp) in node.inputs.iter().enumerate() {
             match levels[n][i] {
@@ -431,29 +448,42 @@ fn transactions(
     [gl, sl, gs, ss]
 }
 
-/// The threads a member runs on: the root's tiling; a block-level stage its own threads
-/// over its region (⌈region / serial⌉); a register stage its consumer's.
-fn threads_of(k: &KernelPlan, mk: usize, n: usize, p: &Pipeline) -> Threads {
+/// The threads a member runs on (`warp` lanes a warp): the root's tiling; a block-level
+/// stage the block's threads over its region flat (iteration `r` takes region points
+/// `r·T .. r·T + T` of the `T` threads, the last iteration the rest); a register stage
+/// its consumer's.
+fn threads_of(k: &KernelPlan, mk: usize, n: usize, p: &Pipeline, warp: u64) -> Threads {
     let np = p.g.nodes[n].num_parallel;
+    let block = k.tiling.num_threads().max(1);
     match &k.locs[mk] {
-        Loc::Shared(s) => {
-            let region = union_tile(p, k, n, Level::Shared);
+        Loc::Shared(_) => {
+            let region = union_tile(p, k, n, Level::Shared)[..np].to_vec();
+            let points: u64 = region.iter().product();
+            let (iters, rest) = (points / block, points % block);
+            let mut groups: Vec<_> = warps(block, warp)
+                .into_iter()
+                .map(|(f, l, c)| (f, l, c * iters))
+                .filter(|g| g.2 > 0)
+                .collect();
+            groups.extend(
+                warps(rest, warp)
+                    .into_iter()
+                    .map(|(f, l, c)| (iters * block + f, l, c)),
+            );
             Threads {
-                threads: region[..np]
-                    .iter()
-                    .zip(s)
-                    .map(|(&r, &x)| r.div_ceil(x.max(1)))
-                    .collect(),
-                serial: s.clone(),
+                threads: region,
+                groups,
+                active: block.min(points),
             }
         }
         Loc::Root(_) => Threads {
             threads: k.tiling.threads.to_vec(),
-            serial: k.tiling.serial.to_vec(),
+            groups: warps(block, warp),
+            active: block,
         },
         _ => {
             let (_, ck) = consumer_in(k, n, p);
-            threads_of(k, ck, k.members[ck], p)
+            threads_of(k, ck, k.members[ck], p, warp)
         }
     }
 }
@@ -529,26 +559,16 @@ fn consumer_in(k: &KernelPlan, n: usize, p: &Pipeline) -> (usize, usize) {
     (c, k.pos(c).unwrap_or(k.members.len() - 1))
 }
 
-/// The domain point of member `mk` (node `n`) that lane `c` (thread coordinates of the
-/// threads `th` run on) computes at serial iteration 0 of block 0.
-fn lane_point(
-    p: &Pipeline,
-    k: &KernelPlan,
-    mk: usize,
-    n: usize,
-    c: &[u64],
-    th: &Threads,
-) -> Vec<i64> {
+/// The domain point of member `mk` (node `n`) that lane `c` (coordinates over the
+/// threads `th` run on) computes at serial iteration 0 of block 0: the coordinate itself
+/// (interleaved serial points; a block-level stage's lanes are its region's points).
+fn lane_point(p: &Pipeline, k: &KernelPlan, mk: usize, n: usize, c: &[u64]) -> Vec<i64> {
     let node = &p.g.nodes[n];
     let mut x: Vec<i64> = match &k.locs[mk] {
-        Loc::Root(_) | Loc::Shared(_) => c
-            .iter()
-            .zip(&th.serial)
-            .map(|(&t, &s)| (t * s) as i64)
-            .collect(),
+        Loc::Root(_) | Loc::Shared(_) => c.iter().map(|&t| t as i64).collect(),
         _ => {
             let (cn, ck) = consumer_in(k, n, p);
-            let cx = lane_point(p, k, ck, cn, c, th);
+            let cx = lane_point(p, k, ck, cn, c);
             p.g.nodes[cn]
                 .inputs
                 .iter()

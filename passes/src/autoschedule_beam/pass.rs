@@ -13,7 +13,7 @@ use super::cost::{Coefficients, stage_cost};
 use super::features::featurize;
 use super::kernel::{levels, plan_kernel};
 use super::pipeline::Pipeline;
-use super::search::{Fusion, Outcome, SearchOptions, search};
+use super::search::{Fusion, SearchOptions, search};
 use super::space::Loc;
 use crate::connect::pass::{build_kernel_op, deepest_level, reorder_block};
 use crate::device::Device;
@@ -178,7 +178,7 @@ impl Pass for AutoscheduleBeam {
                     _ => {}
                 }
             }
-            let n = write_schedule(ctx, &p, &out, &dev, &coef)
+            let n = write_schedule(ctx, &p, &out.locs, &dev, &coef)
                 .map_err(|m| err(ctx, f, format!("autoschedule-beam: {m}")))?;
             stats.add(Self::KERNELS, n);
             reorder_block(ctx, b);
@@ -202,15 +202,18 @@ fn i64_array(v: &[u64]) -> Attribute {
     Attribute::dense_i64_array(v.iter().map(|&x| x as i64).collect())
 }
 
-/// Writes `out` as tilegraph kernels; returns how many.
-fn write_schedule(
+/// Writes the schedule `locs` (one location per stage of `p`) as tilegraph kernels, each
+/// body op tagged with its location and each root with its tiling; returns how many
+/// kernels. The caller reorders the block (`reorder_block`). Public so that tests can
+/// lower hand-built schedules through the same path as searched ones.
+pub fn write_schedule(
     ctx: &mut Context,
     p: &Pipeline,
-    out: &Outcome,
+    locs: &[Loc],
     dev: &Device,
     coef: &Coefficients,
 ) -> Result<u64, String> {
-    let locs: Vec<Option<Loc>> = out.locs.iter().cloned().map(Some).collect();
+    let locs: Vec<Option<Loc>> = locs.iter().cloned().map(Some).collect();
     let lv = levels(p, &locs);
     let mut count = 0;
     for r in 0..p.len() {
