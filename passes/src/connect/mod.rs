@@ -22,4 +22,6 @@ pub mod tiling;
 pub use check::register_dialect_extensions;
 
 #[cfg(test)]
+mod fit_tests;
+#[cfg(test)]
 mod tests;
