@@ -111,3 +111,50 @@ fn tiles_of_a_shape_without_warp_divisors_are_padded() {
         assert!(128 % t[0] == 0 && 768 % t[1] == 0, "{t:?}");
     }
 }
+
+/// BERT-base attention at sequence 512 (Q·K, softmax, ·V: nodes 3–8 of the layer), every
+/// edge inside at the shared level, h100: the model's footprint admits configurations
+/// whose shared stages the lowering computes with whole 512-long reductions, over the
+/// 232448 B a block may use (PERF.md, "On a GPU": 1574400 B). The search passes over them.
+#[test]
+fn attention_at_512_passes_over_what_the_lowering_cannot_fit() {
+    let (_ctx, g) = graph_of(include_str!(
+        "../../../bench/models/welder/bert-layer-512.mlir"
+    ));
+    let members: Vec<usize> = (3..=8).collect();
+    let levels: Vec<Vec<Level>> = g
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(n, node)| {
+            node.inputs
+                .iter()
+                .map(|i| match i.producer {
+                    Some(p) if members.contains(&n) && members.contains(&p) => Level::Shared,
+                    _ => Level::Global,
+                })
+                .collect()
+        })
+        .collect();
+    let dev = Device::builtin("h100").unwrap();
+    let cap = dev.layers[Device::SHARED].capacity_bytes;
+    let p = best_plan(&g, &members, &levels, &dev, 8).unwrap();
+    let (n, why) = p.refused.clone().expect("a configuration was passed over");
+    assert!(
+        n >= 1 && why.contains("the lowering's shared-memory plan needs"),
+        "{why}"
+    );
+    assert!(p.shared_footprint <= cap, "the model's own footprint fits");
+    let conn = |n: usize, i: usize| levels[n][i] != Level::Global;
+    let sg = SubGraph {
+        graph: &g,
+        members: members.clone(),
+        connected: &conn,
+    };
+    let plans = lowering_plans(&sg, &levels, &p.tiles, &dev);
+    assert!(!plans.is_empty());
+    assert!(
+        plans.iter().all(|l| l.bytes <= cap),
+        "{plans:?} over {cap} B"
+    );
+}
