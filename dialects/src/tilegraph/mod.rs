@@ -38,6 +38,10 @@ pub const TILES: &str = "tilegraph.tiles";
 pub const TRAFFIC: &str = "tilegraph.traffic";
 /// On a kernel: the model's footprint in each layer, bytes, `{shared = N : i64, ...}`.
 pub const FOOTPRINT: &str = "tilegraph.footprint";
+/// On a kernel: why `--connect` passed over better-ranked tile configurations of it, when it
+/// did (a string: how many the lowering's shared-memory plan could not fit in a block, and
+/// the last one's bytes against the device's limit).
+pub const REFUSED: &str = "tilegraph.refused";
 /// On a kernel body op: per operand, what `--connect` decided for that edge and why (a
 /// dictionary; empty for an edge from outside the graph, e.g. a function argument).
 pub const DECISIONS: &str = "tilegraph.decisions";

@@ -9,7 +9,7 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{Context, OpId};
 
 use super::{
-    CONNECT, DECISIONS, DEVICE, FOOTPRINT, KERNEL, LayerTiles, Level, TILES, TRAFFIC,
+    CONNECT, DECISIONS, DEVICE, FOOTPRINT, KERNEL, LayerTiles, Level, REFUSED, TILES, TRAFFIC,
     levels_from_attr,
 };
 
@@ -98,8 +98,12 @@ impl AttributeVerifier for TilegraphAttrVerifier {
                 }
                 _ => Err(err("expected one dictionary per operand".into())),
             },
+            REFUSED => match attr.as_str() {
+                Some(_) => Ok(()),
+                None => Err(err("expected a string".into())),
+            },
             _ => Err(err(format!(
-                "unknown tilegraph attribute (expected {DEVICE}, {CONNECT}, {TILES}, {TRAFFIC}, {FOOTPRINT} or {DECISIONS})"
+                "unknown tilegraph attribute (expected {DEVICE}, {CONNECT}, {TILES}, {TRAFFIC}, {FOOTPRINT}, {REFUSED} or {DECISIONS})"
             ))),
         }
     }

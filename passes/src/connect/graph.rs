@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use rtile::ir::affine::AffineExpr;
 use rtile::ir::{Context, OpId, Value};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
-use rtile_dialects::te::model::{AxisKind, TensorType};
+use rtile_dialects::te::model::{AxisKind, TeCompute, TensorType};
 use rtile_dialects::tensor::{COLLAPSE, EXPAND, reassociation_of};
 
 use crate::construct_rtile::expr_info::AffineIndex;
@@ -64,6 +64,10 @@ pub struct Node {
     pub result: Value,
     /// The result's element type (`f32`, ...).
     pub dtype: String,
+    /// A compute's te form and the values of its distinct inputs (`compute_from_op`'s;
+    /// `None` for a reshape): what `--connect` hands the lowering to ask whether a
+    /// candidate kernel fits ([`super::fit`]).
+    pub compute: Option<(TeCompute, Vec<Value>)>,
 }
 
 impl Node {
@@ -169,7 +173,7 @@ pub fn build_graph(ctx: &Context, ops: &[OpId]) -> Result<Graph, String> {
     for &op in ops {
         let name = ctx.op_name(op);
         let node = if name == COMPUTE {
-            let (c, _) = compute_from_op(ctx, op)?;
+            let (c, vals) = compute_from_op(ctx, op)?;
             let operands = ctx.operands(op);
             if operands.len() != c.accesses.len() {
                 return Err("a te.compute with one operand per access was expected".into());
@@ -204,6 +208,7 @@ pub fn build_graph(ctx: &Context, ops: &[OpId]) -> Result<Graph, String> {
                     .unwrap_or(1.0),
                 result: ctx.result(op, 0),
                 dtype: c.result.elem.keyword().to_string(),
+                compute: Some((c, vals)),
             }
         } else if name == COLLAPSE || name == EXPAND {
             let src = ctx.operands(op)[0];
@@ -235,6 +240,7 @@ pub fn build_graph(ctx: &Context, ops: &[OpId]) -> Result<Graph, String> {
                 flops_per_point: 0.0,
                 result: res,
                 dtype: rt.elem.keyword().to_string(),
+                compute: None,
             }
         } else {
             continue;

@@ -4,12 +4,14 @@
 //! - [`graph`]: the operator graph of a function body, each read reduced to index forms.
 //! - [`propagate`]: tile propagation, output tile → every operator's tile (§3.1).
 //! - [`model`]: `MemTraffic`, `MemFootprint` (best fit) and the §4.1 penalties.
+//! - [`fit`]: whether the lowering's shared-memory plan of a candidate kernel fits a block.
 //! - [`tiling`]: `SubGraphTiling` (Fig. 7 lines 12–25) over Roller's aligned tile sizes.
 //! - [`schedule`]: `GraphConnecting` (Fig. 7 lines 1–11), greedy per edge.
 //! - [`pass`]: the pass, writing `tilegraph.kernel`s.
 //! - [`check`]: the device half of the `tilegraph` verifier.
 
 pub mod check;
+pub mod fit;
 pub mod graph;
 pub mod model;
 pub mod pass;
@@ -19,5 +21,7 @@ pub mod tiling;
 
 pub use check::register_dialect_extensions;
 
+#[cfg(test)]
+mod fit_tests;
 #[cfg(test)]
 mod tests;

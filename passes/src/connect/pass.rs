@@ -7,7 +7,7 @@ use rtile::ir::types::Type;
 use rtile::ir::{BlockId, Context, NamedAttribute, OpId, OperationState, Value};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::tilegraph::{
-    DECISIONS, DEVICE, FOOTPRINT, KERNEL, Level, TRAFFIC, YIELD, bytes_per_level_attr,
+    DECISIONS, DEVICE, FOOTPRINT, KERNEL, Level, REFUSED, TRAFFIC, YIELD, bytes_per_level_attr,
     set_connect_levels, set_tiles,
 };
 
@@ -173,6 +173,10 @@ fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device:
     }
     ctx.set_attr(k, TRAFFIC, bytes_per_level_attr(&traffic));
     ctx.set_attr(k, FOOTPRINT, bytes_per_level_attr(&fp));
+    if let Some((n, why)) = &plan.refused {
+        let s = format!("{n} better-ranked tile configurations do not lower: {why}");
+        ctx.set_attr(k, REFUSED, Attribute::string(s));
+    }
 }
 
 /// Moves the ops of `members` (graph nodes, ascending) into a new `tilegraph.kernel`

@@ -13,7 +13,7 @@ use super::tiling::best_plan;
 use crate::device::Device;
 
 /// The graph of the first function of `text`.
-fn graph_of(text: &str) -> (Context, Graph) {
+pub(super) fn graph_of(text: &str) -> (Context, Graph) {
     let mut ctx = new_context();
     let m = parse_and_verify(&mut ctx, "connect-test.mlir", text).unwrap_or_else(|e| panic!("{e}"));
     let f = ctx
@@ -538,7 +538,7 @@ fn an_inlined_stencil_counts_its_recomputation() {
 }
 
 /// A GEMM and its ReLU epilogue.
-const MATMUL_RELU: &str = r#"
+pub(super) const MATMUL_RELU: &str = r#"
 func.func @f(%A: tensor<64x64xf32>, %B: tensor<64x128xf32>) -> tensor<64x128xf32> {
   %C = te.compute (%m, %n) reduce (%k) in [64, 128, 64]
          : (tensor<64x64xf32>, tensor<64x128xf32>) -> tensor<64x128xf32> {

@@ -7,6 +7,7 @@
 
 use rtile_dialects::tilegraph::{LayerTiles, Level};
 
+use super::fit::check_lowering_fits;
 use super::graph::Graph;
 use super::model::{COALESCE_BYTES, footprint, traffic};
 use super::propagate::{SubGraph, input_tile, propagate, with_whole_reductions};
@@ -46,6 +47,9 @@ pub struct Plan {
     pub register_footprint: u64,
     /// The model's estimate, microseconds.
     pub est_us: f64,
+    /// Better-ranked candidates refused because the lowering could not fit them in a
+    /// block's shared memory ([`check_lowering_fits`]): how many, and the last reason.
+    pub refused: Option<(usize, String)>,
 }
 
 /// Connect levels of the graph's edges, indexed `[consumer][input]`.
@@ -53,23 +57,34 @@ pub type Levels = Vec<Vec<Level>>;
 
 /// Every tile size per dim of `shape` that Roller's shared-layer rules allow for an
 /// element-wise access of that shape: divisors of the extent, transaction-aligned on the
-/// innermost dim (`construct_rtile::align`), thinned to at most `max` combinations.
-fn candidate_tiles(shape: &[u64], dtype: &str, dev: &Device, max: usize) -> Vec<Vec<u64>> {
+/// innermost dim (`construct_rtile::align`), thinned to at most `max` combinations. A dim
+/// with no such divisor short of its whole extent takes [`padded_sizes`] instead; and when
+/// the shape's points are not a multiple of a warp, no divisor tile can run whole warps
+/// (its points, and so its threads, divide them): every dim adds [`padded_sizes`]'s powers
+/// of two (Roller §3.1: tiles aligned to the execution unit, the extent padded).
+pub(super) fn candidate_tiles(
+    shape: &[u64],
+    dtype: &str,
+    dev: &Device,
+    max: usize,
+) -> Vec<Vec<u64>> {
     let expr = TensorExprInfo::elementwise(shape, dtype);
     let mut al = Aligner::new(&expr, dev, 0.0, None);
+    let mut padded = Aligner::new(&expr, dev, PAD_EPSILON, None);
+    let pad_all = !shape.iter().product::<u64>().is_multiple_of(dev.teu_width);
     let mut lists: Vec<Vec<u64>> = (0..shape.len())
         .map(|d| {
             let v = al.aligned_sizes(Device::SHARED, d, 1);
-            // No aligned size short of the whole extent (2548 = 4·7²·13 has no divisor
-            // that is a whole 32-byte transaction): every divisor, the coalescing
-            // penalty ranks them. Else a wide stencil's halo tile could not fit at all.
-            if v.len() <= 1 {
-                (1..=shape[d])
-                    .filter(|x| shape[d].is_multiple_of(*x))
-                    .collect()
-            } else {
-                v
+            if v.len() > 1 && !pad_all {
+                return v;
             }
+            let mut p = padded_sizes(shape[d], padded.aligned_sizes(Device::SHARED, d, 1));
+            if v.len() > 1 {
+                p.extend(v);
+                p.sort_unstable();
+                p.dedup();
+            }
+            p
         })
         .collect();
     // Thin the longest list (keep every other size, and always the largest) until the
@@ -89,6 +104,33 @@ fn candidate_tiles(shape: &[u64], dtype: &str, dev: &Device, max: usize) -> Vec<
         *l = t;
     }
     cartesian(&lists)
+}
+
+/// Roller's padding bound (`--construct-rtile`'s default `epsilon`, §3.1): a tile may pad
+/// its axis by at most this fraction of the extent.
+const PAD_EPSILON: f64 = 0.2;
+
+/// Padded sizes of a dim of extent `n` (2558 = 2·1279 has no transaction-aligned divisor
+/// short of 2558): the powers of two among Roller's aligned sizes that pad the extent
+/// within [`PAD_EPSILON`] (`aligned`; the partial last tile guarded, §3.1), the divisors
+/// below the smallest of them (a wide stencil's halo tile needs small tiles to fit), and
+/// the whole extent. Powers of two keep a block's threads whole warps; exact divisors alone
+/// would leave 1279, a prime, whose block of 1279 points runs one thread (a thread tile
+/// must divide it). When no padded size is aligned either (an extent under one
+/// transaction): every divisor, the coalescing penalty ranks them.
+fn padded_sizes(n: u64, aligned: Vec<u64>) -> Vec<u64> {
+    let pow2: Vec<u64> = aligned
+        .into_iter()
+        .filter(|&s| s < n && s.is_power_of_two())
+        .collect();
+    let below = pow2.first().copied().unwrap_or(u64::MAX);
+    let mut v: Vec<u64> = (1..=n)
+        .filter(|&x| n.is_multiple_of(x) && (x < below || x == n))
+        .collect();
+    v.extend(pow2);
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// The register-connected groups among `members` (components over register edges) with
@@ -320,23 +362,40 @@ pub fn best_plan(
             ),
         });
     }
-    // Fig. 7 line 18/20: a priority queue by traffic, the top K kept.
+    // Fig. 7 line 18/20: a priority queue by traffic, the top K kept. A candidate whose
+    // kernel the lowering cannot fit in a block's shared memory (its plan, not the model's
+    // footprint: `fit`) is over capacity (§4.1) and does not count: the next one is tried.
     cands.sort_by(|a, b| a.penalized.total_cmp(&b.penalized));
-    cands.truncate(top_k.max(1));
     let groups = register_groups(g, members, levels);
     let mut best: Option<Plan> = None;
     let mut why = String::new();
+    let mut kept = 0;
+    let mut refused: Option<(usize, String)> = None;
     for c in cands {
-        match finish_plan(g, &sg, &groups, c, levels, dev) {
-            Ok(p) => {
-                if best.as_ref().is_none_or(|b| p.est_us < b.est_us) {
-                    best = Some(p);
-                }
+        if kept >= top_k.max(1) {
+            break;
+        }
+        let p = match finish_plan(g, &sg, &groups, c, levels, dev) {
+            Ok(p) => p,
+            Err(m) => {
+                // A candidate whose register layer fails counts, as in the paper's top K.
+                kept += 1;
+                why = m;
+                continue;
             }
-            Err(m) => why = m,
+        };
+        if let Err(m) = check_lowering_fits(&sg, levels, &p.tiles, dev) {
+            let n = refused.as_ref().map_or(0, |r| r.0);
+            refused = Some((n + 1, m.clone()));
+            why = m;
+            continue;
+        }
+        kept += 1;
+        if best.as_ref().is_none_or(|b| p.est_us < b.est_us) {
+            best = Some(p);
         }
     }
-    best.ok_or(why)
+    best.map(|p| Plan { refused, ..p }).ok_or(why)
 }
 
 /// Bytes one block moves through shared memory: every input tile a member reads there
@@ -460,5 +519,6 @@ fn finish_plan(
         shared_footprint: c.footprint,
         register_footprint: reg_fp,
         est_us,
+        refused: None,
     })
 }

@@ -237,6 +237,16 @@ pub(super) fn program_from_tiles(
         .attr(op, TILES)
         .ok_or_else(|| "has no 'tilegraph.tiles' (run --connect)".to_string())
         .and_then(LayerTiles::from_attr)?;
+    program_of_tiles(&tiles, c, device)
+}
+
+/// [`program_from_tiles`] of tiles already read (`--connect` asks it of the tiles it is
+/// about to write, to know what the lowering will run).
+pub(crate) fn program_of_tiles(
+    tiles: &LayerTiles,
+    c: &TeCompute,
+    device: &str,
+) -> Result<RProgram, String> {
     let n = c.axes.len();
     let Some(block) = tiles.get(Level::Shared) else {
         return Err("'tilegraph.tiles' needs a shared tile".into());
@@ -391,11 +401,68 @@ pub(super) fn result_members(ctx: &Context, kernel: OpId) -> Result<Vec<Vec<OpId
     Ok(out)
 }
 
+/// One member of a kernel as the fused lowering reads it: what [`fuse_kernel`] takes from
+/// the IR (`compute_from_op`, `tilegraph.connect`, `tilegraph.tiles`), so that `--connect`
+/// can ask the lowering about a kernel before writing it ([`fuse_members`]).
+#[derive(Clone, Debug)]
+pub struct MemberView {
+    /// The member's compute.
+    pub c: TeCompute,
+    /// The value of each of its distinct inputs (as `compute_from_op` gives them).
+    pub vals: Vec<Value>,
+    /// Its connect level per operand (access).
+    pub levels: Vec<Level>,
+    /// Its result.
+    pub result: Value,
+    /// Its tiles per layer.
+    pub tiles: LayerTiles,
+}
+
+/// The members `ops` of a kernel read from the IR.
+fn member_views(ctx: &Context, ops: &[OpId]) -> Result<Vec<MemberView>, String> {
+    ops.iter()
+        .map(|&op| {
+            let (c, vals) = compute_from_op(ctx, op)?;
+            let tiles = ctx
+                .attr(op, TILES)
+                .ok_or_else(|| "has no 'tilegraph.tiles' (run --connect)".to_string())
+                .and_then(LayerTiles::from_attr)?;
+            Ok(MemberView {
+                c,
+                vals,
+                levels: levels(ctx, op)?,
+                result: ctx.result(op, 0),
+                tiles,
+            })
+        })
+        .collect()
+}
+
 /// Reads `ops` (members of `kernel` in order, the last one's result leaving the kernel,
 /// every other one read by a later one: an entry of [`result_members`]) as one fused
 /// kernel (see the module doc), or says why it cannot be.
 pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId, ops: &[OpId]) -> Result<FusedGroup, String> {
-    let plain = fuse_kernel_with(ctx, kernel, ops, false);
+    let device = ctx
+        .attr(kernel, DEVICE)
+        .and_then(|a| a.as_str())
+        .ok_or("has no 'tilegraph.device' (run --connect)")?
+        .to_string();
+    if ops.is_empty() {
+        return Err("has no te.compute".into());
+    }
+    let views = member_views(ctx, ops)?;
+    let mut g = fuse_members(&views, &device)?;
+    g.reference = group_reference(ctx, ops, &g.args)?;
+    Ok(g)
+}
+
+/// [`fuse_kernel`] on members already read (`device`: the kernel's `tilegraph.device`),
+/// without the reference te function (left empty: only the lowering needs it).
+pub fn fuse_members(views: &[MemberView], device: &str) -> Result<FusedGroup, String> {
+    if views.is_empty() {
+        return Err("has no te.compute".into());
+    }
+    let plain = fuse_kernel_with(views, device, false);
     let recomputes = |g: &FusedGroup| {
         g.sources
             .iter()
@@ -408,32 +475,23 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId, ops: &[OpId]) -> Result<F
         // (its inputs re-read from global memory each time), or cannot be recomputed at
         // all (inside a staged reduction): computed once per block into shared memory
         // instead, when that lowers.
-        _ => fuse_kernel_with(ctx, kernel, ops, true).or(plain),
+        _ => fuse_kernel_with(views, device, true).or(plain),
     }
 }
 
-/// [`fuse_kernel`]; `promote`: every reduction another member reads is a shared stage.
+/// [`fuse_members`]; `promote`: every reduction another member reads is a shared stage.
 fn fuse_kernel_with(
-    ctx: &Context,
-    kernel: OpId,
-    ops: &[OpId],
+    views: &[MemberView],
+    device: &str,
     promote: bool,
 ) -> Result<FusedGroup, String> {
-    let device = ctx
-        .attr(kernel, DEVICE)
-        .and_then(|a| a.as_str())
-        .ok_or("has no 'tilegraph.device' (run --connect)")?
-        .to_string();
-    if ops.is_empty() {
-        return Err("has no te.compute".into());
-    }
-    let member = |v: Value| ops.iter().position(|&o| ctx.result(o, 0) == v);
+    let member = |v: Value| views.iter().position(|m| m.result == v);
     let mut nodes: Vec<Node> = Vec::new();
-    let mut used = vec![false; ops.len()];
-    let shared = shared_members(ctx, ops, promote)?;
-    for (m, &op) in ops.iter().enumerate() {
-        let (c, vals) = compute_from_op(ctx, op)?;
-        let lv = levels(ctx, op)?;
+    let mut used = vec![false; views.len()];
+    let shared = shared_members(views, promote);
+    for (m, view) in views.iter().enumerate() {
+        let (c, vals) = (view.c.clone(), &view.vals);
+        let lv = &view.levels;
         let mut srcs = vec![Src::Outer(vals[0]); c.inputs.len()];
         for (ai, a) in c.accesses.iter().enumerate() {
             // `vals` holds the distinct inputs; the levels are per access (operand).
@@ -468,7 +526,7 @@ fn fuse_kernel_with(
         }
         nodes.push(node);
     }
-    if let Some(p) = used[..ops.len() - 1].iter().position(|u| !u) {
+    if let Some(p) = used[..views.len() - 1].iter().position(|u| !u) {
         return Err(format!(
             "member {p}'s result is not read inside the kernel and not yielded"
         ));
@@ -523,14 +581,22 @@ fn fuse_kernel_with(
             .collect(),
         compute: t.c,
     });
+    // An argument's type is that of the member input it is.
+    let type_of = |v: Value| {
+        views.iter().find_map(|m| {
+            m.vals
+                .iter()
+                .position(|&x| x == v)
+                .map(|i| m.c.inputs[i].clone())
+        })
+    };
     let arg_types = args
         .iter()
-        .map(|&v| TensorType::from_type(ctx.value_type(v)).ok_or("a non-tensor operand"))
+        .map(|&v| type_of(v).ok_or("internal error: an argument no member reads"))
         .collect::<Result<Vec<_>, _>>()?;
-    let program = program_from_tiles(ctx, ops[anchor_m], &anchor.c, &device)?;
+    let program = program_of_tiles(&views[anchor_m].tiles, &anchor.c, device)?;
     let mut sources = sources;
     plan_stages(&anchor.c, &program.block, &mut sources, &mut shared_stages)?;
-    let reference = group_reference(ctx, ops, &args)?;
     Ok(FusedGroup {
         anchor: anchor.c.clone(),
         tail,
@@ -538,31 +604,30 @@ fn fuse_kernel_with(
         args,
         arg_types,
         program,
-        reference,
-        members: ops.len(),
+        reference: String::new(),
+        members: views.len(),
         shared_stages,
     })
 }
 
-/// Per member of `ops`: whether it is a shared stage. Members some consumer reads at the
+/// Per member of `views`: whether it is a shared stage. Members some consumer reads at the
 /// shared level are computed into shared memory and read from there by every consumer in
 /// the kernel; with `promote`, so is every reduction another member reads in registers.
-fn shared_members(ctx: &Context, ops: &[OpId], promote: bool) -> Result<Vec<bool>, String> {
-    let member = |v: Value| ops.iter().position(|&o| ctx.result(o, 0) == v);
-    let mut shared = vec![false; ops.len()];
-    for &op in ops {
-        let (_, vals) = compute_from_op(ctx, op)?;
-        for (v, l) in vals.iter().zip(levels(ctx, op)?) {
+fn shared_members(views: &[MemberView], promote: bool) -> Vec<bool> {
+    let member = |v: Value| views.iter().position(|m| m.result == v);
+    let mut shared = vec![false; views.len()];
+    for view in views {
+        for (v, l) in view.vals.iter().zip(&view.levels) {
             match (member(*v), l) {
                 (Some(p), Level::Shared) => shared[p] = true,
                 (Some(p), Level::Register) if promote => {
-                    shared[p] |= compute_from_op(ctx, ops[p])?.0.combiner.is_some();
+                    shared[p] |= views[p].c.combiner.is_some();
                 }
                 _ => {}
             }
         }
     }
-    Ok(shared)
+    shared
 }
 
 /// The position of `v` among the kernel's arguments (added if new).

@@ -12,7 +12,8 @@ use super::elementwise::plan_elementwise_lanes;
 use super::emit::Emitter;
 use super::fuse::{FusedGroup, ReSrc, TailStage};
 use super::launch::{
-    build_gpu_func, check_shared_limit, declare_shared, resident_threads, shared_limit_of,
+    build_gpu_func, check_shared_limit, declare_shared, declared_shared_bytes, resident_threads,
+    shared_limit_of,
 };
 use super::plan::{Epilogue, InputSource, KernelPlan, StageBody};
 use super::shared_stage::{SharedStage, plan_shared_stages};
@@ -273,6 +274,24 @@ fn lower_kernel(
     cross: CrossThread,
     pf: (bool, ThreadMapping),
 ) -> Result<LoweredKernel, String> {
+    let plan = kernel_plan((c, p, fusion), device, cross, pf)?;
+    let mut entry = None;
+    let lowered = build_kernel(ctx, &plan, name, fusion, &mut entry);
+    if lowered.is_err()
+        && let Some(b) = entry
+    {
+        ctx.erase_block(b);
+    }
+    lowered
+}
+
+/// The plan of `c` under `p` (with a fused kernel's stages), as [`lower_kernel`] builds it.
+fn kernel_plan(
+    (c, p, fusion): (&TeCompute, &RProgram, Option<Fusion>),
+    device: Option<&Device>,
+    cross: CrossThread,
+    pf: (bool, ThreadMapping),
+) -> Result<KernelPlan, String> {
     let mut plan = KernelPlan::new(c, p, device, cross, pf)?;
     plan.tail = fusion.and_then(|f| f.tail.cloned());
     if let Some(f) = fusion {
@@ -290,14 +309,54 @@ fn lower_kernel(
             stage.body = StageBody::Elementwise(plan_elementwise_lanes(stage, &spatial, false)?);
         }
     }
-    let mut entry = None;
-    let lowered = build_kernel(ctx, &plan, name, fusion, &mut entry);
-    if lowered.is_err()
-        && let Some(b) = entry
-    {
-        ctx.erase_block(b);
+    Ok(plan)
+}
+
+/// The fewest bytes of shared memory per block the lowering (default options) gives `c`
+/// under `p` with `fusion`: the plans [`lower_searched`] tries (the automatic cross-thread
+/// split and none: halvings in between need no less than none) through the same buffer
+/// layout the kernel declares ([`declared_shared_bytes`]); no IR is built. `Err` when
+/// neither plans.
+fn least_shared_bytes(c: &TeCompute, p: &RProgram, fusion: Option<Fusion>) -> Result<u64, String> {
+    let o = LowerOptions::default();
+    let device = program_device(p);
+    let mut best: Result<u64, String> = Err("internal error: no plan tried".into());
+    for cross in [CrossThread::Off, CrossThread::Auto] {
+        match kernel_plan(
+            (c, p, fusion),
+            device.as_ref().ok(),
+            cross,
+            (o.prefetch, o.thread_mapping),
+        ) {
+            Ok(plan) => {
+                let b = declared_shared_bytes(&plan);
+                best = Ok(best.map_or(b, |x| x.min(b)));
+            }
+            Err(e) if best.is_err() => best = Err(e),
+            Err(_) => {}
+        }
     }
-    lowered
+    best
+}
+
+/// Shared memory per block the lowering needs for the fused kernel `g` (the least of the
+/// cross-thread variants it tries, [`least_shared_bytes`]), without building it: what
+/// `--connect` checks a candidate kernel against the device's limit with (Welder §4.1:
+/// over capacity is an infinite cost; here the capacity test is the lowering's own plan).
+pub fn fused_shared_bytes(g: &FusedGroup) -> Result<u64, String> {
+    let fusion = Fusion {
+        tail: g.tail.as_ref(),
+        reference: &g.reference,
+        sources: &g.sources,
+        arg_types: &g.arg_types,
+        shared_stages: &g.shared_stages,
+    };
+    least_shared_bytes(&g.anchor, &g.program, Some(fusion))
+}
+
+/// [`fused_shared_bytes`] of one compute under program `p` (a kernel of one te op).
+pub fn compute_shared_bytes(c: &TeCompute, p: &RProgram) -> Result<u64, String> {
+    least_shared_bytes(c, p, None)
 }
 
 /// Builds the kernel of `plan`; `entry` is its entry block once made (for [`lower_kernel`]
@@ -424,11 +483,15 @@ fn build_kernel(
             rtile::ir::Attribute::i64(plan.shared_stages.len() as i64),
         );
     }
-    let shared_bytes = if shared.dynamic_bytes > 0 {
-        shared.dynamic_bytes
-    } else {
-        plan.shared_bytes
-    };
+    let shared_bytes = declared_shared_bytes(plan);
+    debug_assert_eq!(
+        shared_bytes,
+        if shared.dynamic_bytes > 0 {
+            shared.dynamic_bytes
+        } else {
+            plan.shared_bytes
+        }
+    );
     Ok(LoweredKernel {
         name: name.to_string(),
         func,

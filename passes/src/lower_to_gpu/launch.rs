@@ -8,7 +8,7 @@ use rtile_gpu_vocab::Launch;
 
 use super::context::Lowering;
 use super::kernel::LoweredKernel;
-use super::plan::SharedBuffer;
+use super::plan::{KernelPlan, SharedBuffer};
 use super::types::dynamic_shared_bytes;
 use crate::construct_rtile::RProgram;
 use crate::construct_rtile::device_check::program_device;
@@ -117,14 +117,33 @@ pub(super) struct SharedDecl {
     pub prologue: Vec<OpId>,
 }
 
+/// The layout [`declare_shared`] gives `plan`'s shared buffers: their offsets, the bytes
+/// they span, and whether they are dynamic shared memory (a planned layout, or more than
+/// the device's static limit).
+fn shared_declaration(plan: &KernelPlan) -> (Vec<u64>, u64, bool) {
+    let sizes: Vec<u64> = plan.shared_buffers.iter().map(|b| b.bytes).collect();
+    let planned = plan.shared_layout.clone();
+    let (offsets, laid_out) = planned.clone().unwrap_or_else(|| shared_layout(&sizes));
+    let dynamic = planned.is_some() || laid_out > plan.limits.static_shared_bytes;
+    (offsets, laid_out, dynamic)
+}
+
+/// Shared memory per block of the kernel of `plan` (the `LoweredKernel::shared_bytes` the
+/// limit is checked on): the dynamic layout's span, or the static buffers' bytes.
+pub(super) fn declared_shared_bytes(plan: &KernelPlan) -> u64 {
+    match shared_declaration(plan) {
+        (_, laid_out, true) => laid_out,
+        _ => plan.shared_bytes,
+    }
+}
+
 /// Makes the shared `buffers`: static workgroup attributions while they fit the device's
 /// static limit ([`KernelLimits::static_shared_bytes`], [`STATIC_SHARED_LIMIT`] on NVIDIA),
 /// else views into the launch's dynamic shared memory, built at the kernel's entry.
 pub(super) fn declare_shared(cx: &mut Lowering, buffers: &[SharedBuffer]) -> SharedDecl {
-    let sizes: Vec<u64> = buffers.iter().map(|b| b.bytes).collect();
-    let planned = cx.plan.shared_layout.clone();
-    let (offsets, laid_out) = planned.clone().unwrap_or_else(|| shared_layout(&sizes));
-    if planned.is_none() && laid_out <= cx.plan.limits.static_shared_bytes {
+    // `buffers` are the plan's (`plan.shared_buffers`): one layout rule for both.
+    let (offsets, laid_out, dynamic) = shared_declaration(cx.plan);
+    if !dynamic {
         let entry = cx.em.entry();
         for buffer in buffers {
             let v = cx

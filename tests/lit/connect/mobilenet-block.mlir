@@ -14,8 +14,8 @@
 // CHECK-LABEL: func.func @block_112
 // CHECK: tilegraph.kernel -> (tensor<1x24x112x112xf32>) {
 // CHECK: } {tilegraph.connect = ["global", "global"]
-// CHECK: } {tilegraph.connect = ["register", "global"], tilegraph.decisions = [{chosen = "register", global = 2.389300e+01 : f64, register = 1.516800e+01 : f64, shared = 2.155400e+01 : f64}, {}]
-// CHECK: } {tilegraph.connect = ["shared", "global"], tilegraph.decisions = [{chosen = "shared", global = 2.801500e+01 : f64, register = "the register-connected tiles need 3456 B per thread, over the 384 B register layer", shared = 1.959100e+01 : f64}, {}]
+// CHECK: } {tilegraph.connect = ["register", "global"], tilegraph.decisions = [{chosen = "register", global = 2.389300e+01 : f64, register = 1.676900e+01 : f64, shared = 2.155400e+01 : f64}, {}]
+// CHECK: } {tilegraph.connect = ["shared", "global"], tilegraph.decisions = [{chosen = "shared", global = 2.961600e+01 : f64, register = "the register-connected tiles need 3456 B per thread, over the 384 B register layer", shared = 2.622500e+01 : f64}, {}]
 // CHECK: tilegraph.yield
 // CHECK-NOT: tilegraph.kernel
 // CHECK: return

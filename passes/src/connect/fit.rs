@@ -1,0 +1,147 @@
+//! Whether `--lower-to-gpu` can fit a kernel `--connect` is about to choose in a block's
+//! shared memory (Welder §3.1/§4.1: a configuration over a layer's capacity has an
+//! infinite cost). The footprint model ([`super::model::footprint`]) is the paper's
+//! estimate; the lowering's shared-memory plan is what the kernel will declare (its staged
+//! tiles, shared stages with their halos and whole reductions, the cross-thread reduction
+//! buffer, the dynamic layout's alignment), and can be larger. So a candidate is costed by
+//! the model but admitted only when the lowering's own plan of it fits: the same functions
+//! the lowering runs ([`fuse_members`], [`fused_shared_bytes`]), asked without building IR.
+
+use rtile_dialects::tilegraph::LayerTiles;
+
+use super::propagate::SubGraph;
+use super::tiling::Levels;
+use crate::device::Device;
+use crate::lower_to_gpu::fuse::{MemberView, fuse_members, program_of_tiles};
+use crate::lower_to_gpu::kernel::{compute_shared_bytes, fused_shared_bytes};
+
+/// The members of `sg` that compute output `o`: `o` and its producers among the members
+/// (ascending), as the lowering splits a kernel with several results into one kernel per
+/// result (`lower_to_gpu::fuse::result_members`).
+fn result_members(sg: &SubGraph<'_>, o: usize) -> Vec<usize> {
+    let g = sg.graph;
+    let mut needed = vec![false; g.nodes.len()];
+    needed[o] = true;
+    for &m in sg.members.iter().rev() {
+        if !needed[m] {
+            continue;
+        }
+        for inp in &g.nodes[m].inputs {
+            if let Some(p) = inp.producer
+                && sg.has(p)
+            {
+                needed[p] = true;
+            }
+        }
+    }
+    sg.members.iter().copied().filter(|&m| needed[m]).collect()
+}
+
+/// What the lowering plans for the kernel of one result: shared memory per block, threads
+/// per block, and the block tile's points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lowered {
+    /// Shared memory per block, bytes.
+    pub bytes: u64,
+    /// Threads per block (the program of its tiles, `program_of_tiles`).
+    pub threads: u64,
+    /// Output points of the block tile.
+    pub points: u64,
+}
+
+impl Lowered {
+    /// Roller's alignment with the execution unit (§3.1, which Welder's SubGraphTiling
+    /// reuses): a block runs whole warps (`teu` threads), unless it has fewer points than
+    /// a warp.
+    pub fn whole_warps(&self, teu: u64) -> bool {
+        self.threads.is_multiple_of(teu) || self.points < teu
+    }
+}
+
+/// The lowering's plan of the kernel of `sub` (members of `sg`, one result's), with
+/// `tiles` indexed like `sg.members`. `None` when the lowering would not lower it as
+/// planned here for a reason other than its size (a reshape inside, a shape of fused
+/// kernel not lowered yet, tiles it replaces by a program of its own): that is not a
+/// capacity question, and `--lower-to-gpu` reports it.
+fn planned(
+    sg: &SubGraph<'_>,
+    sub: &[usize],
+    levels: &Levels,
+    tiles: &[LayerTiles],
+    dev: &Device,
+) -> Option<Lowered> {
+    let g = sg.graph;
+    let views = sub
+        .iter()
+        .map(|&n| {
+            let (c, vals) = g.nodes[n].compute.clone()?;
+            let k = sg.members.binary_search(&n).ok()?;
+            Some(MemberView {
+                c,
+                vals,
+                levels: levels[n].clone(),
+                result: g.nodes[n].result,
+                tiles: tiles[k].clone(),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let shape = |p: &rtile_dialects::rtile::RProgram, np: usize| Lowered {
+        bytes: 0,
+        threads: p.threads,
+        points: p.block.iter().take(np).product(),
+    };
+    if let [v] = &views[..] {
+        let p = program_of_tiles(&v.tiles, &v.c, &dev.name).ok()?;
+        let bytes = compute_shared_bytes(&v.c, &p).ok()?;
+        return Some(Lowered {
+            bytes,
+            ..shape(&p, v.c.num_parallel())
+        });
+    }
+    let fused = fuse_members(&views, &dev.name).ok()?;
+    let bytes = fused_shared_bytes(&fused).ok()?;
+    Some(Lowered {
+        bytes,
+        ..shape(&fused.program, fused.anchor.num_parallel())
+    })
+}
+
+/// The lowering's plans of the kernels of `sg` (one per result it would plan, see
+/// [`planned`]) with `tiles` (indexed like `sg.members`) and edge levels `levels`.
+pub fn lowering_plans(
+    sg: &SubGraph<'_>,
+    levels: &Levels,
+    tiles: &[LayerTiles],
+    dev: &Device,
+) -> Vec<Lowered> {
+    sg.outputs()
+        .into_iter()
+        .filter_map(|o| planned(sg, &result_members(sg, o), levels, tiles, dev))
+        .collect()
+}
+
+/// `Err` with the reason when a kernel of [`lowering_plans`] needs more shared memory than a
+/// block of `dev` may use (its shared layer's capacity, the limit `--lower-to-gpu` checks).
+pub fn check_lowering_fits(
+    sg: &SubGraph<'_>,
+    levels: &Levels,
+    tiles: &[LayerTiles],
+    dev: &Device,
+) -> Result<(), String> {
+    let cap = dev.layers[Device::SHARED].capacity_bytes;
+    match lowering_plans(sg, levels, tiles, dev)
+        .iter()
+        .map(|l| l.bytes)
+        .max()
+    {
+        Some(b) if b > cap => Err(over_capacity(b, cap, &dev.name)),
+        _ => Ok(()),
+    }
+}
+
+/// The reason a candidate is refused: the lowering's bytes over the device's limit.
+pub fn over_capacity(bytes: u64, cap: u64, device: &str) -> String {
+    format!(
+        "the lowering's shared-memory plan needs {bytes} B per block, over the {cap} B a block of '{device}' may use"
+    )
+}
