@@ -11,7 +11,7 @@ use crate::device::Device;
 
 /// MATMUL_RELU with the relu connected in registers: one fused kernel (the relu the
 /// GEMM's epilogue), its members, levels and the device.
-fn matmul_relu_register() -> (super::graph::Graph, Vec<usize>, Vec<Vec<Level>>) {
+pub(super) fn matmul_relu_register() -> (super::graph::Graph, Vec<usize>, Vec<Vec<Level>>) {
     let (_ctx, g) = graph_of(MATMUL_RELU);
     let levels: Vec<Vec<Level>> = g
         .nodes

@@ -556,22 +556,8 @@ fn register_thread_tiles_are_whole_warps() {
     // Roller §3.1 (reused by Welder's SubGraphTiling): a block runs whole warps unless it has
     // fewer points than a warp. By least traffic alone the GEMM's thread tile grows to the
     // whole block tile: one thread per block.
-    let (_ctx, g) = graph_of(MATMUL_RELU);
+    let (g, members, levels) = super::fit_tests::matmul_relu_register();
     let dev = Device::builtin("v100").unwrap();
-    let levels: Vec<Vec<Level>> = g
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(n, node)| {
-            let l = if n == 1 {
-                Level::Register
-            } else {
-                Level::Global
-            };
-            vec![l; node.inputs.len()]
-        })
-        .collect();
-    let members = vec![0, 1];
     let p = best_plan(&g, &members, &levels, &dev, 8).unwrap();
     let mut checked = 0;
     for t in &p.tiles {

@@ -139,13 +139,7 @@ pub fn lower_fused(
     name: &str,
     opts: LowerOptions,
 ) -> Result<LoweredKernel, String> {
-    let fusion = Fusion {
-        tail: g.tail.as_ref(),
-        reference: &g.reference,
-        sources: &g.sources,
-        arg_types: &g.arg_types,
-        shared_stages: &g.shared_stages,
-    };
+    let fusion = Fusion::of(g);
     lower_searched(ctx, &g.anchor, &g.program, name, opts, Some(fusion))
 }
 
@@ -157,6 +151,19 @@ struct Fusion<'a> {
     sources: &'a [ReSrc],
     arg_types: &'a [TensorType],
     shared_stages: &'a [SharedStage],
+}
+
+impl<'a> Fusion<'a> {
+    /// What fused group `g` adds (its lowering and its shared-memory query read the same).
+    fn of(g: &'a FusedGroup) -> Self {
+        Fusion {
+            tail: g.tail.as_ref(),
+            reference: &g.reference,
+            sources: &g.sources,
+            arg_types: &g.arg_types,
+            shared_stages: &g.shared_stages,
+        }
+    }
 }
 
 fn lower_searched(
@@ -344,13 +351,7 @@ fn least_shared_bytes(c: &TeCompute, p: &RProgram, fusion: Option<Fusion>) -> Re
 /// `--connect` checks a candidate kernel against the device's limit with (Welder §4.1:
 /// over capacity is an infinite cost; here the capacity test is the lowering's own plan).
 pub fn fused_shared_bytes(g: &FusedGroup) -> Result<u64, String> {
-    let fusion = Fusion {
-        tail: g.tail.as_ref(),
-        reference: &g.reference,
-        sources: &g.sources,
-        arg_types: &g.arg_types,
-        shared_stages: &g.shared_stages,
-    };
+    let fusion = Fusion::of(g);
     least_shared_bytes(&g.anchor, &g.program, Some(fusion))
 }
 
