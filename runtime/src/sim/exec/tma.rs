@@ -91,7 +91,7 @@ impl BlockState<'_> {
             return Ok(());
         }
         let msg = format!(
-            "access to {} at [{}] before this thread has waited for the TMA load that writes it: phase {} of its mbarrier has not completed as far as this thread has seen (a missing or wrong nvgpu.mbarrier.try_wait.parity)",
+            "access to {} at [{}] before this thread has waited for the TMA load that writes it: it has not seen phase {} of the load's mbarrier complete (a missing or wrong nvgpu.mbarrier.try_wait.parity)",
             m.ty,
             Self::index_text(m, shown),
             mark.phase
@@ -122,7 +122,7 @@ impl BlockState<'_> {
                 .find(|&t| !self.mbar.has_seen(bar, t, phase))
             {
                 let msg = format!(
-                    "warpgroup op reads shared memory a TMA load writes before this thread has waited for it: phase {phase} of its mbarrier has not completed as far as this thread has seen (a missing or wrong nvgpu.mbarrier.try_wait.parity)"
+                    "warpgroup op reads shared memory a TMA load writes before this thread has waited for it: the thread has not seen phase {phase} of the load's mbarrier complete (a missing or wrong nvgpu.mbarrier.try_wait.parity)"
                 );
                 return Err(self.error(SimErrorKind::TmaPending, Some(at), t, msg));
             }
