@@ -87,12 +87,20 @@ fn check(c: &TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {
     Ok(r.max_rel_err())
 }
 
+/// `(m, n, k)`, `(input, output)` types, block and warpgroup tiles.
+type Case = (
+    (i64, i64, i64),
+    (&'static str, &'static str),
+    [u64; 2],
+    [u64; 2],
+);
+
 /// Shapes at and off the tile edges (k below one step, m and n padding the block), every
 /// input/output type pair, warpgroup tiles of one and two slabs and 64 to 256 columns,
 /// blocks of one to four warpgroups: each kernel equals the oracle.
 #[test]
 fn wgmma_kernels_match_the_interpreter() {
-    let cases: [((i64, i64, i64), (&str, &str), [u64; 2], [u64; 2]); 8] = [
+    let cases: [Case; 8] = [
         ((64, 64, 64), ("f16", "f16"), [64, 64], [64, 64]),
         ((200, 136, 136), ("f16", "f16"), [128, 128], [64, 64]),
         ((130, 72, 40), ("bf16", "bf16"), [128, 64], [64, 64]),
