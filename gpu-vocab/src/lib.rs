@@ -14,6 +14,7 @@ pub mod amdgpu;
 pub mod attrs;
 pub mod launch;
 pub mod nvgpu;
+pub mod nvgpu_sm90;
 pub mod op;
 pub mod verify;
 

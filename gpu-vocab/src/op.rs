@@ -220,6 +220,30 @@ gpu_ops! {
     AsyncCreateGroup = "nvgpu.device_async_create_group",
     /// `nvgpu.device_async_wait`: waits until at most `numGroups` groups are pending.
     AsyncWait = "nvgpu.device_async_wait",
+    /// `nvgpu.mbarrier.create`: a group of mbarriers in shared memory (sm_90).
+    MbarrierCreate = "nvgpu.mbarrier.create",
+    /// `nvgpu.mbarrier.init`: sets an mbarrier's expected arrival count.
+    MbarrierInit = "nvgpu.mbarrier.init",
+    /// `nvgpu.mbarrier.arrive`: one arrival, returning the phase token.
+    MbarrierArrive = "nvgpu.mbarrier.arrive",
+    /// `nvgpu.mbarrier.arrive.expect_tx`: one arrival announcing transaction bytes to come.
+    MbarrierArriveExpectTx = "nvgpu.mbarrier.arrive.expect_tx",
+    /// `nvgpu.mbarrier.try_wait.parity`: waits until the phase of the given parity completes.
+    MbarrierTryWaitParity = "nvgpu.mbarrier.try_wait.parity",
+    /// `nvgpu.tma.async.load`: one thread's TMA box copy global→shared (properties in
+    /// [`crate::nvgpu_sm90::TmaLoad`]).
+    TmaAsyncLoad = "nvgpu.tma.async.load",
+    /// `nvgpu.tma.prefetch.descriptor`: a prefetch hint for a tensor map.
+    TmaPrefetch = "nvgpu.tma.prefetch.descriptor",
+    /// `nvgpu.warpgroup.generate.descriptor`: a wgmma shared-memory matrix descriptor.
+    WarpgroupDescriptor = "nvgpu.warpgroup.generate.descriptor",
+    /// `nvgpu.warpgroup.mma.init.accumulator`: a zero warpgroup accumulator.
+    WarpgroupInitAccumulator = "nvgpu.warpgroup.mma.init.accumulator",
+    /// `nvgpu.warpgroup.mma`: warpgroup-collective wgmma (properties in
+    /// [`crate::nvgpu_sm90::WarpgroupMma`]).
+    WarpgroupMma = "nvgpu.warpgroup.mma",
+    /// `nvgpu.warpgroup.mma.store`: stores an accumulator's fragments to a memref.
+    WarpgroupMmaStore = "nvgpu.warpgroup.mma.store",
     /// `amdgpu.mfma`: wavefront-collective (64 lanes) matrix fused multiply-add on AMD CDNA
     /// matrix cores (properties in [`crate::amdgpu::Mfma`]).
     Mfma = "amdgpu.mfma",
@@ -349,7 +373,14 @@ impl GpuOp {
         use GpuOp as G;
         match self {
             G::Barrier | G::Return | G::Dealloc | G::Yield | G::While | G::Fence => (0, 0),
-            G::AsyncWait | G::Condition => (1, 0),
+            G::AsyncWait | G::Condition | G::TmaPrefetch => (1, 0),
+            G::MbarrierCreate | G::WarpgroupInitAccumulator => (0, 1),
+            G::MbarrierInit | G::MbarrierArriveExpectTx => (3, 0),
+            G::MbarrierArrive | G::WarpgroupDescriptor => (2, 1),
+            G::MbarrierTryWaitParity => (4, 0),
+            G::TmaAsyncLoad => (5, 0),
+            G::WarpgroupMma => (3, 1),
+            G::WarpgroupMmaStore => (2, 0),
             G::MmaSync | G::Mfma => (3, 1),
             G::LdMatrix | G::AsyncCreateGroup => (1, 1),
             G::AsyncCopy | G::AtomicRmw => (2, 1),

@@ -90,8 +90,9 @@ fn names_round_trip() {
         n += 1;
     }
     // 75 ops, the 5 nvgpu ops, scf.while, scf.condition, memref.atomic_rmw and llvm.fence
-    // (persistent kernels), and amdgpu.mfma.
-    assert_eq!(n, 85 + ALL_MATH.len());
+    // (persistent kernels), amdgpu.mfma, and the 11 sm_90a ops (5 mbarrier, 2 TMA, 4
+    // warpgroup MMA).
+    assert_eq!(n, 96 + ALL_MATH.len());
     assert!(GpuOp::is_vocabulary_name("arith.cmpf"));
     assert_eq!(
         GpuOp::from_name("arith.cmpi"),

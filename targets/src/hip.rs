@@ -386,6 +386,24 @@ impl<'a> HipEmitter<'a> {
             G::LaneId => self.define(op, "(int64_t)__lane_id()")?,
             G::Barrier => self.line("__syncthreads();"),
             G::Mfma => self.mfma(op)?,
+            G::MbarrierCreate
+            | G::MbarrierInit
+            | G::MbarrierArrive
+            | G::MbarrierArriveExpectTx
+            | G::MbarrierTryWaitParity
+            | G::TmaAsyncLoad
+            | G::TmaPrefetch
+            | G::WarpgroupDescriptor
+            | G::WarpgroupInitAccumulator
+            | G::WarpgroupMma
+            | G::WarpgroupMmaStore => {
+                return Err(self.err(
+                    op,
+                    format!(
+                        "HIP: '{name}' is an NVIDIA sm_90a op (mbarrier, TMA or wgmma); AMD GPUs have no equivalent: translate this module with --to-ptx for sm_90a"
+                    ),
+                ));
+            }
             // NVIDIA tensor-core and cp.async instructions have no HIP spelling; AMD's
             // matrix cores are amdgpu.mfma.
             G::MmaSync | G::LdMatrix | G::AsyncCopy | G::AsyncCreateGroup | G::AsyncWait => {

@@ -726,6 +726,22 @@ impl<'a> FnEmitter<'a> {
             G::AsyncCopy => self.async_copy(op)?,
             G::AsyncCreateGroup => self.async_commit(op)?,
             G::AsyncWait => self.async_wait(op)?,
+            G::MbarrierCreate
+            | G::MbarrierInit
+            | G::MbarrierArrive
+            | G::MbarrierArriveExpectTx
+            | G::MbarrierTryWaitParity
+            | G::TmaAsyncLoad
+            | G::TmaPrefetch
+            | G::WarpgroupDescriptor
+            | G::WarpgroupInitAccumulator
+            | G::WarpgroupMma
+            | G::WarpgroupMmaStore => {
+                return Err(self.err(
+                    op,
+                    "the LLVM IR emitter does not translate the sm_90a ops (mbarrier, TMA, warpgroup MMA) yet",
+                ));
+            }
             G::Extract | G::ExtractElement | G::Insert | G::InsertElement => self.element(op, g)?,
             G::Broadcast | G::Splat => self.broadcast(op)?,
             G::VectorFma => self.intr(op, "llvm.fma", &self.fmf(op))?,

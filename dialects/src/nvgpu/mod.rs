@@ -8,7 +8,9 @@
 //! and C as a vector of 32-bit registers, `vector<regs x (32 / bits) x elem>`.
 
 pub mod mbarrier;
+pub mod sm90_types;
 mod syntax;
+pub mod warpgroup;
 
 use rtile::dialect::{Dialect, OpDefinition, OpTraits};
 use rtile::ir::types::Type;
@@ -32,7 +34,7 @@ impl Dialect for NvgpuDialect {
         "nvgpu"
     }
     fn description(&self) -> &'static str {
-        "upstream NVGPU subset: warp-level MMA, ldmatrix, cp.async copies and groups (sm_80); mbarriers (sm_90, dialect level only)"
+        "upstream NVGPU subset: warp-level MMA, ldmatrix, cp.async copies and groups (sm_80); mbarriers, TMA loads and warpgroup MMA (sm_90a)"
     }
     fn models_upstream_in_part(&self) -> bool {
         true
@@ -83,6 +85,7 @@ impl Dialect for NvgpuDialect {
         ]
         .into_iter()
         .chain(mbarrier::ops())
+        .chain(warpgroup::ops())
         .collect()
     }
 }
@@ -174,12 +177,12 @@ fn verify_mma(ctx: &Context, o: OpId) -> Result<(), String> {
 
 /// True when `t` is a memref in workgroup (shared) memory (`3` or
 /// `#gpu.address_space<workgroup>`).
-fn in_workgroup(t: &Type) -> bool {
+pub(crate) fn in_workgroup(t: &Type) -> bool {
     let ms = memory_space(t);
     is_address_space(ms, "workgroup") || ms.and_then(|a| a.as_int()) == Some(3)
 }
 
-fn memref_parts(t: &Type) -> Option<(&[i64], &Type, bool)> {
+pub(crate) fn memref_parts(t: &Type) -> Option<(&[i64], &Type, bool)> {
     match t.kind() {
         TypeKind::MemRef {
             shape,

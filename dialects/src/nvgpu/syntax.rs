@@ -14,7 +14,7 @@ pub(super) use super::{
 };
 
 /// Parses `attr-dict`, moving the `inherent` names into `props`.
-fn parse_dict(
+pub(super) fn parse_dict(
     p: &mut OpAsmParser<'_, '_>,
     state: &mut OperationState,
     inherent: &[&str],
@@ -32,14 +32,14 @@ fn parse_dict(
     Ok(())
 }
 
-fn set_props(state: &mut OperationState, props: Vec<NamedAttribute>) {
+pub(super) fn set_props(state: &mut OperationState, props: Vec<NamedAttribute>) {
     if !props.is_empty() {
         state.properties = Some(Attribute::dictionary(props));
     }
 }
 
 /// Prints the properties (but `elided`) and the discardable attributes as one dictionary.
-fn print_dict(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>, elided: &[&str]) {
+pub(super) fn print_dict(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>, elided: &[&str]) {
     let mut dict: Vec<NamedAttribute> = ctx
         .op(op)
         .properties

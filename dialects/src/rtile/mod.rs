@@ -53,6 +53,13 @@ pub const PIPELINE_STAGES: &str = "rtile.pipeline_stages";
 /// see docs/passes/lower-to-gpu.md, "Kernels with several results").
 pub const SPLIT_RESULT: &str = "rtile.split_result";
 
+/// On a kernel `gpu.func` with TMA tensor-map parameters (`!nvgpu.tensormap.descriptor`):
+/// `array<i64: i0, i1, ..>`, for each tensor-map parameter in order, the index of the global
+/// memref parameter it describes. The runtime builds each map over that memref's whole
+/// shape (`cuTensorMapEncodeTiled`) with the box of the map's type; the simulator binds it to
+/// that buffer.
+pub const TENSOR_MAP_OF: &str = "rtile.tensor_map_of";
+
 /// On a persistent kernel `gpu.func` (a `vdevice.program` lowered by `--lower-to-gpu`):
 /// `{coresident = N}`, the blocks that can be co-resident on the device (the simulator runs
 /// at most that many at once), and `blocks_per_core = B` when its barriers span vEUs: B

@@ -12,11 +12,12 @@
 use rtile::diagnostics::Diagnostic;
 use rtile::dialect::AttributeVerifier;
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{AttrKind, Context, OpId};
+use rtile::ir::{AttrKind, Context, OpId, TypeKind};
 
 use super::{
     DEVICE, LAUNCH, NO_HOIST, PEAK_BYTES, PERSISTENT, PIPELINE_STAGES, PROGRAM, PROGRAMS, RProgram,
-    SHARED_STAGES, SPLIT_RESULT, TE_REFERENCE, TILE, TileAttr, UNROLL, WAIT, programs_from_attr,
+    SHARED_STAGES, SPLIT_RESULT, TE_REFERENCE, TENSOR_MAP_OF, TILE, TileAttr, UNROLL, WAIT,
+    programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
 use crate::te::model::{AxisKind, TeCompute};
@@ -108,6 +109,12 @@ impl AttributeVerifier for RtileAttrVerifier {
                 _ => Err(err("expected a positive count of pipeline stages".into())),
             };
         }
+        if name == TENSOR_MAP_OF {
+            if ctx.op_name(op) != "gpu.func" {
+                return Err(err("only valid on 'gpu.func'".into()));
+            }
+            return tensor_map_sources(ctx, op, attr).map_err(err);
+        }
         if name == SHARED_STAGES {
             if ctx.op_name(op) != "gpu.func" {
                 return Err(err("only valid on 'gpu.func'".into()));
@@ -166,7 +173,7 @@ impl AttributeVerifier for RtileAttrVerifier {
         }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {SPLIT_RESULT}, {PIPELINE_STAGES}, {PERSISTENT}, {WAIT} or {NO_HOIST})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {SPLIT_RESULT}, {PIPELINE_STAGES}, {TENSOR_MAP_OF}, {PERSISTENT}, {WAIT} or {NO_HOIST})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {
@@ -358,4 +365,53 @@ fn verify_launch(attr: &Attribute) -> Result<(), String> {
         Some(b) if b >= 0 => Ok(()),
         _ => Err("'dynamic_shared_memory' must be a non-negative integer".into()),
     }
+}
+
+/// `rtile.tensor_map_of` on a `gpu.func`: one index per tensor-map parameter, each naming a
+/// statically shaped memref parameter of the map's element type and rank.
+fn tensor_map_sources(ctx: &Context, op: OpId, attr: &Attribute) -> Result<(), String> {
+    use crate::nvgpu::sm90_types::TensorMapType;
+    let inputs = match ctx.inherent_attr(op, "function_type").map(|a| a.kind()) {
+        Some(AttrKind::Type(t)) => match t.kind() {
+            TypeKind::Function { inputs, .. } => inputs.clone(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let maps: Vec<TensorMapType> = inputs
+        .iter()
+        .filter_map(TensorMapType::of)
+        .collect::<Result<_, _>>()?;
+    let idx = attr
+        .as_dense_ints()
+        .ok_or("expected array<i64: ..>, one memref parameter index per tensor-map parameter")?;
+    if idx.len() != maps.len() {
+        return Err(format!(
+            "has {} indices for {} tensor-map parameters",
+            idx.len(),
+            maps.len()
+        ));
+    }
+    for (&i, map) in idx.iter().zip(&maps) {
+        let t = usize::try_from(i).ok().and_then(|i| inputs.get(i));
+        let ok = match t.map(|t| t.kind()) {
+            Some(TypeKind::MemRef {
+                shape,
+                elem,
+                layout: None,
+                memory_space: None,
+            }) => {
+                shape.len() == map.box_shape.len()
+                    && shape.iter().all(|&d| d > 0)
+                    && *elem == map.elem
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "index {i} must name a statically shaped, identity-layout global memref parameter of the tensor map's rank and element type"
+            ));
+        }
+    }
+    Ok(())
 }

@@ -643,6 +643,23 @@ impl<'c> Compiler<'c> {
                 self.emit(Inst::AsyncCommit);
             }
             G::AsyncWait => self.async_wait(op)?,
+            G::MbarrierCreate
+            | G::MbarrierInit
+            | G::MbarrierArrive
+            | G::MbarrierArriveExpectTx
+            | G::MbarrierTryWaitParity
+            | G::TmaAsyncLoad
+            | G::TmaPrefetch
+            | G::WarpgroupDescriptor
+            | G::WarpgroupInitAccumulator
+            | G::WarpgroupMma
+            | G::WarpgroupMmaStore => {
+                return Err(err(
+                    ctx,
+                    op,
+                    "the simulator does not execute the sm_90a ops (mbarrier, TMA, warpgroup MMA) yet",
+                ));
+            }
             G::Shuffle => self.shuffle(op)?,
             G::Mfma => self.mfma(op)?,
             G::While => self.while_loop(op, &operands, &results)?,

@@ -304,6 +304,17 @@ pub fn scalar_fn(g: GpuOp) -> Option<OpFn> {
         | G::AsyncCopy
         | G::AsyncCreateGroup
         | G::AsyncWait
+        | G::MbarrierCreate
+        | G::MbarrierInit
+        | G::MbarrierArrive
+        | G::MbarrierArriveExpectTx
+        | G::MbarrierTryWaitParity
+        | G::TmaAsyncLoad
+        | G::TmaPrefetch
+        | G::WarpgroupDescriptor
+        | G::WarpgroupInitAccumulator
+        | G::WarpgroupMma
+        | G::WarpgroupMmaStore
         | G::Mfma
         | G::Alloca
         | G::Alloc

@@ -174,3 +174,88 @@ func.func @mbarrier_create_type() {
   %b = nvgpu.mbarrier.create -> i64
   return
 }
+
+// -----
+
+!tm = !nvgpu.tensormap.descriptor<tensor = memref<64x128xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+func.func @tma_swizzle_span(%tm: !tm, %d: memref<64x128xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  %b = nvgpu.mbarrier.create -> !bar
+  // expected-error @+1 {{the tensormap descriptor must have last dimension of 128 bytes but it is 256 bytes}}
+  nvgpu.tma.async.load %tm[%c0, %c0], %b[%c0] to %d : !tm, !bar -> memref<64x128xf16, 3>
+  return
+}
+
+// -----
+
+!tm = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+func.func @tma_box_shape(%tm: !tm, %d: memref<32x64xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  %b = nvgpu.mbarrier.create -> !bar
+  // expected-error @+1 {{is not the tensor map's box [64, 64]}}
+  nvgpu.tma.async.load %tm[%c0, %c0], %b[%c0] to %d : !tm, !bar -> memref<32x64xf16, 3>
+  return
+}
+
+// -----
+
+!tm = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+func.func @tma_coordinates(%tm: !tm, %d: memref<64x64xf16, 3>) {
+  %c0 = arith.constant 0 : index
+  %b = nvgpu.mbarrier.create -> !bar
+  // expected-error @+1 {{has 1 coordinates; the tensor map's box has rank 2}}
+  nvgpu.tma.async.load %tm[%c0], %b[%c0] to %d : !tm, !bar -> memref<64x64xf16, 3>
+  return
+}
+
+// -----
+
+!tm = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+func.func @tma_global_destination(%tm: !tm, %d: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %b = nvgpu.mbarrier.create -> !bar
+  // expected-error @+1 {{the destination memref must be in shared memory}}
+  nvgpu.tma.async.load %tm[%c0, %c0], %b[%c0] to %d : !tm, !bar -> memref<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @accumulator_rows() {
+  // expected-error @+1 {{It does not fit into warp-group level (wgmma) matrix multiplication instruction}}
+  %z = nvgpu.warpgroup.mma.init.accumulator -> !nvgpu.warpgroup.accumulator<fragmented = vector<96x128xf32>>
+  return
+}
+
+// -----
+
+!tm = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+func.func @descriptor_shape(%tm: !tm, %s: memref<128x32xf16, 3>) {
+  // expected-error @+1 {{memref and tensor map shapes mismatch 'memref<128x64xf16, 3>' != 'memref<128x32xf16, 3>'}}
+  %d = nvgpu.warpgroup.generate.descriptor %s, %tm : memref<128x32xf16, 3>, !tm -> !nvgpu.warpgroup.descriptor<tensor = memref<128x32xf16, 3>>
+  return
+}
+
+// -----
+
+!da = !nvgpu.warpgroup.descriptor<tensor = memref<128x64xf16, 3>>
+!db = !nvgpu.warpgroup.descriptor<tensor = memref<32x128xf16, 3>>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
+func.func @mma_k(%a: !da, %b: !db, %c: !acc) {
+  // expected-error @+1 {{shapes do not compose: A 128x64, B 32x128, accumulator 128x128}}
+  %d = nvgpu.warpgroup.mma %a, %b, %c {transposeB} : !da, !db, !acc -> !acc
+  return
+}
+
+// -----
+
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
+func.func @store_shape(%c: !acc, %m: memref<128x64xf32>) {
+  // expected-error @+1 {{results [128][128] values. However, destination memref[128, 64] of f32 does not have same size as results}}
+  nvgpu.warpgroup.mma.store %c, %m : !acc to memref<128x64xf32>
+  return
+}

@@ -6,9 +6,10 @@
 // RUN: rtile-opt %s | mlir-opt-22 --mlir-print-op-generic | rtile-opt | FileCheck %s
 // RUN: rtile-opt %s --mlir-print-op-generic -o %t.generic
 // RUN: mlir-opt-22 --mlir-print-op-generic %t.generic | rtile-opt --mlir-print-op-generic | diff %t.generic -
-// The back ends and the simulator do not execute them yet: a kernel using one is refused.
-// RUN: not rtile-run --sim %s 2>&1 | FileCheck %s --check-prefix=SIM
-// SIM: error: rtile-run --sim: unsupported operation 'nvgpu.mbarrier.create' in gpu.func @uses_mbarrier (it is not in the gpu-level vocabulary
+// They are in the gpu-level vocabulary (gpu-vocab's nvgpu_sm90.rs) with the TMA and
+// warpgroup-MMA ops (nvgpu/warpgroup.mlir); HIP refuses them (AMD has no mbarrier/TMA).
+// RUN: not rtile-translate %s --to-hip 2>&1 | FileCheck %s --check-prefix=HIP
+// HIP: error: HIP: 'nvgpu.mbarrier.create' is an NVIDIA sm_90a op (mbarrier, TMA or wgmma); AMD GPUs have no equivalent
 
 !bt = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
 

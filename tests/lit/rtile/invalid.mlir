@@ -261,7 +261,7 @@
 // Only rtile.programs, rtile.program and rtile.tile belong to the dialect.
 "func.func"() ({
 ^bb0(%A: tensor<256x64xf32>, %B: tensor<64x128xf32>):
-  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll, rtile.device, rtile.peak_bytes, rtile.shared_stages, rtile.split_result, rtile.pipeline_stages, rtile.persistent, rtile.wait or rtile.no_hoist)}}
+  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll, rtile.device, rtile.peak_bytes, rtile.shared_stages, rtile.split_result, rtile.pipeline_stages, rtile.tensor_map_of, rtile.persistent, rtile.wait or rtile.no_hoist)}}
   %C = "te.compute"(%A, %B) ({
   ^bb0(%a: f32, %b: f32):
     %p = "arith.mulf"(%a, %b) : (f32, f32) -> f32
@@ -371,5 +371,20 @@ module attributes {gpu.container_module} {
     gpu.func @k() kernel attributes {rtile.persistent = {blocks_per_core = 0 : i64, coresident = 4 : i64}} {
       gpu.return
     }
+  }
+}
+
+// -----
+
+// rtile.tensor_map_of names, per tensor-map parameter, the global memref it describes.
+!tm = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+gpu.module @tensor_maps {
+  // expected-error @+1 {{'gpu.func' op attribute 'rtile.tensor_map_of': index 1 must name a statically shaped, identity-layout global memref parameter of the tensor map's rank and element type}}
+  gpu.func @wrong_type(%a: memref<256x64xf16>, %b: memref<256x64xf32>, %t: !tm) kernel attributes {rtile.tensor_map_of = array<i64: 1>} {
+    gpu.return
+  }
+  // expected-error @+1 {{'gpu.func' op attribute 'rtile.tensor_map_of': has 2 indices for 1 tensor-map parameters}}
+  gpu.func @count(%a: memref<256x64xf16>, %t: !tm) kernel attributes {rtile.tensor_map_of = array<i64: 0, 0>} {
+    gpu.return
   }
 }
