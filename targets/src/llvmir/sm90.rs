@@ -11,9 +11,10 @@
 //!   `nvgpu.tma.prefetch.descriptor` → `llvm.nvvm.prefetch.tensormap`;
 //! - `nvgpu.warpgroup.generate.descriptor` → the descriptor's start-address field
 //!   (`(addr & 0x3FFFF) >> 4`, §9.7.15.5.1); `nvgpu.warpgroup.mma` adds each instruction's
-//!   layout fields and offsets ([`WarpgroupMma`] in `rtile_gpu_vocab::nvgpu_sm90`), between
-//!   `llvm.nvvm.wgmma.fence.sync.aligned` and `commit_group` + `wait_group 0`; the
-//!   `wgmma.mma_async` itself (no LLVM intrinsic: 2 to 128 f32 results) is inline PTX;
+//!   layout fields and offsets ([`WarpgroupMma`] in `rtile_gpu_vocab::nvgpu_sm90`), after
+//!   a `wgmma.fence.sync.aligned` and before `llvm.nvvm.wgmma.commit_group.sync.aligned` +
+//!   `llvm.nvvm.wgmma.wait_group.sync.aligned 0`; the `wgmma.mma_async` itself (no LLVM
+//!   intrinsic: 4 to 128 f32 results) is inline PTX, the fence in the first one's;
 //! - `nvgpu.warpgroup.mma.store` → one store per accumulator element at the m64nNk16 D
 //!   fragment's coordinates ([`acc_coord`]).
 //!
@@ -373,7 +374,10 @@ impl FnEmitter<'_> {
 
     /// `nvgpu.warpgroup.mma %a, %b, %c {transposeB}`: `M/64 × K/16` `wgmma.mma_async
     /// m64nNk16` instructions, each slab accumulating in k order, fenced before and waited
-    /// for after (the op is synchronous).
+    /// for after (the op is synchronous). The `wgmma.fence` opens the first instruction's
+    /// inline PTX: the moves LLVM emits to set up the accumulator registers then come
+    /// before it, as PTX requires (a separate fence intrinsic would let them fall between,
+    /// and ptxas would insert `warpgroup.arrive`s).
     pub(super) fn warpgroup_mma(&mut self, op: OpId) -> Result<(), Diagnostic> {
         self.nvptx_only(op)?;
         let ctx = self.ctx;
@@ -396,14 +400,14 @@ impl FnEmitter<'_> {
                 .map(|i| self.assign(&format!("extractvalue {cty} {c}, {i}")))
                 .collect()
         };
-        self.call("void", "llvm.nvvm.wgmma.fence.sync.aligned", &[], "");
         let ret = format!("{{{}}}", vec!["float"; per_slab].join(", "));
         for s in w.steps() {
             let a = self.assign(&format!("add i64 {da}, {}", w.a_descriptor(s.a_offset)));
             let b = self.assign(&format!("add i64 {db}, {}", w.b_descriptor(s.b_offset)));
             let first = s.slab as usize * per_slab;
             let accumulate = !std::mem::take(&mut fresh[s.slab as usize]);
-            let (asm, constraints) = wgmma_asm(w.n, w.elem, accumulate);
+            let fence = s.slab == 0 && s.k_step == 0;
+            let (asm, constraints) = wgmma_asm(w.n, w.elem, accumulate, fence);
             let ins: String = if accumulate {
                 regs[first..first + per_slab]
                     .iter()
@@ -492,9 +496,10 @@ impl FnEmitter<'_> {
 /// The inline PTX of one `wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t}` (PTX ISA
 /// §9.7.15.5.2) and its constraints: `n/2` f32 results, the A and B descriptors, and the
 /// scale-d flag (an `i32` operand: 1 computes D = A·B + D, 0 D = A·B); when `accumulate`,
-/// the results are tied to the accumulator inputs. A is K-major (`imm-trans-a` 0), B
+/// the results are tied to the accumulator inputs; with `fence`, `wgmma.fence.sync.aligned`
+/// first. A is K-major (`imm-trans-a` 0), B
 /// MN-major (`imm-trans-b` 1, rtile's `transposeB`).
-pub fn wgmma_asm(n: u64, elem: MmaElem, accumulate: bool) -> (String, String) {
+pub fn wgmma_asm(n: u64, elem: MmaElem, accumulate: bool, fence: bool) -> (String, String) {
     let regs = (n / 2) as usize;
     let t = match elem {
         MmaElem::F16 => "f16",
@@ -502,7 +507,12 @@ pub fn wgmma_asm(n: u64, elem: MmaElem, accumulate: bool) -> (String, String) {
     };
     let d: Vec<String> = (0..regs).map(|i| format!("${i}")).collect();
     let asm = format!(
-        "{{\\0A.reg .pred p;\\0Asetp.ne.b32 p, ${}, 0;\\0Awgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{}}}, ${}, ${}, p, 1, 1, 0, 1;\\0A}}",
+        "{{\\0A{}.reg .pred p;\\0Asetp.ne.b32 p, ${}, 0;\\0Awgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{}}}, ${}, ${}, p, 1, 1, 0, 1;\\0A}}",
+        if fence {
+            "wgmma.fence.sync.aligned;\\0A"
+        } else {
+            ""
+        },
         regs + 2,
         d.join(", "),
         regs,

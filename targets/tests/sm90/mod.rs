@@ -98,6 +98,8 @@ fn wgmma_descriptors_carry_the_layout_fields_and_step_offsets() {
         assert_eq!(calls.len(), 8, "{f}");
         for (i, l) in calls.iter().enumerate() {
             let first_of_slab = i % 4 == 0;
+            // The fence opens the first instruction only.
+            assert_eq!(l.contains("wgmma.fence.sync.aligned;"), i == 0, "{f} #{i}");
             assert_eq!(l.contains(", i32 0)"), first_of_slab, "{f} #{i}: {l}");
             assert_eq!(l.contains(",0,1,2,"), !first_of_slab, "{f} #{i} ties");
         }
@@ -132,14 +134,17 @@ fn the_accumulator_store_follows_the_d_fragment() {
 
 #[test]
 fn wgmma_inline_ptx_ties_the_accumulator() {
-    let (asm, c) = wgmma_asm(8, MmaElem::BF16, true);
+    let (asm, c) = wgmma_asm(8, MmaElem::BF16, true, false);
     assert_eq!(
         asm,
         "{\\0A.reg .pred p;\\0Asetp.ne.b32 p, $6, 0;\\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $4, $5, p, 1, 1, 0, 1;\\0A}"
     );
     assert_eq!(c, "=f,=f,=f,=f,l,l,r,0,1,2,3,~{memory}");
     // A fresh accumulator: outputs only.
-    let (asm0, c0) = wgmma_asm(8, MmaElem::BF16, false);
-    assert_eq!(asm0, asm);
+    let (asm0, c0) = wgmma_asm(8, MmaElem::BF16, false, true);
+    assert_eq!(
+        asm0,
+        asm.replacen("{\\0A", "{\\0Awgmma.fence.sync.aligned;\\0A", 1)
+    );
     assert_eq!(c0, "=f,=f,=f,=f,l,l,r,~{memory}");
 }
