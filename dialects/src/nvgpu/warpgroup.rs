@@ -95,16 +95,7 @@ pub(super) fn ops() -> Vec<Box<dyn OpDefinition>> {
 /// The operand segments of a `tma.async.load`: dst, barriers, tensorMap, coordinates,
 /// mbarId, multicastMask, predicate.
 pub fn tma_load_segments(ctx: &Context, o: OpId) -> Option<[usize; 7]> {
-    let seg = ctx
-        .inherent_attr(o, "operandSegmentSizes")?
-        .as_dense_ints()?;
-    let s: [usize; 7] = seg
-        .iter()
-        .map(|&x| usize::try_from(x).ok())
-        .collect::<Option<Vec<_>>>()?
-        .try_into()
-        .ok()?;
-    (s.iter().sum::<usize>() == ctx.operands(o).len()).then_some(s)
+    super::operand_segments(ctx, o)
 }
 
 fn tensor_map(ctx: &Context, v: Value, what: &str) -> Result<TensorMapType, String> {

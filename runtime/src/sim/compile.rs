@@ -10,15 +10,18 @@ use rtile::ir::{AttrKind, BlockId, Context, OpId, TypeKind, Value};
 use rtile_dialects::gpu::common::memory_space;
 use rtile_dialects::gpu::{function_type, workgroup_attributions};
 
+use rtile_gpu_vocab::nvgpu_sm90::TensorMapType;
 use rtile_gpu_vocab::{AddressSpace, GpuOp as G, MathFn};
 
 use super::ops::{Num, OpFn, scalar_fn};
 
 mod nvgpu;
+mod sm90;
 mod spin;
 mod vector;
 
 pub use nvgpu::{AsyncCopyInst, WarpInst};
+pub use sm90::{MapInfo, MbarRef, Sm90Inst, TmaInst, WgmmaInst};
 pub use spin::WaitPair;
 
 /// Which memory a buffer lives in.
@@ -146,6 +149,19 @@ pub enum Inst {
     },
     /// `nvgpu.device_async_create_group`: commits the thread's started copies as a group.
     AsyncCommit,
+    /// A per-thread sm_90a op: an mbarrier op (a wait may block the thread), a TMA load, a
+    /// warpgroup accumulator's init or store (`exec/mbarrier.rs`, `exec/tma.rs`,
+    /// `exec/wgmma.rs`).
+    Sm90 {
+        op: Box<Sm90Inst>,
+        at: u32,
+    },
+    /// `nvgpu.warpgroup.mma`: each thread of the warpgroup stops at it, then it executes
+    /// once for all 128 (`exec/wgmma.rs`).
+    Warpgroup {
+        op: Box<WgmmaInst>,
+        at: u32,
+    },
     /// `nvgpu.device_async_wait`: lands the thread's committed groups but the `keep` newest.
     AsyncWait {
         keep: u32,
@@ -179,7 +195,8 @@ pub struct Kernel {
     pub mems: Vec<MemDesc>,
     /// Source ops of instructions that can fail.
     pub ops: Vec<OpId>,
-    /// Types of the kernel arguments (global buffers), in order.
+    /// Types of the kernel's memref arguments (global buffers), in order: what a run takes
+    /// (tensor-map parameters take none; they are bound to memref parameters).
     pub args: Vec<MemDesc>,
     /// Sizes of the shared buffers (per block), elements.
     pub shared: Vec<usize>,
@@ -201,6 +218,8 @@ pub struct Kernel {
     /// Lanes per warp: 32 (NVIDIA), or 64 when the kernel has `amdgpu.mfma` (an AMD CDNA
     /// wavefront; the warp-collective ops execute over all 64 lanes).
     pub wave: u32,
+    /// mbarrier objects per block (every `nvgpu.mbarrier.create` group's).
+    pub mbarriers: u32,
 }
 
 struct Compiler<'c> {
@@ -218,6 +237,8 @@ struct Compiler<'c> {
     cur: OpId,
     /// Whether the next emitted instruction counts one execution of `cur`.
     first: bool,
+    /// Compile-time values of the sm_90a ops (`compile/sm90.rs`).
+    sm90: sm90::Values,
 }
 
 /// `t` lives in workgroup (shared) memory, as the back ends read address spaces
@@ -230,8 +251,8 @@ fn err(ctx: &Context, op: OpId, m: impl AsRef<str>) -> Diagnostic {
     Diagnostic::op_error(ctx, op, m)
 }
 
-/// The registers a value takes (a vector's elements, row-major, in consecutive registers)
-/// and its element type.
+/// The registers a value takes (a vector's elements, row-major, in consecutive registers;
+/// a warpgroup accumulator's fragment, one f32 each) and its element type.
 fn lanes(t: &Type) -> Option<(u32, Num)> {
     match t.kind() {
         TypeKind::Vector { shape, elem, .. }
@@ -239,7 +260,9 @@ fn lanes(t: &Type) -> Option<(u32, Num)> {
         {
             Some((shape.iter().product::<i64>() as u32, Num::of(elem)?))
         }
-        _ => Num::of(t).map(|n| (1, n)),
+        _ => sm90::accumulator_regs(t)
+            .map(|n| (n, Num::F32))
+            .or_else(|| Num::of(t).map(|n| (1, n))),
     }
 }
 
@@ -643,23 +666,17 @@ impl<'c> Compiler<'c> {
                 self.emit(Inst::AsyncCommit);
             }
             G::AsyncWait => self.async_wait(op)?,
-            G::MbarrierCreate
-            | G::MbarrierInit
-            | G::MbarrierArrive
-            | G::MbarrierArriveExpectTx
-            | G::MbarrierTryWaitParity
-            | G::TmaAsyncLoad
-            | G::TmaPrefetch
-            | G::WarpgroupDescriptor
-            | G::WarpgroupInitAccumulator
-            | G::WarpgroupMma
-            | G::WarpgroupMmaStore => {
-                return Err(err(
-                    ctx,
-                    op,
-                    "the simulator does not execute the sm_90a ops (mbarrier, TMA, warpgroup MMA) yet",
-                ));
-            }
+            G::MbarrierCreate => self.mbar_create(op)?,
+            G::MbarrierInit => self.mbar_init(op)?,
+            G::MbarrierArrive => self.mbar_arrive(op, false)?,
+            G::MbarrierArriveExpectTx => self.mbar_arrive(op, true)?,
+            G::MbarrierTryWaitParity => self.mbar_wait(op)?,
+            G::TmaAsyncLoad => self.tma_load(op)?,
+            G::TmaPrefetch => self.tma_prefetch(op)?,
+            G::WarpgroupDescriptor => self.wg_descriptor(op)?,
+            G::WarpgroupInitAccumulator => self.wg_init(op)?,
+            G::WarpgroupMma => self.wg_mma(op)?,
+            G::WarpgroupMmaStore => self.wg_store(op)?,
             G::Shuffle => self.shuffle(op)?,
             G::Mfma => self.mfma(op)?,
             G::While => self.while_loop(op, &operands, &results)?,
@@ -879,6 +896,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
                 .map(|n| n.max(1) as u64),
             spins: false,
             wave: 32,
+            mbarriers: 0,
         },
         high: 0,
         regs: HashMap::new(),
@@ -886,18 +904,23 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
         dyn_bases: Default::default(),
         cur: func,
         first: false,
+        sm90: Default::default(),
     };
+    // Tensor-map parameters take no argument buffer: they are bound to memref parameters.
+    let mut maps = Vec::new();
     for (i, &a) in ctx.block_args(body).iter().enumerate() {
         let t = ctx.value_type(a);
         if i < nin {
             if matches!(t.kind(), TypeKind::MemRef { .. }) {
                 let n = c.k.args.len();
                 c.memref(a, Space::Global, n, func)?;
+            } else if let Some(map) = TensorMapType::of(t) {
+                maps.push((a, map.map_err(|e| err(ctx, func, e))?));
             } else {
                 return Err(err(
                     ctx,
                     func,
-                    "simulator: kernel arguments must be memrefs",
+                    "simulator: kernel arguments must be memrefs or tensor maps",
                 ));
             }
         } else if i < nin + wg {
@@ -915,6 +938,8 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
             c.memref(a, Space::Private, n, func)?;
         }
     }
+    let params: Vec<Value> = ctx.block_args(body)[..nin].to_vec();
+    c.bind_tensor_maps(func, &params, &maps)?;
     c.block(body)?;
     c.emit(Inst::Return);
     c.check_wave_mix()?;

@@ -85,6 +85,15 @@ fn resume(st: &mut BlockState<'_>, c: &mut Cursor) -> Result<Status, SimError> {
                             "the simulator does not run warp-collective ops (nvgpu, gpu.shuffle) in a kernel with scf.while".into(),
                         ));
                     }
+                    // Blocking mbarrier waits and warpgroup ops need the block scheduler.
+                    Stop::Warpgroup(_) | Stop::MbarWait(_) => {
+                        return Err(st.error(
+                            SimErrorKind::Other,
+                            None,
+                            t,
+                            "the simulator does not run a blocking mbarrier wait or a warpgroup op in a kernel with scf.while".into(),
+                        ));
+                    }
                     Stop::Done => {
                         c.pcs[t as usize] = None;
                         c.done.get_or_insert(t);
@@ -103,6 +112,7 @@ fn resume(st: &mut BlockState<'_>, c: &mut Cursor) -> Result<Status, SimError> {
             return Ok(Status::Finished);
         }
         st.phase += 1;
+        st.mbar_phase_end();
         c.t = 0;
         c.at_barrier = None;
         c.done = None;

@@ -29,6 +29,13 @@ pub struct InstCounters {
     pub wavefronts: u64,
     /// Wavefronts with no conflict: one per lane group with an active lane.
     pub ideal_wavefronts: u64,
+    /// Bytes TMA loads wrote into shared memory (whole boxes, zero fill included).
+    pub tma_bytes: u64,
+    /// Bytes TMA loads read from the tensor (the boxes' in-bounds elements).
+    pub tma_global_bytes: u64,
+    /// `wgmma.mma_async` instructions the warpgroup MMAs stand for (per warpgroup: one per
+    /// 64 rows of M and 16 of K, as upstream's lowering emits them).
+    pub wgmma: u64,
 }
 
 impl InstCounters {
@@ -42,6 +49,9 @@ impl InstCounters {
         self.bytes += o.bytes;
         self.wavefronts += o.wavefronts;
         self.ideal_wavefronts += o.ideal_wavefronts;
+        self.tma_bytes += o.tma_bytes;
+        self.tma_global_bytes += o.tma_global_bytes;
+        self.wgmma += o.wgmma;
     }
     /// Bank conflicts: wavefronts beyond the ideal (`l1tex__data_bank_conflicts_...`).
     pub fn bank_conflicts(&self) -> u64 {
@@ -76,6 +86,9 @@ struct Access {
     pc: u32,
     /// Which execution of `pc` by this thread in the phase (1-based).
     occ: u32,
+    /// Which of the instruction's accesses (an op that makes several, one warp-level
+    /// request each: `nvgpu.warpgroup.mma.store`'s scalar stores).
+    part: u32,
     lane: u32,
     global: bool,
     /// Byte address; global buffers are apart (bits 48 and up hold the buffer), as separate
@@ -132,6 +145,20 @@ impl BlockProfile {
         (off, lanes): (usize, u32),
         dyn_byte: usize,
     ) {
+        self.access_part(pc, tid, m, (off, lanes), 0, dyn_byte);
+    }
+
+    /// [`Self::access`] as access `part` of the instruction (each part is its own
+    /// warp-level request).
+    pub(crate) fn access_part(
+        &mut self,
+        pc: u32,
+        tid: u32,
+        m: &MemDesc,
+        (off, lanes): (usize, u32),
+        part: u32,
+        dyn_byte: usize,
+    ) {
         let eb = u64::from(m.elem.bytes());
         let (global, addr) = match m.space {
             Space::Global => (true, ((m.buf as u64) << 48) + off as u64 * eb),
@@ -142,11 +169,24 @@ impl BlockProfile {
         self.accesses.push(Access {
             pc,
             occ: self.occ[pc as usize],
+            part,
             lane: tid % WARP,
             global,
             addr,
             bytes: (u64::from(lanes) * eb) as u32,
         });
+    }
+
+    /// A TMA load at `pc` wrote `bytes` into shared memory, `read` of them from the tensor.
+    pub(crate) fn tma(&mut self, pc: u32, bytes: u64, read: u64) {
+        let c = &mut self.raw.insts[pc as usize];
+        c.tma_bytes += bytes;
+        c.tma_global_bytes += read;
+    }
+
+    /// A warpgroup MMA at `pc` executed, standing for `insts` `wgmma.mma_async`s.
+    pub(crate) fn wgmma(&mut self, pc: u32, insts: u64) {
+        self.raw.insts[pc as usize].wgmma += insts;
     }
 
     /// The current thread stopped (at a barrier or its end): fold its counts into the warp's.
@@ -169,8 +209,8 @@ impl BlockProfile {
             self.raw.insts[p].warp += u64::from(std::mem::take(&mut self.warp_max[p]));
         }
         let mut acc = std::mem::take(&mut self.accesses);
-        acc.sort_unstable_by_key(|a| (a.pc, a.occ, a.lane));
-        for group in acc.chunk_by(|a, b| a.pc == b.pc && a.occ == b.occ) {
+        acc.sort_unstable_by_key(|a| (a.pc, a.occ, a.part, a.lane));
+        for group in acc.chunk_by(|a, b| a.pc == b.pc && a.occ == b.occ && a.part == b.part) {
             let c = &mut self.raw.insts[group[0].pc as usize];
             if group[0].global {
                 global_request(group, c);

@@ -12,8 +12,12 @@ use super::compile::{Inst, Kernel, MemDesc, Space};
 use super::counters::{BlockProfile, RawProfile, WARP};
 
 mod async_copy;
+mod mbarrier;
 mod mfma;
+mod sched;
+mod tma;
 mod warp;
+mod wgmma;
 
 pub use rtile_gpu_vocab::Launch;
 
@@ -49,14 +53,21 @@ pub enum SimErrorKind {
     /// A read or write of a `cp.async` destination before the `nvgpu.device_async_wait`
     /// that completes the copy.
     AsyncCopyPending,
+    /// A read or write of bytes a TMA load (`nvgpu.tma.async.load`) writes, by a thread
+    /// that has not waited for the mbarrier phase the load completes; or a TMA load into
+    /// bytes an earlier one still in flight writes.
+    TmaPending,
+    /// A misuse of an mbarrier: use before `nvgpu.mbarrier.init`, re-initialisation, more
+    /// arrivals than the count, counts outside the PTX ranges.
+    Mbarrier,
     InvalidLaunch,
     /// Every live block of a persistent kernel waits on global memory no block will change
-    /// (`sim::concurrent`).
+    /// (`sim::concurrent`), or a thread waits for an mbarrier phase that never completes.
     Deadlock,
     Other,
 }
 
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;
 
 /// Race and initialisation state of one shared buffer of one block.
@@ -106,6 +117,10 @@ pub(super) struct BlockState<'a> {
     prof: Option<Box<BlockProfile>>,
     /// The threads' `cp.async` copies in flight.
     asyncs: async_copy::AsyncState,
+    /// The block's mbarrier objects.
+    mbar: mbarrier::MbarState,
+    /// The shared-memory cells TMA loads wrote.
+    tma: tma::TmaMarks,
 }
 
 pub(super) enum Stop {
@@ -115,6 +130,10 @@ pub(super) enum Stop {
     Warp(u32),
     /// At an `scf.while` head ([`Inst::Spin`]): resume at the pc.
     Spin(u32),
+    /// At a warpgroup-collective instruction (`nvgpu.warpgroup.mma`).
+    Warpgroup(u32),
+    /// Blocked in an `nvgpu.mbarrier.try_wait.parity` whose phase has not completed.
+    MbarWait(u32),
 }
 
 fn unflatten(t: u32, dims: [u32; 3]) -> [u32; 3] {
@@ -215,6 +234,7 @@ impl BlockState<'_> {
         shown: usize,
     ) -> Result<(), SimError> {
         self.check_async(buf, off, (tid, at), m, shown)?;
+        self.check_tma(buf, off, (tid, at), m, shown)?;
         let ph = self.phase;
         if !self.meta[buf].init[off] && self.pending.is_none() {
             let msg = format!(
@@ -255,6 +275,7 @@ impl BlockState<'_> {
         shown: usize,
     ) -> Result<(), SimError> {
         self.check_async(buf, off, (tid, at), m, shown)?;
+        self.check_tma(buf, off, (tid, at), m, shown)?;
         let meta = &mut self.meta[buf];
         let ph = self.phase;
         let other = if meta.w_phase[off] == ph && meta.writer[off] != tid {
@@ -342,6 +363,39 @@ impl BlockState<'_> {
             self.check_write(self.dyn_meta, b, (tid, at), m, off)?;
         }
         self.dyn_mem[byte..byte + n].copy_from_slice(&m.elem.encode(v)[..n]);
+        Ok(())
+    }
+
+    /// Stores `v` (rounded to the element type) as element `off` of `m` by thread `tid`
+    /// (registers `r`, for a view's base), with the checks of its space.
+    pub(super) fn store_elem(
+        &mut self,
+        m: &MemDesc,
+        off: usize,
+        v: f64,
+        (tid, at): (u32, u32),
+        r: &[f64],
+    ) -> Result<(), SimError> {
+        let v = m.elem.round(v);
+        match m.space {
+            Space::Global => {
+                if let Some(g) = self.globals[m.buf].get(off) {
+                    g.store(v.to_bits(), Ordering::Relaxed);
+                    self.global_writes += 1;
+                }
+            }
+            Space::Shared => self.shared_write(m.buf, off, v, tid, at, m)?,
+            Space::DynShared => {
+                let byte = dyn_byte(m, r, off);
+                self.dyn_write(byte, off, v, tid, at, m)?
+            }
+            Space::Private => {
+                let p = tid as usize * m.len() + off;
+                let (vals, init) = &mut self.private[m.buf];
+                vals[p] = v;
+                init[p] = true;
+            }
+        }
         Ok(())
     }
 
@@ -485,32 +539,17 @@ impl BlockState<'_> {
                         let off = self.offset(m, idx, *lanes, r, (*at, tid, "store"))?;
                         self.profile_access(pc, tid, m, (off, *lanes), r);
                         for l in 0..*lanes as usize {
-                            let v = m.elem.round(r[*src as usize + l]);
-                            match m.space {
-                                Space::Global => {
-                                    if let Some(g) = self.globals[m.buf].get(off + l) {
-                                        g.store(v.to_bits(), Ordering::Relaxed);
-                                        self.global_writes += 1;
-                                    }
-                                }
-                                Space::Shared => {
-                                    self.shared_write(m.buf, off + l, v, tid, *at, m)?
-                                }
-                                Space::DynShared => {
-                                    let byte = dyn_byte(m, r, off + l);
-                                    self.dyn_write(byte, off + l, v, tid, *at, m)?
-                                }
-                                Space::Private => {
-                                    let p = tid as usize * m.len() + off + l;
-                                    let (vals, init) = &mut self.private[m.buf];
-                                    vals[p] = v;
-                                    init[p] = true;
-                                }
-                            }
+                            self.store_elem(m, off + l, r[*src as usize + l], (tid, *at), r)?;
                         }
                     }
                     Inst::Barrier { .. } => return Ok(Stop::Barrier(pc)),
                     Inst::Warp { .. } => return Ok(Stop::Warp(pc)),
+                    Inst::Warpgroup { .. } => return Ok(Stop::Warpgroup(pc)),
+                    Inst::Sm90 { op, at } => {
+                        if !self.sm90(tid, pc, op, *at, r)? {
+                            return Ok(Stop::MbarWait(pc));
+                        }
+                    }
                     Inst::AsyncCopy { op, at } => self.async_copy(tid, op, *at, r)?,
                     Inst::AsyncCommit => self.async_commit(tid),
                     Inst::AsyncWait { keep, at } => self.async_wait(tid, *keep, *at)?,
@@ -577,97 +616,6 @@ impl BlockState<'_> {
         self.regs = regs;
         result
     }
-
-    fn run(&mut self) -> Result<(), SimError> {
-        let n = self.launch.block.iter().product::<u32>();
-        let mut pcs: Vec<Option<u32>> = vec![Some(0); n as usize];
-        loop {
-            let mut at_barrier: Option<(u32, u32)> = None;
-            let mut done: Option<u32> = None;
-            // Warp by warp: each lane runs until a barrier, the end, or a warp-collective op;
-            // when lanes wait at a collective, it executes for the warp and they go on.
-            let wave = self.k.wave;
-            for w in 0..n.div_ceil(wave) {
-                let lanes = w * wave..(w * wave + wave).min(n);
-                let mut waiting: Vec<Option<u32>> = vec![None; lanes.len()];
-                let mut live: Vec<bool> =
-                    lanes.clone().map(|t| pcs[t as usize].is_some()).collect();
-                loop {
-                    for t in lanes.clone() {
-                        let i = (t - lanes.start) as usize;
-                        let Some(pc) = pcs[t as usize].filter(|_| live[i]) else {
-                            continue;
-                        };
-                        let stop = self.run_thread(t, pc)?;
-                        if let Some(p) = self.prof.as_deref_mut() {
-                            p.end_thread();
-                        }
-                        live[i] = false;
-                        match stop {
-                            Stop::Barrier(b) => {
-                                pcs[t as usize] = Some(b + 1);
-                                at_barrier.get_or_insert((b, t));
-                                if at_barrier.is_some_and(|(b0, _)| b0 != b) || done.is_some() {
-                                    return Err(self.divergence(b, t));
-                                }
-                            }
-                            Stop::Done => {
-                                pcs[t as usize] = None;
-                                done.get_or_insert(t);
-                                if let Some((b, _)) = at_barrier {
-                                    return Err(self.divergence(b, t));
-                                }
-                            }
-                            Stop::Warp(p) => waiting[i] = Some(p),
-                            // Kernels with scf.while run in `sim::concurrent`, except profiled.
-                            Stop::Spin(_) => {
-                                return Err(self.error(
-                                    SimErrorKind::Other,
-                                    None,
-                                    t,
-                                    "--profile does not run kernels with scf.while (a persistent kernel's blocks must run interleaved)".into(),
-                                ));
-                            }
-                        }
-                    }
-                    let Some(pc) = waiting.iter().flatten().next().copied() else {
-                        break;
-                    };
-                    self.warp_collective(pc, lanes.clone(), &waiting)?;
-                    for (i, t) in lanes.clone().enumerate() {
-                        pcs[t as usize] = Some(pc + 1);
-                        waiting[i] = None;
-                        live[i] = true;
-                    }
-                }
-                // A warp's lanes have all run this phase: its warp-level counts are final.
-                if let Some(p) = self.prof.as_deref_mut() {
-                    p.end_warp();
-                }
-            }
-            if let Some(e) = self.pending.take() {
-                return Err(e);
-            }
-            if at_barrier.is_none() {
-                return Ok(());
-            }
-            self.phase += 1;
-        }
-    }
-
-    pub(super) fn divergence(&self, b: u32, t: u32) -> SimError {
-        let at = match self.k.insts[b as usize] {
-            Inst::Barrier { at } => Some(at),
-            _ => None,
-        };
-        self.error(
-            SimErrorKind::BarrierDivergence,
-            at,
-            t,
-            "barrier divergence: not every thread of the block reaches this gpu.barrier together"
-                .into(),
-        )
-    }
 }
 
 impl<'a> BlockState<'a> {
@@ -710,6 +658,8 @@ impl<'a> BlockState<'a> {
             launch,
             prof: profile.then(|| Box::new(BlockProfile::new(k))),
             asyncs: Default::default(),
+            mbar: mbarrier::MbarState::new(k.mbarriers as usize, threads),
+            tma: Default::default(),
         }
     }
 }

@@ -1,8 +1,10 @@
 //! The CPU GPU-simulator: executes gpu-level IR (`gpu.func` kernels of upstream gpu, scf,
-//! memref, vector, arith and math ops) with GPU semantics — every block, every thread,
+//! memref, vector, arith, math and nvgpu ops — sm_80 tensor cores and cp.async, sm_90a
+//! mbarriers, TMA loads and warpgroup MMA) with GPU semantics — every block, every thread,
 //! per-block shared memory, barriers — and reports out-of-bounds accesses, reads of
-//! uninitialised shared (and private) memory, shared-memory data races and barrier
-//! divergence as errors at the op's location. See `docs/simulator.md`.
+//! uninitialised shared (and private) memory, shared-memory data races, barrier and warp
+//! divergence, reads of asynchronous copies not yet waited for, and deadlocks as errors at
+//! the op's location. See `docs/simulator.md`.
 
 pub mod check;
 pub mod compile;

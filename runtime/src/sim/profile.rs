@@ -10,7 +10,7 @@ use rtile::ir::{Context, OpId};
 use serde_json::{Map, Value, json};
 
 use super::check::{kernel_name, load_text, reference_case, rel_err};
-use super::compile::{Inst, Kernel, Space, WarpInst, compile_kernel};
+use super::compile::{Inst, Kernel, Sm90Inst, Space, WarpInst, compile_kernel};
 use super::counters::InstCounters;
 use super::exec::{Launch, run_profiled};
 use super::ops::Num;
@@ -33,6 +33,8 @@ pub enum OpClass {
     LocalLd,
     LocalSt,
     Barrier,
+    /// TMA loads (`nvgpu.tma.async.load`): bulk copies from global to shared memory.
+    Tma,
     /// `scf.for` iterations, `scf.if` branches, returns.
     Control,
     /// Ids, constants, vector lane moves, views.
@@ -41,7 +43,7 @@ pub enum OpClass {
 
 impl OpClass {
     /// Every class, in report order.
-    pub const ALL: [OpClass; 12] = [
+    pub const ALL: [OpClass; 13] = [
         OpClass::Fp,
         OpClass::Int,
         OpClass::Cvt,
@@ -52,6 +54,7 @@ impl OpClass {
         OpClass::LocalLd,
         OpClass::LocalSt,
         OpClass::Barrier,
+        OpClass::Tma,
         OpClass::Control,
         OpClass::Other,
     ];
@@ -68,6 +71,7 @@ impl OpClass {
             OpClass::LocalLd => "ld.local",
             OpClass::LocalSt => "st.local",
             OpClass::Barrier => "bar",
+            OpClass::Tma => "tma",
             OpClass::Control => "control",
             OpClass::Other => "other",
         }
@@ -102,6 +106,19 @@ impl OpClass {
                 WarpInst::Shuffle { .. } => OpClass::Other,
             },
             Inst::AsyncCopy { .. } => OpClass::GlobalLd,
+            // Warpgroup MMAs are fp like mma.sync; mbarrier ops and accumulator zeroing other.
+            Inst::Warpgroup { .. } => OpClass::Fp,
+            Inst::Sm90 { op, .. } => match &**op {
+                Sm90Inst::Tma(_) => OpClass::Tma,
+                Sm90Inst::MmaStore { mem, .. } => match space(*mem) {
+                    Space::Global => OpClass::GlobalSt,
+                    _ => OpClass::SharedSt,
+                },
+                Sm90Inst::MbarInit { .. }
+                | Sm90Inst::MbarArrive { .. }
+                | Sm90Inst::MbarWait { .. }
+                | Sm90Inst::InitAcc { .. } => OpClass::Other,
+            },
             Inst::AsyncCommit | Inst::AsyncWait { .. } => OpClass::Other,
             Inst::Jump { .. }
             | Inst::JumpIfZero { .. }
@@ -158,6 +175,14 @@ impl KernelProfile {
     pub fn total(&self, c: OpClass) -> InstCounters {
         let mut t = InstCounters::default();
         for o in self.ops.iter().filter(|o| o.class == c) {
+            t.add(&o.counters);
+        }
+        t
+    }
+    /// The counters of every op, summed.
+    pub fn total_all(&self) -> InstCounters {
+        let mut t = InstCounters::default();
+        for o in &self.ops {
             t.add(&o.counters);
         }
         t
@@ -319,6 +344,21 @@ fn metric_names(c: OpClass) -> Option<[&'static str; 4]> {
     })
 }
 
+/// The TMA and warpgroup-MMA counters of `c`, when it has any (so kernels without them
+/// report as before).
+fn sm90_metrics(c: &InstCounters, out: &mut Map<String, Value>) {
+    if c.tma_bytes > 0 {
+        out.insert("rtile__tma_load_bytes.sum".into(), json!(c.tma_bytes));
+        out.insert(
+            "rtile__tma_load_global_bytes.sum".into(),
+            json!(c.tma_global_bytes),
+        );
+    }
+    if c.wgmma > 0 {
+        out.insert("rtile__wgmma_mma_async_executed.sum".into(), json!(c.wgmma));
+    }
+}
+
 /// The counters of `c` (of class `class`) as metric name → value.
 fn metrics(class: OpClass, c: &InstCounters, out: &mut Map<String, Value>) {
     let Some([req, units, ideal, conflicts]) = metric_names(class) else {
@@ -384,6 +424,7 @@ fn kernel_json(k: &KernelProfile) -> Value {
         "rtile__inst_executed_op_barrier.sum".into(),
         json!(k.total(OpClass::Barrier).warp),
     );
+    sm90_metrics(&k.total_all(), &mut m);
     m.insert("smsp__inst_executed.sum".into(), json!(warp));
     m.insert("smsp__thread_inst_executed.sum".into(), json!(thread));
     let ops: Vec<Value> = k
@@ -397,6 +438,7 @@ fn kernel_json(k: &KernelProfile) -> Value {
                 json!(o.counters.thread),
             );
             metrics(o.class, &o.counters, &mut om);
+            sm90_metrics(&o.counters, &mut om);
             json!({"op": o.op, "location": o.location, "class": o.class.name(), "metrics": om})
         })
         .collect();
@@ -479,6 +521,16 @@ fn kernel_text(k: &KernelProfile, s: &mut String) {
         "  barriers       {} (warp-level)\n",
         k.total(OpClass::Barrier).warp
     ));
+    let all = k.total_all();
+    if all.tma_bytes > 0 || all.wgmma > 0 {
+        s.push_str(&format!(
+            "  tma loads      {} (bytes into shared {}, from the tensor {})  wgmma.mma_async {}\n",
+            k.total(OpClass::Tma).thread,
+            all.tma_bytes,
+            all.tma_global_bytes,
+            all.wgmma
+        ));
+    }
     let classes: Vec<String> = OpClass::ALL
         .iter()
         .map(|&c| (c, k.total(c).warp))

@@ -6,6 +6,10 @@
 // RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" | FileCheck %s
 // Upstream MLIR verifies the kernel and the host code that builds the tensor maps.
 // RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" --mlir-print-op-generic | mlir-opt-22 --verify-each | FileCheck %s --check-prefix=UPSTREAM
+// The CPU GPU-simulator runs the kernel (TMA, mbarrier phases, wgmma on the swizzled tiles:
+// docs/simulator.md) and the host code against the te interpreter: f16 output, one f16
+// rounding (2^-10 of the largest element) plus f32 reordering, hence 1.1e-3.
+// RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" | rtile-run --sim --check --tolerance 1.1e-3 | FileCheck %s --check-prefix=SIM
 // Where wgmma does not apply, tensor-core=auto falls back to mma.sync (the construction's
 // h100 programs for these odd shapes have warpgroup tiles narrower than 64 columns).
 // RUN: rtile-opt %S/lower-to-gpu-mma.mlir --construct-rtile="device=h100" --rtile-select --lower-to-gpu="tensor-core=auto" | FileCheck %s --check-prefix=AUTO
@@ -45,6 +49,9 @@
 
 // UPSTREAM: nvgpu.warpgroup.mma %
 // UPSTREAM: nvgpu.tma.create.descriptor
+
+// SIM: @mm_0: 27200 elements, max relative error {{[0-9.]+e-(4|5|6|7)}}
+// SIM: @mm output 0: tensor<200x136xf16>, max relative error {{[0-9.]+e-(4|5|6|7)}}
 
 // AUTO-LABEL: gpu.func @odd_0
 // AUTO: nvgpu.mma.sync

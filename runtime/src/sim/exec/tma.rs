@@ -1,0 +1,239 @@
+//! TMA loads (`nvgpu.tma.async.load`, PTX `cp.async.bulk.tensor.2d.shared::cluster.global
+//! .mbarrier::complete_tx::bytes`; PTX ISA §5.5 "Tensors": bounding box, out-of-bound
+//! elements filled with zero, swizzling modes; and "cp.async.bulk.tensor"). One
+//! thread issues the copy of a box of the tensor map's global tensor: box row `r`, column
+//! `c` (origin at the coordinates, innermost first) goes to byte `r · box_row_bytes +
+//! c · elem_bytes` from the destination's base address, swizzled
+//! ([`rtile_gpu_vocab::nvgpu_sm90::swizzle_byte`]); elements outside the tensor are 0. The
+//! copy performs `complete-tx(box bytes)` on its mbarrier.
+//!
+//! The simulator lands the bytes when the copy is issued, and marks every destination cell
+//! with the mbarrier phase the copy completes: a thread's read or write of a marked cell is
+//! an error ([`SimErrorKind::TmaPending`]) until it has seen that phase complete
+//! (`exec/mbarrier.rs`): the missing `nvgpu.mbarrier.try_wait.parity` of a TMA pipeline. A
+//! TMA into cells that another TMA whose phase has not completed also writes is an error
+//! too. The copy is the async proxy's write, not a thread's, so the barrier-phase race check
+//! does not apply to it; whether a TMA overwrites bytes threads still read (a pipeline's
+//! missing consumer barrier) is not checked.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+
+use super::super::compile::{MemDesc, Space, TmaInst};
+use super::{BlockState, SimError, SimErrorKind, dyn_byte};
+
+/// A destination cell's last TMA: the mbarrier object and phase it completes.
+#[derive(Clone, Copy, Debug)]
+struct Mark {
+    bar: usize,
+    phase: u64,
+}
+
+/// The cells (race-metadata buffer, cell) TMA loads wrote, with their marks.
+#[derive(Default)]
+pub(super) struct TmaMarks {
+    cells: HashMap<(usize, usize), Mark>,
+}
+
+/// Bytes, in the buffer `m` lives in, of the shared-memory buffer (an attribution's
+/// elements, or the block's dynamic shared memory).
+pub(super) fn buffer_bytes(st: &BlockState<'_>, m: &MemDesc) -> usize {
+    match m.space {
+        Space::Shared => st.k.shared[m.buf] * m.elem.bytes() as usize,
+        _ => st.dyn_mem.len(),
+    }
+}
+
+/// The byte address of `m`'s first element in its buffer (registers `r`).
+pub(super) fn base_byte(m: &MemDesc, r: &[f64]) -> usize {
+    match m.space {
+        Space::DynShared => dyn_byte(m, r, 0),
+        _ => 0,
+    }
+}
+
+impl BlockState<'_> {
+    /// The race-metadata cells of the element of `m` at byte `addr` of its buffer.
+    pub(super) fn cells_at(&self, m: &MemDesc, addr: usize) -> (usize, std::ops::Range<usize>) {
+        let eb = m.elem.bytes() as usize;
+        match m.space {
+            Space::DynShared => (self.dyn_meta, addr..addr + eb),
+            _ => (m.buf, addr / eb..addr / eb + 1),
+        }
+    }
+
+    /// The value of the element of `m` at byte `addr` of its buffer (no checks).
+    pub(super) fn smem_value(&self, m: &MemDesc, addr: usize) -> f64 {
+        let eb = m.elem.bytes() as usize;
+        match m.space {
+            Space::DynShared => m.elem.decode(&self.dyn_mem[addr..addr + eb]),
+            _ => self.shared[m.buf][addr / eb],
+        }
+    }
+
+    /// Errors when cell `off` of `meta[buf]` holds bytes of a TMA load whose mbarrier phase
+    /// thread `tid` has not seen complete.
+    pub(super) fn check_tma(
+        &self,
+        buf: usize,
+        off: usize,
+        (tid, at): (u32, u32),
+        m: &MemDesc,
+        shown: usize,
+    ) -> Result<(), SimError> {
+        if self.tma.cells.is_empty() {
+            return Ok(());
+        }
+        let Some(mark) = self.tma.cells.get(&(buf, off)) else {
+            return Ok(());
+        };
+        if self.mbar.has_seen(mark.bar, tid, mark.phase) {
+            return Ok(());
+        }
+        let msg = format!(
+            "access to {} at [{}] before this thread has waited for the TMA load that writes it: it has not seen phase {} of the load's mbarrier complete (a missing or wrong nvgpu.mbarrier.try_wait.parity)",
+            m.ty,
+            Self::index_text(m, shown),
+            mark.phase
+        );
+        Err(self.error(SimErrorKind::TmaPending, Some(at), tid, msg))
+    }
+
+    /// Errors when a thread of `threads` has not seen the phases of the TMA loads that wrote
+    /// cells `cells` (a warpgroup-collective read: every thread must have waited).
+    pub(super) fn check_tma_group(
+        &self,
+        cells: &[(usize, usize)],
+        threads: std::ops::Range<u32>,
+        at: u32,
+    ) -> Result<(), SimError> {
+        if self.tma.cells.is_empty() {
+            return Ok(());
+        }
+        let mut marks: Vec<(usize, u64)> = cells
+            .iter()
+            .filter_map(|c| self.tma.cells.get(c).map(|m| (m.bar, m.phase)))
+            .collect();
+        marks.sort_unstable();
+        marks.dedup();
+        for (bar, phase) in marks {
+            if let Some(t) = threads
+                .clone()
+                .find(|&t| !self.mbar.has_seen(bar, t, phase))
+            {
+                let msg = format!(
+                    "warpgroup op reads shared memory a TMA load writes before this thread has waited for it: the thread has not seen phase {phase} of the load's mbarrier complete (a missing or wrong nvgpu.mbarrier.try_wait.parity)"
+                );
+                return Err(self.error(SimErrorKind::TmaPending, Some(at), t, msg));
+            }
+        }
+        Ok(())
+    }
+
+    /// Issues thread `tid`'s TMA load `op` (registers `r`): lands the box and completes its
+    /// bytes on the mbarrier. Returns the box's bytes and the bytes read from the tensor.
+    pub(super) fn tma_load(
+        &mut self,
+        tid: u32,
+        op: &TmaInst,
+        at: u32,
+        r: &[f64],
+    ) -> Result<(u64, u64), SimError> {
+        let k = self.k;
+        let bar = self.mbar_index(&op.bar, r, tid, at)?;
+        self.mbar_use(bar, tid, at)?;
+        let (dm, sm) = (&k.mems[op.dst as usize], &k.mems[op.src as usize]);
+        let eb = op.elem.bytes() as usize;
+        let [rows, cols] = op.box_shape;
+        let bytes = rows * cols * eb;
+        let base = base_byte(dm, r);
+        if !base.is_multiple_of(128) {
+            let msg = format!(
+                "TMA destination {} starts at byte {base} of shared memory, not 128-byte aligned (PTX cp.async.bulk.tensor)",
+                dm.ty
+            );
+            return Err(self.error(SimErrorKind::Other, Some(at), tid, msg));
+        }
+        let size = buffer_bytes(self, dm);
+        if base + bytes > size {
+            let msg = format!(
+                "TMA box of {bytes} bytes at byte {base} of {} overruns its {size} bytes of shared memory",
+                dm.ty
+            );
+            return Err(self.error(SimErrorKind::OutOfBounds, Some(at), tid, msg));
+        }
+        let (x0, y0) = (
+            r[op.coords[0] as usize] as i64,
+            r[op.coords[1] as usize] as i64,
+        );
+        // A 1-d tensor is one row.
+        let (h, w, s0, s1) = match sm.shape[..] {
+            [w] => (1, w, 0, 1),
+            _ => (sm.shape[0], sm.shape[1], sm.strides[0], sm.strides[1]),
+        };
+        let phase = self.mbar.phase(bar);
+        let mut read = 0u64;
+        for row in 0..rows {
+            for col in 0..cols {
+                let (y, x) = (y0 + row as i64, x0 + col as i64);
+                let v = if (0..h).contains(&y) && (0..w).contains(&x) {
+                    read += eb as u64;
+                    let off = (y * s0 + x * s1) as usize;
+                    self.globals[sm.buf]
+                        .get(off)
+                        .map_or(0.0, |g| f64::from_bits(g.load(Ordering::Relaxed)))
+                } else {
+                    0.0
+                };
+                let addr = op.swizzle_addr(base + row * cols * eb + col * eb);
+                self.tma_write(dm, (addr, (addr - base) / eb), op.elem.round(v), (tid, at))?;
+                let (buf, cells) = self.cells_at(dm, addr);
+                for c in cells {
+                    self.tma.cells.insert((buf, c), Mark { bar, phase });
+                }
+            }
+        }
+        self.mbar_tx(bar, -(bytes as i64), tid, at)?;
+        Ok((bytes as u64, read))
+    }
+
+    /// Writes element value `v` at byte `addr` of `m`'s buffer (element `shown` of `m`, for
+    /// messages) as the async proxy: the cells become initialised and have no writing
+    /// thread; a cell an earlier TMA (whose phase has not completed) or a cp.async in flight
+    /// writes is an error.
+    fn tma_write(
+        &mut self,
+        m: &MemDesc,
+        (addr, shown): (usize, usize),
+        v: f64,
+        (tid, at): (u32, u32),
+    ) -> Result<(), SimError> {
+        let (buf, cells) = self.cells_at(m, addr);
+        let eb = m.elem.bytes() as usize;
+        for c in cells.clone() {
+            self.check_async(buf, c, (tid, at), m, shown)?;
+            if let Some(mark) = self.tma.cells.get(&(buf, c))
+                && self.mbar.phase(mark.bar) <= mark.phase
+            {
+                let msg = format!(
+                    "TMA load into {} at [{}] while an earlier TMA load to it is in flight (its mbarrier phase {} has not completed)",
+                    m.ty,
+                    Self::index_text(m, shown),
+                    mark.phase
+                );
+                return Err(self.error(SimErrorKind::TmaPending, Some(at), tid, msg));
+            }
+            let meta = &mut self.meta[buf];
+            meta.init[c] = true;
+            meta.w_phase[c] = super::NONE;
+            meta.writer[c] = super::NONE;
+        }
+        match m.space {
+            Space::DynShared => {
+                self.dyn_mem[addr..addr + eb].copy_from_slice(&m.elem.encode(v)[..eb]);
+            }
+            _ => self.shared[m.buf][addr / eb] = v,
+        }
+        Ok(())
+    }
+}
