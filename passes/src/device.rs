@@ -181,6 +181,21 @@ pub struct Device {
     pub regs_per_thread: u64,
     /// 32-bit registers per core.
     pub regs_per_core: u64,
+    /// TEUs (warps / wavefronts) each TEU group (warp scheduler / SIMD) must hold for its
+    /// pipeline to issue every cycle: the pipeline's dependent-issue latency hidden by
+    /// switching TEUs. By Little's law, work in flight = latency × throughput: a scheduler
+    /// that issues one warp instruction per cycle, each result available `L` cycles later,
+    /// needs `L` independent instructions in flight, i.e. `L` warps when each warp's next
+    /// instruction waits on its last. NVIDIA gives `L` = 4 cycles from compute capability
+    /// 7.0 on, "16 active warps per multiprocessor (4 cycles, 4 warp schedulers)" (CUDA C++
+    /// Programming Guide, "Maximize Utilization", multiprocessor level): 4 here. An AMD SIMD
+    /// issues one wavefront instruction per 4 cycles (16 lanes × 4 cycles = 64), which
+    /// covers a dependent VALU instruction: 1. The micro-performance model scales compute
+    /// throughput by `min(1, resident TEUs / (teus_per_core × latency_warps))`
+    /// (`construct_rtile::perf_model`); Roller's model (§3.3) has no such term. Optional:
+    /// 1 (no latency term, the earlier model) when a file leaves it out.
+    #[serde(default = "default_latency_warps")]
+    pub latency_warps: f64,
     /// Boost clock, GHz (documentation and derived figures only).
     #[serde(default)]
     pub clock_ghz: f64,
@@ -196,6 +211,12 @@ pub struct Device {
     /// leave it out, and then [`Device::target`] falls back to NVIDIA's limits and no chip).
     #[serde(default)]
     pub target: Option<IsaTarget>,
+}
+
+/// One TEU per TEU group saturates the pipeline: the model without a latency term, for device
+/// files that do not say ([`Device::latency_warps`]).
+pub fn default_latency_warps() -> f64 {
+    1.0
 }
 
 /// A launch cost of 5 µs: the order of a CUDA kernel launch from the host on recent
@@ -377,6 +398,9 @@ impl Device {
             if v == 0 {
                 return Err(format!("'{n}' must be positive"));
             }
+        }
+        if !(self.latency_warps.is_finite() && self.latency_warps >= 1.0) {
+            return Err("'latency_warps' must be a number of at least 1".into());
         }
         if self.max_threads_per_block < self.teu_width {
             return Err("'max_threads_per_block' is smaller than one TEU".into());
