@@ -585,6 +585,28 @@ mod tests {
     }
 
     #[test]
+    fn latency_warps_is_optional_and_checked() {
+        let v100 = include_str!("../devices/v100.toml");
+        assert_eq!(
+            Device::from_toml_str(v100, "v.toml").unwrap().latency_warps,
+            4.0
+        );
+        let line = v100
+            .lines()
+            .find(|l| l.starts_with("latency_warps"))
+            .expect("v100.toml sets latency_warps");
+        // Left out: 1, the model without a latency term.
+        let without = v100.replace(line, "");
+        let d = Device::from_toml_str(&without, "user.toml").unwrap();
+        assert_eq!(d.latency_warps, 1.0);
+        for bad in ["0.5", "0", "-4", "nan"] {
+            let text = v100.replace(line, &format!("latency_warps = {bad}"));
+            let e = Device::from_toml_str(&text, "bad.toml").unwrap_err();
+            assert!(e.message.contains("'latency_warps' must be"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn builtin_devices_name_their_isa() {
         let chips = [
             ("a100", "nvvm", "sm_80"),
