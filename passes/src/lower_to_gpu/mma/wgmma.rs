@@ -44,6 +44,8 @@ pub const K_STEP: i64 = 64;
 const B_BOX_COLS: i64 = 64;
 /// Most stages of the TMA ring.
 const MAX_STAGES: i64 = 4;
+/// Registers per thread a wgmma kernel needs beside its accumulator.
+const ACC_HEADROOM: i64 = 32;
 /// Threads of a warpgroup.
 const WARPGROUP: i64 = 128;
 
@@ -130,6 +132,17 @@ impl WgmmaPlan {
         }
         let groups_n = block_n / wg_n;
         let threads = block_m / wg_m * groups_n * WARPGROUP;
+        // The accumulator lives in registers: with the block's share of the register file
+        // (its warps spread over the SM's 4 sub-partitions, allocated in steps of 8) it
+        // must leave room for addresses, descriptors and loop state (ptxas needs about 26).
+        let acc_regs = wg_m / 64 * wg_n_pad / 2;
+        let warps_per_partition = (threads / 32 + 3) / 4;
+        let share = ((dev.regs_per_core as i64 / 4) / (warps_per_partition * 32) / 8 * 8).min(255);
+        if acc_regs + ACC_HEADROOM > share {
+            return Err(format!(
+                "the {wg_m}x{wg_n_pad} accumulator needs {acc_regs} registers per thread and {threads} threads leave {share}"
+            ));
+        }
         let k_steps = (k + K_STEP - 1) / K_STEP;
         let stage_bytes = (block_m + groups_n * wg_n_pad) * K_STEP * 2;
         let epilogue = block_m * groups_n * wg_n_pad * 4;
