@@ -16,6 +16,7 @@
 //! domain). [`block_classes`] groups them, and the features evaluate one block of each
 //! kind, weighted by how many there are.
 
+use super::features::{lane_coord, lane_order};
 use super::kernel::KernelPlan;
 use super::pipeline::Pipeline;
 use super::space::Loc;
@@ -290,8 +291,11 @@ pub fn block_classes(p: &Pipeline, k: &KernelPlan, bx: &[Vec<Span>]) -> Vec<Bloc
 /// block issues it.
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// Per active lane, its domain point (parallel dims; reductions at 0).
-    pub points: Vec<Vec<i64>>,
+    /// Per active lane, its domain point (parallel dims; reductions at 0), `nd` values
+    /// each, lane after lane (one allocation per request: the search featurizes many).
+    pub points: Vec<i64>,
+    /// Values per lane (the member's domain rank).
+    pub nd: usize,
     /// Times per block.
     pub issues: u64,
 }
@@ -337,14 +341,13 @@ pub fn root_requests(p: &Pipeline, k: &KernelPlan, origin: &[i64], warp: u64) ->
             .collect();
     }
     let block_threads = k.tiling.num_threads().max(1);
+    let order = lane_order(threads);
+    let mut c = vec![0u64; threads.len()];
     let mut out = Vec::new();
     for (left, iters, j) in combos {
-        let at = |c: &[u64]| -> Vec<i64> {
-            let mut x: Vec<i64> = (0..c.len())
-                .map(|d| origin[d] + (j[d] * threads[d].max(1) + c[d]) as i64)
-                .collect();
-            x.resize(nd, 0);
-            x
+        let at = |pts: &mut Vec<i64>, c: &[u64]| {
+            pts.extend((0..c.len()).map(|d| origin[d] + (j[d] * threads[d].max(1) + c[d]) as i64));
+            pts.extend(std::iter::repeat_n(0, nd - c.len()));
         };
         if left
             .iter()
@@ -352,9 +355,14 @@ pub fn root_requests(p: &Pipeline, k: &KernelPlan, origin: &[i64], warp: u64) ->
             .all(|(&l, &t)| l == t.max(1))
         {
             for (first, lanes, n) in super::features::warps(block_threads, warp) {
-                let coords = super::features::lane_coords(threads, first..first + lanes);
+                let mut points = Vec::with_capacity(lanes as usize * nd);
+                for l in first..first + lanes {
+                    lane_coord(threads, &order, l, &mut c);
+                    at(&mut points, &c);
+                }
                 out.push(Request {
-                    points: coords.iter().map(|c| at(c)).collect(),
+                    points,
+                    nd,
                     issues: n * iters,
                 });
             }
@@ -362,14 +370,17 @@ pub fn root_requests(p: &Pipeline, k: &KernelPlan, origin: &[i64], warp: u64) ->
         }
         for first in (0..block_threads).step_by(warp as usize) {
             let last = (first + warp).min(block_threads);
-            let points: Vec<Vec<i64>> = super::features::lane_coords(threads, first..last)
-                .iter()
-                .filter(|c| c.iter().zip(&left).all(|(&x, &l)| x < l))
-                .map(|c| at(c))
-                .collect();
+            let mut points = Vec::new();
+            for l in first..last {
+                lane_coord(threads, &order, l, &mut c);
+                if c.iter().zip(&left).all(|(&x, &l)| x < l) {
+                    at(&mut points, &c);
+                }
+            }
             if !points.is_empty() {
                 out.push(Request {
                     points,
+                    nd,
                     issues: iters,
                 });
             }
@@ -400,6 +411,7 @@ pub fn shared_requests(
     }
     let total: i64 = size.iter().product();
     let bt = block_threads.max(1) as i64;
+    let mut c = vec![0i64; nd];
     let mut out = Vec::new();
     let mut start = 0;
     while start < total {
@@ -407,23 +419,26 @@ pub fn shared_requests(
         let mut first = start;
         while first < end_iter {
             let last = (first + warp as i64).min(end_iter);
-            let points: Vec<Vec<i64>> = (first..last)
-                .filter_map(|q| {
-                    let mut c = vec![0; nd];
-                    let mut rem = q;
-                    for d in (0..size.len()).rev() {
-                        let x = rem % size[d];
-                        rem /= size[d];
-                        if !inside(d, x) {
-                            return None;
-                        }
-                        c[d] = lo[d] + x;
-                    }
-                    Some(c)
-                })
-                .collect();
+            let mut points = Vec::new();
+            for q in first..last {
+                let mut rem = q;
+                let mut ok = true;
+                for d in (0..size.len()).rev() {
+                    let x = rem % size[d];
+                    rem /= size[d];
+                    ok &= inside(d, x);
+                    c[d] = lo[d] + x;
+                }
+                if ok {
+                    points.extend_from_slice(&c);
+                }
+            }
             if !points.is_empty() {
-                out.push(Request { points, issues: 1 });
+                out.push(Request {
+                    points,
+                    nd,
+                    issues: 1,
+                });
             }
             first = last;
         }

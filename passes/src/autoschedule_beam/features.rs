@@ -192,21 +192,32 @@ fn linear(e: &[i64], shape: &[u64]) -> i64 {
 
 /// Thread coordinates of lanes `lanes` for `threads` per dim (vector dim fastest).
 pub fn lane_coords(threads: &[u64], lanes: std::ops::Range<u64>) -> Vec<Vec<u64>> {
-    let n = threads.len();
-    let vd = vector_dim_of_threads(threads);
-    let mut order = vec![vd];
-    order.extend((0..n).rev().filter(|&d| d != vd));
+    let order = lane_order(threads);
     lanes
-        .map(|mut l| {
-            let mut c = vec![0; n];
-            for &d in &order {
-                let t = threads[d].max(1);
-                c[d] = l % t;
-                l /= t;
-            }
+        .map(|l| {
+            let mut c = vec![0; threads.len()];
+            lane_coord(threads, &order, l, &mut c);
             c
         })
         .collect()
+}
+
+/// The dims of `threads` from the fastest-varying lane coordinate: the vector dim, then
+/// the others from the innermost outward.
+pub fn lane_order(threads: &[u64]) -> Vec<usize> {
+    let vd = vector_dim_of_threads(threads);
+    let mut order = vec![vd];
+    order.extend((0..threads.len()).rev().filter(|&d| d != vd));
+    order
+}
+
+/// The thread coordinates of lane `l` into `c` (`order`: [`lane_order`]).
+pub fn lane_coord(threads: &[u64], order: &[usize], mut l: u64, c: &mut [u64]) {
+    for &d in order {
+        let t = threads[d].max(1);
+        c[d] = l % t;
+        l /= t;
+    }
 }
 
 /// The vector dim of a thread tiling: the innermost dim with more than one thread, else
@@ -259,20 +270,23 @@ impl Threads {
         region: &[Span],
     ) -> Vec<Request> {
         let lo: Vec<i64> = region.iter().map(|s| s.lo_at(origin)).collect();
+        let nd = p.g.nodes[n].domain.len();
         self.groups
             .iter()
-            .map(|&(first, lanes, times)| Request {
-                points: lane_coords(&self.threads, first..first + lanes)
-                    .iter()
-                    .map(|c| {
-                        let mut x = lane_point(p, k, mk, n, c);
-                        for (v, l) in x.iter_mut().zip(&lo) {
-                            *v += l;
-                        }
-                        x
-                    })
-                    .collect(),
-                issues: times,
+            .map(|&(first, lanes, times)| {
+                let mut points = Vec::with_capacity(lanes as usize * nd);
+                for c in lane_coords(&self.threads, first..first + lanes) {
+                    let mut x = lane_point(p, k, mk, n, &c);
+                    for (v, l) in x.iter_mut().zip(&lo) {
+                        *v += l;
+                    }
+                    points.extend_from_slice(&x);
+                }
+                Request {
+                    points,
+                    nd,
+                    issues: times,
+                }
             })
             .collect()
     }
@@ -557,21 +571,25 @@ fn transactions(
             r.iter().map(|s| s.size.max(1) as u64).collect(),
         )
     };
-    let local =
-        |e: &[i64], lo: &[i64]| -> Vec<i64> { e.iter().zip(lo).map(|(a, b)| a - b).collect() };
+    // Row-major byte address of the element `inp` reads at `x`, less `lo` per dim.
+    let addr = |inp: &Input, x: &[i64], lo: &[i64], shape: &[u64]| -> i64 {
+        let e = inp.index.iter().zip(shape).enumerate();
+        e.fold(0i64, |a, (d, (ix, &s))| {
+            a * s as i64 + eval_index(ix, x) - lo.get(d).copied().unwrap_or(0)
+        }) * inp.elem_bytes as i64
+    };
     let (mut gl, mut sl, mut gs, mut ss) =
         (Tx::default(), Tx::default(), Tx::default(), Tx::default());
+    let mut addrs: Vec<i64> = Vec::with_capacity(64);
     for r in loads {
         let times = r.issues as f64 * per;
+        let lanes = || r.points.chunks_exact(r.nd.max(1));
         for (i, inp) in node.inputs.iter().enumerate() {
             match levels[n][i] {
                 Level::Register => {}
                 Level::Global => {
-                    let addrs: Vec<i64> = r
-                        .points
-                        .iter()
-                        .map(|x| linear(&element(inp, x), &inp.shape) * inp.elem_bytes as i64)
-                        .collect();
+                    addrs.clear();
+                    addrs.extend(lanes().map(|x| addr(inp, x, &[], &inp.shape)));
                     gl.add(
                         global_sectors(&addrs, inp.elem_bytes, sector),
                         times,
@@ -581,13 +599,8 @@ fn transactions(
                 Level::Shared => {
                     let q = inp.producer.and_then(|q| k.pos(q)).unwrap_or(mk);
                     let (lo, shape) = region(q);
-                    let addrs: Vec<i64> = r
-                        .points
-                        .iter()
-                        .map(|x| {
-                            linear(&local(&element(inp, x), &lo), &shape) * inp.elem_bytes as i64
-                        })
-                        .collect();
+                    addrs.clear();
+                    addrs.extend(lanes().map(|x| addr(inp, x, &lo, &shape)));
                     sl.add(
                         bank_conflicts(&addrs, inp.elem_bytes, banks, bank_bytes),
                         times,
@@ -600,13 +613,13 @@ fn transactions(
     let np = node.num_parallel;
     for r in stores {
         let times = r.issues as f64;
+        let lanes = || r.points.chunks_exact(r.nd.max(1));
         match &k.locs[mk] {
             Loc::Root(_) => {
-                let addrs: Vec<i64> = r
-                    .points
-                    .iter()
-                    .map(|x| linear(&x[..np], &node.out_shape) * node.out_bytes as i64)
-                    .collect();
+                addrs.clear();
+                addrs.extend(
+                    lanes().map(|x| linear(&x[..np], &node.out_shape) * node.out_bytes as i64),
+                );
                 gs.add(
                     global_sectors(&addrs, node.out_bytes, sector),
                     times,
@@ -615,11 +628,11 @@ fn transactions(
             }
             Loc::Shared(_) => {
                 let (lo, shape) = region(mk);
-                let addrs: Vec<i64> = r
-                    .points
-                    .iter()
-                    .map(|x| linear(&local(&x[..np], &lo), &shape) * node.out_bytes as i64)
-                    .collect();
+                addrs.clear();
+                addrs.extend(lanes().map(|x| {
+                    let e = x[..np].iter().zip(&lo).zip(&shape);
+                    e.fold(0i64, |a, ((v, l), &s)| a * s as i64 + v - l) * node.out_bytes as i64
+                }));
                 ss.add(
                     bank_conflicts(&addrs, node.out_bytes, banks, bank_bytes),
                     times,

@@ -452,14 +452,12 @@ pub fn search(p: &Pipeline, dev: &Device, opts: &SearchOptions) -> Result<Outcom
                 permitted.insert(h);
             }
         }
-        finals.extend(last);
+        finals.extend(distinct_prefix(last, k));
     }
     // The final beam: the k cheapest distinct schedules (a stable sort: on equal costs
     // the earlier pass's first, so rank 1 is the best pass's winner).
     sort_states(&mut finals);
-    let mut seen: HashSet<Vec<Option<Loc>>> = HashSet::new();
-    finals.retain(|st| seen.insert(st.locs.clone()));
-    finals.truncate(k);
+    let mut finals = distinct_prefix(finals, k);
     let rank = opts.rank.max(1);
     if rank > finals.len() {
         return Err(format!(
@@ -484,6 +482,24 @@ pub fn search(p: &Pipeline, dev: &Device, opts: &SearchOptions) -> Result<Outcom
         rank,
         beam_costs,
     })
+}
+
+/// The first `k` states of `v` with distinct locations, in order. Each pass keeps its
+/// own (sorted) first k: a schedule among the k best of all passes is among the k best
+/// of its pass, so the final beam needs no more (and hashing every state's locations of
+/// a large last step would cost as much as the search's own hashing).
+fn distinct_prefix(v: Vec<State>, k: usize) -> Vec<State> {
+    let mut seen: HashSet<Vec<Option<Loc>>> = HashSet::new();
+    let mut out = Vec::with_capacity(k);
+    for st in v {
+        if out.len() >= k {
+            break;
+        }
+        if seen.insert(st.locs.clone()) {
+            out.push(st);
+        }
+    }
+    out
 }
 
 /// The depth-`depth` hashes of every prefix of `locs`' decisions (its ancestors).
