@@ -347,97 +347,42 @@ pub fn featurize(
         .min(dev.max_blocks_per_core);
     let bx = boxes(p, k);
     let classes = block_classes(p, k, &bx);
-    // One kind of block (every tile divides its extent, no halo past the domain): the
-    // per-block counts are that block's, unweighted.
-    let single = classes.len() == 1;
-    let zero = vec![0i64; root_ext.len()];
-    // Per member: the points it runs over those of full blocks (register members scale by
-    // their consumer's).
+    let cx = Cx {
+        p,
+        k,
+        levels,
+        dev,
+        // One kind of block (every tile divides its extent, no halo past the domain): the
+        // per-block counts are that block's, unweighted.
+        single: classes.len() == 1,
+        bx,
+        classes,
+        num_blocks,
+        block_threads,
+        warp,
+    };
+    let threads: Vec<Threads> = k
+        .members
+        .iter()
+        .enumerate()
+        .map(|(mk, &n)| threads_of(k, mk, n, p, &cx.bx, warp))
+        .collect();
+    // Per member: the points it runs over those of full blocks; a register or inlined
+    // member's are its consumer's (consumers come later: a backward sweep).
     let mut ran = vec![1.0f64; k.members.len()];
+    for mk in (0..k.members.len()).rev() {
+        ran[mk] = match cx.run_points(mk, &threads[mk]) {
+            Some((points, full)) => points as f64 / full.max(1) as f64,
+            None => ran[consumer_in(k, k.members[mk], p).1],
+        };
+    }
     let mut out = Vec::with_capacity(k.members.len());
     for (mk, &n) in k.members.iter().enumerate() {
         let node = &g.nodes[n];
         let loc = &k.locs[mk];
-        let th = threads_of(k, mk, n, p, &bx, warp);
+        let th = &threads[mk];
         let nthreads = th.active.max(1);
-        let red: u64 = node.domain[node.num_parallel..].iter().product();
-        let nd = node.domain.len();
-        let region: u64 = th.threads.iter().product();
-        // Memory transactions per block, and the points the stage computes (recompute
-        // included; the body's reductions counted).
-        let (tx, points_computed) = match loc {
-            Loc::Root(_) => {
-                let per_class = |c: &BlockClass| {
-                    let reqs = root_requests(p, k, &c.origin, warp);
-                    transactions(
-                        p, k, levels, dev, mk, &bx, &c.origin, &reqs, red as f64, &reqs,
-                    )
-                };
-                let points = root_ext.iter().product::<u64>() * red;
-                ran[mk] = points as f64
-                    / (num_blocks * block_threads * k.tiling.serial_points() * red) as f64;
-                (
-                    weigh(&classes, num_blocks, single, per_class),
-                    points as f64,
-                )
-            }
-            Loc::Shared(_) => {
-                let sregion = &bx[mk][..node.num_parallel];
-                let full = th.requests(p, k, mk, n, &zero, sregion);
-                let mut points = 0u64;
-                for c in &classes {
-                    let inside: u64 = sregion
-                        .iter()
-                        .zip(&node.out_shape)
-                        .map(|(s, &e)| {
-                            let lo = s.lo_at(&c.origin);
-                            ((lo + s.size).min(e as i64) - lo.max(0)).max(0) as u64
-                        })
-                        .product();
-                    points += c.count * inside * red;
-                }
-                let per_class = |c: &BlockClass| {
-                    let loads = shared_requests(
-                        &node.out_shape,
-                        sregion,
-                        &c.origin,
-                        nd,
-                        block_threads,
-                        warp,
-                    )
-                    .unwrap_or_else(|| th.requests(p, k, mk, n, &c.origin, sregion));
-                    transactions(
-                        p, k, levels, dev, mk, &bx, &c.origin, &loads, red as f64, &full,
-                    )
-                };
-                ran[mk] = points as f64 / (num_blocks * region * red) as f64;
-                (
-                    weigh(&classes, num_blocks, single, per_class),
-                    points as f64,
-                )
-            }
-            _ => {
-                // Iterations of the body per warp request: a stage fused in registers runs
-                // once per point of its thread tile; an inlined one once per read by each
-                // consumer point (recomputed per use). Both run where their consumer does.
-                let (_, ck) = consumer_in(k, n, p);
-                ran[mk] = ran[ck];
-                let per_thread = if matches!(loc, Loc::Inline) {
-                    inline_points(p, k, n) as f64 / (num_blocks * block_threads) as f64
-                } else {
-                    let r =
-                        (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64;
-                    if single { r } else { r * ran[mk] }
-                };
-                let reqs = th.requests(p, k, mk, n, &zero, &[]);
-                let tx = transactions(p, k, levels, dev, mk, &bx, &zero, &reqs, per_thread, &[]);
-                let points = match loc {
-                    Loc::Inline => inline_points(p, k, n) as f64,
-                    _ => num_blocks as f64 * nthreads as f64 * per_thread,
-                };
-                (tx, points)
-            }
-        };
+        let (tx, points_computed) = cx.member_counts(mk, th, ran[mk]);
         let [gl, sl, gs, ss] = tx;
         let active_warps = nthreads.div_ceil(warp);
         let unique_global: u64 = node
@@ -489,6 +434,124 @@ pub fn featurize(
     out
 }
 
+/// What [`featurize`] evaluates each member of one kernel with.
+struct Cx<'a> {
+    p: &'a Pipeline,
+    k: &'a KernelPlan,
+    levels: &'a Levels,
+    dev: &'a Device,
+    /// The members' boxes ([`boxes`]).
+    bx: Vec<Vec<Span>>,
+    /// The kinds of blocks ([`block_classes`]).
+    classes: Vec<BlockClass>,
+    /// One kind only.
+    single: bool,
+    num_blocks: u64,
+    block_threads: u64,
+    warp: u64,
+}
+
+impl Cx<'_> {
+    /// A root or block-level member's points that run (reductions counted) and those of
+    /// full blocks; `None` for a register or inlined one.
+    fn run_points(&self, mk: usize, th: &Threads) -> Option<(u64, u64)> {
+        let (p, k) = (self.p, self.k);
+        let node = &p.g.nodes[k.members[mk]];
+        let red: u64 = node.domain[node.num_parallel..].iter().product();
+        match &k.locs[mk] {
+            Loc::Root(_) => Some((
+                p.extents(k.root).iter().product::<u64>() * red,
+                self.num_blocks * self.block_threads * k.tiling.serial_points() * red,
+            )),
+            Loc::Shared(_) => {
+                let sregion = &self.bx[mk][..node.num_parallel];
+                let mut points = 0u64;
+                for c in &self.classes {
+                    let inside: u64 = sregion
+                        .iter()
+                        .zip(&node.out_shape)
+                        .map(|(s, &e)| {
+                            let lo = s.lo_at(&c.origin);
+                            ((lo + s.size).min(e as i64) - lo.max(0)).max(0) as u64
+                        })
+                        .product();
+                    points += c.count * inside * red;
+                }
+                let region: u64 = th.threads.iter().product();
+                Some((points, self.num_blocks * region * red))
+            }
+            _ => None,
+        }
+    }
+
+    /// Member `mk`'s memory transactions per block (global loads, shared loads, global
+    /// stores, shared stores) and the points it computes (recompute included, the body's
+    /// reductions counted); `ran`: its share of full blocks' points that run.
+    fn member_counts(&self, mk: usize, th: &Threads, ran: f64) -> ([Tx; 4], f64) {
+        let (p, k, levels, dev) = (self.p, self.k, self.levels, self.dev);
+        let (bx, warp) = (&self.bx, self.warp);
+        let n = k.members[mk];
+        let node = &p.g.nodes[n];
+        let red: u64 = node.domain[node.num_parallel..].iter().product();
+        let zero = vec![0i64; p.extents(k.root).len()];
+        let weigh = |f: &dyn Fn(&BlockClass) -> [Tx; 4]| {
+            weigh(&self.classes, self.num_blocks, self.single, f)
+        };
+        match &k.locs[mk] {
+            Loc::Root(_) => {
+                let per_class = |c: &BlockClass| {
+                    let reqs = root_requests(p, k, &c.origin, warp);
+                    transactions(
+                        p, k, levels, dev, mk, bx, &c.origin, &reqs, red as f64, &reqs,
+                    )
+                };
+                let points = self.run_points(mk, th).map_or(0, |x| x.0);
+                (weigh(&per_class), points as f64)
+            }
+            Loc::Shared(_) => {
+                let sregion = &bx[mk][..node.num_parallel];
+                let full = th.requests(p, k, mk, n, &zero, sregion);
+                let per_class = |c: &BlockClass| {
+                    let nd = node.domain.len();
+                    let loads = shared_requests(
+                        &node.out_shape,
+                        sregion,
+                        &c.origin,
+                        nd,
+                        self.block_threads,
+                        warp,
+                    )
+                    .unwrap_or_else(|| th.requests(p, k, mk, n, &c.origin, sregion));
+                    transactions(
+                        p, k, levels, dev, mk, bx, &c.origin, &loads, red as f64, &full,
+                    )
+                };
+                let points = self.run_points(mk, th).map_or(0, |x| x.0);
+                (weigh(&per_class), points as f64)
+            }
+            loc => {
+                // Iterations of the body per warp request: a stage fused in registers runs
+                // once per point of its thread tile, where its consumer's points run; an
+                // inlined one once per read by each consumer point (recomputed per use).
+                let per_thread = if matches!(loc, Loc::Inline) {
+                    inline_points(p, k, n) as f64 / (self.num_blocks * self.block_threads) as f64
+                } else {
+                    let r =
+                        (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64;
+                    if self.single { r } else { r * ran }
+                };
+                let reqs = th.requests(p, k, mk, n, &zero, &[]);
+                let tx = transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
+                let points = match loc {
+                    Loc::Inline => inline_points(p, k, n) as f64,
+                    _ => self.num_blocks as f64 * th.active.max(1) as f64 * per_thread,
+                };
+                (tx, points)
+            }
+        }
+    }
+}
+
 /// The root's tiling as the lowering runs it, where it differs from `k.tiling`: a block
 /// tile over the extent is clipped to it (the kernel's shared tile, `--connect`'s
 /// propagation), so fewer threads run along that dim (`⌈clipped / serial⌉`; the lowering
@@ -519,7 +582,7 @@ fn weigh(
     classes: &[BlockClass],
     num_blocks: u64,
     single: bool,
-    f: impl Fn(&BlockClass) -> [Tx; 4],
+    f: &dyn Fn(&BlockClass) -> [Tx; 4],
 ) -> [Tx; 4] {
     if single {
         return f(&classes[0]);
