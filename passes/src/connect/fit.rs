@@ -68,14 +68,16 @@ impl Lowered {
 /// `tiles` indexed like `sg.members`. `None` when the lowering would not lower it as
 /// planned here for a reason other than its size (a reshape inside, a shape of fused
 /// kernel not lowered yet, tiles it replaces by a program of its own): that is not a
-/// capacity question, and `--lower-to-gpu` reports it.
+/// capacity question, and `--lower-to-gpu` reports it. `Err` when the lowering's fusion
+/// itself says the kernel is "not lowered yet" (a register-connected producer read with a
+/// pad value, ...): a kernel `--lower-to-gpu` would refuse is not a configuration to choose.
 fn planned(
     sg: &SubGraph<'_>,
     sub: &[usize],
     levels: &Levels,
     tiles: &[LayerTiles],
     dev: &Device,
-) -> Option<Lowered> {
+) -> Result<Option<Lowered>, String> {
     let g = sg.graph;
     let views = sub
         .iter()
@@ -90,7 +92,10 @@ fn planned(
                 tiles: tiles[k].clone(),
             })
         })
-        .collect::<Option<Vec<_>>>()?;
+        .collect::<Option<Vec<_>>>();
+    let Some(views) = views else {
+        return Ok(None);
+    };
     let shape = |p: &rtile_dialects::rtile::RProgram, np: usize| Lowered {
         bytes: 0,
         threads: p.threads,
@@ -98,20 +103,30 @@ fn planned(
         unstaged: 0,
     };
     if let [v] = &views[..] {
-        let p = program_of_tiles(&v.tiles, &v.c, &dev.name).ok()?;
-        let bytes = compute_shared_bytes(&v.c, &p).ok()?;
-        return Some(Lowered {
+        let Ok(p) = program_of_tiles(&v.tiles, &v.c, &dev.name) else {
+            return Ok(None);
+        };
+        let Ok(bytes) = compute_shared_bytes(&v.c, &p) else {
+            return Ok(None);
+        };
+        return Ok(Some(Lowered {
             bytes,
             ..shape(&p, v.c.num_parallel())
-        });
+        }));
     }
-    let fused = fuse_members(&views, &dev.name).ok()?;
-    let bytes = fused_shared_bytes(&fused).ok()?;
-    Some(Lowered {
+    let fused = match fuse_members(&views, &dev.name) {
+        Ok(f) => f,
+        Err(m) if m.contains("not lowered yet") => return Err(m),
+        Err(_) => return Ok(None),
+    };
+    let Ok(bytes) = fused_shared_bytes(&fused) else {
+        return Ok(None);
+    };
+    Ok(Some(Lowered {
         bytes,
         unstaged: unstaged_bytes(&fused.shared_stages),
         ..shape(&fused.program, fused.anchor.num_parallel())
-    })
+    }))
 }
 
 /// Bytes a block reads from global memory in the reducing shared stages of `stages` whose
@@ -152,13 +167,18 @@ pub fn lowering_plans(
 ) -> Vec<Lowered> {
     sg.outputs()
         .into_iter()
-        .filter_map(|o| planned(sg, &result_members(sg, o), levels, tiles, dev))
+        .filter_map(|o| {
+            planned(sg, &result_members(sg, o), levels, tiles, dev)
+                .ok()
+                .flatten()
+        })
         .collect()
 }
 
 /// `Err` with the reason when a kernel of [`lowering_plans`] needs more shared memory than a
-/// block of `dev` may use (its shared layer's capacity, the limit `--lower-to-gpu` checks).
-/// Otherwise the plans, for what else they tell the model ([`Lowered::unstaged`]).
+/// block of `dev` may use (its shared layer's capacity, the limit `--lower-to-gpu` checks),
+/// or when the lowering cannot fuse it yet ([`planned`]). Otherwise the plans, for what
+/// else they tell the model ([`Lowered::unstaged`]).
 pub fn check_lowering_fits(
     sg: &SubGraph<'_>,
     levels: &Levels,
@@ -166,7 +186,13 @@ pub fn check_lowering_fits(
     dev: &Device,
 ) -> Result<Vec<Lowered>, String> {
     let cap = dev.layers[Device::SHARED].capacity_bytes;
-    let plans = lowering_plans(sg, levels, tiles, dev);
+    let mut plans = Vec::new();
+    for o in sg.outputs() {
+        match planned(sg, &result_members(sg, o), levels, tiles, dev) {
+            Ok(p) => plans.extend(p),
+            Err(m) => return Err(format!("the lowering cannot fuse it: {m}")),
+        }
+    }
     match plans.iter().map(|l| l.bytes).max() {
         Some(b) if b > cap => Err(over_capacity(b, cap, &dev.name)),
         _ => Ok(plans),
