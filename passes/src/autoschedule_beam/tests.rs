@@ -467,3 +467,59 @@ fn ranks_take_the_final_beam_in_cost_order() {
     let err = search(&p, &v100(), &over).expect_err("past the beam");
     assert!(err.contains("the final beam holds"), "{err}");
 }
+
+/// The kinds of blocks (`edges.rs`): one kind when the tiles divide the extents; the last
+/// partial block row and column on their own; a block whose block-level region reaches
+/// past its producer's rows (a halo at the edge) too.
+#[test]
+fn edge_blocks_are_grouped_by_kind() {
+    use super::edges::{BlockClass, block_classes, boxes};
+    let dev = v100();
+    let classes = |text: &str, locs: Vec<Option<Loc>>| -> Vec<BlockClass> {
+        let p = pipeline(text);
+        let lv = levels(&p, &locs);
+        let k = plan_kernel(&p, &locs, &lv, p.len() - 1, &dev).expect("fits");
+        block_classes(&p, &k, &boxes(&p, &k))
+    };
+    let class = |origin: &[i64], count: u64| BlockClass {
+        origin: origin.to_vec(),
+        count,
+    };
+    // 64x64 on 4x32 threads: 16 x 2 whole blocks.
+    assert_eq!(
+        classes(COPY, vec![root(&[1, 1], &[4, 32])]),
+        vec![class(&[0, 0], 32)]
+    );
+    // 37x40 on 8x32: 4 whole block rows and a last of 5 rows, a whole block column and a
+    // last of 8 columns.
+    const ODD: &str = r#"
+func.func @f(%A: tensor<37x40xf32>) -> tensor<37x40xf32> {
+  %C = te.compute (%i, %j) in [37, 40] : (tensor<37x40xf32>) -> tensor<37x40xf32> { %A[%i, %j] * 2.0 }
+  func.return %C : tensor<37x40xf32>
+}"#;
+    assert_eq!(
+        classes(ODD, vec![root(&[1, 1], &[8, 32])]),
+        vec![
+            class(&[0, 0], 4),
+            class(&[0, 32], 4),
+            class(&[32, 0], 1),
+            class(&[32, 32], 1)
+        ]
+    );
+    // A blur with its producer at the block level: the 10-row region of block b is rows
+    // 8b .. 8b + 9 of P's 36, inside for b <= 3; block 4 has 2 of its 8 output rows and a
+    // region (rows 32..41) past row 35: one kind of its own.
+    const BLUR: &str = r#"
+func.func @f(%A: tensor<36x32xf32>) -> tensor<34x32xf32> {
+  %P = te.compute (%i, %j) in [36, 32] : (tensor<36x32xf32>) -> tensor<36x32xf32> { %A[%i, %j] * 2.0 }
+  %C = te.compute (%i, %j) in [34, 32] : (tensor<36x32xf32>) -> tensor<34x32xf32> { %P[%i, %j] + %P[%i + 2, %j] }
+  func.return %C : tensor<34x32xf32>
+}"#;
+    assert_eq!(
+        classes(
+            BLUR,
+            vec![Some(Loc::Shared(vec![1, 1])), root(&[1, 1], &[8, 32])]
+        ),
+        vec![class(&[0, 0], 4), class(&[32, 0], 1)]
+    );
+}
