@@ -943,6 +943,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
     c.block(body)?;
     c.emit(Inst::Return);
     c.check_wave_mix()?;
+    c.check_sm90_spins()?;
     c.k.nregs = c.high.max(c.k.nregs);
     Ok(c.k)
 }
