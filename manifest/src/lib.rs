@@ -20,6 +20,14 @@
 //! bare-pointer convention, row-major dense); scalar arguments by value. `grid`/`block`
 //! are `null` when the IR did not say (`rtile.launch`, `known_block_size`,
 //! `known_grid_size`); `rtile-run` then needs them on its command line.
+//!
+//! A `tensormap` argument (an sm_90a kernel's `!nvgpu.tensormap.descriptor` parameter) is
+//! the device address of a 128-byte `CUtensorMap` that `rtile-run` encodes with the
+//! driver's `cuTensorMapEncodeTiled` over the memref argument it describes:
+//! ```json
+//! {"name": "arg0", "kind": "tensormap", "shape": [], "dtype": "f16", "role": "input",
+//!  "tensor_map": {"of": 2, "box_shape": [128, 64], "swizzle": 128}}
+//! ```
 
 pub mod model;
 
@@ -81,6 +89,23 @@ pub enum ArgKind {
     Memref,
     /// A scalar by value.
     Scalar,
+    /// A TMA tensor map ([`TensorMapArg`]): a device pointer to a 128-byte, 64-byte
+    /// aligned `CUtensorMap` in global memory.
+    Tensormap,
+}
+
+/// What a `tensormap` argument describes (rtile's convention, from the kernel's
+/// `rtile.tensor_map_of` attribute and the `!nvgpu.tensormap.descriptor` type): the whole
+/// of memref argument `of` (static, row-major, dense), copied in boxes of `box_shape`
+/// elements (outermost first), out-of-bounds elements read as zero.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TensorMapArg {
+    /// Index of the memref argument the map covers.
+    pub of: usize,
+    /// The box one TMA load copies, in elements, outermost dimension first.
+    pub box_shape: Vec<i64>,
+    /// Shared-memory swizzle span in bytes: 0 (none), 32, 64 or 128.
+    pub swizzle: u32,
 }
 
 /// One argument.
@@ -96,6 +121,9 @@ pub struct ArgManifest {
     pub dtype: String,
     /// Input, output or unused.
     pub role: Role,
+    /// For a `tensormap` argument: the memref it maps and how.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tensor_map: Option<TensorMapArg>,
 }
 
 impl ArgManifest {
@@ -176,6 +204,7 @@ mod tests {
                     shape: vec![4, 8],
                     dtype: "f32".into(),
                     role: Role::Output,
+                    tensor_map: None,
                 }],
             }],
         };
@@ -185,5 +214,31 @@ mod tests {
         assert!(back.kernel(None).is_ok());
         assert!(back.kernel(Some("x")).is_err());
         assert!(Manifest::from_json("{\"version\": 9}").is_err());
+    }
+
+    #[test]
+    fn tensor_map_arguments_round_trip_and_old_manifests_still_read() {
+        let json = r#"{"version": 1, "target": "sm_90a", "module": "k", "kernels": [{
+            "name": "gemm", "grid": [1, 1, 1], "block": [128, 1, 1], "dynamic_shared_memory": 0,
+            "args": [
+              {"name": "arg0", "kind": "tensormap", "shape": [], "dtype": "f16", "role": "input",
+               "tensor_map": {"of": 1, "box_shape": [128, 64], "swizzle": 128}},
+              {"name": "arg1", "kind": "memref", "shape": [128, 64], "dtype": "f16", "role": "input"}
+            ]}]}"#;
+        let m = Manifest::from_json(json).unwrap();
+        let a = &m.kernels[0].args;
+        assert_eq!(a[0].kind, ArgKind::Tensormap);
+        assert_eq!(
+            a[0].tensor_map,
+            Some(TensorMapArg {
+                of: 1,
+                box_shape: vec![128, 64],
+                swizzle: 128
+            })
+        );
+        // A memref argument has no `tensor_map` and writes none.
+        assert_eq!(a[1].tensor_map, None);
+        assert!(!m.to_json().contains("\"tensor_map\": null"));
+        assert_eq!(Manifest::from_json(&m.to_json()).unwrap(), m);
     }
 }

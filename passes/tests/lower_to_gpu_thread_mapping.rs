@@ -67,6 +67,7 @@ fn lower_split(
         cross: Some(cross),
         prefetch,
         thread_mapping: mapping,
+        ..LowerOptions::default()
     };
     let mut ctx = context();
     let k = lower_compute_opts(&mut ctx, c, p, "k", opts).unwrap_or_else(|e| panic!("lowers: {e}"));

@@ -2,7 +2,7 @@
 //! Pure Rust, testable without a GPU.
 
 use rtile::ir::float::{bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits};
-use rtile_manifest::{ArgManifest, dtype_size};
+use rtile_manifest::{ArgKind, ArgManifest, dtype_size};
 
 /// A dense host buffer of one argument.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,7 +41,15 @@ impl SplitMix64 {
 
 /// Seeded inputs for argument `index`: floats uniform in [-1, 1), integers in [-4, 4],
 /// `i1` 0/1. The same (seed, index, dtype, shape) always gives the same bytes.
+/// A `tensormap` argument has no data of its own (the runtime encodes it): an empty buffer.
 pub fn seeded_input(arg: &ArgManifest, seed: u64, index: usize) -> Result<HostBuffer, String> {
+    if arg.kind == ArgKind::Tensormap {
+        return Ok(HostBuffer {
+            dtype: arg.dtype.clone(),
+            shape: Vec::new(),
+            bytes: Vec::new(),
+        });
+    }
     let n = arg.num_elements();
     let size = dtype_size(&arg.dtype).ok_or_else(|| format!("unsupported dtype {}", arg.dtype))?;
     let mut rng = SplitMix64::new(seed, index as u64);
@@ -166,7 +174,7 @@ pub fn median(samples: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtile_manifest::{ArgKind, Role};
+    use rtile_manifest::Role;
 
     fn arg(dtype: &str, shape: Vec<i64>) -> ArgManifest {
         ArgManifest {
@@ -175,6 +183,7 @@ mod tests {
             shape,
             dtype: dtype.into(),
             role: Role::Input,
+            tensor_map: None,
         }
     }
 
@@ -193,6 +202,9 @@ mod tests {
         let i = seeded_input(&arg("i32", vec![100]), 1, 0).unwrap().to_f64();
         assert!(i.iter().all(|x| (-4.0..=4.0).contains(x)));
         assert!(seeded_input(&arg("c64", vec![1]), 1, 0).is_err());
+        let mut tm = arg("f16", vec![]);
+        tm.kind = ArgKind::Tensormap;
+        assert!(seeded_input(&tm, 1, 0).unwrap().bytes.is_empty());
     }
 
     #[test]

@@ -4,12 +4,14 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 use rtile_manifest::{ArgKind, KernelManifest, Manifest, Role};
 
 use crate::data::{HostBuffer, median};
+use crate::tensormap::{TiledMap, map_bytes};
 
 /// Why no kernel can run here (the message `rtile-run` prints before exiting with 2).
 pub const NO_CUDA: &str = "rtile-run: no CUDA driver found (libcuda.so could not be loaded); \
@@ -187,26 +189,57 @@ fn cfg(d: &Dims) -> LaunchConfig {
 }
 
 /// Device buffers for every argument: inputs copied from `inputs` (by argument index),
-/// outputs filled with 0xFF bytes (NaN for floats), so unwritten elements show.
+/// outputs filled with 0xFF bytes (NaN for floats), so unwritten elements show; a
+/// `tensormap` argument is its encoded `CUtensorMap` (128 bytes, allocations are 256-byte
+/// aligned) over the buffer of the memref argument it maps.
 fn upload(
     gpu: &Gpu,
     k: &KernelManifest,
     inputs: &[HostBuffer],
 ) -> Result<Vec<CudaSlice<u8>>, String> {
-    let mut bufs = Vec::new();
+    let mut bufs: Vec<Option<CudaSlice<u8>>> = Vec::new();
     for (i, a) in k.args.iter().enumerate() {
+        if a.kind == ArgKind::Tensormap {
+            bufs.push(None);
+            continue;
+        }
         let size = rtile_manifest::dtype_size(&a.dtype).ok_or("bad dtype")? * a.num_elements();
         let host: Vec<u8> = match (a.role, inputs.get(i)) {
             (Role::Output, _) | (_, None) => vec![0xFF; size.max(1)],
             (_, Some(h)) => h.bytes.clone(),
         };
-        bufs.push(
+        bufs.push(Some(
             gpu.stream
                 .clone_htod(&host)
                 .map_err(cuerr("device allocation failed"))?,
+        ));
+    }
+    for (i, a) in k.args.iter().enumerate() {
+        if a.kind != ArgKind::Tensormap {
+            continue;
+        }
+        let of = a.tensor_map.as_ref().map(|t| t.of).unwrap_or(usize::MAX);
+        let (target, buf) = match (k.args.get(of), bufs.get(of)) {
+            (Some(t), Some(Some(b))) => (t, b),
+            _ => {
+                return Err(format!(
+                    "kernel {}: tensor map {} names no memref argument",
+                    k.name, a.name
+                ));
+            }
+        };
+        let tiled = TiledMap::for_arg(a, target)?;
+        let map = {
+            let (ptr, _sync) = buf.device_ptr(&gpu.stream);
+            tiled.encode(ptr)?
+        };
+        bufs[i] = Some(
+            gpu.stream
+                .clone_htod(&map_bytes(&map))
+                .map_err(cuerr("device allocation failed"))?,
         );
     }
-    Ok(bufs)
+    Ok(bufs.into_iter().flatten().collect())
 }
 
 fn launch(gpu: &Gpu, l: &Loaded, d: &Dims, bufs: &[CudaSlice<u8>]) -> Result<(), String> {

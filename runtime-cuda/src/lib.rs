@@ -11,6 +11,7 @@
 //! - [`exec`]: load, launch, read back, time (cudarc).
 //! - [`model`]: a whole model's launch sequence (model manifest + PTX), run and timed.
 //! - [`topk`]: the candidate cache; [`microbench`]: `--profile-device`.
+//! - [`tensormap`]: TMA tensor maps of `tensormap` arguments (`cuTensorMapEncodeTiled`).
 //! - [`cli`]: the `Args` group and the entry point `rtile-run` calls.
 
 pub mod cli;
@@ -18,4 +19,5 @@ pub mod data;
 pub mod exec;
 pub mod microbench;
 pub mod model;
+pub mod tensormap;
 pub mod topk;

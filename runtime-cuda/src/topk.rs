@@ -94,6 +94,7 @@ mod tests {
                 shape: vec![64, 32],
                 dtype: "f32".into(),
                 role: Role::Input,
+                tensor_map: None,
             }],
         };
         let s = signature(&k, "NVIDIA H100", (9, 0));

@@ -59,10 +59,12 @@ pub fn target_machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine, String
     check_cpu(flavor, cpu)?;
     let triple = TargetTriple::create(flavor.triple());
     let target = Target::from_triple(&triple).map_err(|e| e.to_string())?;
-    // Arch-specific (`a`) targets need PTX 8.0 (sm_90a) / 8.6 (sm_100a, sm_120a).
+    // Arch-specific (`a`) targets need PTX 8.0 (sm_90a) / 8.6 (sm_100a); sm_120 and
+    // sm_120a need 8.7 (LLVM 22 aborts the process on sm_120 at 8.6).
     let features = match cpu {
         "sm_90a" => "+ptx80",
-        "sm_100" | "sm_100a" | "sm_120" | "sm_120a" => "+ptx86",
+        "sm_100" | "sm_100a" => "+ptx86",
+        "sm_120" | "sm_120a" => "+ptx87",
         _ => "",
     };
     target

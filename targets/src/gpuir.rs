@@ -291,8 +291,8 @@ fn aliases(ctx: &Context, func: OpId, arg: Value) -> Vec<Value> {
     set
 }
 
-/// True when some `memref.store`/`vector.store` inside `func` writes through `arg` (or a
-/// view of it).
+/// True when some `memref.store`/`vector.store` (or `nvgpu.warpgroup.mma.store`) inside
+/// `func` writes through `arg` (or a view of it).
 pub fn is_written(ctx: &Context, func: OpId, arg: Value) -> bool {
     let set = aliases(ctx, func, arg);
     let mut written = false;
@@ -304,6 +304,7 @@ pub fn is_written(ctx: &Context, func: OpId, arg: Value) -> bool {
             | "vector.transfer_write"
             | "vector.maskedstore"
             | "memref.atomic_rmw"
+            | "nvgpu.warpgroup.mma.store"
                 if ops.get(1).is_some_and(|v| set.contains(v)) =>
             {
                 written = true;

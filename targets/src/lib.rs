@@ -22,7 +22,7 @@ pub mod naive;
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId, Type, TypeKind};
-use rtile_manifest::{ArgKind, ArgManifest, KernelManifest, Manifest, Role};
+use rtile_manifest::{ArgKind, ArgManifest, KernelManifest, Manifest, Role, TensorMapArg};
 
 use crate::gpuir::{
     MemSpace, dtype_name, gpu_funcs, is_read, is_written, kernel_info, memref_info,
@@ -231,6 +231,51 @@ pub fn translate(
     }
 }
 
+/// For each argument of kernel `f` (types `args`), its tensor map when it is a
+/// `!nvgpu.tensormap.descriptor`: the memref argument it covers comes from the kernel's
+/// `rtile.tensor_map_of` (one index per tensor-map argument, in order), the box and swizzle
+/// from the type.
+fn tensor_map_args(
+    ctx: &Context,
+    f: OpId,
+    args: &[Type],
+) -> Result<Vec<Option<TensorMapArg>>, Diagnostic> {
+    use rtile_gpu_vocab::nvgpu_sm90::TensorMapType;
+    let of = ctx
+        .attr(f, "rtile.tensor_map_of")
+        .and_then(|a| a.as_dense_ints().map(|v| v.to_vec()))
+        .unwrap_or_default();
+    let mut k = 0;
+    let mut out = Vec::with_capacity(args.len());
+    for (i, t) in args.iter().enumerate() {
+        let Some(map) = TensorMapType::of(t) else {
+            out.push(None);
+            continue;
+        };
+        let map = map.map_err(|e| gpuir::op_error(ctx, f, format!("argument {i}: {e}")))?;
+        let target = of
+            .get(k)
+            .and_then(|&j| usize::try_from(j).ok())
+            .filter(|&j| args.get(j).is_some_and(|t| memref_info(t).is_ok()))
+            .ok_or_else(|| {
+                gpuir::op_error(
+                    ctx,
+                    f,
+                    format!(
+                        "argument {i} is a tensor map: the kernel's rtile.tensor_map_of must name the memref argument it covers"
+                    ),
+                )
+            })?;
+        k += 1;
+        out.push(Some(TensorMapArg {
+            of: target,
+            box_shape: map.box_shape.clone(),
+            swizzle: map.swizzle.bytes() as u32,
+        }));
+    }
+    Ok(out)
+}
+
 /// The launch manifest of `module`'s kernels for `target` (`sm_90`, `gfx90a`, `hip`).
 pub fn manifest_for(
     ctx: &Context,
@@ -245,6 +290,7 @@ pub fn manifest_for(
             continue;
         }
         let mut args = Vec::new();
+        let maps = tensor_map_args(ctx, f, &info.launch.args)?;
         // The arguments in launch order, as `rtile-run` binds its buffers: their types are the
         // launch's, their roles what the body does with the entry-block arguments.
         for (i, (&a, t)) in info.args.iter().zip(&info.launch.args).enumerate() {
@@ -253,16 +299,24 @@ pub fn manifest_for(
                     let mi = memref_info(t).map_err(|e| gpuir::op_error(ctx, f, e))?;
                     (ArgKind::Memref, mi.shape, mi.elem)
                 }
-                _ => (ArgKind::Scalar, Vec::new(), *t),
+                _ => match rtile_gpu_vocab::nvgpu_sm90::TensorMapType::of(t) {
+                    Some(Ok(map)) => (ArgKind::Tensormap, Vec::new(), map.elem),
+                    _ => (ArgKind::Scalar, Vec::new(), *t),
+                },
             };
             let dtype = dtype_name(&elem).ok_or_else(|| {
                 gpuir::op_error(ctx, f, format!("argument {i}: unsupported element type"))
             })?;
+            let mapped = maps.iter().flatten().any(|m| m.of == i);
             let role = if is_written(ctx, f, a) && is_read(ctx, f, a) {
                 Role::Inout
             } else if is_written(ctx, f, a) {
                 Role::Output
-            } else if is_read(ctx, f, a) || kind == ArgKind::Scalar || ctx.has_uses(a) {
+            } else if is_read(ctx, f, a)
+                || mapped
+                || matches!(kind, ArgKind::Scalar | ArgKind::Tensormap)
+                || ctx.has_uses(a)
+            {
                 Role::Input
             } else {
                 Role::Unused
@@ -273,6 +327,7 @@ pub fn manifest_for(
                 shape,
                 dtype: dtype.to_string(),
                 role,
+                tensor_map: maps[i].clone(),
             });
         }
         let mut static_shared = 0u64;

@@ -13,8 +13,11 @@
 //!   are static, so `memref.load %m[%i, %j]` becomes `offset + i*stride0 + j*stride1`
 //!   and an `inbounds` GEP. Scalar arguments are passed by value.
 //! - Workgroup attributions and workgroup `memref.alloc`s are `addrspace(3)` globals
-//!   (internal, `undef`-initialised, align 16); `gpu.dynamic_shared_memory` is the
+//!   (internal, `undef`-initialised, align 16, or 1024 in a kernel with TMA or wgmma ops,
+//!   whose 128-byte swizzle repeats every 1024 bytes); `gpu.dynamic_shared_memory` is the
 //!   external `addrspace(3)` array `@__rtile_dynamic_shmem`, carved with `memref.view`.
+//! - The sm_90a types (`!nvgpu.tensormap.descriptor`, mbarrier groups, warpgroup
+//!   descriptors and accumulators) are described in [`sm90`].
 //! - `memref.alloca` and private attributions are allocas in the entry block (SROA turns
 //!   them into registers).
 //! - `index` is `i64` (or `i32` with `index_bits = 32`).
@@ -30,6 +33,7 @@ mod arith;
 mod control;
 mod memory;
 pub mod nvgpu;
+pub mod sm90;
 #[path = "llvmir_sync.rs"]
 mod sync;
 mod threads;
@@ -167,6 +171,12 @@ pub fn translate_module(
     let _ = writeln!(out, "source_filename = \"{name}\"");
     let _ = writeln!(out, "target datalayout = \"{}\"", opts.datalayout);
     let _ = writeln!(out, "target triple = \"{}\"\n", opts.flavor.triple());
+    if m.dyn_shmem_align > 0 {
+        m.globals.push(format!(
+            "{DYN_SHMEM} = external addrspace(3) global [0 x i8], align {}",
+            m.dyn_shmem_align
+        ));
+    }
     for g in &m.globals {
         out.push_str(g);
         out.push('\n');
@@ -206,7 +216,9 @@ struct ModuleState {
     attr_groups: Vec<String>,
     /// Metadata node definitions (`!N = ...`), numbered in order.
     metadata: Vec<String>,
-    has_dyn_shmem: bool,
+    /// The alignment of `@__rtile_dynamic_shmem` (0: not used), the largest any kernel
+    /// needs.
+    dyn_shmem_align: u32,
 }
 
 impl ModuleState {
@@ -239,6 +251,8 @@ struct FnEmitter<'a> {
     /// Inside a branch of an `rtile.no_hoist` switch (NVPTX): thread and block ids are
     /// read through an opaque copy (`control.rs`, `launder_in_switch`).
     opaque: u32,
+    /// Alignment of the function's shared buffers (see the module documentation).
+    shared_align: u32,
 }
 
 /// LLVM float literal (hexadecimal, exact).
@@ -337,6 +351,11 @@ impl<'a> FnEmitter<'a> {
             alloca_as,
             patches: Vec::new(),
             opaque: 0,
+            shared_align: if sm90::uses_swizzled_shared(ctx, info.op) {
+                1024
+            } else {
+                16
+            },
         }
     }
 
@@ -402,6 +421,9 @@ impl<'a> FnEmitter<'a> {
                     shape[1],
                     self.llvm_type(op, elem)?
                 )
+            }
+            TypeKind::Dialect { .. } if sm90::llvm_type(t).is_some() => {
+                sm90::llvm_type(t).unwrap_or_default()
             }
             _ => {
                 return Err(self.err(
@@ -497,6 +519,11 @@ impl<'a> FnEmitter<'a> {
                         info: mi,
                     },
                 );
+            } else if sm90::is_tensor_map(t) {
+                let name = format!("%arg{i}");
+                params.push(format!("{} readonly align 64 {name}", addrspace(1)));
+                let generic = self.assign(&format!("addrspacecast {} {name} to ptr", addrspace(1)));
+                self.set(a, generic, "ptr".into());
             } else {
                 let ty = self.llvm_type(info.op, t)?;
                 let name = format!("%arg{i}");
@@ -510,8 +537,9 @@ impl<'a> FnEmitter<'a> {
             let g = format!("@__rtile_wg_{}_{i}", info.name);
             let ety = self.llvm_type(info.op, &mi.elem)?;
             self.m.globals.push(format!(
-                "{g} = internal addrspace(3) global [{} x {ety}] undef, align 16",
-                mi.span_elements().max(1)
+                "{g} = internal addrspace(3) global [{} x {ety}] undef, align {}",
+                mi.span_elements().max(1),
+                self.shared_align
             ));
             self.vals.insert(w, Val::Mem { ptr: g, info: mi });
         }
@@ -634,12 +662,7 @@ impl<'a> FnEmitter<'a> {
             G::Barrier => self.barrier(),
             G::Shuffle => self.shuffle(op)?,
             G::DynamicSharedMemory => {
-                if !self.m.has_dyn_shmem {
-                    self.m.has_dyn_shmem = true;
-                    self.m.globals.push(format!(
-                        "{DYN_SHMEM} = external addrspace(3) global [0 x i8], align 16"
-                    ));
-                }
+                self.m.dyn_shmem_align = self.m.dyn_shmem_align.max(self.shared_align);
                 self.vals.insert(ctx.result(op, 0), Val::DynShmem);
             }
             G::Constant => {
@@ -726,22 +749,20 @@ impl<'a> FnEmitter<'a> {
             G::AsyncCopy => self.async_copy(op)?,
             G::AsyncCreateGroup => self.async_commit(op)?,
             G::AsyncWait => self.async_wait(op)?,
-            G::MbarrierCreate
-            | G::MbarrierInit
-            | G::MbarrierArrive
-            | G::MbarrierArriveExpectTx
-            | G::MbarrierTryWaitParity
-            | G::TmaAsyncLoad
-            | G::TmaPrefetch
-            | G::WarpgroupDescriptor
-            | G::WarpgroupInitAccumulator
-            | G::WarpgroupMma
-            | G::WarpgroupMmaStore => {
-                return Err(self.err(
-                    op,
-                    "the LLVM IR emitter does not translate the sm_90a ops (mbarrier, TMA, warpgroup MMA) yet",
-                ));
+            G::MbarrierCreate => self.mbarrier_create(op)?,
+            G::MbarrierInit => self.mbarrier_init(op)?,
+            G::MbarrierArrive => self.mbarrier_arrive(op)?,
+            G::MbarrierArriveExpectTx => self.mbarrier_expect_tx(op)?,
+            G::MbarrierTryWaitParity => self.mbarrier_try_wait(op)?,
+            G::TmaAsyncLoad => self.tma_load(op)?,
+            G::TmaPrefetch => self.tma_prefetch(op)?,
+            G::WarpgroupDescriptor => self.warpgroup_descriptor(op)?,
+            G::WarpgroupInitAccumulator => {
+                let ty = self.result_ty(op)?;
+                self.set(ctx.result(op, 0), "zeroinitializer".into(), ty);
             }
+            G::WarpgroupMma => self.warpgroup_mma(op)?,
+            G::WarpgroupMmaStore => self.warpgroup_store(op)?,
             G::Extract | G::ExtractElement | G::Insert | G::InsertElement => self.element(op, g)?,
             G::Broadcast | G::Splat => self.broadcast(op)?,
             G::VectorFma => self.intr(op, "llvm.fma", &self.fmf(op))?,

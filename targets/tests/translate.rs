@@ -10,6 +10,8 @@ use rtile::parser::parse_str;
 use rtile_targets::llvmir::Flavor;
 use rtile_targets::{Output, TranslateOptions, manifest_for, select_gpu_module, translate};
 
+mod sm90;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }

@@ -247,10 +247,15 @@ fn verify_ldmatrix(ctx: &Context, o: OpId) -> Result<(), String> {
 /// The operand groups of a `device_async_copy`: `(dst, dst indices, src, src indices,
 /// srcElements)` from its `operandSegmentSizes`, as upstream orders them.
 pub fn async_copy_segments(ctx: &Context, o: OpId) -> Option<[usize; 5]> {
+    operand_segments(ctx, o)
+}
+
+/// The `operandSegmentSizes` property as `N` counts, when they add up to the operands.
+pub fn operand_segments<const N: usize>(ctx: &Context, o: OpId) -> Option<[usize; N]> {
     let seg = ctx
         .inherent_attr(o, "operandSegmentSizes")?
         .as_dense_ints()?;
-    let s: [usize; 5] = seg
+    let s: [usize; N] = seg
         .iter()
         .map(|&x| usize::try_from(x).ok())
         .collect::<Option<Vec<_>>>()?

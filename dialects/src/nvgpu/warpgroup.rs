@@ -42,6 +42,14 @@ pub(super) fn ops() -> Vec<Box<dyn OpDefinition>> {
             print_tma_load,
         ),
         custom(
+            "nvgpu.tma.create.descriptor",
+            "host: builds the TMA tensor map of a global tensor (cuTensorMapEncodeTiled)",
+            t(),
+            verify_create_descriptor,
+            parse_create_descriptor,
+            print_create_descriptor,
+        ),
+        custom(
             "nvgpu.tma.prefetch.descriptor",
             "prefetches a TMA tensor map (prefetch.tensormap)",
             t(),
@@ -87,16 +95,7 @@ pub(super) fn ops() -> Vec<Box<dyn OpDefinition>> {
 /// The operand segments of a `tma.async.load`: dst, barriers, tensorMap, coordinates,
 /// mbarId, multicastMask, predicate.
 pub fn tma_load_segments(ctx: &Context, o: OpId) -> Option<[usize; 7]> {
-    let seg = ctx
-        .inherent_attr(o, "operandSegmentSizes")?
-        .as_dense_ints()?;
-    let s: [usize; 7] = seg
-        .iter()
-        .map(|&x| usize::try_from(x).ok())
-        .collect::<Option<Vec<_>>>()?
-        .try_into()
-        .ok()?;
-    (s.iter().sum::<usize>() == ctx.operands(o).len()).then_some(s)
+    super::operand_segments(ctx, o)
 }
 
 fn tensor_map(ctx: &Context, v: Value, what: &str) -> Result<TensorMapType, String> {
@@ -174,6 +173,74 @@ fn verify_tma_load(ctx: &Context, o: OpId) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Upstream `TmaCreateDescriptorOp::verify`: an unranked memref of the map's element type,
+/// one box extent per box dimension (given as index values; rtile's host code passes
+/// constants equal to the map's box).
+fn verify_create_descriptor(ctx: &Context, o: OpId) -> Result<(), String> {
+    let ops = ctx.operands(o);
+    if ops.is_empty() || ctx.results(o).len() != 1 {
+        return Err("expects a tensor, box dimensions and one result".into());
+    }
+    let map = tensor_map(ctx, ctx.result(o, 0), "result #0")?;
+    let elem = match ctx.value_type(ops[0]).kind() {
+        TypeKind::UnrankedMemRef { elem, .. } => *elem,
+        _ => return Err("operand #0 must be an unranked memref".into()),
+    };
+    if elem != map.elem {
+        return Err("the tensor's element type must be the tensor map's".into());
+    }
+    if ops.len() - 1 != map.box_shape.len()
+        || ops[1..].iter().any(|&v| !is_type(ctx, v, &Type::index()))
+    {
+        return Err(format!(
+            "needs {} index box dimensions, one per dimension of the tensor map's box",
+            map.box_shape.len()
+        ));
+    }
+    Ok(())
+}
+
+/// `$tensor box[$dims] attr-dict : type($tensor) -> type($map)`.
+fn parse_create_descriptor(
+    p: &mut OpAsmParser<'_, '_>,
+    state: &mut OperationState,
+) -> Result<(), Diagnostic> {
+    let t = p.parse_operand()?;
+    p.parse_keyword("box")?;
+    p.parse_punct("[")?;
+    let dims = if p.peek_punct("]") {
+        Vec::new()
+    } else {
+        p.parse_operand_list()?
+    };
+    p.parse_punct("]")?;
+    parse_attrs(p, state)?;
+    let tt = p.parse_colon_type()?;
+    p.parse_punct("->")?;
+    let rt = p.parse_type()?;
+    let v = p.resolve_operand(&t, &tt)?;
+    state.operands.push(v);
+    for d in &dims {
+        let v = p.resolve_operand(d, &Type::index())?;
+        state.operands.push(v);
+    }
+    state.result_types.push(rt);
+    Ok(())
+}
+
+fn print_create_descriptor(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
+    let ops = ctx.operands(op);
+    let Some(&t) = ops.first() else { return };
+    p.print_operand(t);
+    p.write(" box[");
+    p.print_operands(&ops[1..]);
+    p.write("]");
+    print_attrs(ctx, op, p);
+    p.write(" : ");
+    p.print_type(ctx.value_type(t));
+    print_result_type(ctx, op, p);
 }
 
 fn verify_prefetch(ctx: &Context, o: OpId) -> Result<(), String> {

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
-use rtile::ir::{AttrKind, BlockId, Builder, Context, OpId, Type, Value};
+use rtile::ir::{AttrKind, BlockId, Builder, Context, OpId, Type, TypeKind, Value};
 use rtile::printer::{PrintOptions, print_op};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::{TeCompute, TensorType};
@@ -524,6 +524,51 @@ fn host_params(
 }
 
 /// Emits the memrefs of te values in the host function as they are first needed.
+/// The TMA tensor maps a kernel takes after its memrefs (`rtile.tensor_map_of`), built in
+/// host code as upstream does: the memref cast to unranked, then
+/// `nvgpu.tma.create.descriptor` with the map's box.
+fn tensor_maps(
+    b: &mut Builder,
+    views: &mut Views,
+    k: &LoweredKernel,
+    memrefs: &[Value],
+) -> Vec<Value> {
+    use rtile_dialects::nvgpu::sm90_types::TensorMapType;
+    let of = b
+        .ctx()
+        .attr(k.func, rtile_dialects::rtile::TENSOR_MAP_OF)
+        .and_then(|a| a.as_dense_ints().map(|v| v.to_vec()))
+        .unwrap_or_default();
+    let maps: Vec<(Type, TensorMapType)> = k
+        .launch
+        .args
+        .iter()
+        .filter_map(|t| Some((*t, TensorMapType::of(t)?.ok()?)))
+        .collect();
+    let mut out = Vec::new();
+    for (&i, (ty, map)) in of.iter().zip(maps) {
+        let Some(&m) = usize::try_from(i).ok().and_then(|i| memrefs.get(i)) else {
+            continue;
+        };
+        let unranked = Type::new(TypeKind::UnrankedMemRef {
+            elem: map.elem,
+            memory_space: None,
+        });
+        let u = b.op("memref.cast").operand(m).result(unranked).value();
+        let mut args = vec![u];
+        for &d in &map.box_shape {
+            args.push(views.index(b, d as u64));
+        }
+        out.push(
+            b.op("nvgpu.tma.create.descriptor")
+                .operands(&args)
+                .result(ty)
+                .value(),
+        );
+    }
+    out
+}
+
 struct Views<'t> {
     tf: &'t TeFunc,
     roots: HashMap<Value, Root>,
@@ -858,7 +903,11 @@ pub(super) fn lower_func(
             };
             operands.push(m);
         }
-        let nargs = l.inputs.len() as i64 + 1;
+        let memrefs = operands[6..].to_vec();
+        for m in tensor_maps(&mut b, &mut views, k, &memrefs) {
+            operands.push(m);
+        }
+        let nargs = (operands.len() - 6) as i64;
         b.op("gpu.launch_func")
             .operands(&operands)
             .property(

@@ -106,6 +106,8 @@ pub struct LowerOptions {
     pub prefetch: bool,
     /// How a thread's points are spread along each spatial axis (see [`ThreadMapping`]).
     pub thread_mapping: ThreadMapping,
+    /// Which tensor-core instructions tensor-core programs use.
+    pub tensor_core: super::mma::TensorCoreMode,
 }
 
 impl Default for LowerOptions {
@@ -114,6 +116,7 @@ impl Default for LowerOptions {
             cross: None,
             prefetch: true,
             thread_mapping: ThreadMapping::Auto,
+            tensor_core: super::mma::TensorCoreMode::default(),
         }
     }
 }
@@ -179,7 +182,7 @@ fn lower_searched(
         if fusion.is_some() {
             return Err("fused kernels under a tensor-core program are not lowered".into());
         }
-        return super::mma::lower_tensor_core(ctx, c, p, name);
+        return super::mma::lower_tensor_core(ctx, c, p, name, opts.tensor_core);
     }
     let pf = (opts.prefetch, opts.thread_mapping);
     let device = program_device(p);

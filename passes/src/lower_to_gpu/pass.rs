@@ -22,6 +22,7 @@ use crate::device::Device;
 
 use super::host::{Globals, KernelKeys, lower_func};
 use super::kernel::{LowerOptions, LoweredKernel, ThreadMapping};
+use super::mma::TensorCoreMode;
 
 rtile::declare_pass! {
     pass LowerToGpu {
@@ -39,6 +40,8 @@ rtile::declare_pass! {
             dedup_kernels: bool = "true", "dedup-kernels";
             /// automatic cross-thread reduction split (false: one thread per output point, as packed rTasks always are)
             cross_thread: bool = "true", "cross-thread";
+            /// tensor-core instructions: mma-sync (sm_80 mma.sync, ldmatrix, cp.async), auto (sm_90a wgmma with TMA where it applies, else mma-sync) or wgmma (an error where it does not apply)
+            tensor_core: TensorCoreMode = "mma-sync", "tensor-core";
         }
         statistics {
             KERNELS: "kernels", "Number of kernels generated";
@@ -69,6 +72,21 @@ impl OptionType for ThreadMapping {
             }
             .to_string(),
         )
+    }
+}
+
+/// `tensor-core=mma-sync|auto|wgmma`.
+impl OptionType for TensorCoreMode {
+    const KIND: OptionKind = OptionKind::String;
+    fn parse_option(text: &str) -> Result<Self, String> {
+        TensorCoreMode::parse(text).ok_or_else(|| {
+            format!(
+                "invalid value '{text}' for option 'tensor-core' (expected mma-sync, auto or wgmma)"
+            )
+        })
+    }
+    fn print_option(&self) -> Option<String> {
+        Some(self.keyword().to_string())
     }
 }
 
@@ -317,7 +335,19 @@ fn mark_target(ctx: &mut Context, gpu_module: OpId, device: &Device) {
         _ => TargetKind::Nvvm,
     };
     if !isa.chip.is_empty() {
-        let target = GpuTarget::new(kind, isa.chip).to_attribute();
+        // wgmma and TMA are sm_90a features: a module using them targets the chip's `a`
+        // variant (PTX `.target sm_90a`).
+        let mut sm90a = false;
+        ctx.walk(gpu_module, rtile::ir::WalkOrder::PreOrder, &mut |_, o| {
+            let n = ctx.op_name(o);
+            sm90a |= n.starts_with("nvgpu.warpgroup.") || n.starts_with("nvgpu.tma.");
+        });
+        let chip = if sm90a && !isa.chip.ends_with('a') {
+            format!("{}a", isa.chip)
+        } else {
+            isa.chip.to_string()
+        };
+        let target = GpuTarget::new(kind, chip).to_attribute();
         let data = ctx.op_mut(gpu_module);
         let mut props = match data.properties.take().map(|p| p.kind()) {
             Some(AttrKind::Dictionary(v)) => v.clone(),
@@ -351,6 +381,7 @@ impl Pass for LowerToGpu {
             prefetch: self.opts.prefetch,
             thread_mapping: self.opts.thread_mapping,
             cross: (!self.opts.cross_thread).then_some(super::kernel::CrossThread::Off),
+            tensor_core: self.opts.tensor_core,
         };
         lower_module_dedup(ctx, op, stats, opts, self.opts.dedup_kernels)
     }

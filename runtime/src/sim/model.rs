@@ -5,7 +5,7 @@
 //! run kernel by kernel in the simulator, every buffer held as bytes as on the device. The
 //! same manifest is what `rtile-run cuda` is to run on a GPU (`docs/simulator.md`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::ResourceValue;
@@ -109,6 +109,7 @@ pub fn model_manifest(
         }
     }
     let mut const_offset = 0u64;
+    let mut maps: HashSet<Value> = HashSet::new();
     for op in ctx.block_ops(body) {
         let src = |k: usize| {
             ctx.operands(op)
@@ -141,9 +142,17 @@ pub fn model_manifest(
                     .ok_or_else(|| err(op, "needs a constant byte offset"))?;
                 at.insert(ctx.result(op, 0), (b, base + *off as u64));
             }
-            "memref.collapse_shape" | "memref.expand_shape" => {
+            // `memref.cast` to unranked feeds `nvgpu.tma.create.descriptor`: the same bytes.
+            "memref.collapse_shape" | "memref.expand_shape" | "memref.cast" => {
                 let s = src(0)?;
                 at.insert(ctx.result(op, 0), s);
+            }
+            // A TMA tensor map (sm_90a kernels): derived from the memref it maps, which the
+            // kernel also takes and names in `rtile.tensor_map_of`; a launch step passes
+            // the memrefs only (see `launch_step`).
+            "nvgpu.tma.create.descriptor" => {
+                src(0)?;
+                maps.insert(ctx.result(op, 0));
             }
             "memref.get_global" => {
                 let name = ctx
@@ -171,7 +180,9 @@ pub fn model_manifest(
                 };
                 at.insert(ctx.result(op, 0), (Buffer::Constant(idx), 0));
             }
-            "gpu.launch_func" => m.steps.push(launch_step(ctx, module, op, &at, &ints)?),
+            "gpu.launch_func" => m
+                .steps
+                .push(launch_step(ctx, module, op, &at, &ints, &maps)?),
             "memref.dealloc" | "func.return" => {}
             other => {
                 return Err(err(op, &format!("'{other}' is not run in host code")));
@@ -190,6 +201,7 @@ fn launch_step(
     op: OpId,
     at: &HashMap<Value, (Buffer, u64)>,
     ints: &HashMap<Value, i64>,
+    maps: &HashSet<Value>,
 ) -> Result<Step, Diagnostic> {
     let err = |m: String| Diagnostic::op_error(ctx, op, m);
     let kernel = match ctx.inherent_attr(op, "kernel").map(|a| a.kind()) {
@@ -211,7 +223,7 @@ fn launch_step(
     let grid = [dim(0)?, dim(1)?, dim(2)?];
     let block = [dim(3)?, dim(4)?, dim(5)?];
     let mut args = Vec::new();
-    for &v in &ops[6..] {
+    for &v in ops[6..].iter().filter(|v| !maps.contains(v)) {
         let (buffer, offset) = *at
             .get(&v)
             .ok_or_else(|| err("an argument is not a memref of the host function".into()))?;

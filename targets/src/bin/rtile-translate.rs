@@ -182,7 +182,12 @@ fn main() -> ExitCode {
             .map(|t| t.chip)
             .unwrap_or_else(|| {
                 if flavor == Flavor::Nvptx {
-                    "sm_90".into()
+                    // wgmma exists on sm_90a only.
+                    if rtile_targets::llvmir::sm90::uses_sm90_ops(&ctx, module) {
+                        "sm_90a".into()
+                    } else {
+                        "sm_90".into()
+                    }
                 } else {
                     "gfx90a".into()
                 }

@@ -171,8 +171,9 @@ impl FnEmitter<'_> {
                 let g = format!("@__rtile_wg_{}_a{}", self.info.name, self.m.globals.len());
                 let ety = self.llvm_type(op, &mi.elem)?;
                 self.m.globals.push(format!(
-                    "{g} = internal addrspace(3) global [{} x {ety}] undef, align 16",
-                    mi.span_elements().max(1)
+                    "{g} = internal addrspace(3) global [{} x {ety}] undef, align {}",
+                    mi.span_elements().max(1),
+                    self.shared_align
                 ));
                 g
             }
@@ -195,22 +196,38 @@ impl FnEmitter<'_> {
         Ok(())
     }
 
-    /// `memref.view` of the dynamic shared memory: a byte offset from its base.
+    /// `memref.view` of the dynamic shared memory or of a 1-d `i8` buffer (a workgroup
+    /// byte array, as sm_90a kernels carve their TMA tiles): a byte offset from its base.
     pub(super) fn view(&mut self, op: OpId) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let operands = ctx.operands(op);
-        if !matches!(self.vals.get(&operands[0]), Some(Val::DynShmem)) {
-            return Err(self.err(
-                op,
-                "memref.view is supported on gpu.dynamic_shared_memory only",
-            ));
-        }
+        let base = match self.vals.get(&operands[0]) {
+            Some(Val::DynShmem) => format!("ptr addrspace(3) {DYN_SHMEM}"),
+            Some(Val::Mem { ptr, info })
+                if info.shape.len() == 1 && info.strides == [1] && info.elem == Type::int(8) =>
+            {
+                let asp = addrspace(self.space_as(info.space));
+                if info.offset == 0 {
+                    format!("{asp} {ptr}")
+                } else {
+                    let p = self.assign(&format!(
+                        "getelementptr inbounds i8, {asp} {ptr}, {} {}",
+                        self.idx, info.offset
+                    ));
+                    format!("{asp} {p}")
+                }
+            }
+            _ => {
+                return Err(self.err(
+                    op,
+                    "memref.view is supported on gpu.dynamic_shared_memory and 1-d i8 buffers only",
+                ));
+            }
+        };
         let (shift, sty) = self.scalar(op, operands[1])?;
         let r = ctx.result(op, 0);
         let mi = memref_info(ctx.value_type(r)).map_err(|e| self.err(op, e))?;
-        let p = self.assign(&format!(
-            "getelementptr inbounds i8, ptr addrspace(3) {DYN_SHMEM}, {sty} {shift}"
-        ));
+        let p = self.assign(&format!("getelementptr inbounds i8, {base}, {sty} {shift}"));
         self.vals.insert(r, Val::Mem { ptr: p, info: mi });
         Ok(())
     }

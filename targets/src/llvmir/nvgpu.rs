@@ -24,7 +24,9 @@ use super::{Flavor, FnEmitter, addrspace, flatten, float_lit, kind_of};
 /// Refuses a module with `nvgpu` ops for an NVIDIA architecture before sm_80 (`sm` is the
 /// `--to-ptx` name): mma.sync m16n8k16, ldmatrix and cp.async are sm_80 instructions, and
 /// LLVM's instruction selection would abort on them.
+/// The sm_90a ops have their own, stricter requirement ([`super::sm90::check_arch`]).
 pub fn check_arch(ctx: &Context, module: OpId, sm: &str) -> Result<(), Diagnostic> {
+    super::sm90::check_arch(ctx, module, sm)?;
     let num: u32 = sm
         .trim_start_matches("sm_")
         .trim_end_matches('a')
@@ -60,16 +62,17 @@ fn pair_ty(e: MmaElem) -> &'static str {
 }
 
 impl FnEmitter<'_> {
-    fn nvptx_only(&self, op: OpId) -> Result<(), Diagnostic> {
+    /// Refuses an NVIDIA-only op on the AMDGPU flavor.
+    pub(super) fn nvptx_only(&self, op: OpId) -> Result<(), Diagnostic> {
+        let name = self.ctx.op_name(op);
+        let what = if super::sm90::is_sm90_op(name) {
+            "an NVIDIA sm_90a op (mbarrier, TMA, wgmma): the AMDGPU target does not translate it (AMD GPUs have no TMA or warpgroup MMA)"
+        } else {
+            "an NVIDIA tensor-core/cp.async op: the AMDGPU target does not translate it (AMD matrix cores are amdgpu.mfma)"
+        };
         match self.opts.flavor {
             Flavor::Nvptx => Ok(()),
-            Flavor::Amdgpu => Err(self.err(
-                op,
-                format!(
-                    "'{}' is an NVIDIA tensor-core/cp.async op: the AMDGPU target does not translate it (AMD matrix cores are amdgpu.mfma)",
-                    self.ctx.op_name(op)
-                ),
-            )),
+            Flavor::Amdgpu => Err(self.err(op, format!("'{name}' is {what}"))),
         }
     }
 

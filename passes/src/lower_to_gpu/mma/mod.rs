@@ -19,6 +19,7 @@
 
 pub mod kernel;
 pub mod plan;
+pub mod wgmma;
 
 use rtile::ir::{Attribute, Context, Type, Value};
 use rtile_dialects::te::model::TeCompute;
@@ -37,16 +38,60 @@ pub use plan::{MmaPlan, OperandPlan};
 /// The attribute recording the kernel's pipeline stages.
 pub use rtile_dialects::rtile::PIPELINE_STAGES;
 
+/// Which tensor-core instructions `--lower-to-gpu` emits (`tensor-core=..`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TensorCoreMode {
+    /// sm_80 `mma.sync` with ldmatrix and cp.async on every device.
+    #[default]
+    MmaSync,
+    /// sm_90a `wgmma` with TMA and mbarriers where the program and compute allow it
+    /// ([`wgmma::WgmmaPlan::new`]), else `mma.sync`.
+    Auto,
+    /// sm_90a `wgmma`, or an error saying why it does not apply.
+    Wgmma,
+}
+
+impl TensorCoreMode {
+    /// `mma-sync`, `auto` or `wgmma`.
+    pub fn parse(text: &str) -> Option<TensorCoreMode> {
+        match text {
+            "mma-sync" => Some(TensorCoreMode::MmaSync),
+            "auto" => Some(TensorCoreMode::Auto),
+            "wgmma" => Some(TensorCoreMode::Wgmma),
+            _ => None,
+        }
+    }
+
+    /// The option's spelling.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            TensorCoreMode::MmaSync => "mma-sync",
+            TensorCoreMode::Auto => "auto",
+            TensorCoreMode::Wgmma => "wgmma",
+        }
+    }
+}
+
 /// Lowers `c` under the tensor-core program `p` into kernel `name` (built detached in
-/// `ctx`; nothing is left behind on failure).
+/// `ctx`; nothing is left behind on failure), with wgmma where `mode` asks for it.
 pub fn lower_tensor_core(
     ctx: &mut Context,
     c: &TeCompute,
     p: &RProgram,
     name: &str,
+    mode: TensorCoreMode,
 ) -> Result<LoweredKernel, String> {
     let dev = program_device(p)?;
     let plan = MmaPlan::new(c, p, &dev)?;
+    if mode != TensorCoreMode::MmaSync {
+        match wgmma::WgmmaPlan::new(c, &plan, &dev) {
+            Ok(w) => return wgmma::lower_wgmma(ctx, c, &w, name),
+            Err(e) if mode == TensorCoreMode::Wgmma => {
+                return Err(format!("tensor-core=wgmma: {e}"));
+            }
+            Err(_) => {}
+        }
+    }
     lower_plan(ctx, c, &plan, name)
 }
 

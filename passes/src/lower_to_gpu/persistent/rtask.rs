@@ -35,10 +35,12 @@ impl RTaskShape {
 }
 
 /// The options a packed compute's kernel is lowered with: `opts` with the cross-thread
-/// split off, so its block has [`RTaskShape::of`]'s threads.
+/// split off, so its block has [`RTaskShape::of`]'s threads, and tensor cores through
+/// `mma.sync` (an rTask body takes no TMA tensor maps).
 pub(crate) fn rtask_options(opts: LowerOptions) -> LowerOptions {
     LowerOptions {
         cross: Some(CrossThread::Off),
+        tensor_core: crate::lower_to_gpu::mma::TensorCoreMode::MmaSync,
         ..opts
     }
 }

@@ -1,0 +1,238 @@
+//! The sm_90a tensor-core lowering (`tensor-core=wgmma`: TMA into a ring of mbarrier-tracked
+//! stages, `nvgpu.warpgroup.mma`, the epilogue through shared memory) in the CPU GPU-simulator
+//! against the te interpreter's oracle.
+//!
+//! Tolerances (normwise, as the checker measures): the oracle accumulates in f64 and rounds
+//! once to the result type; the kernel accumulates in f32 (k in order within each wgmma,
+//! k-steps in order) and rounds once. An f16 result may differ by one f16 ulp (≤ 2^-10 of the
+//! largest element), bf16 by one bf16 ulp (≤ 2^-7); the f32 accumulation adds about
+//! K·2^-24·Σ|a·b| / max|c| (≤ 1e-4 for K ≤ 320 with the checker's inputs in [-1, 1]).
+
+use proptest::prelude::*;
+use rtile_dialects::te::model::{ElemType, TeCompute};
+use rtile_dialects::te::module::parse_computes;
+use rtile_passes::construct_rtile::RProgram;
+use rtile_passes::device::Device;
+use rtile_passes::lower_to_gpu::mma::wgmma::WgmmaPlan;
+use rtile_passes::lower_to_gpu::mma::{MmaPlan, TensorCoreMode};
+use rtile_passes::lower_to_gpu::{LowerOptions, lower_compute_opts};
+use rtile_runtime::sim::run_check_text;
+
+mod common;
+use common::{context, count_ops, module_text};
+
+fn tolerance(out: ElemType) -> f64 {
+    match out {
+        ElemType::F16 => 2f64.powi(-10) + 1e-4,
+        ElemType::BF16 => 2f64.powi(-7) + 1e-4,
+        _ => 1e-4,
+    }
+}
+
+/// `C[m, n] = Σ_k A[m, k]·B[k, n]` with `acc(f32)`.
+fn gemm((m, n, k): (i64, i64, i64), input: &str, output: &str) -> TeCompute {
+    let text = format!(
+        "func.func @mm(%A: tensor<{m}x{k}x{input}>, %B: tensor<{k}x{n}x{input}>) -> tensor<{m}x{n}x{output}> {{
+  %C = te.compute (%m, %n) reduce (%k) in [{m}, {n}, {k}] acc(f32) : (tensor<{m}x{k}x{input}>, tensor<{k}x{n}x{input}>) -> tensor<{m}x{n}x{output}> {{ te.sum(f32(%A[%m, %k]) * f32(%B[%k, %n])) }}
+  func.return %C : tensor<{m}x{n}x{output}>
+}}"
+    );
+    let sc = parse_computes("t.mlir", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    sc[0].compute.clone()
+}
+
+/// An H100 warpgroup program: block `[bm, bn, 64]`, warpgroup tiles `wg_m × wg_n`.
+fn wg_program(block: [u64; 2], wg: [u64; 2]) -> RProgram {
+    let threads = block[0] / wg[0] * (block[1] / wg[1]) * 128;
+    RProgram {
+        tensor_core: true,
+        mma: Some([64, 8, 16]),
+        grid: vec![],
+        ..RProgram::manual(
+            "h100",
+            &[block[0], block[1], 64],
+            &[wg[0], wg[1], 16],
+            vec![vec![0, 0], vec![0, 0]],
+            threads,
+        )
+    }
+}
+
+fn wgmma_options() -> LowerOptions {
+    LowerOptions {
+        tensor_core: TensorCoreMode::Wgmma,
+        ..LowerOptions::default()
+    }
+}
+
+/// The kernel's module text (generic form, as the simulator reads it).
+fn lowered(c: &TeCompute, p: &RProgram) -> Result<String, String> {
+    let mut ctx = context();
+    let k = lower_compute_opts(&mut ctx, c, p, "k", wgmma_options())
+        .map_err(|e| format!("lowering: {e}"))?;
+    if count_ops(&ctx, &k, "nvgpu.warpgroup.mma") == 0 {
+        return Err("no nvgpu.warpgroup.mma".into());
+    }
+    Ok(module_text(&mut ctx, &[k]))
+}
+
+/// Lowers `c` under `p` with wgmma and checks it in the simulator.
+fn check(c: &TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {
+    let text = lowered(c, p)?;
+    let r = run_check_text("k.mlir", &text, seed).map_err(|e| format!("{e}\n{text}"))?;
+    let tol = tolerance(c.result.elem);
+    if r.max_rel_err() > tol {
+        return Err(format!("error {:e} over {tol:e}", r.max_rel_err()));
+    }
+    Ok(r.max_rel_err())
+}
+
+/// `(m, n, k)`, `(input, output)` types, block and warpgroup tiles.
+type Case = (
+    (i64, i64, i64),
+    (&'static str, &'static str),
+    [u64; 2],
+    [u64; 2],
+);
+
+/// Shapes at and off the tile edges (k below one step, m and n padding the block), every
+/// input/output type pair, warpgroup tiles of one and two slabs and 64 to 256 columns,
+/// blocks of one to four warpgroups: each kernel equals the oracle.
+#[test]
+fn wgmma_kernels_match_the_interpreter() {
+    let cases: [Case; 8] = [
+        ((64, 64, 64), ("f16", "f16"), [64, 64], [64, 64]),
+        ((200, 136, 136), ("f16", "f16"), [128, 128], [64, 64]),
+        ((130, 72, 40), ("bf16", "bf16"), [128, 64], [64, 64]),
+        ((64, 256, 192), ("f16", "f32"), [64, 256], [64, 256]),
+        ((250, 136, 320), ("bf16", "f32"), [256, 128], [128, 128]),
+        ((96, 200, 72), ("f16", "bf16"), [128, 128], [128, 64]),
+        ((17, 8, 8), ("bf16", "f16"), [64, 64], [64, 64]),
+        ((192, 128, 264), ("f16", "f16"), [192, 128], [64, 128]),
+    ];
+    let mut failures = Vec::new();
+    for (i, (shape, (input, output), block, wg)) in cases.into_iter().enumerate() {
+        let c = gemm(shape, input, output);
+        if let Err(e) = check(&c, &wg_program(block, wg), 7 + i as u64) {
+            failures.push(format!("{shape:?} {input}->{output} {block:?}/{wg:?}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The plan: stages as many as fit (up to 4, at most the k-steps), the epilogue reusing the
+/// ring, and the reasons wgmma does not apply.
+#[test]
+fn plan_stages_and_refusals() {
+    let dev = Device::builtin("h100").expect("device");
+    let plan = |c: &TeCompute, p: &RProgram| {
+        let m = MmaPlan::new(c, p, &dev).expect("mma plan");
+        WgmmaPlan::new(c, &m, &dev)
+    };
+    let big = gemm((4096, 4096, 4096), "f16", "f16");
+    let w = plan(&big, &wg_program([256, 128], [64, 64])).expect("applies");
+    // (256 + 128) × 64 halves = 48 KiB a stage: 4 fit in the H100's 227 KiB.
+    assert_eq!((w.stages, w.stage_bytes, w.threads), (4, 49152, 1024));
+    assert_eq!(w.shared_bytes, 4 * 49152);
+    let short = gemm((256, 256, 96), "f16", "f16");
+    let w = plan(&short, &wg_program([128, 256], [128, 256])).expect("applies");
+    // Two k-steps (64 + 32): two stages; the 128×256 f32 epilogue (128 KiB) reuses them.
+    assert_eq!((w.stages, w.k_steps), (2, 2));
+    assert_eq!(w.shared_bytes, 128 * 256 * 4);
+    // A 256×256 f32 epilogue (256 KiB) does not fit the H100's shared memory.
+    let e = plan(&short, &wg_program([256, 256], [128, 256])).expect_err("epilogue");
+    assert!(e.contains("epilogue"), "{e}");
+    let narrow = plan(&big, &wg_program([128, 32], [64, 32])).expect_err("32 columns");
+    assert!(narrow.contains("64 to 256 columns"), "{narrow}");
+    let odd_k = gemm((128, 128, 100), "f16", "f16"); // rows of 200 bytes
+    let e = plan(&odd_k, &wg_program([128, 128], [64, 64])).expect_err("k = 100");
+    assert!(e.contains("multiple of 16 bytes"), "{e}");
+    let a100 = Device::builtin("a100").expect("a100");
+    let mut p = wg_program([128, 128], [64, 64]);
+    p.mma = Some([16, 8, 16]);
+    p.thread = vec![16, 64, 16];
+    p.device = "a100".into();
+    let m = MmaPlan::new(&big, &p, &a100).expect("sm_80 plan");
+    let e = WgmmaPlan::new(&big, &m, &a100).expect_err("sm_80");
+    assert!(e.contains("sm_90a"), "{e}");
+}
+
+/// Planted bugs: no wait on the stage's barrier → the simulator reports the read of bytes
+/// TMA has not landed for this thread; no `expect_tx` → the barrier never completes its
+/// phase (a deadlock, reported); B's box coordinates swapped → wrong numbers.
+#[test]
+fn planted_bugs_are_caught() {
+    let c = gemm((128, 128, 128), "f16", "f16");
+    let text = lowered(&c, &wg_program([128, 128], [64, 64])).expect("lowers");
+    run_check_text("k.mlir", &text, 3).expect("the kernel runs clean");
+    let without = |needle: &str| -> String {
+        let t: Vec<&str> = text.lines().filter(|l| !l.contains(needle)).collect();
+        assert_ne!(t.len(), text.lines().count(), "{needle} found");
+        t.join("\n")
+    };
+    let e = run_check_text("k.mlir", &without("nvgpu.mbarrier.try_wait.parity"), 3)
+        .expect_err("a missing wait is caught");
+    assert!(e.to_lowercase().contains("tma"), "{e}");
+    let e = run_check_text("k.mlir", &without("nvgpu.mbarrier.arrive.expect_tx"), 3)
+        .expect_err("a barrier that never completes is caught");
+    assert!(e.contains("deadlock"), "{e}");
+    let swapped = swap_b_coordinates(&text);
+    assert_ne!(swapped, text);
+    let r = run_check_text("k.mlir", &swapped, 3).expect("runs");
+    assert!(
+        r.max_rel_err() > 0.05,
+        "wrong B boxes go unnoticed: {}",
+        r.text()
+    );
+}
+
+/// `text` with every TMA load of B (the second tensor map, `%arg4`) given its coordinates
+/// swapped: the box at (k, n) instead of (n, k).
+fn swap_b_coordinates(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let Some(at) = l.find("\"nvgpu.tma.async.load\"(") else {
+                return l.to_string();
+            };
+            let args: Vec<&str> = l[at + 23..]
+                .split(')')
+                .next()
+                .unwrap_or("")
+                .split(", ")
+                .collect();
+            if args.len() != 6 || args[2] != "%arg4" {
+                return l.to_string();
+            }
+            let from = format!("{}, {}, {}, {}", args[2], args[3], args[4], args[5]);
+            let to = format!("{}, {}, {}, {}", args[2], args[4], args[3], args[5]);
+            l.replacen(&from, &to, 1)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn wg_tiles() -> impl Strategy<Value = ([u64; 2], [u64; 2])> {
+    (0usize..3, 0usize..3, 0usize..2, 0usize..2).prop_map(|(wm, wn, gm, gn)| {
+        let wg = [[64u64, 128, 64][wm], [64u64, 128, 256][wn]];
+        let groups_m = if wg[0] == 64 { [1, 2][gm] } else { 1 };
+        let groups_n = if wg[1] == 64 { [1, 2][gn] } else { 1 };
+        ([wg[0] * groups_m, wg[1] * groups_n], wg)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random shapes (m any, n and k multiples of 8 as TMA needs), types and warpgroup
+    /// tilings: the kernel matches the oracle.
+    #[test]
+    fn random_shapes_match(m in 1i64..160, n8 in 1i64..24, k8 in 1i64..24, bf16 in any::<bool>(),
+                           out in 0usize..3, tiles in wg_tiles(), seed in 0u64..1000) {
+        let input = if bf16 { "bf16" } else { "f16" };
+        let output = [input, "f32", input][out];
+        let c = gemm((m, n8 * 8, k8 * 8), input, output);
+        let (block, wg) = tiles;
+        let r = check(&c, &wg_program(block, wg), seed);
+        prop_assert!(r.is_ok(), "{:?} {input}->{output} {block:?}/{wg:?}: {:?}", (m, n8 * 8, k8 * 8), r);
+    }
+}
