@@ -18,11 +18,16 @@ use common::random;
 
 /// Runs the one kernel of `text` on `args`; the error kind and message on failure.
 fn run_text(text: &str, args: &mut [Vec<f64>]) -> Result<(), (SimErrorKind, String)> {
+    run_nth(text, 0, args)
+}
+
+/// Runs kernel `nth` of `text` on `args`.
+fn run_nth(text: &str, nth: usize, args: &mut [Vec<f64>]) -> Result<(), (SimErrorKind, String)> {
     let mut ctx = sim::check::context();
     let m = rtile::parser::parse_str(&mut ctx, "k.mlir", text)
         .unwrap_or_else(|d| panic!("parses: {}", d.message));
     rtile::verifier::verify(&ctx, m.module).expect("verifies");
-    let f = sim::kernels(&ctx, m.module)[0];
+    let f = sim::kernels(&ctx, m.module)[nth];
     let k = compile_kernel(&ctx, f).unwrap_or_else(|d| panic!("compiles: {}", d.message));
     let l = launch_of(&ctx, f).expect("launch");
     run(&k, &l, args).map_err(|e| {
@@ -703,4 +708,34 @@ fn pipelined_k_loop_flips_the_wait_parity() {
     let (kind, msg) = run_text(&pipelined_kernel(false), &mut args).expect_err("must fail");
     assert_eq!(kind, SimErrorKind::TmaPending, "{msg}");
     assert!(msg.contains("still in flight"), "{msg}");
+}
+
+/// The LLVM emitter's hand-written GEMM tiles (`tests/lit/targets/Inputs/wgmma-gemm.mlir`):
+/// B's boxes in an i8 workgroup attribution sliced by `memref.view`, the tensor maps after
+/// the memrefs. Both (f16, bf16) equal the naive product; a view past the byte buffer is an
+/// error at the view.
+#[test]
+fn gemm_with_an_i8_workgroup_buffer_runs() {
+    let text = include_str!("../../tests/lit/targets/Inputs/wgmma-gemm.mlir");
+    for (nth, num) in [(0, Num::F16), (1, Num::BF16)] {
+        let (a, b, mut args) = gemm_args(num, 30 + nth as u64);
+        run_nth(text, nth, &mut args).unwrap_or_else(|e| panic!("{num:?}: {e:?}"));
+        let (worst, exact) = gemm_error(&a, &b, &args[2]);
+        assert!(
+            worst <= 1.0 && exact,
+            "{num:?}: error {worst} x the f32 bound"
+        );
+    }
+    let past = plant(
+        text,
+        "%c8192 = arith.constant 8192 : index",
+        "%c8192 = arith.constant 12288 : index",
+    );
+    let (_, _, mut args) = gemm_args(Num::F16, 32);
+    let (kind, msg) = run_nth(&past, 0, &mut args).expect_err("must fail");
+    assert_eq!(kind, SimErrorKind::OutOfBounds, "{msg}");
+    assert!(
+        msg.contains("'memref.view' op view of 8192 bytes at byte offset 12288 lies outside its 16384-byte workgroup buffer"),
+        "{msg}"
+    );
 }

@@ -104,13 +104,16 @@ pub enum Inst {
     Barrier {
         at: u32,
     },
-    /// `memref.view` of dynamic shared memory: `dst = off`, checked to lie within the launch's
-    /// dynamic shared memory (`bytes` long, element-aligned).
+    /// `memref.view` of a byte buffer: `dst = base + off`, checked to lie within the buffer
+    /// (`bytes` long, element-aligned): the launch's dynamic shared memory (`len` none), or
+    /// an i8 workgroup attribution of `len` bytes.
     View {
         dst: u32,
         off: u32,
         bytes: u64,
         align: u32,
+        base: u64,
+        len: Option<u64>,
         at: u32,
     },
     Move {
@@ -212,6 +215,10 @@ pub struct Kernel {
     /// (threads may wait at different `gpu.barrier` ops, as `bar.sync 0`/`s_barrier` count
     /// arrivals): the surplus threads of an rTask join its barriers from their own loop.
     pub persistent: Option<u64>,
+    /// Bytes of the block's byte-addressed shared storage that precede its dynamic shared
+    /// memory: the i8 workgroup attributions (each 1024-byte aligned, as the back ends place
+    /// TMA and wgmma tiles), which `memref.view`s slice like dynamic shared memory.
+    pub static_bytes: u64,
     /// Whether the kernel has an `scf.while` (a possible spin-wait): it runs under
     /// `sim::concurrent`, blocks interleaved.
     pub spins: bool,
@@ -231,8 +238,10 @@ struct Compiler<'c> {
     high: usize,
     regs: HashMap<Value, u32>,
     mems: HashMap<Value, u32>,
-    /// Results of `gpu.dynamic_shared_memory` (the base `memref.view` slices).
-    dyn_bases: std::collections::HashSet<Value>,
+    /// The byte buffers `memref.view` slices: `gpu.dynamic_shared_memory` results (length
+    /// none: the launch's) and i8 workgroup attributions, with their byte offset in the
+    /// block's byte-addressed storage.
+    dyn_bases: HashMap<Value, (u64, Option<u64>)>,
     /// The op being compiled, recorded as each emitted instruction's origin.
     cur: OpId,
     /// Whether the next emitted instruction counts one execution of `cur`.
@@ -266,12 +275,36 @@ fn lanes(t: &Type) -> Option<(u32, Num)> {
     }
 }
 
+/// Whether `t` is a 1-d i8 memref (a workgroup byte buffer that `memref.view`s slice).
+fn is_byte_buffer(t: &Type) -> bool {
+    matches!(t.kind(), TypeKind::MemRef { shape, elem, layout: None, .. }
+        if shape.len() == 1 && shape[0] >= 0 && matches!(**elem, TypeKind::Integer { width: 8, .. }))
+}
+
 /// Whether `t` is a scalar or a rank-1 vector (what memory accesses move).
 fn flat(t: &Type) -> bool {
     !matches!(t.kind(), TypeKind::Vector { shape, .. } if shape.len() != 1)
 }
 
 impl<'c> Compiler<'c> {
+    /// An i8 workgroup attribution: bytes of the block's byte-addressed storage (1024-byte
+    /// aligned, before dynamic shared memory), loaded and stored as i8 and sliced by
+    /// `memref.view` like dynamic shared memory.
+    fn byte_attribution(&mut self, a: Value, func: OpId) -> Result<(), Diagnostic> {
+        let base = self.k.static_bytes.next_multiple_of(1024);
+        let id = self.memref(a, Space::DynShared, 0, func)?;
+        let len = self.k.mems[id as usize].len() as u64;
+        self.k.static_bytes = base + len;
+        let reg = self.fresh(1);
+        self.emit(Inst::Const {
+            dst: reg,
+            v: base as f64,
+        });
+        self.k.mems[id as usize].view = Some((reg, 1));
+        self.dyn_bases.insert(a, (base, Some(len)));
+        Ok(())
+    }
+
     fn fresh(&mut self, n: u32) -> u32 {
         let r = self.k.nregs as u32;
         self.k.nregs += n as usize;
@@ -500,16 +533,22 @@ impl<'c> Compiler<'c> {
                         "result must be memref<?xi8, #gpu.address_space<workgroup>>",
                     ));
                 }
-                self.dyn_bases.insert(r);
+                // Dynamic shared memory follows the i8 workgroup attributions.
+                let start = self.k.static_bytes.next_multiple_of(1024);
+                self.dyn_bases.insert(r, (start, None));
             }
             G::View => {
-                if operands.len() != 2 || !self.dyn_bases.contains(&operands[0]) {
+                let region = operands
+                    .first()
+                    .and_then(|v| self.dyn_bases.get(v))
+                    .copied();
+                let Some((base, region_len)) = region.filter(|_| operands.len() == 2) else {
                     return Err(err(
                         ctx,
                         op,
-                        "simulator: memref.view is supported on gpu.dynamic_shared_memory with a static result shape only",
+                        "simulator: memref.view is supported on gpu.dynamic_shared_memory or an i8 workgroup attribution, with a static result shape only",
                     ));
-                }
+                };
                 let off = self.reg(operands[1], op)?;
                 let id = self.memref(results[0], Space::DynShared, 0, op)?;
                 let (len, elem) = {
@@ -525,6 +564,8 @@ impl<'c> Compiler<'c> {
                     off,
                     bytes: len * u64::from(eb),
                     align: eb,
+                    base,
+                    len: region_len,
                     at,
                 });
             }
@@ -897,11 +938,12 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
             spins: false,
             wave: 32,
             mbarriers: 0,
+            static_bytes: 0,
         },
         high: 0,
         regs: HashMap::new(),
         mems: HashMap::new(),
-        dyn_bases: Default::default(),
+        dyn_bases: HashMap::new(),
         cur: func,
         first: false,
         sm90: Default::default(),
@@ -931,8 +973,12 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
                     "workgroup attribution without workgroup memory space",
                 ));
             }
-            let n = c.k.shared.len();
-            c.memref(a, Space::Shared, n, func)?;
+            if is_byte_buffer(t) {
+                c.byte_attribution(a, func)?;
+            } else {
+                let n = c.k.shared.len();
+                c.memref(a, Space::Shared, n, func)?;
+            }
         } else {
             let n = c.k.private.len();
             c.memref(a, Space::Private, n, func)?;
