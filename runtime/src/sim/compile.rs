@@ -15,6 +15,7 @@ use rtile_gpu_vocab::{AddressSpace, GpuOp as G, MathFn};
 
 use super::ops::{Num, OpFn, scalar_fn};
 
+mod bytes;
 mod nvgpu;
 mod sm90;
 mod spin;
@@ -275,36 +276,12 @@ fn lanes(t: &Type) -> Option<(u32, Num)> {
     }
 }
 
-/// Whether `t` is a 1-d i8 memref (a workgroup byte buffer that `memref.view`s slice).
-fn is_byte_buffer(t: &Type) -> bool {
-    matches!(t.kind(), TypeKind::MemRef { shape, elem, layout: None, .. }
-        if shape.len() == 1 && shape[0] >= 0 && matches!(**elem, TypeKind::Integer { width: 8, .. }))
-}
-
 /// Whether `t` is a scalar or a rank-1 vector (what memory accesses move).
 fn flat(t: &Type) -> bool {
     !matches!(t.kind(), TypeKind::Vector { shape, .. } if shape.len() != 1)
 }
 
 impl<'c> Compiler<'c> {
-    /// An i8 workgroup attribution: bytes of the block's byte-addressed storage (1024-byte
-    /// aligned, before dynamic shared memory), loaded and stored as i8 and sliced by
-    /// `memref.view` like dynamic shared memory.
-    fn byte_attribution(&mut self, a: Value, func: OpId) -> Result<(), Diagnostic> {
-        let base = self.k.static_bytes.next_multiple_of(1024);
-        let id = self.memref(a, Space::DynShared, 0, func)?;
-        let len = self.k.mems[id as usize].len() as u64;
-        self.k.static_bytes = base + len;
-        let reg = self.fresh(1);
-        self.emit(Inst::Const {
-            dst: reg,
-            v: base as f64,
-        });
-        self.k.mems[id as usize].view = Some((reg, 1));
-        self.dyn_bases.insert(a, (base, Some(len)));
-        Ok(())
-    }
-
     fn fresh(&mut self, n: u32) -> u32 {
         let r = self.k.nregs as u32;
         self.k.nregs += n as usize;
@@ -518,57 +495,8 @@ impl<'c> Compiler<'c> {
             G::Return => {
                 self.emit(Inst::Return);
             }
-            G::DynamicSharedMemory => {
-                let [r] = results[..] else {
-                    return Err(err(ctx, op, "expects one result"));
-                };
-                let t = ctx.value_type(r);
-                let ok = matches!(t.kind(), TypeKind::MemRef { shape, elem, layout: None, .. }
-                    if shape.len() == 1 && matches!(**elem, TypeKind::Integer { width: 8, .. }))
-                    && is_workgroup(t);
-                if !ok {
-                    return Err(err(
-                        ctx,
-                        op,
-                        "result must be memref<?xi8, #gpu.address_space<workgroup>>",
-                    ));
-                }
-                // Dynamic shared memory follows the i8 workgroup attributions.
-                let start = self.k.static_bytes.next_multiple_of(1024);
-                self.dyn_bases.insert(r, (start, None));
-            }
-            G::View => {
-                let region = operands
-                    .first()
-                    .and_then(|v| self.dyn_bases.get(v))
-                    .copied();
-                let Some((base, region_len)) = region.filter(|_| operands.len() == 2) else {
-                    return Err(err(
-                        ctx,
-                        op,
-                        "simulator: memref.view is supported on gpu.dynamic_shared_memory or an i8 workgroup attribution, with a static result shape only",
-                    ));
-                };
-                let off = self.reg(operands[1], op)?;
-                let id = self.memref(results[0], Space::DynShared, 0, op)?;
-                let (len, elem) = {
-                    let m = &self.k.mems[id as usize];
-                    (m.len() as u64, m.elem)
-                };
-                let eb = elem.bytes();
-                let dst = self.fresh(1);
-                self.k.mems[id as usize].view = Some((dst, eb));
-                let at = self.at(op);
-                self.emit(Inst::View {
-                    dst,
-                    off,
-                    bytes: len * u64::from(eb),
-                    align: eb,
-                    base,
-                    len: region_len,
-                    at,
-                });
-            }
+            G::DynamicSharedMemory => self.dynamic_shared_memory(op)?,
+            G::View => self.view(op)?,
             G::CollapseShape => {
                 // The same buffer under a new shape (identity layouts are contiguous, so
                 // the row-major offset of an element is unchanged).
@@ -973,7 +901,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
                     "workgroup attribution without workgroup memory space",
                 ));
             }
-            if is_byte_buffer(t) {
+            if bytes::is_byte_buffer(t) {
                 c.byte_attribution(a, func)?;
             } else {
                 let n = c.k.shared.len();
