@@ -39,7 +39,15 @@ part() { # name, seconds, command...
   pack
 }
 
-# Issue 16: tensor-core matmuls (mma.sync, sm_90) against cuBLAS through torch.matmul.
+# Issue 16: the sm_90a wgmma + TMA kernels first (never run on hardware before: checked
+# against the naive reference kernel), then mma.sync (sm_90), against cuBLAS (torch.matmul).
+part tcsqwg 80 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwg" --bin "$bin" \
+  --top-k --iters 20 --markdown "$out/tcsqwg.md" --json "$out/tcsqwg.json"
+part tcwg 60 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwg" --bin "$bin" \
+  --top-k --iters 30 --markdown "$out/tcwg.md" --json "$out/tcwg.json"
+part ncu-wgmma 45 ncu --clock-control none --launch-count 1 --section SpeedOfLight --section Occupancy \
+  --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+  "$bin/rtile-run-cuda" "$g/tcsqwg/sq4096_f16.ptx" --iters 1 --warmup 0
 part tc 90 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tc" --bin "$bin" \
   --top-k --iters 30 --markdown "$out/tc.md" --json "$out/tc.json"
 part tcsq 80 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsq" --bin "$bin" \
@@ -71,5 +79,5 @@ part table1 150 python3 bench/gpu/bench.py --ptx-dir "$g/t1" --bin "$bin" --top-
   --markdown "$out/table1.md" --json "$out/table1.json"
 note "done"
 pack
-for f in tc tcsq models rammer-small pipes table1; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
+for f in tcsqwg tcwg tc tcsq models rammer-small pipes table1; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/sanitize-*.txt 2>/dev/null | sort | uniq -c

@@ -130,6 +130,10 @@ pub struct Step {
     pub dynamic_shared_memory: u64,
     /// Inputs in kernel order, then the output.
     pub args: Vec<ArgRef>,
+    /// The kernel's TMA tensor-map parameters (sm_90a), passed after `args`: each covers
+    /// the whole of `args[of]`, so the runtime encodes it over that argument's memory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tensor_maps: Vec<crate::TensorMapArg>,
 }
 
 impl ModelManifest {
@@ -202,6 +206,9 @@ impl ModelManifest {
             let Some(&(ob, olo, ohi)) = ranges.last() else {
                 return Err(at("has no arguments".into()));
             };
+            if let Some(t) = s.tensor_maps.iter().find(|t| t.of >= s.args.len()) {
+                return Err(at(format!("a tensor map over missing argument {}", t.of)));
+            }
             if !matches!(ob, Buffer::Output(_) | Buffer::Arena) {
                 return Err(at("writes an input or a constant".into()));
             }
@@ -365,6 +372,7 @@ mod tests {
                         arg(Buffer::Constant(0), 0, &[8]),
                         arg(Buffer::Arena, 0, &[4, 8]),
                     ],
+                    tensor_maps: vec![],
                 },
                 Step {
                     kernel: "m_1".into(),
@@ -375,6 +383,7 @@ mod tests {
                         arg(Buffer::Arena, 0, &[32]),
                         arg(Buffer::Output(0), 0, &[32]),
                     ],
+                    tensor_maps: vec![],
                 },
             ],
         }

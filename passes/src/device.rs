@@ -181,6 +181,21 @@ pub struct Device {
     pub regs_per_thread: u64,
     /// 32-bit registers per core.
     pub regs_per_core: u64,
+    /// TEUs (warps / wavefronts) each TEU group (warp scheduler / SIMD) must hold for its
+    /// pipeline to issue every cycle: the pipeline's dependent-issue latency hidden by
+    /// switching TEUs. By Little's law, work in flight = latency × throughput: a scheduler
+    /// that issues one warp instruction per cycle, each result available `L` cycles later,
+    /// needs `L` independent instructions in flight, i.e. `L` warps when each warp's next
+    /// instruction waits on its last. NVIDIA gives `L` = 4 cycles from compute capability
+    /// 7.0 on, "16 active warps per multiprocessor (4 cycles, 4 warp schedulers)" (CUDA C++
+    /// Programming Guide, "Maximize Utilization", multiprocessor level): 4 here. An AMD SIMD
+    /// issues one wavefront instruction per 4 cycles (16 lanes × 4 cycles = 64), which
+    /// covers a dependent VALU instruction: 1. The micro-performance model scales compute
+    /// throughput by `min(1, resident TEUs / (teus_per_core × latency_warps))`
+    /// (`construct_rtile::perf_model`); Roller's model (§3.3) has no such term. Optional:
+    /// 1 (no latency term, the earlier model) when a file leaves it out.
+    #[serde(default = "default_latency_warps")]
+    pub latency_warps: f64,
     /// Boost clock, GHz (documentation and derived figures only).
     #[serde(default)]
     pub clock_ghz: f64,
@@ -196,6 +211,12 @@ pub struct Device {
     /// leave it out, and then [`Device::target`] falls back to NVIDIA's limits and no chip).
     #[serde(default)]
     pub target: Option<IsaTarget>,
+}
+
+/// One TEU per TEU group saturates the pipeline: the model without a latency term, for device
+/// files that do not say ([`Device::latency_warps`]).
+pub fn default_latency_warps() -> f64 {
+    1.0
 }
 
 /// A launch cost of 5 µs: the order of a CUDA kernel launch from the host on recent
@@ -378,6 +399,9 @@ impl Device {
                 return Err(format!("'{n}' must be positive"));
             }
         }
+        if !(self.latency_warps.is_finite() && self.latency_warps >= 1.0) {
+            return Err("'latency_warps' must be a number of at least 1".into());
+        }
         if self.max_threads_per_block < self.teu_width {
             return Err("'max_threads_per_block' is smaller than one TEU".into());
         }
@@ -558,6 +582,28 @@ mod tests {
         let bad = include_str!("../devices/v100.toml").replace("cores = 80", "cores = 0");
         let e = Device::from_toml_str(&bad, "y.toml").unwrap_err();
         assert!(e.message.contains("'cores' must be positive"), "{e}");
+    }
+
+    #[test]
+    fn latency_warps_is_optional_and_checked() {
+        let v100 = include_str!("../devices/v100.toml");
+        assert_eq!(
+            Device::from_toml_str(v100, "v.toml").unwrap().latency_warps,
+            4.0
+        );
+        let line = v100
+            .lines()
+            .find(|l| l.starts_with("latency_warps"))
+            .expect("v100.toml sets latency_warps");
+        // Left out: 1, the model without a latency term.
+        let without = v100.replace(line, "");
+        let d = Device::from_toml_str(&without, "user.toml").unwrap();
+        assert_eq!(d.latency_warps, 1.0);
+        for bad in ["0.5", "0", "-4", "nan"] {
+            let text = v100.replace(line, &format!("latency_warps = {bad}"));
+            let e = Device::from_toml_str(&text, "bad.toml").unwrap_err();
+            assert!(e.message.contains("'latency_warps' must be"), "{bad}: {e}");
+        }
     }
 
     #[test]

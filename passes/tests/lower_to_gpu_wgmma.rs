@@ -97,10 +97,11 @@ type Case = (
 
 /// Shapes at and off the tile edges (k below one step, m and n padding the block), every
 /// input/output type pair, warpgroup tiles of one and two slabs and 64 to 256 columns,
-/// blocks of one to four warpgroups: each kernel equals the oracle.
+/// blocks of one to four warpgroups, tiles of 40, 48 and 56 columns computed as whole
+/// 64-column boxes: each kernel equals the oracle.
 #[test]
 fn wgmma_kernels_match_the_interpreter() {
-    let cases: [Case; 8] = [
+    let cases: [Case; 11] = [
         ((64, 64, 64), ("f16", "f16"), [64, 64], [64, 64]),
         ((200, 136, 136), ("f16", "f16"), [128, 128], [64, 64]),
         ((130, 72, 40), ("bf16", "bf16"), [128, 64], [64, 64]),
@@ -109,6 +110,9 @@ fn wgmma_kernels_match_the_interpreter() {
         ((96, 200, 72), ("f16", "bf16"), [128, 128], [128, 64]),
         ((17, 8, 8), ("bf16", "f16"), [64, 64], [64, 64]),
         ((192, 128, 264), ("f16", "f16"), [192, 128], [64, 128]),
+        ((100, 112, 96), ("f16", "f16"), [64, 112], [64, 56]),
+        ((70, 152, 128), ("bf16", "f32"), [128, 96], [64, 48]),
+        ((64, 40, 64), ("f16", "f16"), [64, 40], [64, 40]),
     ];
     let mut failures = Vec::new();
     for (i, (shape, (input, output), block, wg)) in cases.into_iter().enumerate() {
@@ -135,15 +139,25 @@ fn plan_stages_and_refusals() {
     assert_eq!((w.stages, w.stage_bytes, w.threads), (4, 49152, 1024));
     assert_eq!(w.shared_bytes, 4 * 49152);
     let short = gemm((256, 256, 96), "f16", "f16");
-    let w = plan(&short, &wg_program([128, 256], [128, 256])).expect("applies");
+    let w = plan(&short, &wg_program([128, 256], [64, 256])).expect("applies");
     // Two k-steps (64 + 32): two stages; the 128×256 f32 epilogue (128 KiB) reuses them.
-    assert_eq!((w.stages, w.k_steps), (2, 2));
+    assert_eq!((w.stages, w.k_steps, w.threads), (2, 2, 256));
     assert_eq!(w.shared_bytes, 128 * 256 * 4);
-    // A 256×256 f32 epilogue (256 KiB) does not fit the H100's shared memory.
-    let e = plan(&short, &wg_program([256, 256], [128, 256])).expect_err("epilogue");
-    assert!(e.contains("epilogue"), "{e}");
-    let narrow = plan(&big, &wg_program([128, 32], [64, 32])).expect_err("32 columns");
-    assert!(narrow.contains("64 to 256 columns"), "{narrow}");
+    // A 128×256 warpgroup accumulator is 256 f32 registers per thread: more than a thread has.
+    let e = plan(&short, &wg_program([128, 256], [128, 256])).expect_err("registers");
+    assert!(e.contains("needs 256 registers per thread"), "{e}");
+    let narrow = plan(&big, &wg_program([128, 16], [64, 16])).expect_err("16 columns");
+    assert!(narrow.contains("32 to 256 columns"), "{narrow}");
+    // 56 columns per warpgroup, two groups: each computes a whole 64-column box.
+    let w = plan(&big, &wg_program([128, 112], [64, 56])).expect("applies");
+    assert_eq!((w.wg_n, w.wg_n_pad, w.threads), (56, 64, 512));
+    assert_eq!(w.stage_bytes, (128 + 2 * 64) * 64 * 2);
+    // Six warpgroups of 64×128 (768 threads): 80 registers each, 64 of them accumulator.
+    let e = plan(&big, &wg_program([384, 128], [64, 128])).expect_err("registers");
+    assert!(
+        e.contains("needs 64 registers per thread and 768 threads leave 80"),
+        "{e}"
+    );
     let odd_k = gemm((128, 128, 100), "f16", "f16"); // rows of 200 bytes
     let e = plan(&odd_k, &wg_program([128, 128], [64, 64])).expect_err("k = 100");
     assert!(e.contains("multiple of 16 bytes"), "{e}");
@@ -212,10 +226,12 @@ fn swap_b_coordinates(text: &str) -> String {
 }
 
 fn wg_tiles() -> impl Strategy<Value = ([u64; 2], [u64; 2])> {
-    (0usize..3, 0usize..3, 0usize..2, 0usize..2).prop_map(|(wm, wn, gm, gn)| {
-        let wg = [[64u64, 128, 64][wm], [64u64, 128, 256][wn]];
+    (0usize..3, 0usize..5, 0usize..2, 0usize..2).prop_map(|(wm, wn, gm, gn)| {
+        let wg = [[64u64, 128, 64][wm], [64u64, 128, 256, 40, 56][wn]];
+        // 128×256 would need 256 accumulator registers per thread.
+        let wg = if wg == [128, 256] { [64, 256] } else { wg };
         let groups_m = if wg[0] == 64 { [1, 2][gm] } else { 1 };
-        let groups_n = if wg[1] == 64 { [1, 2][gn] } else { 1 };
+        let groups_n = if wg[1] <= 64 { [1, 2][gn] } else { 1 };
         ([wg[0] * groups_m, wg[1] * groups_n], wg)
     })
 }

@@ -34,6 +34,9 @@ pub struct CudaExecutor {
     _module: Arc<CudaModule>,
     funcs: HashMap<String, CudaFunction>,
     bufs: HashMap<Buffer, CudaSlice<u8>>,
+    /// Per step with TMA tensor maps: the encoded maps in device memory (built at its
+    /// first launch: the buffers they cover stay where they are).
+    maps: HashMap<usize, Vec<CudaSlice<u8>>>,
 }
 
 impl CudaExecutor {
@@ -76,6 +79,7 @@ impl CudaExecutor {
             _module: module,
             funcs,
             bufs: HashMap::new(),
+            maps: HashMap::new(),
         })
     }
 
@@ -127,9 +131,16 @@ impl Executor for CudaExecutor {
                     .ok_or_else(|| fail(format!("argument {i} lies outside its buffer")))?,
             );
         }
+        if !step.tensor_maps.is_empty() && !self.maps.contains_key(&index) {
+            let maps = encode_maps(&self.stream, step, &views).map_err(fail)?;
+            self.maps.insert(index, maps);
+        }
         let mut b = self.stream.launch_builder(f);
         for v in &views {
             b.arg(v);
+        }
+        for m in self.maps.get(&index).into_iter().flatten() {
+            b.arg(m);
         }
         let cfg = LaunchConfig {
             grid_dim: (step.grid[0], step.grid[1], step.grid[2]),
@@ -156,6 +167,53 @@ impl Executor for CudaExecutor {
             .clone_dtoh(buf)
             .map_err(|e| format!("cannot copy {buffer:?} back: {e:?}"))
     }
+}
+
+/// The step's TMA tensor maps, each encoded over the argument it covers and copied to the
+/// device (a kernel takes a map's address, `runtime-cuda/src/tensormap.rs`).
+fn encode_maps(
+    stream: &Arc<CudaStream>,
+    step: &Step,
+    views: &[cudarc::driver::CudaView<'_, u8>],
+) -> Result<Vec<CudaSlice<u8>>, String> {
+    use crate::tensormap::{TiledMap, map_bytes};
+    use cudarc::driver::DevicePtr;
+    use rtile_manifest::{ArgKind, ArgManifest, Role};
+    let mut out = Vec::new();
+    for (i, t) in step.tensor_maps.iter().enumerate() {
+        let (a, view) = step
+            .args
+            .get(t.of)
+            .zip(views.get(t.of))
+            .ok_or_else(|| format!("tensor map {i} covers missing argument {}", t.of))?;
+        let of = ArgManifest {
+            name: format!("arg{}", t.of),
+            kind: ArgKind::Memref,
+            shape: a.shape.clone(),
+            dtype: a.dtype.clone(),
+            role: Role::Input,
+            tensor_map: None,
+        };
+        let map = ArgManifest {
+            name: format!("tensor map {i}"),
+            kind: ArgKind::Tensormap,
+            shape: vec![],
+            dtype: a.dtype.clone(),
+            role: Role::Input,
+            tensor_map: Some(t.clone()),
+        };
+        let tiled = TiledMap::for_arg(&map, &of)?;
+        let encoded = {
+            let (ptr, _sync) = view.device_ptr(stream);
+            tiled.encode(ptr)?
+        };
+        out.push(
+            stream
+                .clone_htod(&map_bytes(&encoded))
+                .map_err(|e| format!("cannot copy tensor map {i} to the device: {e:?}"))?,
+        );
+    }
+    Ok(out)
 }
 
 fn execute_error(e: ExecuteError<String>) -> String {

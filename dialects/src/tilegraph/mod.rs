@@ -42,6 +42,11 @@ pub const FOOTPRINT: &str = "tilegraph.footprint";
 /// did (a string: how many the lowering's shared-memory plan could not fit in a block, and
 /// the last one's bytes against the device's limit).
 pub const REFUSED: &str = "tilegraph.refused";
+/// On a kernel: the parallelism the model costed it with (Welder §4.1's utilisation of the
+/// computing cores): `{blocks = N : i64, threads = T : i64, utilization = U : f64}`, the
+/// blocks launched, threads per block and the fraction of the device's cores and lanes
+/// they keep busy, in (0, 1].
+pub const PARALLELISM: &str = "tilegraph.parallelism";
 /// On a kernel body op: per operand, what `--connect` decided for that edge and why (a
 /// dictionary; empty for an edge from outside the graph, e.g. a function argument).
 pub const DECISIONS: &str = "tilegraph.decisions";

@@ -9,8 +9,8 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{Context, OpId};
 
 use super::{
-    CONNECT, DECISIONS, DEVICE, FOOTPRINT, KERNEL, LayerTiles, Level, REFUSED, TILES, TRAFFIC,
-    levels_from_attr,
+    CONNECT, DECISIONS, DEVICE, FOOTPRINT, KERNEL, LayerTiles, Level, PARALLELISM, REFUSED, TILES,
+    TRAFFIC, levels_from_attr,
 };
 
 /// The device- and propagation-dependent rules of a kernel (implemented in the passes
@@ -52,6 +52,31 @@ fn check_bytes_per_level(a: &Attribute) -> Result<(), String> {
     Ok(())
 }
 
+/// `{blocks = N : i64, threads = T : i64, utilization = U : f64}`: positive counts and a
+/// utilisation in (0, 1].
+fn check_parallelism(a: &Attribute) -> Result<(), String> {
+    let d = a
+        .as_dictionary()
+        .ok_or("expected a dictionary with blocks, threads and utilization")?;
+    let get = |k: &str| d.iter().find(|e| e.name == k).map(|e| &e.value);
+    for k in ["blocks", "threads"] {
+        if get(k).and_then(|v| v.as_int()).is_none_or(|v| v < 1) {
+            return Err(format!("'{k}' must be a positive integer"));
+        }
+    }
+    match get("utilization").and_then(|v| v.as_float()) {
+        Some(u) if u > 0.0 && u <= 1.0 => {}
+        _ => return Err("'utilization' must be a float in (0, 1]".into()),
+    }
+    match d
+        .iter()
+        .find(|e| !["blocks", "threads", "utilization"].contains(&e.name.as_str()))
+    {
+        Some(e) => Err(format!("unknown entry '{}'", e.name)),
+        None => Ok(()),
+    }
+}
+
 impl AttributeVerifier for TilegraphAttrVerifier {
     fn verify_operation_attribute(
         &self,
@@ -64,7 +89,7 @@ impl AttributeVerifier for TilegraphAttrVerifier {
         let on_kernel = ctx.op_name(op) == KERNEL;
         let in_kernel = ctx.parent_op(op).is_some_and(|p| ctx.op_name(p) == KERNEL);
         match name {
-            DEVICE | TRAFFIC | FOOTPRINT if !on_kernel => {
+            DEVICE | TRAFFIC | FOOTPRINT | PARALLELISM if !on_kernel => {
                 Err(err(format!("only valid on '{KERNEL}'")))
             }
             CONNECT | TILES | DECISIONS if !in_kernel => Err(err(format!(
@@ -98,12 +123,13 @@ impl AttributeVerifier for TilegraphAttrVerifier {
                 }
                 _ => Err(err("expected one dictionary per operand".into())),
             },
+            PARALLELISM => check_parallelism(attr).map_err(err),
             REFUSED => match attr.as_str() {
                 Some(_) => Ok(()),
                 None => Err(err("expected a string".into())),
             },
             _ => Err(err(format!(
-                "unknown tilegraph attribute (expected {DEVICE}, {CONNECT}, {TILES}, {TRAFFIC}, {FOOTPRINT}, {REFUSED} or {DECISIONS})"
+                "unknown tilegraph attribute (expected {DEVICE}, {CONNECT}, {TILES}, {TRAFFIC}, {FOOTPRINT}, {PARALLELISM}, {REFUSED} or {DECISIONS})"
             ))),
         }
     }

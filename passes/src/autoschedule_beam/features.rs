@@ -20,14 +20,24 @@
 //!   (its access maps composed, as the fused lowering inlines them).
 //!
 //! Addresses are those the lowering uses: row-major tensors in global memory, row-major
-//! regions in shared. Every block is counted as a full interior block (the paper's
-//! per-block features): edge blocks of a partial tiling run fewer lanes in the kernel.
+//! regions in shared (a region's start subtracted). The per-block counts are averages
+//! over the kernel's kinds of blocks ([`super::edges`]): where a tile does not divide its
+//! extent, or a block-level stage's region reaches past its domain, the edge blocks are
+//! evaluated on their own, with only the lanes the lowering's guards let run (the root's
+//! points inside the extent, a region's points inside the stage's domain; a block-level
+//! stage still stores its whole region). Register-fused and inlined stages run where their
+//! consumer does: an inlined one's points are its readers' (exact), a register one's are
+//! scaled by its consumer's share of points that run. The unique bytes a block reads are
+//! an interior block's.
 
 use rtile_dialects::tilegraph::Level;
 
+use super::edges::{
+    BlockClass, Request, Span, block_classes, boxes, root_requests, shared_requests,
+};
 use super::kernel::KernelPlan;
 use super::pipeline::Pipeline;
-use super::space::Loc;
+use super::space::{Loc, Tiling};
 use crate::connect::graph::{DimIndex, Input};
 use crate::connect::propagate::input_tile;
 use crate::connect::tiling::Levels;
@@ -182,21 +192,32 @@ fn linear(e: &[i64], shape: &[u64]) -> i64 {
 
 /// Thread coordinates of lanes `lanes` for `threads` per dim (vector dim fastest).
 pub fn lane_coords(threads: &[u64], lanes: std::ops::Range<u64>) -> Vec<Vec<u64>> {
-    let n = threads.len();
-    let vd = vector_dim_of_threads(threads);
-    let mut order = vec![vd];
-    order.extend((0..n).rev().filter(|&d| d != vd));
+    let order = lane_order(threads);
     lanes
-        .map(|mut l| {
-            let mut c = vec![0; n];
-            for &d in &order {
-                let t = threads[d].max(1);
-                c[d] = l % t;
-                l /= t;
-            }
+        .map(|l| {
+            let mut c = vec![0; threads.len()];
+            lane_coord(threads, &order, l, &mut c);
             c
         })
         .collect()
+}
+
+/// The dims of `threads` from the fastest-varying lane coordinate: the vector dim, then
+/// the others from the innermost outward.
+pub fn lane_order(threads: &[u64]) -> Vec<usize> {
+    let vd = vector_dim_of_threads(threads);
+    let mut order = vec![vd];
+    order.extend((0..threads.len()).rev().filter(|&d| d != vd));
+    order
+}
+
+/// The thread coordinates of lane `l` into `c` (`order`: [`lane_order`]).
+pub fn lane_coord(threads: &[u64], order: &[usize], mut l: u64, c: &mut [u64]) {
+    for &d in order {
+        let t = threads[d].max(1);
+        c[d] = l % t;
+        l /= t;
+    }
 }
 
 /// The vector dim of a thread tiling: the innermost dim with more than one thread, else
@@ -211,7 +232,7 @@ fn vector_dim_of_threads(threads: &[u64]) -> usize {
 
 /// The representative warps of a block of `threads` threads: (first lane, lanes, how
 /// many such warps) for a regular warp and the tail warp.
-fn warps(threads: u64, warp: u64) -> Vec<(u64, u64, u64)> {
+pub(super) fn warps(threads: u64, warp: u64) -> Vec<(u64, u64, u64)> {
     let full = threads / warp;
     let tail = threads % warp;
     let mut v = Vec::new();
@@ -233,6 +254,42 @@ struct Threads {
     groups: Vec<(u64, u64, u64)>,
     /// Threads of the block that run the stage.
     active: u64,
+}
+
+impl Threads {
+    /// The representative warp requests (`groups`) of member `mk` (node `n`) per body
+    /// iteration; a block-level stage's lanes are the points of its region (`region`) in
+    /// the block at `origin`, all inside its domain.
+    fn requests(
+        &self,
+        p: &Pipeline,
+        k: &KernelPlan,
+        mk: usize,
+        n: usize,
+        origin: &[i64],
+        region: &[Span],
+    ) -> Vec<Request> {
+        let lo: Vec<i64> = region.iter().map(|s| s.lo_at(origin)).collect();
+        let nd = p.g.nodes[n].domain.len();
+        self.groups
+            .iter()
+            .map(|&(first, lanes, times)| {
+                let mut points = Vec::with_capacity(lanes as usize * nd);
+                for c in lane_coords(&self.threads, first..first + lanes) {
+                    let mut x = lane_point(p, k, mk, n, &c);
+                    for (v, l) in x.iter_mut().zip(&lo) {
+                        *v += l;
+                    }
+                    points.extend_from_slice(&x);
+                }
+                Request {
+                    points,
+                    nd,
+                    issues: times,
+                }
+            })
+            .collect()
+    }
 }
 
 /// Accumulated transactions of one memory kind.
@@ -267,6 +324,17 @@ pub fn featurize(
 ) -> Vec<StageFeatures> {
     let g = &p.g;
     let warp = dev.teu_width.max(1);
+    let eff;
+    let k = match effective_tiling(p, k) {
+        Some(t) => {
+            eff = KernelPlan {
+                tiling: t,
+                ..k.clone()
+            };
+            &eff
+        }
+        None => k,
+    };
     let root_ext = p.extents(k.root);
     let num_blocks: u64 = k.tiling.blocks(root_ext).iter().product();
     let block_threads = k.tiling.num_threads().max(1);
@@ -277,28 +345,45 @@ pub fn featurize(
         .checked_div(k.shared_bytes)
         .unwrap_or(u64::MAX)
         .min(dev.max_blocks_per_core);
+    let bx = boxes(p, k);
+    let classes = block_classes(p, k, &bx);
+    let cx = Cx {
+        p,
+        k,
+        levels,
+        dev,
+        // One kind of block (every tile divides its extent, no halo past the domain): the
+        // per-block counts are that block's, unweighted.
+        single: classes.len() == 1,
+        bx,
+        classes,
+        num_blocks,
+        block_threads,
+        warp,
+    };
+    let threads: Vec<Threads> = k
+        .members
+        .iter()
+        .enumerate()
+        .map(|(mk, &n)| threads_of(k, mk, n, p, &cx.bx, warp))
+        .collect();
+    // Per member: the points it runs over those of full blocks; a register or inlined
+    // member's are its consumer's (consumers come later: a backward sweep).
+    let mut ran = vec![1.0f64; k.members.len()];
+    for mk in (0..k.members.len()).rev() {
+        ran[mk] = match cx.run_points(mk, &threads[mk]) {
+            Some((points, full)) => points as f64 / full.max(1) as f64,
+            None => ran[consumer_in(k, k.members[mk], p).1],
+        };
+    }
     let mut out = Vec::with_capacity(k.members.len());
     for (mk, &n) in k.members.iter().enumerate() {
         let node = &g.nodes[n];
         let loc = &k.locs[mk];
-        let th = threads_of(k, mk, n, p, warp);
+        let th = &threads[mk];
         let nthreads = th.active.max(1);
-        // Iterations of the stage's body per warp request of `th.groups` (whole
-        // reductions; the root's serial tile; a stage fused in registers runs once per
-        // point of its thread tile; a block-level stage's groups cover its region).
-        let red: u64 = node.domain[node.num_parallel..].iter().product();
-        let per_thread: f64 = match loc {
-            Loc::Root(_) => (k.tiling.serial_points() * red) as f64,
-            Loc::Shared(_) => red as f64,
-            _ => (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64,
-        };
-        let per_thread = if matches!(loc, Loc::Inline) {
-            // Inlined: once per read by each consumer point (recomputed per use).
-            inline_points(p, k, n) as f64 / (num_blocks * block_threads) as f64
-        } else {
-            per_thread
-        };
-        let [gl, sl, gs, ss] = transactions(p, k, levels, dev, mk, &th, per_thread);
+        let (tx, points_computed) = cx.member_counts(mk, th, ran[mk]);
+        let [gl, sl, gs, ss] = tx;
         let active_warps = nthreads.div_ceil(warp);
         let unique_global: u64 = node
             .inputs
@@ -311,14 +396,6 @@ pub fn featurize(
                 input_tile(inp, &t).iter().product::<u64>() * inp.elem_bytes
             })
             .sum();
-        let points_computed = match loc {
-            Loc::Inline => inline_points(p, k, n) as f64,
-            // Each region point once per block.
-            Loc::Shared(_) => {
-                num_blocks as f64 * th.threads.iter().product::<u64>() as f64 * per_thread
-            }
-            _ => num_blocks as f64 * nthreads as f64 * per_thread,
-        };
         out.push(StageFeatures {
             inlined: loc.in_registers(),
             root: matches!(loc, Loc::Root(_)),
@@ -357,41 +434,225 @@ pub fn featurize(
     out
 }
 
-/// The memory transactions per block of member `mk` running on threads `th`, `per_thread`
-/// body iterations per thread: global loads, shared loads, global stores, shared stores
-/// (a regular warp and the tail warp, each access evaluated lane by lane).
+/// What [`featurize`] evaluates each member of one kernel with.
+struct Cx<'a> {
+    p: &'a Pipeline,
+    k: &'a KernelPlan,
+    levels: &'a Levels,
+    dev: &'a Device,
+    /// The members' boxes ([`boxes`]).
+    bx: Vec<Vec<Span>>,
+    /// The kinds of blocks ([`block_classes`]).
+    classes: Vec<BlockClass>,
+    /// One kind only.
+    single: bool,
+    num_blocks: u64,
+    block_threads: u64,
+    warp: u64,
+}
+
+impl Cx<'_> {
+    /// A root or block-level member's points that run (reductions counted) and those of
+    /// full blocks; `None` for a register or inlined one.
+    fn run_points(&self, mk: usize, th: &Threads) -> Option<(u64, u64)> {
+        let (p, k) = (self.p, self.k);
+        let node = &p.g.nodes[k.members[mk]];
+        let red: u64 = node.domain[node.num_parallel..].iter().product();
+        match &k.locs[mk] {
+            Loc::Root(_) => Some((
+                p.extents(k.root).iter().product::<u64>() * red,
+                self.num_blocks * self.block_threads * k.tiling.serial_points() * red,
+            )),
+            Loc::Shared(_) => {
+                let sregion = &self.bx[mk][..node.num_parallel];
+                let mut points = 0u64;
+                for c in &self.classes {
+                    let inside: u64 = sregion
+                        .iter()
+                        .zip(&node.out_shape)
+                        .map(|(s, &e)| {
+                            let lo = s.lo_at(&c.origin);
+                            ((lo + s.size).min(e as i64) - lo.max(0)).max(0) as u64
+                        })
+                        .product();
+                    points += c.count * inside * red;
+                }
+                let region: u64 = th.threads.iter().product();
+                Some((points, self.num_blocks * region * red))
+            }
+            _ => None,
+        }
+    }
+
+    /// Member `mk`'s memory transactions per block (global loads, shared loads, global
+    /// stores, shared stores) and the points it computes (recompute included, the body's
+    /// reductions counted); `ran`: its share of full blocks' points that run.
+    fn member_counts(&self, mk: usize, th: &Threads, ran: f64) -> ([Tx; 4], f64) {
+        let (p, k, levels, dev) = (self.p, self.k, self.levels, self.dev);
+        let (bx, warp) = (&self.bx, self.warp);
+        let n = k.members[mk];
+        let node = &p.g.nodes[n];
+        let red: u64 = node.domain[node.num_parallel..].iter().product();
+        let zero = vec![0i64; p.extents(k.root).len()];
+        let weigh = |f: &dyn Fn(&BlockClass) -> [Tx; 4]| {
+            weigh(&self.classes, self.num_blocks, self.single, f)
+        };
+        match &k.locs[mk] {
+            Loc::Root(_) => {
+                let per_class = |c: &BlockClass| {
+                    let reqs = root_requests(p, k, &c.origin, warp);
+                    transactions(
+                        p, k, levels, dev, mk, bx, &c.origin, &reqs, red as f64, &reqs,
+                    )
+                };
+                let points = self.run_points(mk, th).map_or(0, |x| x.0);
+                (weigh(&per_class), points as f64)
+            }
+            Loc::Shared(_) => {
+                let sregion = &bx[mk][..node.num_parallel];
+                let full = th.requests(p, k, mk, n, &zero, sregion);
+                let per_class = |c: &BlockClass| {
+                    let nd = node.domain.len();
+                    let loads = shared_requests(
+                        &node.out_shape,
+                        sregion,
+                        &c.origin,
+                        nd,
+                        self.block_threads,
+                        warp,
+                    )
+                    .unwrap_or_else(|| th.requests(p, k, mk, n, &c.origin, sregion));
+                    transactions(
+                        p, k, levels, dev, mk, bx, &c.origin, &loads, red as f64, &full,
+                    )
+                };
+                let points = self.run_points(mk, th).map_or(0, |x| x.0);
+                (weigh(&per_class), points as f64)
+            }
+            loc => {
+                // Iterations of the body per warp request: a stage fused in registers runs
+                // once per point of its thread tile, where its consumer's points run; an
+                // inlined one once per read by each consumer point (recomputed per use).
+                let per_thread = if matches!(loc, Loc::Inline) {
+                    inline_points(p, k, n) as f64 / (self.num_blocks * self.block_threads) as f64
+                } else {
+                    let r =
+                        (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64;
+                    if self.single { r } else { r * ran }
+                };
+                let reqs = th.requests(p, k, mk, n, &zero, &[]);
+                let tx = transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
+                let points = match loc {
+                    Loc::Inline => inline_points(p, k, n) as f64,
+                    _ => self.num_blocks as f64 * th.active.max(1) as f64 * per_thread,
+                };
+                (tx, points)
+            }
+        }
+    }
+}
+
+/// The root's tiling as the lowering runs it, where it differs from `k.tiling`: a block
+/// tile over the extent is clipped to it (the kernel's shared tile, `--connect`'s
+/// propagation), so fewer threads run along that dim (`⌈clipped / serial⌉`; the lowering
+/// refuses a clipped tile the serial tile does not divide).
+fn effective_tiling(p: &Pipeline, k: &KernelPlan) -> Option<Tiling> {
+    let ext = p.extents(k.root);
+    let t = &k.tiling;
+    if t.block().iter().zip(ext).all(|(b, e)| b <= e) {
+        return None;
+    }
+    let threads: Vec<u64> = t
+        .serial
+        .iter()
+        .zip(t.threads.iter())
+        .zip(ext)
+        .map(|((&s, &th), &e)| (s * th).min(e).div_ceil(s.max(1)).max(1))
+        .collect();
+    Some(Tiling {
+        serial: t.serial.clone(),
+        threads: threads.into(),
+    })
+}
+
+/// The per-block transactions of `classes` (`f` evaluates one block of a kind): the one
+/// kind's own when `single`, else the kinds' counts weighted by their blocks, over
+/// `num_blocks`.
+fn weigh(
+    classes: &[BlockClass],
+    num_blocks: u64,
+    single: bool,
+    f: &dyn Fn(&BlockClass) -> [Tx; 4],
+) -> [Tx; 4] {
+    if single {
+        return f(&classes[0]);
+    }
+    let mut acc: [Tx; 4] = Default::default();
+    for c in classes {
+        let w = c.count as f64 / num_blocks.max(1) as f64;
+        for (a, t) in acc.iter_mut().zip(f(c)) {
+            a.count += t.count * w;
+            a.used += t.used * w;
+            a.moved += t.moved * w;
+        }
+    }
+    acc
+}
+
+/// The memory transactions per block of member `mk` in the block at `origin` (the boxes
+/// `bx`): its loads over the warp requests `loads`, `per` body iterations each (the
+/// reductions), its stores over `stores` (a root's in global memory, a block-level
+/// stage's in its shared region), each access evaluated lane by lane. Global loads,
+/// shared loads, global stores, shared stores.
+#[allow(clippy::too_many_arguments)]
 fn transactions(
     p: &Pipeline,
     k: &KernelPlan,
     levels: &Levels,
     dev: &Device,
     mk: usize,
-    th: &Threads,
-    per_thread: f64,
+    bx: &[Vec<Span>],
+    origin: &[i64],
+    loads: &[Request],
+    per: f64,
+    stores: &[Request],
 ) -> [Tx; 4] {
     let g = &p.g;
     let n = k.members[mk];
     let node = &g.nodes[n];
-    let loc = &k.locs[mk];
     let sector = dev.layers[Device::GLOBAL].transaction_bytes.unwrap_or(32);
     let banks = dev.layers[Device::SHARED].banks.unwrap_or(32);
     let bank_bytes = dev.layers[Device::SHARED].bank_bytes.unwrap_or(4);
     let shared_unit = banks * bank_bytes;
-    let red: u64 = node.domain[node.num_parallel..].iter().product();
+    // A block-level stage's region in this block: its start and shape (the row-major
+    // layout of its shared buffer).
+    let region = |q: usize| -> (Vec<i64>, Vec<u64>) {
+        let np = g.nodes[k.members[q]].num_parallel;
+        let r = &bx[q][..np];
+        (
+            r.iter().map(|s| s.lo_at(origin)).collect(),
+            r.iter().map(|s| s.size.max(1) as u64).collect(),
+        )
+    };
+    // Row-major byte address of the element `inp` reads at `x`, less `lo` per dim.
+    let addr = |inp: &Input, x: &[i64], lo: &[i64], shape: &[u64]| -> i64 {
+        let e = inp.index.iter().zip(shape).enumerate();
+        e.fold(0i64, |a, (d, (ix, &s))| {
+            a * s as i64 + eval_index(ix, x) - lo.get(d).copied().unwrap_or(0)
+        }) * inp.elem_bytes as i64
+    };
     let (mut gl, mut sl, mut gs, mut ss) =
         (Tx::default(), Tx::default(), Tx::default(), Tx::default());
-    for &(first, lanes, times) in &th.groups {
-        let coords = lane_coords(&th.threads, first..first + lanes);
-        let points: Vec<Vec<i64>> = coords.iter().map(|c| lane_point(p, k, mk, n, c)).collect();
-        let times = times as f64 * per_thread;
+    let mut addrs: Vec<i64> = Vec::with_capacity(64);
+    for r in loads {
+        let times = r.issues as f64 * per;
+        let lanes = || r.points.chunks_exact(r.nd.max(1));
         for (i, inp) in node.inputs.iter().enumerate() {
             match levels[n][i] {
                 Level::Register => {}
                 Level::Global => {
-                    let addrs: Vec<i64> = points
-                        .iter()
-                        .map(|x| linear(&element(inp, x), &inp.shape) * inp.elem_bytes as i64)
-                        .collect();
+                    addrs.clear();
+                    addrs.extend(lanes().map(|x| addr(inp, x, &[], &inp.shape)));
                     gl.add(
                         global_sectors(&addrs, inp.elem_bytes, sector),
                         times,
@@ -400,12 +661,9 @@ fn transactions(
                 }
                 Level::Shared => {
                     let q = inp.producer.and_then(|q| k.pos(q)).unwrap_or(mk);
-                    let tile = k.tiles[q].shared.clone().unwrap_or_default();
-                    let np = g.nodes[k.members[q]].num_parallel;
-                    let addrs: Vec<i64> = points
-                        .iter()
-                        .map(|x| linear(&element(inp, x), &tile[..np]) * inp.elem_bytes as i64)
-                        .collect();
+                    let (lo, shape) = region(q);
+                    addrs.clear();
+                    addrs.extend(lanes().map(|x| addr(inp, x, &lo, &shape)));
                     sl.add(
                         bank_conflicts(&addrs, inp.elem_bytes, banks, bank_bytes),
                         times,
@@ -414,31 +672,33 @@ fn transactions(
                 }
             }
         }
-        // Stores: a root stage writes global memory, a block-level stage its shared
-        // tile, once per point of its serial tile.
-        let store_times = times / red.max(1) as f64;
-        let out_addrs = |shape: &[u64]| -> Vec<i64> {
-            points
-                .iter()
-                .map(|x| linear(&x[..node.num_parallel], shape) * node.out_bytes as i64)
-                .collect()
-        };
-        match loc {
-            Loc::Root(_) => gs.add(
-                global_sectors(&out_addrs(&node.out_shape), node.out_bytes, sector),
-                store_times,
-                sector,
-            ),
+    }
+    let np = node.num_parallel;
+    for r in stores {
+        let times = r.issues as f64;
+        let lanes = || r.points.chunks_exact(r.nd.max(1));
+        match &k.locs[mk] {
+            Loc::Root(_) => {
+                addrs.clear();
+                addrs.extend(
+                    lanes().map(|x| linear(&x[..np], &node.out_shape) * node.out_bytes as i64),
+                );
+                gs.add(
+                    global_sectors(&addrs, node.out_bytes, sector),
+                    times,
+                    sector,
+                );
+            }
             Loc::Shared(_) => {
-                let tile = k.tiles[mk].shared.clone().unwrap_or_default();
+                let (lo, shape) = region(mk);
+                addrs.clear();
+                addrs.extend(lanes().map(|x| {
+                    let e = x[..np].iter().zip(&lo).zip(&shape);
+                    e.fold(0i64, |a, ((v, l), &s)| a * s as i64 + v - l) * node.out_bytes as i64
+                }));
                 ss.add(
-                    bank_conflicts(
-                        &out_addrs(&tile[..node.num_parallel]),
-                        node.out_bytes,
-                        banks,
-                        bank_bytes,
-                    ),
-                    store_times,
+                    bank_conflicts(&addrs, node.out_bytes, banks, bank_bytes),
+                    times,
                     shared_unit,
                 );
             }
@@ -452,12 +712,19 @@ fn transactions(
 /// stage the block's threads over its region flat (iteration `r` takes region points
 /// `r·T .. r·T + T` of the `T` threads, the last iteration the rest); a register stage
 /// its consumer's.
-fn threads_of(k: &KernelPlan, mk: usize, n: usize, p: &Pipeline, warp: u64) -> Threads {
+fn threads_of(
+    k: &KernelPlan,
+    mk: usize,
+    n: usize,
+    p: &Pipeline,
+    bx: &[Vec<Span>],
+    warp: u64,
+) -> Threads {
     let np = p.g.nodes[n].num_parallel;
     let block = k.tiling.num_threads().max(1);
     match &k.locs[mk] {
         Loc::Shared(_) => {
-            let region = union_tile(p, k, n, Level::Shared)[..np].to_vec();
+            let region: Vec<u64> = bx[mk][..np].iter().map(|s| s.size.max(1) as u64).collect();
             let points: u64 = region.iter().product();
             let (iters, rest) = (points / block, points % block);
             let mut groups: Vec<_> = warps(block, warp)
@@ -483,7 +750,7 @@ fn threads_of(k: &KernelPlan, mk: usize, n: usize, p: &Pipeline, warp: u64) -> T
         },
         _ => {
             let (_, ck) = consumer_in(k, n, p);
-            threads_of(k, ck, k.members[ck], p, warp)
+            threads_of(k, ck, k.members[ck], p, bx, warp)
         }
     }
 }

@@ -8,6 +8,8 @@
 //! - [`kernel`]: a root stage and what is fused into it, as a tilegraph kernel with tiles
 //!   per layer (by `--connect`'s propagation).
 //! - [`features`]: the GPU features of Appendix A, computed exactly from the schedule.
+//! - [`edges`]: the kinds of blocks of a kernel (interior, partial edge) and the warp
+//!   requests one block of each kind issues.
 //! - [`cost`]: the cost terms of Appendix B with device-derived coefficients.
 //! - [`fit`]: least-squares fitting of the coefficients to kernel times (`rtile-bench
 //!   retrain`).
@@ -15,6 +17,7 @@
 //! - [`pass`]: the pass.
 
 pub mod cost;
+pub mod edges;
 pub mod features;
 pub mod fit;
 pub mod kernel;

@@ -28,6 +28,9 @@ pub const KERNEL_COST: &str = "beam.cost_us";
 pub const COST: &str = "beam.cost_us";
 /// Attribute on a function: the states the search featurized and costed.
 pub const STATES: &str = "beam.states_evaluated";
+/// Attribute on a function scheduled with `rank` > 1: the rank of its schedule in the
+/// final beam (1 = the best).
+pub const RANK: &str = "beam.rank";
 
 rtile::declare_pass! {
     pass AutoscheduleBeam {
@@ -54,6 +57,8 @@ rtile::declare_pass! {
             lowering_limits: bool = "true", "lowering-limits";
             /// a coefficients file written by `rtile-bench retrain` (TOML; default: derived from the device)
             weights: String = "", "weights";
+            /// which schedule of the final beam to write: 1 = the best, N = the N-th best distinct one (N <= beam-size), to time the top few on a GPU
+            rank: i64 = "1", "rank", check = check_rank;
         }
         statistics {
             KERNELS: "kernels", "tilegraph.kernel ops created";
@@ -63,6 +68,13 @@ rtile::declare_pass! {
             SHARED: "shared", "stages computed at the block level";
         }
     }
+}
+
+fn check_rank(r: &i64) -> Result<(), String> {
+    if *r < 1 {
+        return Err("rank must be at least 1 (1 = the best schedule)".into());
+    }
+    Ok(())
 }
 
 fn check_beam(k: &i64) -> Result<(), String> {
@@ -100,6 +112,7 @@ impl AutoscheduleBeam {
             },
             lowering_limits: self.opts.lowering_limits,
             coefficients: None,
+            rank: self.opts.rank.max(1) as usize,
         }
     }
 }
@@ -124,6 +137,19 @@ impl Pass for AutoscheduleBeam {
         }
         let dev = Device::builtin(&self.opts.device).map_err(|e| err(ctx, op, e.message))?;
         let mut sopts = self.search_options();
+        if sopts.rank > sopts.beam {
+            return Err(err(
+                ctx,
+                op,
+                format!(
+                    "autoschedule-beam: rank={} exceeds beam-size={}: the final beam holds at most {} schedule{}",
+                    sopts.rank,
+                    sopts.beam,
+                    sopts.beam,
+                    if sopts.beam == 1 { "" } else { "s" }
+                ),
+            ));
+        }
         let coef = if self.opts.weights.is_empty() {
             Coefficients::from_device(&dev)
         } else {
@@ -188,6 +214,9 @@ impl Pass for AutoscheduleBeam {
                 STATES,
                 Attribute::int(out.states_evaluated as i64, Type::i64()),
             );
+            if out.rank > 1 {
+                ctx.set_attr(f, RANK, Attribute::int(out.rank as i64, Type::i64()));
+            }
         }
         Ok(())
     }

@@ -55,6 +55,9 @@ pub struct SearchOptions {
     pub lowering_limits: bool,
     /// The cost model's coefficients (`None`: [`Coefficients::from_device`]).
     pub coefficients: Option<Coefficients>,
+    /// Which schedule of the final beam to return: 1 = the best, `r` = the `r`-th best
+    /// distinct one (at most `beam`), so that a GPU session can time the top few.
+    pub rank: usize,
 }
 
 impl Default for SearchOptions {
@@ -68,6 +71,7 @@ impl Default for SearchOptions {
             fusion: Fusion::Shared,
             lowering_limits: true,
             coefficients: None,
+            rank: 1,
         }
     }
 }
@@ -87,6 +91,11 @@ pub struct Outcome {
     pub memo_misses: u64,
     /// Stages frozen after the pre-pass.
     pub frozen: usize,
+    /// The rank of the returned schedule (the options' `rank`), and the predicted costs of
+    /// the final beam's distinct schedules, best first (at most `beam`).
+    pub rank: usize,
+    /// See `rank`.
+    pub beam_costs: Vec<f64>,
 }
 
 /// splitmix64: a small deterministic generator for the sampler.
@@ -420,44 +429,77 @@ pub fn search(p: &Pipeline, dev: &Device, opts: &SearchOptions) -> Result<Outcom
     let mut nfrozen = 0;
     if opts.freezing && k > 1 {
         let pre = beam_pass(&mut s, &mut rng, 0, &frozen, &HashSet::new())?;
-        let costs = s.stage_costs(&pre.0.locs);
+        let pre = &pre.1[0];
+        let costs = s.stage_costs(&pre.locs);
         let nst = p.len();
         let count = (nst as f64 - (nst as f64).log2()) as usize;
         let mut order: Vec<usize> = (0..nst).collect();
         order.sort_by(|&a, &b| costs[a].total_cmp(&costs[b]).then(a.cmp(&b)));
         for &n in order.iter().take(count) {
-            frozen[n] = pre.0.locs[n].clone();
+            frozen[n] = pre.locs[n].clone();
         }
         nfrozen = count;
         passes -= 1;
     }
-    let mut best: Option<State> = None;
+    // The complete schedules the passes end with, in pass order (each pass's sorted).
+    let mut finals: Vec<State> = Vec::new();
     let mut permitted = HashSet::new();
     for pass in 1..=passes {
-        let (winner, good) = beam_pass(&mut s, &mut rng, pass, &frozen, &permitted)?;
+        let (good, last) = beam_pass(&mut s, &mut rng, pass, &frozen, &permitted)?;
         permitted = HashSet::new();
         for st in good {
             for h in ancestor_hashes(p, &st.locs, pass) {
                 permitted.insert(h);
             }
         }
-        if best.as_ref().is_none_or(|b| winner.cost < b.cost) {
-            best = Some(winner);
-        }
+        finals.extend(distinct_prefix(last, k));
     }
-    let best = best.ok_or("the search found no schedule")?;
+    // The final beam: the k cheapest distinct schedules (a stable sort: on equal costs
+    // the earlier pass's first, so rank 1 is the best pass's winner).
+    sort_states(&mut finals);
+    let mut finals = distinct_prefix(finals, k);
+    let rank = opts.rank.max(1);
+    if rank > finals.len() {
+        return Err(format!(
+            "rank={rank}: the final beam holds {} distinct schedule{} (beam-size={k})",
+            finals.len(),
+            if finals.len() == 1 { "" } else { "s" }
+        ));
+    }
+    let beam_costs = finals.iter().map(|st| st.cost).collect();
+    let pick = finals.swap_remove(rank - 1);
     Ok(Outcome {
-        locs: best
+        locs: pick
             .locs
             .into_iter()
             .map(|l| l.unwrap_or(Loc::Inline))
             .collect(),
-        cost: best.cost,
+        cost: pick.cost,
         states_evaluated: s.evaluated,
         memo_hits: s.hits,
         memo_misses: s.misses,
         frozen: nfrozen,
+        rank,
+        beam_costs,
     })
+}
+
+/// The first `k` states of `v` with distinct locations, in order. Each pass keeps its
+/// own (sorted) first k: a schedule among the k best of all passes is among the k best
+/// of its pass, so the final beam needs no more (and hashing every state's locations of
+/// a large last step would cost as much as the search's own hashing).
+fn distinct_prefix(v: Vec<State>, k: usize) -> Vec<State> {
+    let mut seen: HashSet<Vec<Option<Loc>>> = HashSet::new();
+    let mut out = Vec::with_capacity(k);
+    for st in v {
+        if out.len() >= k {
+            break;
+        }
+        if seen.insert(st.locs.clone()) {
+            out.push(st);
+        }
+    }
+    out
 }
 
 /// The depth-`depth` hashes of every prefix of `locs`' decisions (its ancestors).
@@ -475,15 +517,15 @@ fn ancestor_hashes(p: &Pipeline, locs: &[Option<Loc>], depth: i32) -> Vec<u64> {
     out
 }
 
-/// One pass of the beam search; returns the best complete state and those within 1.2× of
-/// it (at most k).
+/// One pass of the beam search; returns the complete states within 1.2× of the best (at
+/// most k), and every complete state it ends with, cheapest first.
 fn beam_pass(
     s: &mut Searcher<'_>,
     rng: &mut Rng,
     pass: i32,
     frozen: &[Option<Loc>],
     permitted: &HashSet<u64>,
-) -> Result<(State, Vec<State>), String> {
+) -> Result<(Vec<State>, Vec<State>), String> {
     let p = s.p;
     let k = s.opts.beam.max(1);
     let pre = pass == 0;
@@ -554,14 +596,14 @@ fn beam_pass(
         }
     }
     sort_states(&mut beam);
-    let best = beam[0].clone();
+    let best = beam[0].cost;
     let good: Vec<State> = beam
         .iter()
-        .filter(|x| x.cost <= best.cost * 1.2)
+        .filter(|x| x.cost <= best * 1.2)
         .take(k)
         .cloned()
         .collect();
-    Ok((best, good))
+    Ok((good, beam))
 }
 
 /// Costs the children, all of them or (sampling) ⌊log2 B⌋ survivors per bucket of B by

@@ -432,3 +432,38 @@ fn cost_terms_are_linear_in_the_coefficients() {
         assert!((out2.cost - 2.0 * out.cost).abs() <= 1e-12 * out.cost);
     }
 }
+
+/// `rank`: the r-th best distinct schedule of the final beam; rank 1 is the default
+/// search's result, costs rise with the rank, the schedules differ, and a rank past the
+/// beam's distinct schedules is refused.
+#[test]
+fn ranks_take_the_final_beam_in_cost_order() {
+    let p = pipeline(CHAIN);
+    let best = search(&p, &v100(), &opts(8)).expect("schedules");
+    let mut seen: Vec<Vec<Loc>> = Vec::new();
+    let mut last = 0.0;
+    for rank in 1..=4 {
+        let o = SearchOptions { rank, ..opts(8) };
+        let out = search(&p, &v100(), &o).expect("ranked");
+        assert_eq!(out.rank, rank);
+        assert_eq!(
+            out.beam_costs, best.beam_costs,
+            "one search, whatever the rank"
+        );
+        assert_eq!(out.cost, best.beam_costs[rank - 1]);
+        assert!(out.cost >= last, "rank {rank}: {} after {last}", out.cost);
+        assert!(!seen.contains(&out.locs), "rank {rank} repeats a schedule");
+        if rank == 1 {
+            assert_eq!((&out.locs, out.cost), (&best.locs, best.cost));
+        }
+        last = out.cost;
+        seen.push(out.locs);
+    }
+    assert!(best.beam_costs.len() <= 8);
+    let over = SearchOptions {
+        rank: best.beam_costs.len() + 1,
+        ..opts(8)
+    };
+    let err = search(&p, &v100(), &over).expect_err("past the beam");
+    assert!(err.contains("the final beam holds"), "{err}");
+}

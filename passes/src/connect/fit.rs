@@ -12,8 +12,9 @@ use rtile_dialects::tilegraph::LayerTiles;
 use super::propagate::SubGraph;
 use super::tiling::Levels;
 use crate::device::Device;
-use crate::lower_to_gpu::fuse::{MemberView, fuse_members, program_of_tiles};
+use crate::lower_to_gpu::fuse::{MemberView, ReSrc, fuse_members, program_of_tiles};
 use crate::lower_to_gpu::kernel::{compute_shared_bytes, fused_shared_bytes};
+use crate::lower_to_gpu::shared_stage::SharedStage;
 
 /// The members of `sg` that compute output `o`: `o` and its producers among the members
 /// (ascending), as the lowering splits a kernel with several results into one kernel per
@@ -47,6 +48,11 @@ pub struct Lowered {
     pub threads: u64,
     /// Output points of the block tile.
     pub points: u64,
+    /// Bytes one block reads from global memory once per point rather than once per tile:
+    /// the global inputs of reducing shared stages the lowering could not stage by copy
+    /// stages ([`unstaged_bytes`]). The traffic model (§3.1) counts each boundary tile
+    /// once per block; these reads are what the kernel will do instead.
+    pub unstaged: u64,
 }
 
 impl Lowered {
@@ -62,14 +68,16 @@ impl Lowered {
 /// `tiles` indexed like `sg.members`. `None` when the lowering would not lower it as
 /// planned here for a reason other than its size (a reshape inside, a shape of fused
 /// kernel not lowered yet, tiles it replaces by a program of its own): that is not a
-/// capacity question, and `--lower-to-gpu` reports it.
+/// capacity question, and `--lower-to-gpu` reports it. `Err` when the lowering's fusion
+/// itself says the kernel is "not lowered yet" (a register-connected producer read with a
+/// pad value, ...): a kernel `--lower-to-gpu` would refuse is not a configuration to choose.
 fn planned(
     sg: &SubGraph<'_>,
     sub: &[usize],
     levels: &Levels,
     tiles: &[LayerTiles],
     dev: &Device,
-) -> Option<Lowered> {
+) -> Result<Option<Lowered>, String> {
     let g = sg.graph;
     let views = sub
         .iter()
@@ -84,26 +92,69 @@ fn planned(
                 tiles: tiles[k].clone(),
             })
         })
-        .collect::<Option<Vec<_>>>()?;
+        .collect::<Option<Vec<_>>>();
+    let Some(views) = views else {
+        return Ok(None);
+    };
     let shape = |p: &rtile_dialects::rtile::RProgram, np: usize| Lowered {
         bytes: 0,
         threads: p.threads,
         points: p.block.iter().take(np).product(),
+        unstaged: 0,
     };
     if let [v] = &views[..] {
-        let p = program_of_tiles(&v.tiles, &v.c, &dev.name).ok()?;
-        let bytes = compute_shared_bytes(&v.c, &p).ok()?;
-        return Some(Lowered {
+        let Ok(p) = program_of_tiles(&v.tiles, &v.c, &dev.name) else {
+            return Ok(None);
+        };
+        let Ok(bytes) = compute_shared_bytes(&v.c, &p) else {
+            return Ok(None);
+        };
+        return Ok(Some(Lowered {
             bytes,
             ..shape(&p, v.c.num_parallel())
-        });
+        }));
     }
-    let fused = fuse_members(&views, &dev.name).ok()?;
-    let bytes = fused_shared_bytes(&fused).ok()?;
-    Some(Lowered {
+    let fused = match fuse_members(&views, &dev.name) {
+        Ok(f) => f,
+        Err(m) if m.contains("not lowered yet") => return Err(m),
+        Err(_) => return Ok(None),
+    };
+    let Ok(bytes) = fused_shared_bytes(&fused) else {
+        return Ok(None);
+    };
+    Ok(Some(Lowered {
         bytes,
+        unstaged: unstaged_bytes(&fused.shared_stages),
         ..shape(&fused.program, fused.anchor.num_parallel())
-    })
+    }))
+}
+
+/// Bytes a block reads from global memory in the reducing shared stages of `stages` whose
+/// inputs come straight from a kernel argument: `plan_stages` stages such inputs by copy
+/// stages (once per block) only while every stage with its copies fits its copy limit;
+/// otherwise each point of the stage reads its inputs at every reduction index. Counted as
+/// one element per point, reduction index and argument input (a warp's 32 points read 32
+/// consecutive elements of an input they index, one broadcast element of one they do not:
+/// an upper bound, exact for the first kind).
+pub fn unstaged_bytes(stages: &[SharedStage]) -> u64 {
+    stages
+        .iter()
+        .filter(|s| s.compute.combiner.is_some())
+        .map(|s| {
+            let points: u64 = s.region.iter().map(|r| r.size.max(0) as u64).product();
+            let np = s.compute.num_parallel();
+            let red: u64 = s.compute.axes[np..]
+                .iter()
+                .map(|a| a.extent.max(1) as u64)
+                .product();
+            s.srcs
+                .iter()
+                .zip(&s.compute.inputs)
+                .filter(|(src, _)| matches!(src, ReSrc::Arg(_)))
+                .map(|(_, t)| points * red * (t.elem.width() as u64).div_ceil(8))
+                .sum::<u64>()
+        })
+        .sum()
 }
 
 /// The lowering's plans of the kernels of `sg` (one per result it would plan, see
@@ -116,26 +167,35 @@ pub fn lowering_plans(
 ) -> Vec<Lowered> {
     sg.outputs()
         .into_iter()
-        .filter_map(|o| planned(sg, &result_members(sg, o), levels, tiles, dev))
+        .filter_map(|o| {
+            planned(sg, &result_members(sg, o), levels, tiles, dev)
+                .ok()
+                .flatten()
+        })
         .collect()
 }
 
 /// `Err` with the reason when a kernel of [`lowering_plans`] needs more shared memory than a
-/// block of `dev` may use (its shared layer's capacity, the limit `--lower-to-gpu` checks).
+/// block of `dev` may use (its shared layer's capacity, the limit `--lower-to-gpu` checks),
+/// or when the lowering cannot fuse it yet ([`planned`]). Otherwise the plans, for what
+/// else they tell the model ([`Lowered::unstaged`]).
 pub fn check_lowering_fits(
     sg: &SubGraph<'_>,
     levels: &Levels,
     tiles: &[LayerTiles],
     dev: &Device,
-) -> Result<(), String> {
+) -> Result<Vec<Lowered>, String> {
     let cap = dev.layers[Device::SHARED].capacity_bytes;
-    match lowering_plans(sg, levels, tiles, dev)
-        .iter()
-        .map(|l| l.bytes)
-        .max()
-    {
+    let mut plans = Vec::new();
+    for o in sg.outputs() {
+        match planned(sg, &result_members(sg, o), levels, tiles, dev) {
+            Ok(p) => plans.extend(p),
+            Err(m) => return Err(format!("the lowering cannot fuse it: {m}")),
+        }
+    }
+    match plans.iter().map(|l| l.bytes).max() {
         Some(b) if b > cap => Err(over_capacity(b, cap, &dev.name)),
-        _ => Ok(()),
+        _ => Ok(plans),
     }
 }
 

@@ -56,7 +56,10 @@ fn the_lowerings_plan_is_the_capacity_test() {
     assert!(e.contains(&format!("needs {b} B per block")), "{e}");
     let mut exact = dev.clone();
     exact.layers[Device::SHARED].capacity_bytes = b;
-    assert_eq!(check_lowering_fits(&sg, &levels, &p.tiles, &exact), Ok(()));
+    assert_eq!(
+        check_lowering_fits(&sg, &levels, &p.tiles, &exact),
+        Ok(plans.clone())
+    );
     // The search then keeps a configuration the lowering fits (here the model's own
     // footprint may already rule the first one out; a refusal, if any, names the lowering).
     match best_plan(&g, &members, &levels, &small, 8) {

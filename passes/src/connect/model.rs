@@ -7,13 +7,16 @@
 //! - Footprint = the peak of a best-fit allocation of the data tiles, in topological order,
 //!   with offsets aligned to 32 bytes (§4.2), a tile freed after its last reader.
 //! - Penalties (§4.1; the paper gives them in words, the formulas are ours): uncoalesced
-//!   access counts whole 128-byte transactions per contiguous run; too few tile instances
-//!   for the cores scales traffic by the utilisation; a footprint over the layer's capacity
-//!   is an infinite cost.
+//!   access counts whole 128-byte transactions per contiguous run; too little parallelism
+//!   (too few blocks for the cores, or too few threads for their lanes: [`utilization`])
+//!   scales traffic by the utilisation; a footprint over the layer's capacity is an
+//!   infinite cost.
 
 use std::collections::HashMap;
 
 use rtile::ir::Value;
+
+use crate::device::Device;
 
 use super::propagate::{SubGraph, value_tile, with_whole_reductions};
 
@@ -79,18 +82,47 @@ impl Traffic {
     pub fn total(&self) -> u64 {
         self.per_instance() * self.instances
     }
-    /// Traffic with the §4.1 penalties: whole transactions of `unit` bytes, divided by the
-    /// utilisation of `parallel_units` cores (`min(1, instances / units)`).
-    pub fn penalized(&self, unit: u64, parallel_units: u64) -> f64 {
+    /// Bytes moved in whole transactions of `unit` bytes (§4.1's first penalty): every
+    /// boundary tile's [`BoundaryTile::coalesced_bytes`], times the instances.
+    pub fn coalesced(&self, unit: u64) -> u64 {
         let bytes: u64 = self
             .inputs
             .iter()
             .chain(&self.outputs)
             .map(|t| t.coalesced_bytes(unit))
             .sum();
-        let util = (self.instances as f64 / parallel_units.max(1) as f64).min(1.0);
-        (bytes * self.instances) as f64 / util
+        bytes * self.instances
     }
+    /// Traffic with the §4.1 penalties: whole transactions of `unit` bytes, divided by the
+    /// utilisation `util` of the computing cores ([`utilization`]).
+    pub fn penalized(&self, unit: u64, util: f64) -> f64 {
+        self.coalesced(unit) as f64 / util.clamp(f64::MIN_POSITIVE, 1.0)
+    }
+}
+
+/// §4.1's "utilization percentage of the computing cores" of a kernel of `blocks` blocks of
+/// `threads` threads on `dev`, in (0, 1]. The paper gives the penalty in words only; its
+/// unit of parallelism is in §4.1's block-size rule: an SM's hardware parallelism is its
+/// warp schedulers × the warp width (V100: 4 × 32 = 128 threads), and the tiles of a block
+/// must number more than that. So the device has `cores × teus_per_core × teu_width`
+/// lanes, and a kernel keeps busy the smaller of
+/// - `blocks / cores`: a block runs on one core, so fewer blocks than cores leave cores
+///   idle, however many threads each has;
+/// - `blocks × threads / lanes`: the lanes its threads occupy, wherever they run.
+///
+/// **[Interp]** Counting blocks alone (as this model did until issue 14's re-tuning) let a
+/// 1-thread block count as a whole core: at small sizes the search then chose tiles of 32
+/// points run by 1 to 32 threads, re-reading a GEMM's weights once per row block, and on
+/// an H200 the fused BERT layer (96 blocks of 32–64 threads) ran 2.4× slower than the
+/// unfused one (PERF.md, "Welder"). Wave quantisation and latency hiding beyond one warp
+/// per scheduler are not modelled.
+pub fn utilization(blocks: u64, threads: u64, dev: &Device) -> f64 {
+    let cores = dev.cores.max(1) as f64;
+    let lanes = (dev.cores * dev.teus_per_core.max(1) * dev.teu_width.max(1)).max(1) as f64;
+    let blocks = blocks.max(1) as f64;
+    (blocks / cores)
+        .min(blocks * threads.max(1) as f64 / lanes)
+        .min(1.0)
 }
 
 /// The traffic of `sg` for the member domain tiles `dom` (from

@@ -7,8 +7,8 @@ use rtile::ir::types::Type;
 use rtile::ir::{BlockId, Context, NamedAttribute, OpId, OperationState, Value};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::tilegraph::{
-    DECISIONS, DEVICE, FOOTPRINT, KERNEL, Level, REFUSED, TRAFFIC, YIELD, bytes_per_level_attr,
-    set_connect_levels, set_tiles,
+    DECISIONS, DEVICE, FOOTPRINT, KERNEL, Level, PARALLELISM, REFUSED, TRAFFIC, YIELD,
+    bytes_per_level_attr, set_connect_levels, set_tiles,
 };
 
 use super::graph::{Graph, build_graph};
@@ -173,6 +173,24 @@ fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device:
     }
     ctx.set_attr(k, TRAFFIC, bytes_per_level_attr(&traffic));
     ctx.set_attr(k, FOOTPRINT, bytes_per_level_attr(&fp));
+    // The parallelism the estimate was made with (§4.1's utilisation), so that a lit test
+    // or a reader can see why a tile was chosen.
+    let util = (plan.utilization * 1000.0).round() / 1000.0;
+    let par = vec![
+        NamedAttribute {
+            name: "blocks".into(),
+            value: Attribute::int(plan.blocks as i64, Type::i64()),
+        },
+        NamedAttribute {
+            name: "threads".into(),
+            value: Attribute::int(plan.threads as i64, Type::i64()),
+        },
+        NamedAttribute {
+            name: "utilization".into(),
+            value: Attribute::float(util.max(0.001), Type::f64()),
+        },
+    ];
+    ctx.set_attr(k, PARALLELISM, Attribute::dictionary(par));
     if let Some((n, why)) = &plan.refused {
         let s = format!("{n} better-ranked tile configurations do not lower: {why}");
         ctx.set_attr(k, REFUSED, Attribute::string(s));

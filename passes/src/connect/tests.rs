@@ -6,7 +6,7 @@ use rtile_dialects::te::module::{new_context, parse_and_verify};
 use rtile_dialects::tilegraph::Level;
 
 use super::graph::{Graph, build_graph};
-use super::model::{BestFit, BoundaryTile, footprint, traffic};
+use super::model::{BestFit, BoundaryTile, footprint, traffic, utilization};
 use super::propagate::{PropagateError, SubGraph, propagate};
 use super::schedule::schedule;
 use super::tiling::best_plan;
@@ -81,8 +81,13 @@ fn paper_matmul_softmax_traffic_at_4x128() {
     assert_eq!(t.per_instance(), 35 * 1024);
     assert_eq!(t.instances, 24_576);
     assert_eq!(t.total(), 840 * MIB);
-    // Every tile is whole rows of 128-byte runs and there are plenty of tiles: no penalty.
-    assert_eq!(t.penalized(128, 80), (840 * MIB) as f64);
+    // Every tile is whole rows of 128-byte runs and there are plenty of tiles of 128
+    // threads for V100's 80 cores × 128 lanes: no penalty.
+    let v100 = Device::builtin("v100").unwrap();
+    let util = utilization(t.instances, 128, &v100);
+    assert_eq!(util, 1.0);
+    assert_eq!(t.coalesced(128), 840 * MIB);
+    assert_eq!(t.penalized(128, util), (840 * MIB) as f64);
 }
 
 #[test]
@@ -359,8 +364,18 @@ fn penalties() {
         outputs: vec![],
         instances: 40,
     };
-    assert_eq!(t.penalized(128, 80), 2.0 * 2048.0 * 40.0);
-    assert_eq!(t.penalized(128, 40), 2048.0 * 40.0);
+    let v100 = Device::builtin("v100").unwrap();
+    assert_eq!(utilization(40, 128, &v100), 0.5);
+    assert_eq!(t.penalized(128, 0.5), 2.0 * 2048.0 * 40.0);
+    assert_eq!(t.penalized(128, 1.0), 2048.0 * 40.0);
+    // §4.1's hardware parallelism is 4 warp schedulers × 32 lanes a core: 160 blocks cover
+    // the 80 cores, but at 32 threads each they fill half of the 10,240 lanes; at one
+    // thread each, 1/64. Blocks alone would call both fully used.
+    assert_eq!(utilization(160, 32, &v100), 0.5);
+    assert_eq!(utilization(160, 1, &v100), 1.0 / 64.0);
+    assert_eq!(utilization(160, 256, &v100), 1.0);
+    // Few blocks stay the limit however many threads they have.
+    assert_eq!(utilization(8, 1024, &v100), 0.1);
 }
 
 #[test]

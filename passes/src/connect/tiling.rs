@@ -8,12 +8,14 @@
 use rtile_dialects::tilegraph::{LayerTiles, Level};
 
 use super::fit::check_lowering_fits;
-use super::graph::Graph;
-use super::model::{COALESCE_BYTES, footprint, traffic};
+use super::graph::{Graph, Node};
+use super::model::{COALESCE_BYTES, footprint, traffic, utilization};
 use super::propagate::{SubGraph, input_tile, propagate, with_whole_reductions};
 use crate::construct_rtile::align::Aligner;
 use crate::construct_rtile::expr_info::TensorExprInfo;
 use crate::device::Device;
+use crate::lower_to_gpu::fuse::default_thread_tile;
+use crate::lower_to_gpu::reduction::auto_split;
 
 /// Most output tiles examined per sub-graph and layer (the per-dim lists are thinned
 /// evenly past this; deterministic).
@@ -45,6 +47,12 @@ pub struct Plan {
     pub shared_footprint: u64,
     /// Largest register-group footprint per thread, bytes (0: no register group).
     pub register_footprint: u64,
+    /// Blocks the kernel launches (tile instances of its first output).
+    pub blocks: u64,
+    /// Threads per block ([`block_threads`]).
+    pub threads: u64,
+    /// §4.1's utilisation of the computing cores ([`utilization`]), in (0, 1].
+    pub utilization: f64,
     /// The model's estimate, microseconds.
     pub est_us: f64,
     /// Better-ranked candidates refused because the lowering could not fit them in a
@@ -227,10 +235,16 @@ fn register_tiling(
         }
         let tr = traffic(&sg, &dom).per_instance() * threads;
         // Roller's alignment with the execution unit (§3.1, which Welder's SubGraphTiling
-        // reuses): whole warps, unless the block has fewer points than a warp. Then least
-        // traffic, then more threads (parallelism), then the smaller footprint.
+        // reuses): whole warps, unless the block has fewer points than a warp; and Welder
+        // §4.1's "sufficient parallel tiles at the register level": at least a core's
+        // hardware parallelism (warp schedulers × warp width, 128 on V100) when the block
+        // has that many points. Then least traffic, then more threads, then the smaller
+        // footprint. Without the thread floor least traffic grows the thread tile until a
+        // block runs one warp (a 32×32 GEMM tile: 32 threads of 4×8 points).
         let points: u64 = parent.iter().product();
-        let misaligned = !(threads.is_multiple_of(dev.teu_width) || threads == points);
+        let floor = points.min(hardware_parallelism(dev));
+        let misaligned =
+            !((threads.is_multiple_of(dev.teu_width) && threads >= floor) || threads == points);
         let rank = (misaligned, tr, u64::MAX - threads);
         if best.as_ref().is_none_or(|b| rank < b.0) {
             best = Some((rank, dom.clone(), fp));
@@ -287,6 +301,10 @@ fn divisor_tiles(parent: &[u64], max: usize) -> Vec<Vec<u64>> {
 /// One shared-layer candidate after the capacity filter.
 struct Candidate {
     dom: Vec<Vec<u64>>,
+    /// Traffic in whole transactions (§4.1), before the parallelism penalty.
+    coalesced: u64,
+    /// The traffic penalised with the threads the block is expected to run
+    /// ([`expected_threads`]): the ranking key.
     penalized: f64,
     global: u64,
     footprint: u64,
@@ -316,6 +334,9 @@ pub fn best_plan(
                 .iter()
                 .any(|&(c, i)| sg.has(c) && levels[c][i] == Level::Shared)
     };
+    let fpos = members.binary_search(&first).unwrap_or(0);
+    let groups = register_groups(g, members, levels);
+    let in_group = groups.iter().any(|grp| grp.contains(&first));
     let mut cands = Vec::new();
     let (mut inconsistent, mut min_fp) = (None, u64::MAX);
     let splittable = members
@@ -345,8 +366,10 @@ pub fn best_plan(
                 continue;
             }
             let tr = traffic(&sg, &dom);
+            let threads = expected_threads(fnode, &dom[fpos], in_group, dev);
             cands.push(Candidate {
-                penalized: tr.penalized(COALESCE_BYTES, dev.cores),
+                coalesced: tr.coalesced(COALESCE_BYTES),
+                penalized: tr.penalized(COALESCE_BYTES, utilization(tr.instances, threads, dev)),
                 global: tr.total(),
                 footprint: fp,
                 dom,
@@ -366,7 +389,6 @@ pub fn best_plan(
     // kernel the lowering cannot fit in a block's shared memory (its plan, not the model's
     // footprint: `fit`) is over capacity (§4.1) and does not count: the next one is tried.
     cands.sort_by(|a, b| a.penalized.total_cmp(&b.penalized));
-    let groups = register_groups(g, members, levels);
     let mut best: Option<Plan> = None;
     let mut why = String::new();
     let mut kept = 0;
@@ -384,18 +406,33 @@ pub fn best_plan(
                 continue;
             }
         };
-        if let Err(m) = check_lowering_fits(&sg, levels, &p.tiles, dev) {
-            let n = refused.as_ref().map_or(0, |r| r.0);
-            refused = Some((n + 1, m.clone()));
-            why = m;
-            continue;
-        }
+        let p = match check_lowering_fits(&sg, levels, &p.tiles, dev) {
+            Ok(plans) => with_unstaged_reads(p, &plans, dev),
+            Err(m) => {
+                let n = refused.as_ref().map_or(0, |r| r.0);
+                refused = Some((n + 1, m.clone()));
+                why = m;
+                continue;
+            }
+        };
         kept += 1;
         if best.as_ref().is_none_or(|b| p.est_us < b.est_us) {
             best = Some(p);
         }
     }
     best.map(|p| Plan { refused, ..p }).ok_or(why)
+}
+
+/// `p` with the reads the lowering makes once per point instead of once per block
+/// ([`super::fit::Lowered::unstaged`]) added to its global traffic and estimate, at the
+/// plan's utilisation. The paper's model assumes every boundary tile is staged (§3.1);
+/// without this term a whole BERT layer in one kernel looked cheap at simulator sizes and
+/// its shared stages then re-read the projection weights once per row (PERF.md, "Welder").
+fn with_unstaged_reads(mut p: Plan, plans: &[super::fit::Lowered], dev: &Device) -> Plan {
+    let extra = plans.iter().map(|l| l.unstaged).sum::<u64>() * p.blocks;
+    p.global_traffic += extra;
+    p.est_us += extra as f64 / dev.bandwidth(Device::GLOBAL) / p.utilization * 1e6;
+    p
 }
 
 /// Bytes one block moves through shared memory: every input tile a member reads there
@@ -500,6 +537,11 @@ fn finish_plan(
         }
         reg_fp = reg_fp.max(fp);
     }
+    // The parallelism penalty again, with the threads the block will run now that the
+    // register tiles are chosen; the ranking used [`expected_threads`].
+    let k = members.binary_search(&first).unwrap_or(0);
+    let threads = block_threads(&g.nodes[first], &c.dom[k], tiles[k].register.as_deref());
+    let util = utilization(blocks, threads, dev);
     let shared_traffic = shared_layer_traffic(g, sg, &c.dom, levels) * blocks;
     let flops: f64 = evaluations(g, sg, &c.dom, levels)
         .iter()
@@ -507,10 +549,22 @@ fn finish_plan(
         .map(|(&pts, &n)| pts * g.nodes[n].flops_per_point * blocks as f64)
         .sum();
     let peak = dev.peak(&g.nodes[first].dtype).simt_gflops * 1e9;
-    let est_us = (c.penalized / dev.bandwidth(Device::GLOBAL)
+    // Idle cores and lanes slow the shared-memory and arithmetic terms as much as the
+    // DRAM term: the paper profiles, so its penalty needs to rank only traffic; the model
+    // replaces the profiler, so the whole estimate is divided by the utilisation
+    // (**[Interp]**).
+    //
+    // Each launch costs `launch_us` (the device's host-side launch cost, which Rammer's
+    // packing saves): the paper's profiler times kernels with it, Fig. 13 counts the
+    // launches fusion saves, and without it two tiny kernels looked as cheap as one. The
+    // lowering launches one kernel per result (`fuse::result_members`) **[Interp]**.
+    let launches = sg.outputs().len().max(1) as f64;
+    let est_us = (c.coalesced as f64 / dev.bandwidth(Device::GLOBAL)
         + shared_traffic as f64 / dev.bandwidth(Device::SHARED)
         + flops / peak)
-        * 1e6;
+        / util
+        * 1e6
+        + dev.launch_us * launches;
     Ok(Plan {
         members: members.clone(),
         tiles,
@@ -518,7 +572,65 @@ fn finish_plan(
         shared_traffic,
         shared_footprint: c.footprint,
         register_footprint: reg_fp,
+        blocks,
+        threads,
+        utilization: util,
         est_us,
         refused: None,
     })
+}
+
+/// A core's hardware parallelism in threads (Welder §4.1: "each SM has 4 warp schedulers
+/// and each warp has 32 threads", so a block should run more than 128 register tiles).
+pub(super) fn hardware_parallelism(dev: &Device) -> u64 {
+    (dev.teus_per_core * dev.teu_width).max(1)
+}
+
+/// Threads one block of a kernel runs, as `--lower-to-gpu` launches it: those of its
+/// anchor `node` (the first output; the lowering builds the block around it) for the block
+/// tile `block` and the thread tile `thread` (its register tile; without one, the
+/// lowering's default, `fuse::default_thread_tile`), times the cross-thread lanes the
+/// lowering adds to a reduction with few threads ([`split_lanes`]).
+pub(super) fn block_threads(node: &Node, block: &[u64], thread: Option<&[u64]>) -> u64 {
+    let np = node.num_parallel.min(block.len());
+    let default;
+    let thread = match thread {
+        Some(t) if t.len() == block.len() => t,
+        _ => {
+            default = default_thread_tile(block, np);
+            &default
+        }
+    };
+    let threads: u64 = (0..np)
+        .map(|a| block[a].div_ceil(thread[a].max(1)))
+        .product();
+    threads * split_lanes(node, block, threads)
+}
+
+/// The lanes `--lower-to-gpu` splits a reduction anchor's reduction across when its block
+/// has few threads (`reduction::auto_split`, on the reduction axis with the largest tile).
+fn split_lanes(node: &Node, block: &[u64], threads: u64) -> u64 {
+    let axis = node
+        .reduction_dims()
+        .filter(|&r| r < block.len())
+        .max_by_key(|&r| (block[r], std::cmp::Reverse(r)));
+    axis.map_or(1, |r| {
+        let red_points: u64 = node.reduction_dims().map(|d| node.domain[d]).product();
+        auto_split(threads as i64, red_points as i64, block[r] as i64).max(1) as u64
+    })
+}
+
+/// The threads the ranking of shared-layer candidates assumes for the block tile `block`
+/// of the anchor `node`, before its register tiles are chosen: the lowering's default
+/// thread tile, or, when the anchor is in a register group, the fewest threads
+/// [`register_tiling`] ranks first (a core's hardware parallelism, or every point when the
+/// block has fewer: past the floor it takes the fewest, whose larger thread tiles move
+/// less through shared memory).
+fn expected_threads(node: &Node, block: &[u64], in_group: bool, dev: &Device) -> u64 {
+    if !in_group {
+        return block_threads(node, block, None);
+    }
+    let points: u64 = block[..node.num_parallel.min(block.len())].iter().product();
+    let threads = points.min(hardware_parallelism(dev)).max(1);
+    threads * split_lanes(node, block, threads)
 }

@@ -101,9 +101,27 @@ pub struct ProgramShape<'a> {
     pub staged: bool,
 }
 
+/// Fraction of a core's compute peak that `warps` resident TEUs reach: each TEU group
+/// (scheduler) issues at full rate only with `latency_warps` TEUs to switch between (Little's
+/// law, [`Device::latency_warps`]), so `min(1, warps / (teus_per_core × latency_warps))`.
+///
+/// Roller's model (§3.3) takes MaxComputePerf from a profile of tiles enlarged until they
+/// saturate the TEU, so any program it ranks is assumed to saturate; its Figure 18 shows the
+/// model's error for blocks under 4 warps. This term goes beyond the paper: it charges the
+/// under-occupied programs the construction can still produce (one-warp blocks for small or
+/// odd shapes) with the latency they cannot hide. It counts warps only, not the thread tile's
+/// instruction-level parallelism: on an H200, a one-warp SIMT block with an 8×8 register tile
+/// (`bert_ffn2`, PERF.md) ran at about 1/11 of its scheduler's FMA peak.
+pub fn latency_utilisation(dev: &Device, warps: u64) -> f64 {
+    let needed = dev.teus_per_core as f64 * dev.latency_warps.max(1.0);
+    (warps as f64 / needed).min(1.0)
+}
+
 /// Estimates an rProgram after scale-out (§3.2): blocks are spread evenly over the cores in
 /// waves; within a wave, one core's time is the slowest of computing, loading from global memory
 /// and loading from shared memory (the pipeline's bottleneck stage), each resource split evenly.
+/// Computing runs at the peak scaled by [`latency_utilisation`] of the resident warps and by
+/// the filled fraction of each warp's lanes.
 pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<'_>) -> Estimate {
     let mut grid = 1u64;
     let mut k_steps = 1u64;
@@ -134,7 +152,7 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
 
     let w = dev.teu_width;
     let warps = resident * ceil_div(p.threads, w);
-    let util = (warps as f64 / dev.teus_per_core as f64).min(1.0);
+    let util = latency_utilisation(dev, warps);
     let lane_eff = p.threads as f64 / (ceil_div(p.threads, w) * w) as f64;
     let peak_core = gflops * 1e9 / cores as f64 * util * lane_eff;
     let r = resident as f64;
@@ -224,5 +242,69 @@ mod tests {
         assert!(big.total_s < small.total_s, "{big:?} vs {small:?}");
         // 137 GFLOP at 15.7 TFLOPS is at least 8.7 ms.
         assert!(big.total_s >= 2.0 * 4096f64.powi(3) / 15.7e12);
+    }
+
+    /// One block per core of a 4096-deep matmul whose blocks are 64×64 output tiles: the
+    /// same block work by 32 threads (8×16 each) or by 512 threads (2×4 each).
+    fn one_block_per_core(dev: &Device, threads: u64) -> Estimate {
+        let e = TensorExprInfo::matmul(64 * 8, 64 * dev.cores / 8, 4096, "f32");
+        let thread: &[u64] = if threads == 32 {
+            &[8, 16, 1]
+        } else {
+            &[2, 4, 1]
+        };
+        let g = max_compute_gflops(&e, dev, None);
+        estimate(
+            &e,
+            dev,
+            g,
+            &ProgramShape {
+                block: &[64, 64, 8],
+                thread,
+                threads,
+                lanes: 1,
+                shared_bytes: 4096,
+                register_bytes: 4 * (thread[0] * thread[1] + thread[0] + thread[1]),
+                staged: true,
+            },
+        )
+    }
+
+    #[test]
+    fn latency_utilisation_counts_warps_per_scheduler() {
+        let h100 = Device::builtin("h100").unwrap();
+        assert_eq!(h100.latency_warps, 4.0);
+        // 4 schedulers × 4 warps each saturate an SM.
+        assert_eq!(latency_utilisation(&h100, 1), 1.0 / 16.0);
+        assert_eq!(latency_utilisation(&h100, 4), 0.25);
+        assert_eq!(latency_utilisation(&h100, 16), 1.0);
+        assert_eq!(latency_utilisation(&h100, 64), 1.0);
+        // A CDNA SIMD hides its ALU latency with one wavefront.
+        let mi50 = Device::builtin("mi50").unwrap();
+        assert_eq!(latency_utilisation(&mi50, 1), 0.25);
+        assert_eq!(latency_utilisation(&mi50, 4), 1.0);
+    }
+
+    #[test]
+    fn one_warp_is_slower_than_the_same_work_on_enough_warps() {
+        let dev = Device::builtin("v100").unwrap();
+        let one = one_block_per_core(&dev, 32);
+        let many = one_block_per_core(&dev, 512);
+        assert_eq!((one.waves, many.waves), (1, 1));
+        // Same flops per core: 1 warp reaches 1/16 of the peak, 16 warps all of it.
+        let ratio = one.compute_s / many.compute_s;
+        assert!((ratio - 16.0).abs() < 1e-9, "{ratio}");
+        assert!(one.total_s > 4.0 * many.total_s, "{one:?} vs {many:?}");
+        // 64·64·4096·2 flops at 15.7 TFLOPS / 80 SMs: 171 µs on 16 warps.
+        let flops = 64.0 * 64.0 * 4096.0 * 2.0;
+        assert!((many.compute_s - flops / (15.7e12 / 80.0)).abs() < 1e-9);
+        // Without the term (a device file leaving it out) one warp counted as a quarter of
+        // the SM: the ranking error of PERF.md's bert_ffn2.
+        let old = Device {
+            latency_warps: crate::device::default_latency_warps(),
+            ..dev.clone()
+        };
+        let r = one_block_per_core(&old, 32).compute_s / one_block_per_core(&old, 512).compute_s;
+        assert!((r - 4.0).abs() < 1e-9, "{r}");
     }
 }

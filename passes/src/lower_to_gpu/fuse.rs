@@ -255,7 +255,7 @@ pub(crate) fn program_of_tiles(
     let thread = match tiles.get(Level::Register) {
         Some(t) => t,
         None => {
-            default_thread = thread_tile_for(block, c.num_parallel());
+            default_thread = default_thread_tile(block, c.num_parallel());
             &default_thread
         }
     };
@@ -298,7 +298,7 @@ pub(crate) fn program_of_tiles(
 /// largest one's smallest prime factor instead (an odd block extent such as harris's
 /// 1279 columns would otherwise keep more threads than a block may have). Reduction
 /// axes: one point per step.
-fn thread_tile_for(block: &[u64], np: usize) -> Vec<u64> {
+pub(crate) fn default_thread_tile(block: &[u64], np: usize) -> Vec<u64> {
     let mut t = vec![1u64; block.len()];
     let threads = |t: &[u64]| (0..np).map(|a| block[a] / t[a]).product::<u64>();
     let smallest_factor = |n: u64| (2..=n).find(|f| n.is_multiple_of(*f)).unwrap_or(n);
@@ -322,7 +322,7 @@ fn thread_tile_for(block: &[u64], np: usize) -> Vec<u64> {
     t
 }
 
-/// The most threads [`thread_tile_for`] gives a block.
+/// The most threads [`default_thread_tile`] gives a block.
 const MAX_DEFAULT_THREADS: u64 = 256;
 
 /// The te ops of `kernel` that compute each of its results, one entry per result in
@@ -774,7 +774,7 @@ mod tests {
             (vec![8, 64, 3], vec![1, 2, 1]),
         ] {
             let np = if block.len() == 3 { 2 } else { block.len() };
-            let t = thread_tile_for(&block, np);
+            let t = default_thread_tile(&block, np);
             assert_eq!(t, want, "{block:?}");
             let threads: u64 = (0..np).map(|a| block[a] / t[a]).product();
             assert!(threads <= MAX_DEFAULT_THREADS, "{block:?}: {threads}");

@@ -241,7 +241,38 @@ fn launch_step(
         block,
         dynamic_shared_memory: smem,
         args,
+        tensor_maps: tensor_maps_of(ctx, k),
     })
+}
+
+/// The TMA tensor-map parameters of kernel `k` (`rtile.tensor_map_of` with the maps'
+/// types), for the runtime to encode over the step's memref arguments: a kernel's memrefs
+/// come first, so the memref parameter index is the step's argument index.
+fn tensor_maps_of(ctx: &Context, k: OpId) -> Vec<rtile_manifest::TensorMapArg> {
+    use rtile_gpu_vocab::nvgpu_sm90::TensorMapType;
+    let of = ctx
+        .attr(k, rtile_dialects::rtile::TENSOR_MAP_OF)
+        .and_then(|a| a.as_dense_ints().map(|v| v.to_vec()))
+        .unwrap_or_default();
+    let types: Vec<TensorMapType> = ctx
+        .regions(k)
+        .first()
+        .and_then(|&r| ctx.region_blocks(r).first().copied())
+        .map(|b| {
+            ctx.block_args(b)
+                .iter()
+                .filter_map(|&a| TensorMapType::of(ctx.value_type(a))?.ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    of.iter()
+        .zip(types)
+        .map(|(&i, t)| rtile_manifest::TensorMapArg {
+            of: i.max(0) as usize,
+            box_shape: t.box_shape.clone(),
+            swizzle: t.swizzle.bytes() as u32,
+        })
+        .collect()
 }
 
 /// The bytes of a tensor constant (`dense_resource` blobs from the file's resources, or

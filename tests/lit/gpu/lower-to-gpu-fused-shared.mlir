@@ -7,7 +7,14 @@
 // (32-byte aligned). The simulator checks each function whole
 // and each kernel against its members' unfused te chain (f64 oracle); a shared race or an
 // uninitialised shared read would fail the run.
-// RUN: rtile-opt %s --connect="device=v100" --lower-to-gpu -o %t.mlir
+// The kernels checked below are lowered from the tiles --connect chose before issue 14's
+// re-tuning (Inputs/fused-shared-connected.mlir, this file's functions after --connect), so
+// that this lowering test does not follow the cost model. What --connect decides now
+// (Matmul -> Softmax in one kernel with six shared stages) lowers and matches too:
+// RUN: rtile-opt %s --connect="device=v100" --lower-to-gpu | rtile-run --sim --check | FileCheck %s --check-prefix=NOW
+// NOW: @f_0: 4096 elements, max relative error {{[0-9.]+e-([6-9]|[1-9][0-9])$}}
+// NOW: @mb_1: 512 elements, max relative error {{[0-9.]+e-([6-9]|[1-9][0-9])$}}
+// RUN: rtile-opt %S/Inputs/fused-shared-connected.mlir --lower-to-gpu -o %t.mlir
 // RUN: FileCheck %s --input-file=%t.mlir
 // RUN: rtile-run --sim --seed 3 %t.mlir | FileCheck %s --check-prefix=SIM
 // RUN: rtile-run --sim --check %t.mlir | FileCheck %s --check-prefix=KERNELS

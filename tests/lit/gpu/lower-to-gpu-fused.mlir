@@ -67,7 +67,9 @@
 
 // SHARED: @cbr output 0: tensor<1x16x8x8xf32>, max relative error {{[0-9.]+e-([6-9]|[1-9][0-9])$}}
 // SHARED: @pro output 0: tensor<32x40xf32>, max relative error {{[0-9.]+e-([6-9]|[1-9][0-9])$}}
-// SHARED: @f: 2 kernels
+// Full Welder puts the matmul in the softmax's kernel too (the row reductions on its
+// shared tile, §2's example); two kernels until each launch was costed (issue 14).
+// SHARED: @f: 1 kernels
 // SHARED: @f output 0: tensor<64x64xf32>, max relative error {{[0-9.]+e-([6-9]|[1-9][0-9])$}}
 
 func.func @cbr(%I: tensor<1x8x10x10xf32>, %W: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x8x8xf32> {

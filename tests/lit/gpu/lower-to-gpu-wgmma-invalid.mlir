@@ -1,7 +1,7 @@
 // tensor-core=wgmma on a program wgmma cannot take is an error that says why (here: a
-// warpgroup tile of 16 columns; the B tile is loaded in 128-byte swizzled boxes of 64).
+// warpgroup tile of 16 columns: computing it as a whole 64-column B box would be 4x the work).
 // RUN: not rtile-opt %s --lower-to-gpu="tensor-core=wgmma" 2>&1 | FileCheck %s
-// CHECK: error: 'te.compute' op cannot lower: tensor-core=wgmma: the warpgroup tile 64x16 is not whole m64 slabs of 64 to 256 columns
+// CHECK: error: 'te.compute' op cannot lower: tensor-core=wgmma: the warpgroup tile 64x16 is not whole m64 slabs of 32 to 256 columns (a multiple of 8)
 // An invalid option value is an error too.
 // RUN: not rtile-opt %s --lower-to-gpu="tensor-core=hmma" 2>&1 | FileCheck %s --check-prefix=OPTION
 // OPTION: invalid value 'hmma' for option 'tensor-core' (expected mma-sync, auto or wgmma)

@@ -10,6 +10,11 @@
 // docs/simulator.md) and the host code against the te interpreter: f16 output, one f16
 // rounding (2^-10 of the largest element) plus f32 reordering, hence 1.1e-3.
 // RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" | rtile-run --sim --check --tolerance 1.1e-3 | FileCheck %s --check-prefix=SIM
+// The launch sequence for rtile-run cuda --model lists the memrefs and the tensor maps the
+// runtime encodes over them (cuTensorMapEncodeTiled).
+// RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" -o %t.lowered.mlir
+// RUN: rtile-run --model-manifest %t.json %t.lowered.mlir
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t.json
 // Where wgmma does not apply, tensor-core=auto falls back to mma.sync (the construction's
 // h100 programs for these odd shapes have warpgroup tiles narrower than 64 columns).
 // RUN: rtile-opt %S/lower-to-gpu-mma.mlir --construct-rtile="device=h100" --rtile-select --lower-to-gpu="tensor-core=auto" | FileCheck %s --check-prefix=AUTO
@@ -52,6 +57,17 @@
 
 // SIM: @mm_0: 27200 elements, max relative error {{[0-9.]+e-(4|5|6|7)}}
 // SIM: @mm output 0: tensor<200x136xf16>, max relative error {{[0-9.]+e-(4|5|6|7)}}
+
+// MANIFEST: "kernel": "mm_0"
+// MANIFEST: "tensor_maps": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "of": 0,
+// MANIFEST-NEXT: "box_shape": [
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 64
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "swizzle": 128
+// MANIFEST: "of": 1,
 
 // AUTO-LABEL: gpu.func @odd_0
 // AUTO: nvgpu.mma.sync

@@ -8,6 +8,8 @@
 // RUN:   --construct-rtile="device=v100" --rtile-select | FileCheck %s --check-prefixes=CHECK,V100
 // RUN: rtile-opt %s --allow-unregistered-dialect --mlir-print-op-generic \
 // RUN:   --construct-rtile="device=h100" --rtile-select | FileCheck %s --check-prefixes=CHECK,H100
+// RUN: rtile-opt %s --allow-unregistered-dialect --mlir-print-op-generic \
+// RUN:   --construct-rtile="device=h100" | FileCheck %s --check-prefix=H100ALL
 //
 // The candidates are rPrograms of the device, sorted: every one verifies on the device.
 // RUN: rtile-opt %s --allow-unregistered-dialect --construct-rtile="device=v100 top-k=10" \
@@ -66,9 +68,15 @@
 // floats, narrower than a sweep: none. B's row is read 4 (V100) / 8 (H100) floats per thread:
 // 16 B / 32 B = 4 / 8 floats.
 // m = 65536 is tiled by 160 (V100) / 192 (H100): 410 / 342 blocks, padding 0.1% / 0.2% (< epsilon).
+// Ranking (H100) - that 384-thread block is one block per SM (registers), 12 warps, 3 per warp
+// scheduler; the model's latency term (latency_warps = 4 in h100.toml) runs it at 3/4 of the
+// FMA peak (est 10990 us), so the top-1 is a 256x128 block of 512 threads (16 warps, 4 per
+// scheduler: the full peak, est 8342 us; k = 32 the largest of the equal estimates). The
+// 384-thread program is still constructed (H100ALL below).
 // CHECK-LABEL: te.compute
 // V100: rtile.program = #rtile.program<device = "v100", tiles = {{\[\[}}160, 128, 32], [5, 4, 1]], pad = {{\[\[}}0, 1], [0, 4]], grid = [410, 32], threads = 1024, est_us = {{[0-9.e+]+}}, epsilon = 0.2, footprint = [116, 38016,
-// H100: rtile.program = #rtile.program<device = "h100", tiles = {{\[\[}}192, 128, 8], [8, 8, 1]], pad = {{\[\[}}0, 0], [0, 8]], grid = [342, 32], threads = 384, est_us = {{[0-9.e+]+}}, epsilon = 0.2, footprint = [320, 10496,
+// H100: rtile.program = #rtile.program<device = "h100", tiles = {{\[\[}}256, 128, 32], [8, 8, 1]], pad = {{\[\[}}0, 1], [0, 8]], grid = [256, 32], threads = 512, est_us = 8342, epsilon = 0.2, footprint = [320, 51200,
+// H100ALL: tiles = {{\[\[}}192, 128, 8], [8, 8, 1]], pad = {{\[\[}}0, 0], [0, 8]], grid = [342, 32], threads = 384, est_us = 10990, epsilon = 0.2, footprint = [320, 10496,
 // CHECK-NOT: rtile.programs
 // CHECK: sym_name = "m2"
 "func.func"() ({
@@ -99,7 +107,11 @@
 // padding; on H100 (rx = 3) (128 - 8 + 16) mod 128 = 8 B = 2 floats.
 // CHECK-LABEL: te.compute
 // V100: tiles = {{\[\[}}1, 20, 4, 32, 1, 3, 3], [1, 5, 2, 2, 1, 1, 1]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0, 0]], grid = [128, 7, 7, 1], threads = 128,
-// H100: tiles = {{\[\[}}2, 72, 4, 32, 4, 3, 3], [2, 6, 2, 2, 1, 1, 3]], pad = {{\[\[}}0, 0, 0, 2], [0, 0, 0, 0]], grid = [64, 2, 7, 1], threads = 384,
+// H100ALL: tiles = {{\[\[}}2, 72, 4, 32, 4, 3, 3], [2, 6, 2, 2, 1, 1, 3]], pad = {{\[\[}}0, 0, 0, 2], [0, 0, 0, 0]], grid = [64, 2, 7, 1], threads = 384, est_us = 782.1,
+// Ranking (H100) - as for M2, that 384-thread block holds an SM alone (12 warps, 3/4 of the
+// FMA peak by the latency term); 64-thread blocks of 24 filters x 4 rows x 16 columns, 9 per
+// SM by registers (112 x 64 each), give 18 warps, the full peak: top-1.
+// H100: tiles = {{\[\[}}2, 24, 4, 16, 1, 1, 3], [2, 6, 2, 2, 1, 1, 3]], pad = {{\[\[}}0, 0, 0, 0], [0, 0, 0, 0]], grid = [64, 6, 7, 2], threads = 64, est_us = 628.4,
 // CHECK: sym_name = "c0"
 "func.func"() ({
 ^bb0(%arg86: tensor<128x128x28x28xf32>, %arg87: tensor<128x128x3x3xf32>):

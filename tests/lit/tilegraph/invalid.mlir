@@ -210,3 +210,39 @@ func.func @over_register_capacity(%X: tensor<64x64xf32>) -> tensor<64x64xf32> {
   } {tilegraph.device = "v100"}
   func.return %k : tensor<64x64xf32>
 }
+
+// -----
+
+func.func @parallelism_utilization_out_of_range(%X: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{attribute 'tilegraph.parallelism': 'utilization' must be a float in (0, 1]}}
+  %k = tilegraph.kernel -> (tensor<64xf32>) {
+    %a = te.compute (%i) in [64] : (tensor<64xf32>) -> tensor<64xf32> { exp(%X[%i]) }
+      {tilegraph.connect = ["global"], tilegraph.tiles = {shared = array<i64: 32>}}
+    tilegraph.yield %a : tensor<64xf32>
+  } {tilegraph.device = "h100", tilegraph.parallelism = {blocks = 2 : i64, threads = 32 : i64, utilization = 1.5 : f64}}
+  func.return %k : tensor<64xf32>
+}
+
+// -----
+
+func.func @parallelism_no_blocks(%X: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{attribute 'tilegraph.parallelism': 'blocks' must be a positive integer}}
+  %k = tilegraph.kernel -> (tensor<64xf32>) {
+    %a = te.compute (%i) in [64] : (tensor<64xf32>) -> tensor<64xf32> { exp(%X[%i]) }
+      {tilegraph.connect = ["global"], tilegraph.tiles = {shared = array<i64: 32>}}
+    tilegraph.yield %a : tensor<64xf32>
+  } {tilegraph.device = "h100", tilegraph.parallelism = {threads = 32 : i64, utilization = 0.5 : f64}}
+  func.return %k : tensor<64xf32>
+}
+
+// -----
+
+func.func @parallelism_on_a_body_op(%X: tensor<64xf32>) -> tensor<64xf32> {
+  %k = tilegraph.kernel -> (tensor<64xf32>) {
+    // expected-error @+1 {{attribute 'tilegraph.parallelism': only valid on 'tilegraph.kernel'}}
+    %a = te.compute (%i) in [64] : (tensor<64xf32>) -> tensor<64xf32> { exp(%X[%i]) }
+      {tilegraph.connect = ["global"], tilegraph.tiles = {shared = array<i64: 32>}, tilegraph.parallelism = {blocks = 2 : i64, threads = 32 : i64, utilization = 0.5 : f64}}
+    tilegraph.yield %a : tensor<64xf32>
+  } {tilegraph.device = "h100"}
+  func.return %k : tensor<64xf32>
+}

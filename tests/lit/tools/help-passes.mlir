@@ -13,6 +13,7 @@
 // CHECK-NEXT:      --fusion-level=<string>      - deepest fusion: none (root and inline), register, shared (default: shared)
 // CHECK-NEXT:      --lowering-limits=<bool>     - keep fused stencils out (no fused member reads a value twice): their shared tiles are sized from one read, the lowering stages every read's region (default: true)
 // CHECK-NEXT:      --weights=<string>           - a coefficients file written by `rtile-bench retrain` (TOML; default: derived from the device)
+// CHECK-NEXT:      --rank=<int>                 - which schedule of the final beam to write: 1 = the best, N = the N-th best distinct one (N <= beam-size), to time the top few on a GPU (default: 1)
 // CHECK-NEXT:  --axis-fusion                    - Fuse adjacent te.compute axes that every tensor uses together (Roller §3.2)
 // CHECK-NEXT:  --connect                        - Group te ops into tilegraph.kernels with Welder's tile-graph scheduler (OSDI'23 Fig. 7)
 // CHECK-NEXT:      --device=<string>            - built-in device: v100, k80, mi50, a100, h100, h200, mi250x

@@ -19,8 +19,10 @@
 //!
 //! Applies to 2-d matmuls with A row-major (K contiguous) and B row-major (N contiguous),
 //! f16/bf16 operands, rows of a multiple of 16 bytes (TMA's global stride rule), warpgroup
-//! tiles of a multiple of 64 rows and 64 to 256 columns in steps of 64; otherwise
-//! [`WgmmaPlan::new`] says why and the sm_80 `mma.sync` lowering is used.
+//! tiles of a multiple of 64 rows and 32 to 256 columns in steps of 8 (a tile that is not
+//! whole 64-column B boxes is computed as the next whole box, its extra columns dropped by
+//! the epilogue); otherwise [`WgmmaPlan::new`] says why and the sm_80 `mma.sync` lowering
+//! is used.
 
 use rtile::ir::{Attribute, Context, Type, TypeKind, Value};
 use rtile::printer::type_to_string;
@@ -42,6 +44,8 @@ pub const K_STEP: i64 = 64;
 const B_BOX_COLS: i64 = 64;
 /// Most stages of the TMA ring.
 const MAX_STAGES: i64 = 4;
+/// Registers per thread a wgmma kernel needs beside its accumulator.
+const ACC_HEADROOM: i64 = 32;
 /// Threads of a warpgroup.
 const WARPGROUP: i64 = 128;
 
@@ -60,6 +64,9 @@ pub struct WgmmaPlan {
     pub block_n: i64,
     pub wg_m: i64,
     pub wg_n: i64,
+    /// The warpgroup's wgmma N: `wg_n` rounded up to whole 64-column B boxes (the columns
+    /// past `wg_n` are computed and not stored).
+    pub wg_n_pad: i64,
     /// Blocks along m and n.
     pub grid_m: i64,
     pub grid_n: i64,
@@ -113,18 +120,32 @@ impl WgmmaPlan {
         }
         let (block_m, block_n) = (plan.block[plan.m], plan.block[plan.n]);
         let (wg_m, wg_n) = (plan.warp_m * 4, plan.warp_n);
-        if wg_m % 64 != 0 || wg_n % B_BOX_COLS != 0 || wg_n > 256 || wg_m > 256 {
+        let wg_n_pad = (wg_n + B_BOX_COLS - 1) / B_BOX_COLS * B_BOX_COLS;
+        // Padding a narrow tile to a whole box costs MMA work: at most 2×.
+        if wg_m % 64 != 0 || wg_n % 8 != 0 || wg_n < 32 || wg_n_pad > 256 || wg_m > 256 {
             return Err(format!(
-                "the warpgroup tile {wg_m}x{wg_n} is not whole m64 slabs of 64 to 256 columns"
+                "the warpgroup tile {wg_m}x{wg_n} is not whole m64 slabs of 32 to 256 columns (a multiple of 8)"
             ));
         }
         if block_m % wg_m != 0 || block_n % wg_n != 0 {
             return Err("the block tile is not whole warpgroup tiles".into());
         }
-        let threads = block_m / wg_m * (block_n / wg_n) * WARPGROUP;
+        let groups_n = block_n / wg_n;
+        let threads = block_m / wg_m * groups_n * WARPGROUP;
+        // The accumulator lives in registers: with the block's share of the register file
+        // (its warps spread over the SM's 4 sub-partitions, allocated in steps of 8) it
+        // must leave room for addresses, descriptors and loop state (ptxas needs about 26).
+        let acc_regs = wg_m / 64 * wg_n_pad / 2;
+        let warps_per_partition = (threads / 32 + 3) / 4;
+        let share = ((dev.regs_per_core as i64 / 4) / (warps_per_partition * 32) / 8 * 8).min(255);
+        if acc_regs + ACC_HEADROOM > share {
+            return Err(format!(
+                "the {wg_m}x{wg_n_pad} accumulator needs {acc_regs} registers per thread and {threads} threads leave {share}"
+            ));
+        }
         let k_steps = (k + K_STEP - 1) / K_STEP;
-        let stage_bytes = (block_m + block_n) * K_STEP * 2;
-        let epilogue = block_m * block_n * 4;
+        let stage_bytes = (block_m + groups_n * wg_n_pad) * K_STEP * 2;
+        let epilogue = block_m * groups_n * wg_n_pad * 4;
         // Room for the mbarriers and the 1024-byte alignment of the swizzled tiles.
         let capacity = dev.layers[Device::SHARED].capacity_bytes as i64 - 1024;
         let stages = (capacity / stage_bytes).min(MAX_STAGES).min(k_steps);
@@ -142,6 +163,7 @@ impl WgmmaPlan {
             block_n,
             wg_m,
             wg_n,
+            wg_n_pad,
             grid_m: (m + block_m - 1) / block_m,
             grid_n: (n + block_n - 1) / block_n,
             threads,
@@ -252,10 +274,13 @@ impl Build<'_, '_> {
                 &[("operandSegmentSizes", seg)],
             );
         }
-        for j in 0..p.block_n / B_BOX_COLS {
+        // Each warpgroup's columns from its own boxes: box j of column group g at n0 +
+        // g·wg_n + 64j (overlapping the next group's when wg_n is not whole boxes).
+        let boxes = p.wg_n_pad / B_BOX_COLS;
+        for j in 0..p.block_n / p.wg_n * boxes {
             let off = self.byte_offset(st, p.a_bytes() + j * K_STEP * B_BOX_COLS * 2);
             let dst = self.view(off, shared_memref(&[K_STEP, B_BOX_COLS], p.input));
-            let col = self.em.idx(j * B_BOX_COLS);
+            let col = self.em.idx(j / boxes * p.wg_n + j % boxes * B_BOX_COLS);
             let n = self.em.add(self.n0, col);
             self.em.op0(
                 "nvgpu.tma.async.load",
@@ -281,7 +306,7 @@ impl Build<'_, '_> {
             "nvgpu.warpgroup.mma.init.accumulator",
             &[],
             &[],
-            accumulator_type(p.wg_m, p.wg_n),
+            accumulator_type(p.wg_m, p.wg_n_pad),
         );
         let steps = self.em.idx(p.k_steps);
         let (kt, acc, res) = self.em.begin_for(zero, steps, one, &[acc0]);
@@ -309,12 +334,10 @@ impl Build<'_, '_> {
         let a_off = self.em.add(a_stage, a_rows);
         let a_ty = shared_memref(&[p.wg_m, K_STEP], p.input);
         let a_view = self.view(a_off, a_ty);
-        let b_cols = self
-            .em
-            .mul_const(wgn, p.wg_n / B_BOX_COLS * K_STEP * B_BOX_COLS * 2);
+        let b_cols = self.em.mul_const(wgn, p.wg_n_pad * K_STEP * 2);
         let b_stage = self.byte_offset(cur, p.a_bytes());
         let b_off = self.em.add(b_stage, b_cols);
-        let b_ty = shared_memref(&[K_STEP, p.wg_n], p.input);
+        let b_ty = shared_memref(&[K_STEP, p.wg_n_pad], p.input);
         let b_view = self.view(b_off, b_ty);
         let da = self.em.op(
             "nvgpu.warpgroup.generate.descriptor",
@@ -344,15 +367,15 @@ impl Build<'_, '_> {
         let p = self.p;
         let groups = p.block_m / p.wg_m * (p.block_n / p.wg_n);
         self.em.barrier();
-        let tile = shared_memref(&[p.wg_m, p.wg_n], ElemType::F32);
-        let off = self.em.mul_const(wg, p.wg_m * p.wg_n * 4);
+        let tile = shared_memref(&[p.wg_m, p.wg_n_pad], ElemType::F32);
+        let off = self.em.mul_const(wg, p.wg_m * p.wg_n_pad * 4);
         let mine = self.view(off, tile);
         self.em.op0("nvgpu.warpgroup.mma.store", &[acc, mine], &[]);
         self.em.barrier();
         let zero = self.em.idx(0);
         let all = self.view(
             zero,
-            shared_memref(&[groups, p.wg_m, p.wg_n], ElemType::F32),
+            shared_memref(&[groups, p.wg_m, p.wg_n_pad], ElemType::F32),
         );
         let (lo, hi, step) = (
             self.em.idx(0),
