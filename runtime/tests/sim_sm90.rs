@@ -18,11 +18,16 @@ use common::random;
 
 /// Runs the one kernel of `text` on `args`; the error kind and message on failure.
 fn run_text(text: &str, args: &mut [Vec<f64>]) -> Result<(), (SimErrorKind, String)> {
+    run_nth(text, 0, args)
+}
+
+/// Runs kernel `nth` of `text` on `args`.
+fn run_nth(text: &str, nth: usize, args: &mut [Vec<f64>]) -> Result<(), (SimErrorKind, String)> {
     let mut ctx = sim::check::context();
     let m = rtile::parser::parse_str(&mut ctx, "k.mlir", text)
         .unwrap_or_else(|d| panic!("parses: {}", d.message));
     rtile::verifier::verify(&ctx, m.module).expect("verifies");
-    let f = sim::kernels(&ctx, m.module)[0];
+    let f = sim::kernels(&ctx, m.module)[nth];
     let k = compile_kernel(&ctx, f).unwrap_or_else(|d| panic!("compiles: {}", d.message));
     let l = launch_of(&ctx, f).expect("launch");
     run(&k, &l, args).map_err(|e| {
@@ -375,6 +380,40 @@ fn wgmma_needs_a_whole_warpgroup() {
     assert!(msg.contains("warpgroup divergence"), "{msg}");
 }
 
+/// A 128B-swizzled operand tile must start 1024-byte aligned (its descriptor's base offset
+/// is 0): A moved to byte 128 is refused at the warpgroup MMA.
+#[test]
+fn wgmma_operand_must_start_on_the_swizzle_pattern() {
+    let mut text = gemm_text("f16");
+    for (from, to) in [
+        (
+            "%sa = \"memref.view\"(%dsm, %c0)",
+            "%c128 = arith.constant 128 : index\n    %sa = \"memref.view\"(%dsm, %c128)",
+        ),
+        (
+            "%offB = arith.constant 16384",
+            "%offB = arith.constant 17408",
+        ),
+        (
+            "%offB1 = arith.constant 24576",
+            "%offB1 = arith.constant 25600",
+        ),
+        (
+            "dynamic_shared_memory = 32768",
+            "dynamic_shared_memory = 33792",
+        ),
+    ] {
+        text = plant(&text, from, to);
+    }
+    let (_, _, mut args) = gemm_args(Num::F16, 18);
+    let (kind, msg) = run_text(&text, &mut args).expect_err("must fail");
+    assert_eq!(kind, SimErrorKind::Other, "{msg}");
+    assert!(
+        msg.contains("starts at byte 128 of shared memory, not 1024-byte aligned"),
+        "{msg}"
+    );
+}
+
 /// An expected transaction count the loads never reach: the phase never completes, and the
 /// waiting threads are a deadlock, not a hang.
 #[test]
@@ -390,6 +429,24 @@ fn mbarrier_phase_that_never_completes_is_a_deadlock() {
     assert!(
         msg.contains("'nvgpu.mbarrier.try_wait.parity' op deadlock")
             && msg.contains("tx-count of 8192 bytes"),
+        "{msg}"
+    );
+}
+
+/// An expected transaction count below the loads' bytes: the phase completes when A's box
+/// lands, and the warpgroup MMA reads B's boxes still in flight.
+#[test]
+fn mbarrier_expecting_too_few_bytes_reads_a_copy_in_flight() {
+    let text = plant(
+        &gemm_text("f16"),
+        "%tx = arith.constant 32768 : index",
+        "%tx = arith.constant 16384 : index",
+    );
+    let (_, _, mut args) = gemm_args(Num::F16, 19);
+    let (kind, msg) = run_text(&text, &mut args).expect_err("must fail");
+    assert_eq!(kind, SimErrorKind::TmaPending, "{msg}");
+    assert!(
+        msg.contains("'nvgpu.warpgroup.mma' op") && msg.contains("still in flight"),
         "{msg}"
     );
 }
@@ -559,4 +616,126 @@ gpu.module @m {
         .map(|i| src.get(i).copied().unwrap_or(0.0))
         .collect();
     assert_eq!(args[1], want);
+}
+
+/// A K = 128 GEMM as a two-iteration `scf.for` over k-tiles of 64 that reuses one mbarrier
+/// and one set of buffers: the wait's parity flips each iteration (`flip`; else it waits
+/// for parity 0 twice), the accumulator is loop-carried, and a `gpu.barrier` ends each
+/// iteration before thread 0 overwrites the tiles.
+fn pipelined_kernel(flip: bool) -> String {
+    let parity = if flip {
+        "%rem = arith.remui %kk, %c2 : index\n      %par = arith.cmpi ne, %rem, %c0 : index"
+    } else {
+        "%par = arith.constant false"
+    };
+    format!(
+        r#"!tmA = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
+!smem = memref<?xi8, #gpu.address_space<workgroup>>
+!dA = !nvgpu.warpgroup.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>>
+!dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x128xf16, #gpu.address_space<workgroup>>>
+module attributes {{gpu.container_module}} {{
+gpu.module @k {{
+  gpu.func @gemm2(%a: !tmA, %b: !tmB, %A: memref<128x128xf16>, %B: memref<128x128xf16>, %C: memref<128x128xf32>) kernel
+      attributes {{rtile.launch = {{block = array<i32: 128, 1, 1>, dynamic_shared_memory = 32768 : i64, grid = array<i32: 1, 1, 1>}}, rtile.tensor_map_of = array<i64: 2, 3>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %offB = arith.constant 16384 : index
+    %offB1 = arith.constant 24576 : index
+    %tx = arith.constant 32768 : index
+    %ticks = arith.constant 10000000 : index
+    %dsm = "gpu.dynamic_shared_memory"() : () -> !smem
+    %sa = "memref.view"(%dsm, %c0) : (!smem, index) -> memref<128x64xf16, #gpu.address_space<workgroup>>
+    %sb = "memref.view"(%dsm, %offB) : (!smem, index) -> memref<64x128xf16, #gpu.address_space<workgroup>>
+    %sb0 = "memref.view"(%dsm, %offB) : (!smem, index) -> memref<64x64xf16, #gpu.address_space<workgroup>>
+    %sb1 = "memref.view"(%dsm, %offB1) : (!smem, index) -> memref<64x64xf16, #gpu.address_space<workgroup>>
+    %bar = nvgpu.mbarrier.create -> !bar
+    %tid = gpu.thread_id x
+    %is0 = arith.cmpi eq, %tid, %c0 : index
+    scf.if %is0 {{
+      nvgpu.mbarrier.init %bar[%c0], %c1 : !bar
+    }}
+    gpu.barrier
+    %da = nvgpu.warpgroup.generate.descriptor %sa, %a : memref<128x64xf16, #gpu.address_space<workgroup>>, !tmA -> !dA
+    %db = nvgpu.warpgroup.generate.descriptor %sb, %b : memref<64x128xf16, #gpu.address_space<workgroup>>, !tmB -> !dB
+    %acc0 = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    %acc = scf.for %kk = %c0 to %c2 step %c1 iter_args(%acc1 = %acc0) -> (!acc) {{
+      %k0 = arith.muli %kk, %c64 : index
+      scf.if %is0 {{
+        nvgpu.tma.async.load %a[%k0, %c0], %bar[%c0] to %sa : !tmA, !bar -> memref<128x64xf16, #gpu.address_space<workgroup>>
+        nvgpu.tma.async.load %b[%c0, %k0], %bar[%c0] to %sb0 : !tmB, !bar -> memref<64x64xf16, #gpu.address_space<workgroup>>
+        nvgpu.tma.async.load %b[%c64, %k0], %bar[%c0] to %sb1 : !tmB, !bar -> memref<64x64xf16, #gpu.address_space<workgroup>>
+        nvgpu.mbarrier.arrive.expect_tx %bar[%c0], %tx : !bar
+      }}
+      {parity}
+      nvgpu.mbarrier.try_wait.parity %bar[%c0], %par, %ticks : !bar
+      %acc2 = nvgpu.warpgroup.mma %da, %db, %acc1 {{transposeB}} : !dA, !dB, !acc -> !acc
+      gpu.barrier
+      scf.yield %acc2 : !acc
+    }}
+    nvgpu.warpgroup.mma.store %acc, %C : !acc to memref<128x128xf32>
+    gpu.return
+  }}
+}}
+}}
+"#
+    )
+}
+
+/// The two-stage k loop equals the naive K = 128 product; waiting for parity 0 in both
+/// iterations (the second phase has parity 1) is caught: the second wait returns at once
+/// (phase 0 is complete), and the MMA reads the second tiles while they are in flight.
+#[test]
+fn pipelined_k_loop_flips_the_wait_parity() {
+    let a = random(128 * 128, 21, Num::F16);
+    let b = random(128 * 128, 22, Num::F16);
+    let mut args = vec![a.clone(), b.clone(), vec![f64::NAN; 128 * 128]];
+    run_text(&pipelined_kernel(true), &mut args).expect("runs");
+    for i in 0..128 {
+        for j in 0..128 {
+            let mut s = 0.0f32;
+            for k in 0..128 {
+                s += (a[i * 128 + k] as f32) * (b[k * 128 + j] as f32);
+            }
+            assert_eq!(args[2][i * 128 + j], f64::from(s), "C[{i}][{j}]");
+        }
+    }
+    let mut args = vec![a, b, vec![f64::NAN; 128 * 128]];
+    let (kind, msg) = run_text(&pipelined_kernel(false), &mut args).expect_err("must fail");
+    assert_eq!(kind, SimErrorKind::TmaPending, "{msg}");
+    assert!(msg.contains("still in flight"), "{msg}");
+}
+
+/// The LLVM emitter's hand-written GEMM tiles (`tests/lit/targets/Inputs/wgmma-gemm.mlir`):
+/// B's boxes in an i8 workgroup attribution sliced by `memref.view`, the tensor maps after
+/// the memrefs. Both (f16, bf16) equal the naive product; a view past the byte buffer is an
+/// error at the view.
+#[test]
+fn gemm_with_an_i8_workgroup_buffer_runs() {
+    let text = include_str!("../../tests/lit/targets/Inputs/wgmma-gemm.mlir");
+    for (nth, num) in [(0, Num::F16), (1, Num::BF16)] {
+        let (a, b, mut args) = gemm_args(num, 30 + nth as u64);
+        run_nth(text, nth, &mut args).unwrap_or_else(|e| panic!("{num:?}: {e:?}"));
+        let (worst, exact) = gemm_error(&a, &b, &args[2]);
+        assert!(
+            worst <= 1.0 && exact,
+            "{num:?}: error {worst} x the f32 bound"
+        );
+    }
+    let past = plant(
+        text,
+        "%c8192 = arith.constant 8192 : index",
+        "%c8192 = arith.constant 12288 : index",
+    );
+    let (_, _, mut args) = gemm_args(Num::F16, 32);
+    let (kind, msg) = run_nth(&past, 0, &mut args).expect_err("must fail");
+    assert_eq!(kind, SimErrorKind::OutOfBounds, "{msg}");
+    assert!(
+        msg.contains("'memref.view' op view of 8192 bytes at byte offset 12288 lies outside its 16384-byte workgroup buffer"),
+        "{msg}"
+    );
 }

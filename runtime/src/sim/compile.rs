@@ -15,6 +15,7 @@ use rtile_gpu_vocab::{AddressSpace, GpuOp as G, MathFn};
 
 use super::ops::{Num, OpFn, scalar_fn};
 
+mod bytes;
 mod nvgpu;
 mod sm90;
 mod spin;
@@ -104,13 +105,16 @@ pub enum Inst {
     Barrier {
         at: u32,
     },
-    /// `memref.view` of dynamic shared memory: `dst = off`, checked to lie within the launch's
-    /// dynamic shared memory (`bytes` long, element-aligned).
+    /// `memref.view` of a byte buffer: `dst = base + off`, checked to lie within the buffer
+    /// (`bytes` long, element-aligned): the launch's dynamic shared memory (`len` none), or
+    /// an i8 workgroup attribution of `len` bytes.
     View {
         dst: u32,
         off: u32,
         bytes: u64,
         align: u32,
+        base: u64,
+        len: Option<u64>,
         at: u32,
     },
     Move {
@@ -212,6 +216,10 @@ pub struct Kernel {
     /// (threads may wait at different `gpu.barrier` ops, as `bar.sync 0`/`s_barrier` count
     /// arrivals): the surplus threads of an rTask join its barriers from their own loop.
     pub persistent: Option<u64>,
+    /// Bytes of the block's byte-addressed shared storage that precede its dynamic shared
+    /// memory: the i8 workgroup attributions (each 1024-byte aligned, as the back ends place
+    /// TMA and wgmma tiles), which `memref.view`s slice like dynamic shared memory.
+    pub static_bytes: u64,
     /// Whether the kernel has an `scf.while` (a possible spin-wait): it runs under
     /// `sim::concurrent`, blocks interleaved.
     pub spins: bool,
@@ -231,8 +239,10 @@ struct Compiler<'c> {
     high: usize,
     regs: HashMap<Value, u32>,
     mems: HashMap<Value, u32>,
-    /// Results of `gpu.dynamic_shared_memory` (the base `memref.view` slices).
-    dyn_bases: std::collections::HashSet<Value>,
+    /// The byte buffers `memref.view` slices: `gpu.dynamic_shared_memory` results (length
+    /// none: the launch's) and i8 workgroup attributions, with their byte offset in the
+    /// block's byte-addressed storage.
+    dyn_bases: HashMap<Value, (u64, Option<u64>)>,
     /// The op being compiled, recorded as each emitted instruction's origin.
     cur: OpId,
     /// Whether the next emitted instruction counts one execution of `cur`.
@@ -485,49 +495,8 @@ impl<'c> Compiler<'c> {
             G::Return => {
                 self.emit(Inst::Return);
             }
-            G::DynamicSharedMemory => {
-                let [r] = results[..] else {
-                    return Err(err(ctx, op, "expects one result"));
-                };
-                let t = ctx.value_type(r);
-                let ok = matches!(t.kind(), TypeKind::MemRef { shape, elem, layout: None, .. }
-                    if shape.len() == 1 && matches!(**elem, TypeKind::Integer { width: 8, .. }))
-                    && is_workgroup(t);
-                if !ok {
-                    return Err(err(
-                        ctx,
-                        op,
-                        "result must be memref<?xi8, #gpu.address_space<workgroup>>",
-                    ));
-                }
-                self.dyn_bases.insert(r);
-            }
-            G::View => {
-                if operands.len() != 2 || !self.dyn_bases.contains(&operands[0]) {
-                    return Err(err(
-                        ctx,
-                        op,
-                        "simulator: memref.view is supported on gpu.dynamic_shared_memory with a static result shape only",
-                    ));
-                }
-                let off = self.reg(operands[1], op)?;
-                let id = self.memref(results[0], Space::DynShared, 0, op)?;
-                let (len, elem) = {
-                    let m = &self.k.mems[id as usize];
-                    (m.len() as u64, m.elem)
-                };
-                let eb = elem.bytes();
-                let dst = self.fresh(1);
-                self.k.mems[id as usize].view = Some((dst, eb));
-                let at = self.at(op);
-                self.emit(Inst::View {
-                    dst,
-                    off,
-                    bytes: len * u64::from(eb),
-                    align: eb,
-                    at,
-                });
-            }
+            G::DynamicSharedMemory => self.dynamic_shared_memory(op)?,
+            G::View => self.view(op)?,
             G::CollapseShape => {
                 // The same buffer under a new shape (identity layouts are contiguous, so
                 // the row-major offset of an element is unchanged).
@@ -897,11 +866,12 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
             spins: false,
             wave: 32,
             mbarriers: 0,
+            static_bytes: 0,
         },
         high: 0,
         regs: HashMap::new(),
         mems: HashMap::new(),
-        dyn_bases: Default::default(),
+        dyn_bases: HashMap::new(),
         cur: func,
         first: false,
         sm90: Default::default(),
@@ -931,8 +901,12 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
                     "workgroup attribution without workgroup memory space",
                 ));
             }
-            let n = c.k.shared.len();
-            c.memref(a, Space::Shared, n, func)?;
+            if bytes::is_byte_buffer(t) {
+                c.byte_attribution(a, func)?;
+            } else {
+                let n = c.k.shared.len();
+                c.memref(a, Space::Shared, n, func)?;
+            }
         } else {
             let n = c.k.private.len();
             c.memref(a, Space::Private, n, func)?;
@@ -943,6 +917,7 @@ pub fn compile_kernel(ctx: &Context, func: OpId) -> Result<Kernel, Diagnostic> {
     c.block(body)?;
     c.emit(Inst::Return);
     c.check_wave_mix()?;
+    c.check_sm90_spins()?;
     c.k.nregs = c.high.max(c.k.nregs);
     Ok(c.k)
 }

@@ -85,13 +85,15 @@ fn resume(st: &mut BlockState<'_>, c: &mut Cursor) -> Result<Status, SimError> {
                             "the simulator does not run warp-collective ops (nvgpu, gpu.shuffle) in a kernel with scf.while".into(),
                         ));
                     }
-                    // Blocking mbarrier waits and warpgroup ops need the block scheduler.
+                    // Refused at compile time (`compile/sm90.rs`): they need the block
+                    // scheduler.
                     Stop::Warpgroup(_) | Stop::MbarWait(_) => {
                         return Err(st.error(
                             SimErrorKind::Other,
                             None,
                             t,
-                            "the simulator does not run a blocking mbarrier wait or a warpgroup op in a kernel with scf.while".into(),
+                            "the simulator does not run sm_90a ops in a kernel with scf.while"
+                                .into(),
                         ));
                     }
                     Stop::Done => {
@@ -112,7 +114,6 @@ fn resume(st: &mut BlockState<'_>, c: &mut Cursor) -> Result<Status, SimError> {
             return Ok(Status::Finished);
         }
         st.phase += 1;
-        st.mbar_phase_end();
         c.t = 0;
         c.at_barrier = None;
         c.done = None;

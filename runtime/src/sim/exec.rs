@@ -558,18 +558,25 @@ impl BlockState<'_> {
                         off,
                         bytes,
                         align,
+                        base,
+                        len,
                         at,
                     } => {
                         let o = r[*off as usize];
                         let dsm = self.launch.dynamic_shared_memory;
-                        let fits = o >= 0.0 && o + *bytes as f64 <= dsm as f64;
+                        let limit = len.unwrap_or(dsm);
+                        let fits = o >= 0.0 && o + *bytes as f64 <= limit as f64;
                         if !fits || !(o as u64).is_multiple_of(u64::from(*align)) {
-                            let why = if fits {
-                                format!("is not aligned to its {align}-byte elements")
-                            } else {
-                                format!(
+                            let why = match len {
+                                _ if fits => {
+                                    format!("is not aligned to its {align}-byte elements")
+                                }
+                                None => format!(
                                     "lies outside the launch's {dsm} bytes of dynamic shared memory"
-                                )
+                                ),
+                                Some(n) => {
+                                    format!("lies outside its {n}-byte workgroup buffer")
+                                }
                             };
                             return Err(self.error(
                                 SimErrorKind::OutOfBounds,
@@ -578,7 +585,7 @@ impl BlockState<'_> {
                                 format!("view of {bytes} bytes at byte offset {o} {why}"),
                             ));
                         }
-                        r[*dst as usize] = o;
+                        r[*dst as usize] = *base as f64 + o;
                     }
                     Inst::Return => return Ok(Stop::Done),
                     Inst::Spin { .. } => return Ok(Stop::Spin(pc + 1)),
@@ -781,9 +788,10 @@ fn run_blocks(
             "{launch_dsm} bytes of dynamic shared memory per block exceed the simulator's {MAX_DYNAMIC_SHARED}"
         )));
     }
-    // Only kernels that take dynamic shared memory get its storage.
+    // Only kernels with byte-addressed shared memory get its storage: the i8 workgroup
+    // attributions, then the launch's dynamic shared memory.
     let dyn_bytes = if k.mems.iter().any(|m| m.space == Space::DynShared) {
-        launch_dsm as usize
+        (k.static_bytes.next_multiple_of(1024) + launch_dsm) as usize
     } else {
         0
     };

@@ -104,19 +104,23 @@ impl Compiler<'_> {
     }
 
     /// A kernel with `amdgpu.mfma` runs in 64-lane wavefronts, where the NVIDIA warp ops
-    /// (32-lane `mma.sync`, `ldmatrix`, `shfl.sync` semantics) have no meaning: refuses the mix.
+    /// (32-lane `mma.sync`, `ldmatrix`, `shfl.sync` semantics, 4-warp warpgroups) have no
+    /// meaning: refuses the mix.
     pub(super) fn check_wave_mix(&self) -> Result<(), Diagnostic> {
         if self.k.wave == 32 {
             return Ok(());
         }
         for (i, inst) in self.k.insts.iter().enumerate() {
-            if let Inst::Warp { op, .. } = inst
-                && !matches!(**op, WarpInst::Mfma { .. })
-            {
+            let nvidia = match inst {
+                Inst::Warp { op, .. } => !matches!(**op, WarpInst::Mfma { .. }),
+                Inst::Warpgroup { .. } => true,
+                _ => false,
+            };
+            if nvidia {
                 return Err(err(
                     self.ctx,
                     self.k.origin[i],
-                    "simulator: this 32-lane warp op cannot run in a kernel with amdgpu.mfma, which runs in 64-lane wavefronts",
+                    "simulator: this 32-lane warp (or warpgroup) op cannot run in a kernel with amdgpu.mfma, which runs in 64-lane wavefronts",
                 ));
             }
         }

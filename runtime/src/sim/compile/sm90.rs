@@ -379,6 +379,28 @@ impl Compiler<'_> {
         Ok(())
     }
 
+    /// A kernel with `scf.while` runs its blocks interleaved (`sim::concurrent`), without
+    /// the block scheduler that blocks mbarrier waits, lands TMA loads and gathers
+    /// warpgroups: refuses the sm_90a ops there.
+    pub(super) fn check_sm90_spins(&self) -> Result<(), Diagnostic> {
+        if !self.k.spins {
+            return Ok(());
+        }
+        match self
+            .k
+            .insts
+            .iter()
+            .position(|i| matches!(i, Inst::Sm90 { .. } | Inst::Warpgroup { .. }))
+        {
+            Some(i) => Err(err(
+                self.ctx,
+                self.k.origin[i],
+                "simulator: the sm_90a ops (mbarrier, TMA, warpgroup MMA) cannot run in a kernel with scf.while",
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// `nvgpu.tma.prefetch.descriptor`: a hint, no instruction (its map must be bound).
     pub(super) fn tma_prefetch(&mut self, op: OpId) -> Result<(), Diagnostic> {
         self.map(self.ctx.operands(op)[0], op).map(|_| ())

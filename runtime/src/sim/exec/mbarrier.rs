@@ -226,7 +226,7 @@ impl BlockState<'_> {
     }
 
     /// At the end of a barrier phase every thread has seen what any thread had seen.
-    pub(in crate::sim) fn mbar_phase_end(&mut self) {
+    pub(super) fn mbar_phase_end(&mut self) {
         let n = self.mbar.threads;
         for seen in self.mbar.seen.chunks_mut(n.max(1)) {
             let m = seen.iter().copied().max().unwrap_or(0);

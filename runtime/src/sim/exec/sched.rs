@@ -3,9 +3,11 @@
 //! when every lane of its warp waits at it, a warpgroup-collective op (`nvgpu.warpgroup.mma`)
 //! when every thread of its warpgroup (4 warps, 128 threads) does, and a thread blocked in an
 //! `nvgpu.mbarrier.try_wait.parity` resumes once the phase it waits for completes. Rounds
-//! repeat until none of that makes progress; a phase that then still has blocked threads is
-//! a deadlock (an mbarrier phase that never completes) or a divergence (a collective op some
-//! thread never reaches), reported as an error instead of hanging.
+//! repeat until none of that makes progress; then, if a thread is blocked in a wait, the
+//! oldest TMA load in flight lands (`exec/tma.rs`) and rounds go on. A phase that still has
+//! blocked threads when nothing can move is a deadlock (an mbarrier phase that never
+//! completes) or a divergence (a collective op some thread never reaches), reported as an
+//! error instead of hanging.
 
 use super::{BlockState, SimError, SimErrorKind, Stop};
 use crate::sim::compile::Inst;
@@ -48,7 +50,13 @@ impl BlockState<'_> {
                 }
                 progress |= self.run_warpgroups(&mut at)?;
                 progress |= self.resume_waits(&mut at)?;
-                if !progress {
+                // Copies land as late as possible: when a thread waits and nothing else can
+                // move.
+                if progress {
+                    continue;
+                }
+                let waiting = at.iter().any(|a| matches!(a, At::Wait(_)));
+                if !waiting || !self.tma_land()? {
                     break;
                 }
             }

@@ -7,32 +7,54 @@
 //! ([`rtile_gpu_vocab::nvgpu_sm90::swizzle_byte`]); elements outside the tensor are 0. The
 //! copy performs `complete-tx(box bytes)` on its mbarrier.
 //!
-//! The simulator lands the bytes when the copy is issued, and marks every destination cell
-//! with the mbarrier phase the copy completes: a thread's read or write of a marked cell is
-//! an error ([`SimErrorKind::TmaPending`]) until it has seen that phase complete
-//! (`exec/mbarrier.rs`): the missing `nvgpu.mbarrier.try_wait.parity` of a TMA pipeline. A
-//! TMA into cells that another TMA whose phase has not completed also writes is an error
-//! too. The copy is the async proxy's write, not a thread's, so the barrier-phase race check
-//! does not apply to it; whether a TMA overwrites bytes threads still read (a pipeline's
-//! missing consumer barrier) is not checked.
+//! The simulator reads the source when the copy is issued and keeps the box in flight; it
+//! lands (bytes written, `complete-tx` on the barrier) as late as it can: when a thread of
+//! the block is blocked in an mbarrier wait and no thread can otherwise make progress
+//! (`exec/sched.rs`), copies land one at a time in issue order (copies nobody waits for
+//! never land). Every destination cell is marked: while the copy is in flight, and then
+//! until a thread has seen the mbarrier phase the copy completed complete
+//! (`exec/mbarrier.rs`), that thread's read or write of the cell is an error
+//! ([`SimErrorKind::TmaPending`]): the missing or wrong `nvgpu.mbarrier.try_wait.parity` of
+//! a TMA pipeline, or an `expect_tx` smaller than the bytes the reads need. A TMA into cells
+//! that another TMA whose phase has not completed also writes is an error too. The copy is
+//! the async proxy's write, not a thread's, so the barrier-phase race check does not apply to
+//! it; whether a TMA overwrites bytes threads still read (a pipeline's missing consumer
+//! barrier) is not checked.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 
 use super::super::compile::{MemDesc, Space, TmaInst};
 use super::{BlockState, SimError, SimErrorKind, dyn_byte};
 
-/// A destination cell's last TMA: the mbarrier object and phase it completes.
+/// A destination cell's last TMA: the mbarrier object and the phase it completed
+/// ([`IN_FLIGHT`] until it lands).
 #[derive(Clone, Copy, Debug)]
 struct Mark {
     bar: usize,
     phase: u64,
 }
 
-/// The cells (race-metadata buffer, cell) TMA loads wrote, with their marks.
+/// The phase of a mark whose copy has not landed: no thread has seen it.
+const IN_FLIGHT: u64 = u64::MAX;
+
+/// A copy in flight: its destination memref, element values at their (swizzled) byte
+/// addresses, the barrier it completes, its bytes, and the issuing thread and op.
+struct Flight {
+    dst: u32,
+    vals: Vec<(usize, f64)>,
+    bar: usize,
+    bytes: i64,
+    tid: u32,
+    at: u32,
+}
+
+/// The cells (race-metadata buffer, cell) TMA loads write, with their marks, and the copies
+/// in flight, oldest first.
 #[derive(Default)]
 pub(super) struct TmaMarks {
     cells: HashMap<(usize, usize), Mark>,
+    flights: VecDeque<Flight>,
 }
 
 /// Bytes, in the buffer `m` lives in, of the shared-memory buffer (an attribution's
@@ -87,16 +109,28 @@ impl BlockState<'_> {
         let Some(mark) = self.tma.cells.get(&(buf, off)) else {
             return Ok(());
         };
-        if self.mbar.has_seen(mark.bar, tid, mark.phase) {
+        if mark.phase != IN_FLIGHT && self.mbar.has_seen(mark.bar, tid, mark.phase) {
             return Ok(());
         }
         let msg = format!(
-            "access to {} at [{}] before this thread has waited for the TMA load that writes it: it has not seen phase {} of the load's mbarrier complete (a missing or wrong nvgpu.mbarrier.try_wait.parity)",
+            "access to {} at [{}] before this thread has waited for the TMA load that writes it: {} (a missing or wrong nvgpu.mbarrier.try_wait.parity)",
             m.ty,
             Self::index_text(m, shown),
-            mark.phase
+            Self::pending_what(mark)
         );
         Err(self.error(SimErrorKind::TmaPending, Some(at), tid, msg))
+    }
+
+    /// What is pending about a mark, for messages.
+    fn pending_what(mark: &Mark) -> String {
+        if mark.phase == IN_FLIGHT {
+            "the load is still in flight (its bytes have not landed)".into()
+        } else {
+            format!(
+                "the thread has not seen phase {} of the load's mbarrier complete",
+                mark.phase
+            )
+        }
     }
 
     /// Errors when a thread of `threads` has not seen the phases of the TMA loads that wrote
@@ -119,10 +153,11 @@ impl BlockState<'_> {
         for (bar, phase) in marks {
             if let Some(t) = threads
                 .clone()
-                .find(|&t| !self.mbar.has_seen(bar, t, phase))
+                .find(|&t| phase == IN_FLIGHT || !self.mbar.has_seen(bar, t, phase))
             {
                 let msg = format!(
-                    "warpgroup op reads shared memory a TMA load writes before this thread has waited for it: the thread has not seen phase {phase} of the load's mbarrier complete (a missing or wrong nvgpu.mbarrier.try_wait.parity)"
+                    "warpgroup op reads shared memory a TMA load writes before this thread has waited for it: {} (a missing or wrong nvgpu.mbarrier.try_wait.parity)",
+                    Self::pending_what(&Mark { bar, phase })
                 );
                 return Err(self.error(SimErrorKind::TmaPending, Some(at), t, msg));
             }
@@ -171,8 +206,8 @@ impl BlockState<'_> {
             [w] => (1, w, 0, 1),
             _ => (sm.shape[0], sm.shape[1], sm.strides[0], sm.strides[1]),
         };
-        let phase = self.mbar.phase(bar);
         let mut read = 0u64;
+        let mut vals = Vec::with_capacity(rows * cols);
         for row in 0..rows {
             for col in 0..cols {
                 let (y, x) = (y0 + row as i64, x0 + col as i64);
@@ -186,43 +221,82 @@ impl BlockState<'_> {
                     0.0
                 };
                 let addr = op.swizzle_addr(base + row * cols * eb + col * eb);
-                self.tma_write(dm, (addr, (addr - base) / eb), op.elem.round(v), (tid, at))?;
-                let (buf, cells) = self.cells_at(dm, addr);
-                for c in cells {
-                    self.tma.cells.insert((buf, c), Mark { bar, phase });
-                }
+                self.tma_claim(dm, (addr, (addr - base) / eb), bar, (tid, at))?;
+                vals.push((addr, op.elem.round(v)));
             }
         }
-        self.mbar_tx(bar, -(bytes as i64), tid, at)?;
+        self.tma.flights.push_back(Flight {
+            dst: op.dst,
+            vals,
+            bar,
+            bytes: bytes as i64,
+            tid,
+            at,
+        });
         Ok((bytes as u64, read))
     }
 
-    /// Writes element value `v` at byte `addr` of `m`'s buffer (element `shown` of `m`, for
-    /// messages) as the async proxy: the cells become initialised and have no writing
-    /// thread; a cell an earlier TMA (whose phase has not completed) or a cp.async in flight
-    /// writes is an error.
-    fn tma_write(
+    /// Lands the oldest copy in flight: writes its bytes, marks its cells with the barrier's
+    /// current phase and performs `complete-tx` on the barrier. `false` when none is in
+    /// flight.
+    pub(super) fn tma_land(&mut self) -> Result<bool, SimError> {
+        let Some(f) = self.tma.flights.pop_front() else {
+            return Ok(false);
+        };
+        let m = &self.k.mems[f.dst as usize];
+        let phase = self.mbar.phase(f.bar);
+        for &(addr, v) in &f.vals {
+            self.tma_write(m, addr, v);
+            let (buf, cells) = self.cells_at(m, addr);
+            for c in cells {
+                self.tma.cells.insert((buf, c), Mark { bar: f.bar, phase });
+            }
+        }
+        self.mbar_tx(f.bar, -f.bytes, f.tid, f.at)?;
+        Ok(true)
+    }
+
+    /// Claims the cells of the element of `m` at byte `addr` (element `shown` of `m`, for
+    /// messages) for a copy in flight completing on barrier `bar`: a cell an earlier TMA
+    /// (in flight, or whose phase has not completed) or a cp.async in flight writes is an
+    /// error.
+    fn tma_claim(
         &mut self,
         m: &MemDesc,
         (addr, shown): (usize, usize),
-        v: f64,
+        bar: usize,
         (tid, at): (u32, u32),
     ) -> Result<(), SimError> {
         let (buf, cells) = self.cells_at(m, addr);
-        let eb = m.elem.bytes() as usize;
-        for c in cells.clone() {
+        for c in cells {
             self.check_async(buf, c, (tid, at), m, shown)?;
             if let Some(mark) = self.tma.cells.get(&(buf, c))
-                && self.mbar.phase(mark.bar) <= mark.phase
+                && (mark.phase == IN_FLIGHT || self.mbar.phase(mark.bar) <= mark.phase)
             {
                 let msg = format!(
-                    "TMA load into {} at [{}] while an earlier TMA load to it is in flight (its mbarrier phase {} has not completed)",
+                    "TMA load into {} at [{}] while an earlier TMA load to it is in flight (its mbarrier phase has not completed)",
                     m.ty,
-                    Self::index_text(m, shown),
-                    mark.phase
+                    Self::index_text(m, shown)
                 );
                 return Err(self.error(SimErrorKind::TmaPending, Some(at), tid, msg));
             }
+            self.tma.cells.insert(
+                (buf, c),
+                Mark {
+                    bar,
+                    phase: IN_FLIGHT,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes element value `v` at byte `addr` of `m`'s buffer as the async proxy: the cells
+    /// become initialised and have no writing thread.
+    fn tma_write(&mut self, m: &MemDesc, addr: usize, v: f64) {
+        let (buf, cells) = self.cells_at(m, addr);
+        let eb = m.elem.bytes() as usize;
+        for c in cells {
             let meta = &mut self.meta[buf];
             meta.init[c] = true;
             meta.w_phase[c] = super::NONE;
@@ -234,6 +308,5 @@ impl BlockState<'_> {
             }
             _ => self.shared[m.buf][addr / eb] = v,
         }
-        Ok(())
     }
 }

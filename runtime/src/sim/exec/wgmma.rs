@@ -87,6 +87,17 @@ impl BlockState<'_> {
             let r = &self.regs[first as usize * self.nregs..(first as usize + 1) * self.nregs];
             base_byte(m, r)
         };
+        // The descriptors upstream's lowering builds have base offset 0: a swizzled tile must
+        // start where its swizzle pattern does (PTX ISA §9.7.15.5.1, "Matrix Descriptor").
+        let repeat = 128 * tile.swizzle.bytes() as usize / 16;
+        if repeat > 0 && !base.is_multiple_of(repeat) {
+            let msg = format!(
+                "warpgroup MMA operand {} starts at byte {base} of shared memory, not {repeat}-byte aligned: its {}-byte swizzled layout's matrix descriptor has base offset 0",
+                m.ty,
+                tile.swizzle.bytes()
+            );
+            return Err(self.error(SimErrorKind::Other, Some(at), first, msg));
+        }
         let size = buffer_bytes(self, m);
         let mut addrs = Vec::with_capacity(rows * cols);
         let mut cells = Vec::with_capacity(rows * cols);
