@@ -133,6 +133,17 @@ fn is_shared_space(space: &str) -> bool {
     space == "3" || space == "#gpu.address_space<workgroup>"
 }
 
+/// The barrier count of an `!nvgpu.mbarrier.group<memorySpace = .., num_barriers = N>`
+/// (upstream's default, 1, where the type leaves it out, as `mlir-opt` prints it); `None`
+/// when `t` is not such a type or the count is not a positive integer.
+pub fn mbarrier_group_size(t: &Type) -> Option<u64> {
+    let b = body(t, "mbarrier.group")?;
+    match fields(b).iter().find(|(k, _)| *k == "num_barriers") {
+        None => Some(1),
+        Some((_, v)) => v.parse().ok().filter(|&n| n > 0),
+    }
+}
+
 /// A decoded `!nvgpu.tensormap.descriptor<..>`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapType {
@@ -301,6 +312,22 @@ mod tests {
         );
         assert!(TensorMapType::of(&bad).unwrap().is_err());
         assert!(TensorMapType::of(&Type::f32()).is_none());
+    }
+
+    #[test]
+    fn reads_mbarrier_group_size() {
+        let g = |b: &str| dialect(&format!("mbarrier.group<{b}>"));
+        let ws = "memorySpace = #gpu.address_space<workgroup>";
+        assert_eq!(
+            mbarrier_group_size(&g(&format!("{ws}, num_barriers = 4"))),
+            Some(4)
+        );
+        assert_eq!(mbarrier_group_size(&g(ws)), Some(1));
+        assert_eq!(
+            mbarrier_group_size(&g(&format!("{ws}, num_barriers = 0"))),
+            None
+        );
+        assert_eq!(mbarrier_group_size(&Type::f32()), None);
     }
 
     #[test]

@@ -62,20 +62,6 @@ pub fn llvm_type(t: &Type) -> Option<String> {
     })
 }
 
-/// `num_barriers = N` of an `!nvgpu.mbarrier.group<..>`.
-fn num_barriers(t: &Type) -> Option<u64> {
-    let TypeKind::Dialect { body, .. } = t.kind() else {
-        return None;
-    };
-    let rest = body.split("num_barriers").nth(1)?;
-    let digits: String = rest
-        .trim_start_matches([' ', '='])
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok().filter(|&n| n > 0)
-}
-
 /// Whether `op` (a module or function) holds any sm_90a op.
 pub fn uses_sm90_ops(ctx: &Context, op: OpId) -> bool {
     let mut found = false;
@@ -213,7 +199,7 @@ impl FnEmitter<'_> {
         self.nvptx_only(op)?;
         let ctx = self.ctx;
         let r = ctx.result(op, 0);
-        let n = num_barriers(ctx.value_type(r))
+        let n = rtile_dialects::nvgpu::sm90_types::mbarrier_group_size(ctx.value_type(r))
             .ok_or_else(|| self.err(op, "expected an mbarrier group with num_barriers = N"))?;
         let g = format!("@__rtile_mbar_{}_{}", self.info.name, self.m.globals.len());
         self.m.globals.push(format!(

@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 
 use rtile::diagnostics::Diagnostic;
-use rtile::ir::TypeKind;
 use rtile::ir::{OpId, Value};
 use rtile_gpu_vocab::nvgpu_sm90::{
     AccumulatorType, Swizzle, TensorMapType, TmaLoad, WarpgroupMma, descriptor_source, swizzle_byte,
@@ -169,7 +168,8 @@ impl Compiler<'_> {
     /// `nvgpu.mbarrier.create`: a group of `num_barriers` objects of the block.
     pub(super) fn mbar_create(&mut self, op: OpId) -> Result<(), Diagnostic> {
         let r = self.ctx.result(op, 0);
-        let n = mbarrier_count(self.ctx.value_type(r))
+        let n = rtile_dialects::nvgpu::sm90_types::mbarrier_group_size(self.ctx.value_type(r))
+            .and_then(|n| u32::try_from(n).ok())
             .ok_or_else(|| err(self.ctx, op, "simulator: expects an mbarrier group type"))?;
         self.sm90.groups.insert(r, (self.k.mbarriers, n));
         self.k.mbarriers += n;
@@ -218,27 +218,6 @@ impl Compiler<'_> {
         };
         self.emit_sm90(op, i);
         Ok(())
-    }
-}
-
-/// `num_barriers` of an `!nvgpu.mbarrier.group<..>` type (upstream's default: 1).
-fn mbarrier_count(t: &rtile::ir::types::Type) -> Option<u32> {
-    let TypeKind::Dialect { dialect, body } = t.kind() else {
-        return None;
-    };
-    if dialect != "nvgpu" || !body.starts_with("mbarrier.group<") {
-        return None;
-    }
-    match body.split_once("num_barriers") {
-        None => Some(1),
-        Some((_, rest)) => {
-            let digits: String = rest
-                .trim_start_matches([' ', '='])
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            digits.parse().ok().filter(|&n| n > 0)
-        }
     }
 }
 
