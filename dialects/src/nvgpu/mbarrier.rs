@@ -13,6 +13,7 @@ use rtile::ir::{Context, OpId, OperationState, TypeKind, Value};
 use rtile::parser::{OpAsmParser, UnresolvedOperand};
 use rtile::printer::OpAsmPrinter;
 
+use super::syntax::{parse_optional_predicate, print_optional_predicate};
 use crate::gpu::common::{custom, parse_attrs, print_attrs};
 use rtile::dialect::OpTraits;
 
@@ -175,7 +176,7 @@ fn print_create(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
 }
 
 /// `%b[%id]`.
-fn parse_barrier(
+pub(super) fn parse_barrier(
     p: &mut OpAsmParser<'_, '_>,
 ) -> Result<(UnresolvedOperand, UnresolvedOperand), Diagnostic> {
     let b = p.parse_operand()?;
@@ -185,7 +186,7 @@ fn parse_barrier(
     Ok((b, id))
 }
 
-fn print_barrier(p: &mut OpAsmPrinter<'_>, b: Value, id: Value) {
+pub(super) fn print_barrier(p: &mut OpAsmPrinter<'_>, b: Value, id: Value) {
     p.print_operand(b);
     p.write("[");
     p.print_operand(id);
@@ -200,13 +201,7 @@ fn parse_counted(
     let (b, id) = parse_barrier(p)?;
     p.parse_punct(",")?;
     let count = p.parse_operand()?;
-    let pred = if p.parse_optional_punct(",") {
-        p.parse_keyword("predicate")?;
-        p.parse_punct("=")?;
-        Some(p.parse_operand()?)
-    } else {
-        None
-    };
+    let pred = parse_optional_predicate(p)?;
     parse_attrs(p, state)?;
     let bt = p.parse_colon_type()?;
     let v = p.resolve_operand(&b, &bt)?;
@@ -230,10 +225,7 @@ fn print_counted(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     print_barrier(p, ops[0], ops[2]);
     p.write(", ");
     p.print_operand(ops[1]);
-    if let Some(&pr) = ops.get(3) {
-        p.write(", predicate = ");
-        p.print_operand(pr);
-    }
+    print_optional_predicate(p, ops.get(3).copied());
     print_attrs(ctx, op, p);
     p.write(" : ");
     p.print_type(ctx.value_type(ops[0]));

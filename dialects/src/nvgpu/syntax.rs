@@ -52,8 +52,42 @@ pub(super) fn print_dict(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>, elid
     p.print_optional_attr_dict(&dict, elided);
 }
 
+/// `[%a, %b, ...]` (possibly empty).
+pub(super) fn parse_bracketed(
+    p: &mut OpAsmParser<'_, '_>,
+) -> Result<Vec<rtile::parser::UnresolvedOperand>, Diagnostic> {
+    p.parse_punct("[")?;
+    let v = if p.peek_punct("]") {
+        Vec::new()
+    } else {
+        p.parse_operand_list()?
+    };
+    p.parse_punct("]")?;
+    Ok(v)
+}
+
+/// `, predicate = %p` if it is next.
+pub(super) fn parse_optional_predicate(
+    p: &mut OpAsmParser<'_, '_>,
+) -> Result<Option<rtile::parser::UnresolvedOperand>, Diagnostic> {
+    if !p.parse_optional_punct(",") {
+        return Ok(None);
+    }
+    p.parse_keyword("predicate")?;
+    p.parse_punct("=")?;
+    p.parse_operand().map(Some)
+}
+
+/// Prints `, predicate = %p` when `pred` is present.
+pub(super) fn print_optional_predicate(p: &mut OpAsmPrinter<'_>, pred: Option<rtile::ir::Value>) {
+    if let Some(v) = pred {
+        p.write(", predicate = ");
+        p.print_operand(v);
+    }
+}
+
 /// `%m[%i, %j]`.
-fn parse_indexed(
+pub(super) fn parse_indexed(
     p: &mut OpAsmParser<'_, '_>,
 ) -> Result<
     (
@@ -63,17 +97,14 @@ fn parse_indexed(
     Diagnostic,
 > {
     let m = p.parse_operand()?;
-    p.parse_punct("[")?;
-    let idx = if p.peek_punct("]") {
-        Vec::new()
-    } else {
-        p.parse_operand_list()?
-    };
-    p.parse_punct("]")?;
-    Ok((m, idx))
+    Ok((m, parse_bracketed(p)?))
 }
 
-fn print_indexed(p: &mut OpAsmPrinter<'_>, m: rtile::ir::Value, idx: &[rtile::ir::Value]) {
+pub(super) fn print_indexed(
+    p: &mut OpAsmPrinter<'_>,
+    m: rtile::ir::Value,
+    idx: &[rtile::ir::Value],
+) {
     p.print_operand(m);
     p.write("[");
     p.print_operands(idx);

@@ -24,8 +24,12 @@ use rtile::parser::OpAsmParser;
 use rtile::printer::{OpAsmPrinter, type_to_string as ts};
 
 use super::mbarrier::is_group;
+use super::mbarrier::{parse_barrier, print_barrier};
 use super::sm90_types::{AccumulatorType, TensorMapType, WarpgroupDescriptorType};
-use super::syntax::{parse_dict, print_dict, set_props};
+use super::syntax::{
+    parse_bracketed, parse_dict, parse_indexed, parse_optional_predicate, print_dict,
+    print_indexed, print_optional_predicate, set_props,
+};
 use super::{in_workgroup, memref_parts};
 use crate::gpu::common::{custom, parse_attrs, print_attrs};
 
@@ -209,13 +213,7 @@ fn parse_create_descriptor(
 ) -> Result<(), Diagnostic> {
     let t = p.parse_operand()?;
     p.parse_keyword("box")?;
-    p.parse_punct("[")?;
-    let dims = if p.peek_punct("]") {
-        Vec::new()
-    } else {
-        p.parse_operand_list()?
-    };
-    p.parse_punct("]")?;
+    let dims = parse_bracketed(p)?;
     parse_attrs(p, state)?;
     let tt = p.parse_colon_type()?;
     p.parse_punct("->")?;
@@ -354,19 +352,9 @@ fn parse_tma_load(
     p: &mut OpAsmParser<'_, '_>,
     state: &mut OperationState,
 ) -> Result<(), Diagnostic> {
-    let tm = p.parse_operand()?;
-    p.parse_punct("[")?;
-    let coords = if p.peek_punct("]") {
-        Vec::new()
-    } else {
-        p.parse_operand_list()?
-    };
-    p.parse_punct("]")?;
+    let (tm, coords) = parse_indexed(p)?;
     p.parse_punct(",")?;
-    let bars = p.parse_operand()?;
-    p.parse_punct("[")?;
-    let id = p.parse_operand()?;
-    p.parse_punct("]")?;
+    let (bars, id) = parse_barrier(p)?;
     p.parse_keyword("to")?;
     let dst = p.parse_operand()?;
     let mask = if p.parse_optional_keyword("multicast_mask") {
@@ -375,13 +363,7 @@ fn parse_tma_load(
     } else {
         None
     };
-    let pred = if p.parse_optional_punct(",") {
-        p.parse_keyword("predicate")?;
-        p.parse_punct("=")?;
-        Some(p.parse_operand()?)
-    } else {
-        None
-    };
+    let pred = parse_optional_predicate(p)?;
     let mut props = Vec::new();
     parse_dict(p, state, &[], &mut props)?;
     let tt = p.parse_colon_type()?;
@@ -430,23 +412,16 @@ fn print_tma_load(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let Some([_, _, _, nc, _, nm, np]) = tma_load_segments(ctx, op) else {
         return;
     };
-    p.print_operand(ops[2]);
-    p.write("[");
-    p.print_operands(&ops[3..3 + nc]);
-    p.write("], ");
-    p.print_operand(ops[1]);
-    p.write("[");
-    p.print_operand(ops[3 + nc]);
-    p.write("] to ");
+    print_indexed(p, ops[2], &ops[3..3 + nc]);
+    p.write(", ");
+    print_barrier(p, ops[1], ops[3 + nc]);
+    p.write(" to ");
     p.print_operand(ops[0]);
     if nm == 1 {
         p.write(" multicast_mask = ");
         p.print_operand(ops[4 + nc]);
     }
-    if np == 1 {
-        p.write(", predicate = ");
-        p.print_operand(ops[4 + nc + nm]);
-    }
+    print_optional_predicate(p, (np == 1).then(|| ops[4 + nc + nm]));
     print_dict(ctx, op, p, &["operandSegmentSizes"]);
     p.write(" : ");
     p.print_type(ctx.value_type(ops[2]));
@@ -462,13 +437,7 @@ fn parse_prefetch(
     state: &mut OperationState,
 ) -> Result<(), Diagnostic> {
     let tm = p.parse_operand()?;
-    let pred = if p.parse_optional_punct(",") {
-        p.parse_keyword("predicate")?;
-        p.parse_punct("=")?;
-        Some(p.parse_operand()?)
-    } else {
-        None
-    };
+    let pred = parse_optional_predicate(p)?;
     parse_attrs(p, state)?;
     let tt = p.parse_colon_type()?;
     let v = p.resolve_operand(&tm, &tt)?;
@@ -484,10 +453,7 @@ fn print_prefetch(ctx: &Context, op: OpId, p: &mut OpAsmPrinter<'_>) {
     let ops = ctx.operands(op);
     let Some(&tm) = ops.first() else { return };
     p.print_operand(tm);
-    if let Some(&pr) = ops.get(1) {
-        p.write(", predicate = ");
-        p.print_operand(pr);
-    }
+    print_optional_predicate(p, ops.get(1).copied());
     print_attrs(ctx, op, p);
     p.write(" : ");
     p.print_type(ctx.value_type(tm));
