@@ -35,6 +35,23 @@ pub fn swizzle_byte(addr: u64, s: Swizzle) -> u64 {
     addr ^ (((addr >> 7) & mask) << 4)
 }
 
+/// Whether `name` is one of the sm_90a ops (mbarrier, TMA, warpgroup MMA).
+pub fn is_sm90_op(name: &str) -> bool {
+    name.starts_with("nvgpu.mbarrier.")
+        || name.starts_with("nvgpu.tma.")
+        || name.starts_with("nvgpu.warpgroup.")
+}
+
+/// Whether `op` (a module or function) holds any sm_90a op: such a module targets the
+/// chip's `a` variant (`sm_90a`).
+pub fn uses_sm90_ops(ctx: &Context, op: OpId) -> bool {
+    let mut found = false;
+    ctx.walk(op, rtile::ir::WalkOrder::PreOrder, &mut |_, o| {
+        found |= is_sm90_op(ctx.op_name(o));
+    });
+    found
+}
+
 /// The operand element types rtile executes for wgmma.
 fn mma_elem(t: &Type) -> Option<MmaElem> {
     match t.kind() {

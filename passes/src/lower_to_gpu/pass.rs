@@ -337,11 +337,7 @@ fn mark_target(ctx: &mut Context, gpu_module: OpId, device: &Device) {
     if !isa.chip.is_empty() {
         // wgmma and TMA are sm_90a features: a module using them targets the chip's `a`
         // variant (PTX `.target sm_90a`).
-        let mut sm90a = false;
-        ctx.walk(gpu_module, rtile::ir::WalkOrder::PreOrder, &mut |_, o| {
-            let n = ctx.op_name(o);
-            sm90a |= n.starts_with("nvgpu.warpgroup.") || n.starts_with("nvgpu.tma.");
-        });
+        let sm90a = rtile_gpu_vocab::nvgpu_sm90::uses_sm90_ops(ctx, gpu_module);
         let chip = if sm90a && !isa.chip.ends_with('a') {
             format!("{}a", isa.chip)
         } else {

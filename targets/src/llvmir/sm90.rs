@@ -62,21 +62,7 @@ pub fn llvm_type(t: &Type) -> Option<String> {
     })
 }
 
-/// Whether `op` (a module or function) holds any sm_90a op.
-pub fn uses_sm90_ops(ctx: &Context, op: OpId) -> bool {
-    let mut found = false;
-    ctx.walk(op, WalkOrder::PreOrder, &mut |_, o| {
-        found |= is_sm90_op(ctx.op_name(o));
-    });
-    found
-}
-
-/// Whether `name` is one of the sm_90a ops (mbarrier, TMA, warpgroup).
-pub fn is_sm90_op(name: &str) -> bool {
-    name.starts_with("nvgpu.mbarrier.")
-        || name.starts_with("nvgpu.tma.")
-        || name.starts_with("nvgpu.warpgroup.")
-}
+pub use rtile_gpu_vocab::nvgpu_sm90::{is_sm90_op, uses_sm90_ops};
 
 /// Whether function `f` uses TMA or wgmma, whose swizzled shared tiles must be 1024-byte
 /// aligned (the 128-byte swizzle pattern repeats every 8 rows of 128 bytes).

@@ -261,6 +261,9 @@ fn conv_gemm(c: &TeCompute, axes: &[String]) -> Result<Gemm, String> {
     }
     let ext = g.expr.extents();
     let (em, en, ek) = (ext[0] as i64, ext[1] as i64, ext[2] as i64);
+    let kin = *g.groups[2]
+        .last()
+        .ok_or("the implicit GEMM has no reduction axis")?;
     let rank = c.inputs[c.accesses[aw].input].shape.len();
     let (dims, shape, collapse) = if g.weights_n_last {
         (
@@ -284,7 +287,6 @@ fn conv_gemm(c: &TeCompute, axes: &[String]) -> Result<Gemm, String> {
         gather: Some(Gather {
             channels_last: {
                 let d = &c.inputs[c.accesses[ad].input].shape;
-                let kin = *g.groups[2].last().expect("a reduction axis");
                 c.accesses[ad].map.results.last() == Some(&AffineExpr::Dim(kin as u32))
                     && d.last() == Some(&c.axes[kin].extent)
             },
