@@ -64,6 +64,9 @@ pub struct Node {
     pub result: Value,
     /// The result's element type (`f32`, ...).
     pub dtype: String,
+    /// The element type its arithmetic runs in, whose SIMT peak bounds it: the
+    /// accumulator's when the compute names one (`acc(f32)`), else the result's.
+    pub compute_dtype: String,
     /// A compute's te form and the values of its distinct inputs (`compute_from_op`'s;
     /// `None` for a reshape): what `--connect` hands the lowering to ask whether a
     /// candidate kernel fits ([`super::fit`]).
@@ -208,6 +211,9 @@ pub fn build_graph(ctx: &Context, ops: &[OpId]) -> Result<Graph, String> {
                     .unwrap_or(1.0),
                 result: ctx.result(op, 0),
                 dtype: c.result.elem.keyword().to_string(),
+                compute_dtype: crate::construct_rtile::te_adapter::compute_elem(&c)
+                    .keyword()
+                    .to_string(),
                 compute: Some((c, vals)),
             }
         } else if name == COLLAPSE || name == EXPAND {
@@ -240,6 +246,7 @@ pub fn build_graph(ctx: &Context, ops: &[OpId]) -> Result<Graph, String> {
                 flops_per_point: 0.0,
                 result: res,
                 dtype: rt.elem.keyword().to_string(),
+                compute_dtype: rt.elem.keyword().to_string(),
                 compute: None,
             }
         } else {

@@ -548,7 +548,7 @@ fn finish_plan(
         .zip(members)
         .map(|(&pts, &n)| pts * g.nodes[n].flops_per_point * blocks as f64)
         .sum();
-    let peak = dev.peak(&g.nodes[first].dtype).simt_gflops * 1e9;
+    let peak = dev.peak(&g.nodes[first].compute_dtype).simt_gflops * 1e9;
     // Idle cores and lanes slow the shared-memory and arithmetic terms as much as the
     // DRAM term: the paper profiles, so its penalty needs to rank only traffic; the model
     // replaces the profiler, so the whole estimate is divided by the utilisation

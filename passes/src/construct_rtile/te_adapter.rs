@@ -128,11 +128,19 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
         inputs,
         output,
         flops_per_point: flops.max(1) as f64,
-        dtype: c.result.elem.keyword().to_string(),
+        dtype: compute_elem(c).keyword().to_string(),
         mma_inputs: mma_inputs(c),
     };
     e.validate()?;
     Ok(e)
+}
+
+/// The element type the arithmetic of `c` runs in, whose SIMT peak bounds it
+/// (`MaxComputePerf`, Roller §3.3): the accumulator when one is given (`acc(f32)` over
+/// f16 inputs multiplies and adds in f32, at the f32 rate, not the f16 one), else the
+/// result's type.
+pub fn compute_elem(c: &TeCompute) -> ElemType {
+    c.accumulator.unwrap_or(c.result.elem)
 }
 
 /// The input element type of a tensor-core candidate: every input f16 (or every input
@@ -195,6 +203,26 @@ mod tests {
         );
         assert_eq!(e.flops_per_point, 2.0);
         assert_eq!(e.dtype, "f32");
+    }
+
+    #[test]
+    fn an_f32_accumulator_runs_at_the_f32_peak() {
+        let c = first(
+            "%A: tensor<64x32xf16>, %B: tensor<32x48xf16>",
+            "tensor<64x48xf16>",
+            "%R = te.compute (%m, %n) reduce (%k) in [64, 48, 32] acc(f32)
+               : (tensor<64x32xf16>, tensor<32x48xf16>) -> tensor<64x48xf16> {
+               te.sum(f32(%A[%m, %k]) * f32(%B[%k, %n])) }",
+        );
+        let e = expr_from_compute(&c).unwrap();
+        assert_eq!(e.dtype, "f32");
+        assert_eq!(e.mma_inputs.as_deref(), Some("f16"));
+        assert_eq!(e.output.elem_bytes, 2);
+        // The SIMT bound is the f32 rate: on an A100, a quarter of the f16 (HFMA2) rate.
+        let dev = crate::device::Device::builtin("a100").unwrap();
+        let simt = super::super::perf_model::max_compute_gflops(&e, &dev, None);
+        assert_eq!(simt, dev.peak("f32").simt_gflops);
+        assert!(simt < dev.peak("f16").simt_gflops);
     }
 
     #[test]

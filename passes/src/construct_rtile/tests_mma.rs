@@ -176,8 +176,11 @@ fn conv_tensor_core_programs_tile_the_implicit_gemm_view() {
 /// tokens × 4096 → 1024, bf16 with an f32 accumulator) on h100. Timed on an H200 (PERF.md,
 /// "On a GPU"), the model's former top-1, a one-warp SIMT block, ran 26× slower than the
 /// tensor-core program 64×48×16 (1.56 ms vs 0.059 ms): with the latency term
-/// (`perf_model::latency_utilisation`) the tensor-core program is top-1 and every one-warp
-/// SIMT program estimates several times slower.
+/// (`perf_model::latency_utilisation`) the tensor-core program is top-1 and a one-warp SIMT
+/// program estimates several times slower. The SIMT programs multiply and add in f32 (the
+/// accumulator), so none may estimate faster than the f32 SIMT peak allows: rated at the
+/// bf16 HFMA2 peak, twice that, the one-warp programs filled the rest of the top 5; at the
+/// f32 rate the 128-thread SIMT programs rank above them.
 #[test]
 fn bert_ffn2_top1_is_the_measured_best_tensor_core_program() {
     let dev = Device::builtin("h100").unwrap();
@@ -194,8 +197,12 @@ fn bert_ffn2_top1_is_the_measured_best_tensor_core_program() {
     assert_eq!(top.threads, 128);
     let simt: Vec<_> = r.programs.iter().filter(|p| !p.tensor_core).collect();
     assert!(!simt.is_empty(), "the SIMT programs are still constructed");
+    let f32_bound_us = 2.0 * 512.0 * 1024.0 * 4096.0 / (dev.peak("f32").simt_gflops * 1e3);
     for p in simt {
-        assert_eq!(p.threads, 32, "{p:?}");
-        assert!(p.est_us > 3.0 * top.est_us, "{p:?} vs {top:?}");
+        assert!(p.est_us > top.est_us, "{p:?} vs {top:?}");
+        if p.threads == 32 {
+            assert!(p.est_us > 3.0 * top.est_us, "{p:?} vs {top:?}");
+        }
+        assert!(p.est_us >= f32_bound_us, "{p:?} under {f32_bound_us} us");
     }
 }
