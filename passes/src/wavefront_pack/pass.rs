@@ -13,6 +13,7 @@ use rtile_dialects::vdevice::{
     DEVICE, PROGRAM, RKernel, ROP_ATTR, ROPERATOR, ROperator, VDevice, siblings,
 };
 
+use super::profile::Profile;
 use super::schedule::{BarrierPolicy, KernelPolicy, Op, Plan, Policy, schedule};
 use crate::construct_rtile::te_adapter::expr_from_compute;
 use crate::construct_rtile::{ConstructOptions, construct};
@@ -40,12 +41,16 @@ rtile::declare_pass! {
             top_k: i64 = "4", "top-k", check = check_top_k;
             /// print the programs in the expanded form (one line per rTask)
             expanded: bool = "false", "expanded";
+            /// TOML file of rKernel times measured on the GPU, used by time() instead of the model's (te input)
+            profile: String = "", "profile";
         }
         statistics {
             LAUNCHES: "launches", "rPrograms (kernel launches) created";
             ROPS: "roperators", "rOperators scheduled";
             BARRIERS: "barriers", "barrier-rTasks inserted";
             MAKESPAN_NS: "makespan-ns", "predicted time of all rPrograms, launches included, ns";
+            PROFILED: "profiled-rkernels", "rKernel variants timed from the profile";
+            UNMATCHED: "profile-unmatched", "profile entries that match no constructed variant";
         }
     }
 }
@@ -89,6 +94,30 @@ impl WavefrontPack {
         Device::builtin(&self.opts.device)
             .map(Some)
             .map_err(|e| err(ctx, op, e.message))
+    }
+
+    /// The profile named by `profile=`, checked against the device (`None` without one).
+    fn profile(
+        &self,
+        ctx: &Context,
+        op: OpId,
+        dev: &Device,
+    ) -> Result<Option<Profile>, Diagnostic> {
+        if self.opts.profile.is_empty() {
+            return Ok(None);
+        }
+        let p = Profile::load(&self.opts.profile).map_err(|m| err(ctx, op, m))?;
+        if p.device != dev.name {
+            return Err(err(
+                ctx,
+                op,
+                format!(
+                    "profile '{}' was measured on '{}', not on device '{}'",
+                    self.opts.profile, p.device, dev.name
+                ),
+            ));
+        }
+        Ok(Some(p))
     }
 
     fn policy(&self, veus: u64, launch_us: f64) -> Policy {
@@ -285,18 +314,43 @@ fn variants(
                 smem,
                 regs,
             } = RTaskShape::of(p);
-            let per_wave = dev.cores * dev.resident_blocks(threads, smem, Some(regs));
-            let waves = rtasks.div_ceil(per_wave.max(1)).max(1);
-            RKernel {
+            let mut k = RKernel {
                 rtasks,
                 threads,
                 smem,
                 regs,
-                us: p.est_us / waves as f64,
-            }
+                us: 0.0,
+            };
+            k.us = p.est_us / waves(&k, dev) as f64;
+            k
         })
         .collect();
     Ok((ks, (r.programs, own)))
+}
+
+/// The waves of `k` run alone: `⌈rTasks / (cores × resident blocks)⌉`, at least 1.
+fn waves(k: &RKernel, dev: &Device) -> u64 {
+    let per_wave = dev.cores * dev.resident_blocks(k.threads, k.smem, Some(k.regs));
+    k.rtasks.div_ceil(per_wave.max(1)).max(1)
+}
+
+/// Replaces the modelled rTask time of each variant of rOperator `op` that `profile` timed
+/// by the measured launch time over the variant's waves; returns how many it replaced.
+pub(super) fn apply_profile(
+    profile: &Profile,
+    op: &str,
+    kernels: &mut [RKernel],
+    progs: &[crate::construct_rtile::RProgram],
+    dev: &Device,
+) -> u64 {
+    let mut n = 0;
+    for (k, p) in kernels.iter_mut().zip(progs) {
+        if let Some(us) = profile.time(op, &p.block, &p.thread) {
+            k.us = us / waves(k, dev) as f64;
+            n += 1;
+        }
+    }
+    n
 }
 
 /// The vDevice for `ops` (§4.1.2: the vEUs per SM follow from "the most demanding rTask
@@ -366,6 +420,8 @@ impl WavefrontPack {
         ctx: &mut Context,
         f: OpId,
         dev: &Device,
+        profile: Option<&Profile>,
+        seen: &mut Vec<(String, Vec<u64>, Vec<u64>)>,
         stats: &mut PassStatistics,
     ) -> Result<(), Diagnostic> {
         let fname = rtile::verifier::symbol_name(ctx, f)
@@ -388,8 +444,16 @@ impl WavefrontPack {
         let mut ops = Vec::new();
         let mut programs = Vec::new();
         for (i, &c) in computes.iter().enumerate() {
-            let (kernels, progs) = variants(ctx, c, dev, self.opts.top_k.max(1) as usize)
+            let (mut kernels, progs) = variants(ctx, c, dev, self.opts.top_k.max(1) as usize)
                 .map_err(|m| err(ctx, c, m))?;
+            let name = format!("{fname}_{i}");
+            for p in &progs.0 {
+                seen.push((name.clone(), p.block.clone(), p.thread.clone()));
+            }
+            if let Some(prof) = profile {
+                let n = apply_profile(prof, &name, &mut kernels, &progs.0, dev);
+                stats.add(Self::PROFILED, n);
+            }
             programs.push((kernels.clone(), progs));
             let mut deps: Vec<usize> = ctx
                 .operands(c)
@@ -400,7 +464,7 @@ impl WavefrontPack {
             deps.sort();
             deps.dedup();
             ops.push(Op {
-                name: format!("{fname}_{i}"),
+                name,
                 deps,
                 kernels,
             });
@@ -476,6 +540,13 @@ impl Pass for WavefrontPack {
             .filter(|&o| ctx.op_name(o) == ROPERATOR)
             .collect();
         if !rops.is_empty() {
+            if !self.opts.profile.is_empty() {
+                return Err(err(
+                    ctx,
+                    op,
+                    "profile= times the rKernels of te input; hand-written vdevice.roperators give their rTask times in 'kernels'",
+                ));
+            }
             return self.run_roperators(ctx, rops, stats);
         }
         let funcs: Vec<OpId> = all
@@ -495,8 +566,33 @@ impl Pass for WavefrontPack {
                 ),
             )
         })?;
+        let profile = self.profile(ctx, op, &dev)?;
+        let mut seen = Vec::new();
         for f in funcs {
-            self.run_func(ctx, f, &dev, stats)?;
+            self.run_func(ctx, f, &dev, profile.as_ref(), &mut seen, stats)?;
+        }
+        if let Some(p) = &profile {
+            let names: Vec<String> = seen.iter().map(|s| s.0.clone()).collect();
+            if let Some(o) = p.unknown_ops(&names).first() {
+                return Err(err(
+                    ctx,
+                    op,
+                    format!(
+                        "profile '{}' times rOperator '{o}', which the input does not have (rOperators are <function>_<index of its te.compute>)",
+                        self.opts.profile
+                    ),
+                ));
+            }
+            let unmatched = p
+                .rkernel
+                .iter()
+                .filter(|k| {
+                    !seen
+                        .iter()
+                        .any(|s| s.0 == k.op && s.1 == k.block && s.2 == k.thread)
+                })
+                .count();
+            stats.add(Self::UNMATCHED, unmatched as u64);
         }
         Ok(())
     }

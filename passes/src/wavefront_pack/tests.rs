@@ -338,3 +338,42 @@ fn vdevice_shape_follows_the_faster_schedule() {
     assert_eq!(kept[0].kernels.len(), 1);
     assert_eq!(plans[0].time(launch), 10.0 + 5.0);
 }
+
+/// A profiled launch time becomes the rTask time over the variant's waves: 10,000 one-warp
+/// rTasks on h100 run 132 SMs × 32 blocks (the block limit; 48 registers × 32 threads leave
+/// room for 42) = 4,224 per wave, 3 waves; unprofiled variants keep the model's time.
+#[test]
+fn profiled_time_is_split_over_the_waves() {
+    use super::pass::apply_profile;
+    use super::profile::Profile;
+    use rtile_dialects::rtile::attr::parse_program_body;
+    let dev = crate::device::Device::builtin("h100").unwrap();
+    let prog = |tiles: &str| {
+        parse_program_body(&format!(
+            "program<device = \"h100\", tiles = {tiles}, pad = [[0, 0], [0, 0]], grid = [100, 100], threads = 32, est_us = 9.0, epsilon = 0.2>"
+        ))
+        .unwrap()
+    };
+    let progs = [
+        prog("[[8, 8, 4], [1, 2, 1]]"),
+        prog("[[8, 8, 8], [1, 2, 1]]"),
+    ];
+    let k = RKernel {
+        rtasks: 10_000,
+        threads: 32,
+        smem: 0,
+        regs: 48,
+        us: 3.0,
+    };
+    let mut ks = [k.clone(), k];
+    let p = Profile::parse(
+        "device = \"h100\"\n[[rkernel]]\nop = \"g_2\"\nblock = [8, 8, 4]\nthread = [1, 2, 1]\nus = 90.0\n",
+        "p.toml",
+    )
+    .unwrap();
+    assert_eq!(apply_profile(&p, "g_1", &mut ks, &progs, &dev), 0);
+    assert_eq!(ks[0].us, 3.0);
+    assert_eq!(apply_profile(&p, "g_2", &mut ks, &progs, &dev), 1);
+    assert_eq!(ks[0].us, 30.0);
+    assert_eq!(ks[1].us, 3.0);
+}
