@@ -175,7 +175,7 @@ demo: deps onnx-venv build
 	  else echo "ptxas not installed: skipped"; fi
 	@echo "== 15. Welder: bench/models/welder/bert-layer-sim.mlir --connect=device=h100 (tile-graph fusion: edges connected in registers and shared memory), the fused kernels simulated and checked, assembled for sm_90"
 	$(BIN)/rtile-opt --connect="device=h100" --mlir-pass-statistics bench/models/welder/bert-layer-sim.mlir -o $(DEMO_OUT)/11-bert-tilegraph.mlir
-	@grep -o 'tilegraph.kernel @[a-z0-9_]*' $(DEMO_OUT)/11-bert-tilegraph.mlir
+	@grep -o 'tilegraph.kernel -> ([^)]*)' $(DEMO_OUT)/11-bert-tilegraph.mlir
 	$(BIN)/rtile-opt --lower-to-gpu $(DEMO_OUT)/11-bert-tilegraph.mlir -o $(DEMO_OUT)/11-bert-fused.mlir
 	$(BIN)/rtile-run --sim --check $(DEMO_OUT)/11-bert-fused.mlir | tail -2
 	$(BIN)/rtile-translate --to-ptx $(DEMO_OUT)/11-bert-fused.mlir -o $(DEMO_OUT)/11-bert-fused.ptx

@@ -55,9 +55,14 @@ impl Profile {
     pub fn parse(text: &str, path: &str) -> Result<Profile, String> {
         let p: Profile = toml::from_str(text).map_err(|e| {
             let at = e.span().map_or(String::new(), |s| {
-                let before = &text[..s.start.min(text.len())];
+                let mut end = s.start.min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let before = &text[..end];
                 let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                let col = before[line_start..].chars().count() + 1;
                 format!("line {line}, column {col}: ")
             });
             format!("{path}: {at}{}", e.message())
@@ -139,6 +144,8 @@ us = 3.0
             "{e}"
         );
         assert!(!e.contains('\n'), "{e}");
+        let e = Profile::parse("device = \"h100\"\n# µs\nop = \"µ\" 3", "p.toml").unwrap_err();
+        assert!(e.starts_with("p.toml: line 3, column 10: "), "{e}");
         let e = Profile::parse(&TEXT.replace("12.5", "-1.0"), "p.toml").unwrap_err();
         assert!(e.contains("'us' must be a positive time"), "{e}");
         let e = Profile::parse(&TEXT.replace("[1, 4, 1]", "[1, 4]"), "p.toml").unwrap_err();
