@@ -396,21 +396,17 @@ proptest! {
 }
 
 /// The simulator's bank-conflict counters (32 banks of 4 bytes, 64-bit accesses served 16
-/// lanes at a time, as CDNA's LDS serves `ds_read_b64`) on the fragment reads of
-/// k-contiguous tiles (the kernel's only LDS loads here): none with rows an odd number of
-/// 8-byte units apart, conflicts with the padding taken out (rows 64 bytes apart: rows `r`
-/// and `r + 2` of one 16-lane group share banks).
+/// lanes at a time, as CDNA's LDS serves `ds_read_b64`) on the fragment reads: none for
+/// k-contiguous tiles (one 8-byte read a lane) with rows an odd number of 8-byte units
+/// apart, conflicts with the padding taken out (rows 64 bytes apart: rows `r` and `r + 2`
+/// of one 16-lane group share banks); none either for m/n-contiguous tiles read element by
+/// element (consecutive lanes, consecutive halves of a row).
 #[test]
 fn fragment_reads_are_bank_conflict_free() {
-    let c = compute(&gemm_text(
-        (None, 64, 64, 64),
-        ("f16", "f16"),
-        (false, true),
-    ));
     let dev = Device::builtin("mi250x").expect("mi250x");
-    let conflicts = |plan: &MmaPlan| {
+    let conflicts = |c: &TeCompute, plan: &MmaPlan, op: &str| {
         let mut ctx = context();
-        let k = lower_plan(&mut ctx, &c, plan, "k").expect("lowers");
+        let k = lower_plan(&mut ctx, c, plan, "k").expect("lowers");
         let text = module_text(&mut ctx, &[k]);
         let r = profile_text("k.mlir", &text, 5, None).expect("profiles");
         let k = &r.kernels[0];
@@ -420,19 +416,79 @@ fn fragment_reads_are_bank_conflict_free() {
             .iter()
             .filter(|o| o.class == OpClass::SharedLd)
             .collect();
-        assert!(!loads.is_empty() && loads.iter().all(|o| o.op == "vector.load"));
+        assert!(!loads.is_empty() && loads.iter().all(|o| o.op == op));
         let t = k.total(OpClass::SharedLd);
         assert!(t.requests > 0);
         t.bank_conflicts()
     };
+    let by_k = compute(&gemm_text(
+        (None, 64, 64, 64),
+        ("f16", "f16"),
+        (false, true),
+    ));
+    let by_mn = compute(&gemm_text(
+        (None, 64, 64, 64),
+        ("f16", "f16"),
+        (true, false),
+    ));
     for mma in [[32, 32, 8], [16, 16, 16]] {
         let p = program("mi250x", mma, [64, 64, 32], [32, 32, 32], 256);
-        let plan = MmaPlan::new(&c, &p, &dev).expect("plan");
+        let plan = MmaPlan::new(&by_k, &p, &dev).expect("plan");
         assert_eq!((plan.ops[0].pad, plan.ops[1].pad), (4, 4));
-        assert_eq!(conflicts(&plan), 0, "{mma:?}");
+        assert_eq!(conflicts(&by_k, &plan, "vector.load"), 0, "{mma:?}");
         let mut unpadded = plan.clone();
         unpadded.ops[0].pad = 0;
         unpadded.ops[1].pad = 0;
-        assert!(conflicts(&unpadded) > 0, "{mma:?}");
+        assert!(conflicts(&by_k, &unpadded, "vector.load") > 0, "{mma:?}");
+        let plan = MmaPlan::new(&by_mn, &p, &dev).expect("plan");
+        assert_eq!(conflicts(&by_mn, &plan, "memref.load"), 0, "{mma:?}");
     }
+}
+
+/// Convolutions as implicit GEMMs (the sm_80 plan's gathered im2col A and collapsed
+/// weights) under every tensor-core program of the top 10 on MI250X: NCHW f16 3x3 with
+/// padding, NHWC bf16 3x3 stride 2 into f32 (19 channels: element copies), NHWC f16 1x1
+/// with 16 channels (8-byte chunk copies of the gather), NCHW bf16 5x5 into bf16.
+#[test]
+fn convolutions_match_the_interpreter() {
+    let convs = [
+        "func.func @conv(%D: tensor<2x8x9x9xf16>, %K: tensor<16x8x3x3xf16>) -> tensor<2x16x9x9xf16> {
+  %O = te.compute (%n, %f, %y, %x) reduce (%c, %ry, %rx) in [2, 16, 9, 9, 8, 3, 3] acc(f32) : (tensor<2x8x9x9xf16>, tensor<16x8x3x3xf16>) -> tensor<2x16x9x9xf16> { te.sum(f32(%D[%n, %c, %y + %ry - 1, %x + %rx - 1] pad 0.0) * f32(%K[%f, %c, %ry, %rx])) }
+  func.return %O : tensor<2x16x9x9xf16>
+}",
+        "func.func @conv(%D: tensor<1x11x11x19xbf16>, %K: tensor<3x3x19x24xbf16>) -> tensor<1x6x6x24xf32> {
+  %O = te.compute (%n, %y, %x, %f) reduce (%c, %ry, %rx) in [1, 6, 6, 24, 19, 3, 3] acc(f32) : (tensor<1x11x11x19xbf16>, tensor<3x3x19x24xbf16>) -> tensor<1x6x6x24xf32> { te.sum(f32(%D[%n, %y * 2 + %ry - 1, %x * 2 + %rx - 1, %c] pad 0.0) * f32(%K[%ry, %rx, %c, %f])) }
+  func.return %O : tensor<1x6x6x24xf32>
+}",
+        "func.func @conv(%D: tensor<2x7x7x16xf16>, %K: tensor<1x1x16x40xf16>) -> tensor<2x7x7x40xf16> {
+  %O = te.compute (%n, %y, %x, %f) reduce (%c, %ry, %rx) in [2, 7, 7, 40, 16, 1, 1] acc(f32) : (tensor<2x7x7x16xf16>, tensor<1x1x16x40xf16>) -> tensor<2x7x7x40xf16> { te.sum(f32(%D[%n, %y + %ry, %x + %rx, %c]) * f32(%K[%ry, %rx, %c, %f])) }
+  func.return %O : tensor<2x7x7x40xf16>
+}",
+        "func.func @conv(%D: tensor<1x3x13x13xbf16>, %K: tensor<20x3x5x5xbf16>) -> tensor<1x20x9x9xbf16> {
+  %O = te.compute (%n, %f, %y, %x) reduce (%c, %ry, %rx) in [1, 20, 9, 9, 3, 5, 5] acc(f32) : (tensor<1x3x13x13xbf16>, tensor<20x3x5x5xbf16>) -> tensor<1x20x9x9xbf16> { te.sum(f32(%D[%n, %c, %y + %ry, %x + %rx]) * f32(%K[%f, %c, %ry, %rx])) }
+  func.return %O : tensor<1x20x9x9xbf16>
+}",
+    ];
+    let dev = Device::builtin("mi250x").expect("device");
+    let (mut kernels, mut failures) = (0, Vec::new());
+    for (ci, text) in convs.iter().enumerate() {
+        let c = compute(text);
+        let res = construct(&expr_info(&c), &dev, &ConstructOptions::default()).expect("construct");
+        for (pi, p) in res.programs.iter().filter(|p| p.tensor_core).enumerate() {
+            kernels += 1;
+            if let Err(e) = check(&c, p, 5 + pi as u64) {
+                failures.push(format!(
+                    "conv {ci} #{pi} {:?} {:?} {:?}: {e}",
+                    p.block, p.thread, p.mma
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {kernels} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(kernels >= 8, "only {kernels} tensor-core conv programs");
 }

@@ -8,22 +8,24 @@
 //! - **Staging.** AMD has no cp.async: each k-step's tiles are read from global memory with
 //!   plain loads — `vector.load` of up to 4 elements (8 bytes, `global_load_dwordx2`) where
 //!   the tensor's rows keep them aligned, element loads otherwise (and for a gathered
-//!   convolution) — and written to LDS. With two stages (when two fit the 64 KiB LDS) the
-//!   loads of k-step `kt + 1` are issued before k-step `kt`'s MFMAs and held in registers,
-//!   then stored to the other LDS buffer after them (register prefetch into a double
-//!   buffer), so their latency hides behind the MFMAs; one barrier per k-step.
+//!   convolution) — and written to LDS. With two stages (when two fit the 64 KiB LDS and
+//!   no operand is a convolution's gathered im2col, whose values and index chains would
+//!   stay live across the MFMAs: see PERF.md) the loads of k-step `kt + 1` are issued
+//!   before k-step `kt`'s MFMAs and held in registers, then stored to the other LDS buffer
+//!   after them (register prefetch into a double buffer), so their latency hides behind the
+//!   MFMAs; one barrier per k-step.
 //! - **LDS layout.** Each operand's tile is `[stage, row, col]` with the operand tensor's
 //!   contiguous axis as columns, rows padded to an odd number of 8-byte units (stride
 //!   ≡ 4 mod 8 halves). CDNA's LDS has 32 banks of 4 bytes and serves a 64-bit read
 //!   (`ds_read_b64`) 16 lanes at a time (16 × 8 B = all 32 banks). The MFMA fragment of a
-//!   k-contiguous tile is one 4-element read per lane at row `own + l % 16`-style
-//!   consecutive rows and a common column: with a stride of `2·odd` banks, 16 consecutive
+//!   k-contiguous tile is one 4-element read per lane, 16 consecutive lanes reading 16
+//!   consecutive rows at a common column: with a stride of `2·odd` banks, 16 consecutive
 //!   rows start on 16 distinct even banks and each read takes two: conflict-free. (A 16-byte
 //!   unit stride would put rows `r` and `r + 8` on the same banks: 2-way conflicts.) The
 //!   8-byte stride granularity is why copies move at most 4 elements: an 8-byte LDS store
 //!   stays aligned. A tile whose contiguous axis is m or n (A stored `[k, m]`, B `[k, n]`)
 //!   is read element by element, 4 rows of k at the lane's column: consecutive lanes read
-//!   consecutive halves of one row, two to a bank word (a broadcast), conflict-free.
+//!   consecutive halves of one row (two to a word), conflict-free.
 //! - **Fragments** follow [`Mfma::a_coord`] / [`Mfma::b_coord`]: lane `l` holds A's row
 //!   `l % m`, k `4·(l / m) + e` and B's column `l % n`, k `4·(l / n) + e`; accumulators are
 //!   `vector<m·n/64 x f32>` per instruction tile, carried through the k-step loop.

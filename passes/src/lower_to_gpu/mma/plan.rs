@@ -577,6 +577,15 @@ fn pipeline(
     let steps: Vec<i64> = std::iter::once(block[k])
         .chain(PIPELINE_K_STEPS.into_iter().filter(|&s| s < block[k]))
         .collect();
+    // An MFMA kernel's second stage is a register prefetch: a gathered im2col's values and
+    // index chains would stay live across the MFMAs (the full-size NHWC C0 conv on MI250X
+    // spilled 64 bytes a lane under its 128-VGPR cap), so a convolution keeps one stage.
+    let gathered = views.iter().any(|v| v.gather.is_some());
+    let max_stages = if gathered && family != Family::MmaSync {
+        1
+    } else {
+        family.max_stages()
+    };
     let mut best: Option<Pipeline> = None;
     let mut smallest_stage = i64::MAX;
     for step in steps {
@@ -603,7 +612,7 @@ fn pipeline(
         let stage_bytes: i64 = ops.iter().map(|o| o.alloc_rows * o.stride() * 2).sum();
         smallest_stage = smallest_stage.min(stage_bytes);
         let k_steps = (extents[k] + step - 1) / step;
-        let Some(stages) = (1..=family.max_stages().min(k_steps))
+        let Some(stages) = (1..=max_stages.min(k_steps))
             .rev()
             .find(|s| s * stage_bytes <= limit)
         else {
@@ -614,7 +623,7 @@ fn pipeline(
         // more stages buy it no overlap and cost registers (the full-size C0 conv on A100
         // spilled 316 bytes at 4 stages), so such a program keeps its own k-tile.
         let synchronous = ops.iter().any(|o| o.chunk == 1);
-        let wanted = WANTED_STAGES.min(family.max_stages());
+        let wanted = WANTED_STAGES.min(max_stages);
         let enough = synchronous || stages >= wanted.min(k_steps);
         if best.as_ref().is_none_or(|p| stages > p.stages) {
             best = Some(Pipeline {
