@@ -16,6 +16,10 @@
 // element) plus the f32 accumulation's ~1e-5 (K <= 256), hence 1.1e-3; the f32 results by
 // the accumulation order only.
 // RUN: rtile-opt %s --construct-rtile="device=mi250x" --rtile-select --lower-to-gpu | rtile-run --sim --check --tolerance 1.1e-3 | FileCheck %s --check-prefix=SIM
+// Without --rtile-select, in two processes (issue 16's reproducer, refused before).
+// RUN: rtile-opt %s --construct-rtile="device=mi250x" | rtile-opt --lower-to-gpu | FileCheck %s --check-prefix=PIPE
+// PIPE-LABEL: gpu.func @mm_0
+// PIPE: amdgpu.mfma
 // No NVIDIA op in an AMD kernel.
 // RUN: rtile-opt %s --construct-rtile="device=mi250x" --rtile-select --lower-to-gpu | FileCheck %s --check-prefix=NONV
 // NONV-NOT: nvgpu.
