@@ -3,7 +3,9 @@
 //! `nvgpu.ldmatrix` fragments and `nvgpu.mma.sync` m16n8k16 per warp tile with f32
 //! accumulators carried through the k-step loop, and a bounds-checked epilogue converting to
 //! the result type (Roller §5.1 "Compile on TensorCore"; PTX ISA §9.7.14.5.8 for the
-//! fragment layouts the lane arithmetic below follows).
+//! fragment layouts the lane arithmetic below follows). The tile copies' addressing, the
+//! ids and the guarded output store are shared with the MFMA body (`mma::mfma`), whose
+//! copies take plain loads instead of cp.async.
 
 use rtile::ir::affine::AffineExpr;
 use rtile::ir::{AttrKind, Attribute, Type, TypeKind, Value};
@@ -136,7 +138,7 @@ impl MmaBuild<'_, '_> {
     }
 
     /// The batch axes' local coordinates of batch slice `slice` (the last axis fastest).
-    pub(super) fn slice_coords(&mut self, mut slice: Value) -> Vec<(usize, Value)> {
+    fn slice_coords(&mut self, mut slice: Value) -> Vec<(usize, Value)> {
         let p = self.plan;
         let mut out = Vec::new();
         for &b in p.batch.iter().rev() {
@@ -156,13 +158,7 @@ impl MmaBuild<'_, '_> {
     /// threads cover whole rows, its row is the first copy's plus a constant and its column
     /// the same, so every copy's addresses are one base plus constants (no registers per
     /// copy). A gathered operand with many copies takes [`Self::gather_loop`].
-    pub(super) fn load_operand(
-        &mut self,
-        w: usize,
-        kt: Value,
-        st: Value,
-        live: Option<Value>,
-    ) -> Vec<Value> {
+    fn load_operand(&mut self, w: usize, kt: Value, st: Value, live: Option<Value>) -> Vec<Value> {
         let p = self.plan;
         let o: &OperandPlan = &p.ops[w];
         let kbase = self.em.mul_const(kt, p.block[p.k]);
