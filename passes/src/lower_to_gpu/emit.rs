@@ -106,7 +106,9 @@ impl<'c> Emitter<'c> {
             return v;
         }
         let ty = match value.kind() {
-            AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => *ty,
+            AttrKind::Integer { ty, .. }
+            | AttrKind::Float { ty, .. }
+            | AttrKind::DenseElements { ty, .. } => *ty,
             _ => Type::i1(),
         };
         let ip = self.b.insertion_point();

@@ -178,7 +178,8 @@ fn lower_searched(
     fusion: Option<Fusion>,
 ) -> Result<LoweredKernel, String> {
     if p.tensor_core {
-        // Tensor-core programs take the sm_80 mma.sync lowering (its own plan and builder).
+        // Tensor-core programs take the tensor-core lowering (its own plan and builders:
+        // mma.sync, wgmma or MFMA).
         if fusion.is_some() {
             return Err("fused kernels under a tensor-core program are not lowered".into());
         }

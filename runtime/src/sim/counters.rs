@@ -105,6 +105,8 @@ pub(crate) struct BlockProfile {
     warp_max: Vec<u32>,
     warp_touched: Vec<u32>,
     accesses: Vec<Access>,
+    /// Lanes of the kernel's warps (32, or an AMD kernel's 64-lane wavefronts).
+    wave: u32,
     pub(crate) raw: RawProfile,
 }
 
@@ -120,6 +122,7 @@ impl BlockProfile {
             warp_max: vec![0; n],
             warp_touched: Vec::new(),
             accesses: Vec::new(),
+            wave: k.wave,
             raw: RawProfile::new(n),
         }
     }
@@ -170,7 +173,7 @@ impl BlockProfile {
             pc,
             occ: self.occ[pc as usize],
             part,
-            lane: tid % WARP,
+            lane: tid % self.wave,
             global,
             addr,
             bytes: (u64::from(lanes) * eb) as u32,
@@ -215,7 +218,7 @@ impl BlockProfile {
             if group[0].global {
                 global_request(group, c);
             } else {
-                shared_request(group, c);
+                shared_request(group, c, self.wave);
             }
         }
         acc.clear();
@@ -259,12 +262,13 @@ fn global_request(group: &[Access], c: &mut InstCounters) {
     c.ideal_sectors += bytes.div_ceil(32);
 }
 
-/// One warp-level shared access: the lanes are processed in groups (the whole warp for
-/// accesses of up to 32 bits, half-warps for 64-bit, quarter-warps for 128-bit: each group
-/// moves at most 128 bytes, one per bank); a group needs as many wavefronts as the most
+/// One warp-level shared access: the lanes are processed in groups (32 lanes for accesses
+/// of up to 32 bits, 16 for 64-bit, 8 for 128-bit: each group moves at most 128 bytes, one
+/// per bank; a `wave` of 64 lanes, an AMD wavefront, has twice as many groups, as CDNA's
+/// LDS also moves 128 bytes a clock); a group needs as many wavefronts as the most
 /// distinct 4-byte words any one bank holds among its accesses (lanes reading the same word
 /// share it: broadcast). Wider accesses are split into 16-byte parts, each processed so.
-fn shared_request(group: &[Access], c: &mut InstCounters) {
+fn shared_request(group: &[Access], c: &mut InstCounters, wave: u32) {
     let widest = group.iter().map(|a| a.bytes).max().unwrap_or(0).max(1);
     let part = widest.min(16);
     let parts = widest.div_ceil(16);
@@ -277,7 +281,7 @@ fn shared_request(group: &[Access], c: &mut InstCounters) {
             .collect(),
     );
     for p in 0..parts {
-        for g in 0..WARP / lanes_per_group {
+        for g in 0..wave / lanes_per_group {
             let mut words: Vec<u64> = Vec::new();
             for a in group.iter().filter(|a| a.lane / lanes_per_group == g) {
                 let lo = a.addr + u64::from(p * 16);

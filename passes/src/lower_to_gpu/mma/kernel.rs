@@ -3,7 +3,9 @@
 //! `nvgpu.ldmatrix` fragments and `nvgpu.mma.sync` m16n8k16 per warp tile with f32
 //! accumulators carried through the k-step loop, and a bounds-checked epilogue converting to
 //! the result type (Roller §5.1 "Compile on TensorCore"; PTX ISA §9.7.14.5.8 for the
-//! fragment layouts the lane arithmetic below follows).
+//! fragment layouts the lane arithmetic below follows). The tile copies' addressing, the
+//! ids and the guarded output store are shared with the MFMA body (`mma::mfma`), whose
+//! copies take plain loads instead of cp.async.
 
 use rtile::ir::affine::AffineExpr;
 use rtile::ir::{AttrKind, Attribute, Type, TypeKind, Value};
@@ -11,7 +13,7 @@ use rtile_dialects::arith::CmpIPredicate;
 use rtile_dialects::nvgpu::token_type;
 use rtile_dialects::te::model::ElemType;
 
-use super::plan::{GATHER_UNROLL, Gather, MMA, MmaPlan, OperandPlan};
+use super::plan::{Family, GATHER_UNROLL, Gather, MMA, MmaPlan, OperandPlan};
 use crate::lower_to_gpu::emit::Emitter;
 use crate::lower_to_gpu::types::{i32_array, shared_memref};
 
@@ -36,6 +38,9 @@ pub(super) struct MmaBuild<'p, 'c> {
     pub shared: [Value; 2],
     pub output: Value,
     pub ids: Option<Ids>,
+    /// MFMA's register prefetch: while `Some`, plain tile copies collect their LDS stores
+    /// here instead of issuing them (see `mma::mfma`).
+    pub pending: Option<Vec<super::mfma::Pending>>,
 }
 
 /// `vector<r x c x e>`.
@@ -48,11 +53,11 @@ pub(super) fn vec2(r: i64, c: i64, e: Type) -> Type {
 }
 
 impl MmaBuild<'_, '_> {
-    fn ids(&self) -> &Ids {
+    pub(super) fn ids(&self) -> &Ids {
         self.ids.as_ref().expect("ids are made first")
     }
 
-    fn div(&mut self, a: Value, c: i64) -> Value {
+    pub(super) fn div(&mut self, a: Value, c: i64) -> Value {
         if c == 1 {
             return a;
         }
@@ -60,7 +65,7 @@ impl MmaBuild<'_, '_> {
         self.em.ibin("arith.divui", a, k)
     }
 
-    fn rem(&mut self, a: Value, c: i64) -> Value {
+    pub(super) fn rem(&mut self, a: Value, c: i64) -> Value {
         if c == 1 {
             return self.em.idx(0);
         }
@@ -68,7 +73,7 @@ impl MmaBuild<'_, '_> {
         self.em.ibin("arith.remui", a, k)
     }
 
-    fn add_const(&mut self, a: Value, c: i64) -> Value {
+    pub(super) fn add_const(&mut self, a: Value, c: i64) -> Value {
         let k = self.em.idx(c);
         self.em.add(a, k)
     }
@@ -113,8 +118,9 @@ impl MmaBuild<'_, '_> {
             bid = self.div(bid, g);
             origin[x] = self.em.mul_const(coord, p.block[x]);
         }
-        let lane = self.rem(tid, 32);
-        let warp = self.div(tid, 32);
+        let lanes = p.family.lanes();
+        let lane = self.rem(tid, lanes);
+        let warp = self.div(tid, lanes);
         let wn = self.rem(warp, p.warps[2]);
         let rest = self.div(warp, p.warps[2]);
         let wm = self.rem(rest, p.warps[1]);
@@ -236,20 +242,20 @@ impl MmaBuild<'_, '_> {
         self.em.end_for(&[]);
     }
 
-    /// One copy of operand `w` to tile cell `(frow, col)` of stage `st` (k-step origin
-    /// `kbase`); returns its cp.async token, if one. `surplus`: the thread's copies cover
+    /// The source of one copy of operand `w` to tile cell `(frow, col)` (k-step origin
+    /// `kbase`; see [`Self::copy`]). `surplus`: the thread's copies cover
     /// more than the tile; the cells past it are zero-filled rows allocated for them
     /// (row-major) or skipped (m-fastest or in a loop: they belong to other rows or to no
     /// allocation). Each guarded index is clamped into its extent on its own, so the source
     /// stays in bounds when `srcElements` is 0.
-    fn copy(
+    fn source(
         &mut self,
         w: usize,
         (frow, col): (Value, Value),
-        (kbase, st): (Value, Value),
+        kbase: Value,
         live: Option<Value>,
         surplus: bool,
-    ) -> Option<Value> {
+    ) -> Source {
         let p = self.plan;
         let o: &OperandPlan = &p.ops[w];
         let zero = self.em.idx(0);
@@ -307,11 +313,46 @@ impl MmaBuild<'_, '_> {
             }
             idx.push(v);
         }
-        let (g, s) = (self.global[w], self.shared[w]);
         let mut window = None;
         if let Some(gather) = &o.gather {
             (idx, window) = self.gather(gather, o, &idx);
         }
+        Source {
+            idx,
+            inb,
+            skip,
+            window,
+        }
+    }
+
+    /// One copy of operand `w` to tile cell `(frow, col)` of stage `st` (k-step origin
+    /// `kbase`); returns its cp.async token, if one. With [`MmaPlan::family`] MFMA, the
+    /// copies are plain loads ([`Self::plain_copy`]).
+    fn copy(
+        &mut self,
+        w: usize,
+        (frow, col): (Value, Value),
+        (kbase, st): (Value, Value),
+        live: Option<Value>,
+        surplus: bool,
+    ) -> Option<Value> {
+        let p = self.plan;
+        let o: &OperandPlan = &p.ops[w];
+        let Source {
+            idx,
+            mut inb,
+            skip,
+            window,
+        } = self.source(w, (frow, col), kbase, live, surplus);
+        if o.chunk > 1 && p.family != Family::MmaSync {
+            if let Some(c) = window {
+                inb = self.em.and(inb, c);
+            }
+            self.plain_copy(w, &idx, (inb, skip), (st, frow, col));
+            return None;
+        }
+        let zero = self.em.idx(0);
+        let (g, s) = (self.global[w], self.shared[w]);
         if o.chunk == 1 {
             let e = p.input.to_type();
             let mut v = self
@@ -559,10 +600,15 @@ impl MmaBuild<'_, '_> {
 
     /// Element `(r, h)` of accumulator fragment `frag`, in the result type.
     fn fragment_value(&mut self, frag: Value, r: i64, h: i64) -> Value {
+        self.element(frag, vec![r, h])
+    }
+
+    /// Element `pos` of f32 accumulator fragment `frag`, in the result type.
+    pub(super) fn element(&mut self, frag: Value, pos: Vec<i64>) -> Value {
         let v = self.em.op(
             "vector.extract",
             &[frag],
-            &[("static_position", Attribute::dense_i64_array(vec![r, h]))],
+            &[("static_position", Attribute::dense_i64_array(pos))],
             Type::f32(),
         );
         match self.plan.output {
@@ -574,18 +620,25 @@ impl MmaBuild<'_, '_> {
     /// `op` (`memref.store` or `vector.store`) of `v` at the output element of fragment
     /// element `(r, h)` of the warp's 16×8 tile `(i, j)`, guarded where the grid pads.
     fn store(&mut self, (op, v): (&str, Value), (i, j, r, h): (i64, i64, i64, i64)) {
-        let p = self.plan;
         let lane = self.ids().lane;
         let g = self.div(lane, 4);
         let q = self.rem(lane, 4);
         let q2 = self.em.mul_const(q, 2);
-        let (wm0, wn0, slice) = (self.ids().warp_m0, self.ids().warp_n0, self.ids().slice);
-        let local = self.slice_coords(slice);
-        let zero = self.em.idx(0);
+        let (wm0, wn0) = (self.ids().warp_m0, self.ids().warp_n0);
         let m_local = self.add_const(wm0, 16 * i + 8 * r);
         let m_local = self.em.add(m_local, g);
         let n_local = self.add_const(wn0, 8 * j + h);
         let n_local = self.em.add(n_local, q2);
+        self.store_at((op, v), (m_local, n_local));
+    }
+
+    /// `op` of `v` at the output element of block-tile coordinates `(m_local, n_local)` in
+    /// the warp's batch slice, guarded where the grid pads an extent.
+    pub(super) fn store_at(&mut self, (op, v): (&str, Value), (m_local, n_local): (Value, Value)) {
+        let p = self.plan;
+        let slice = self.ids().slice;
+        let local = self.slice_coords(slice);
+        let zero = self.em.idx(0);
         let mut vals = vec![zero; p.compute_extents.len()];
         let mut guard = None;
         for x in p.spatial() {
@@ -617,6 +670,16 @@ impl MmaBuild<'_, '_> {
             None => self.em.op0(op, &args, &[]),
         }
     }
+}
+
+/// Where one copy reads (see [`MmaBuild::source`]): the global (or gathered data) indices,
+/// whether the cell is inside the view and k-steps, whether a surplus copy is skipped, and
+/// whether a gathered read is inside the data.
+struct Source {
+    idx: Vec<Value>,
+    inb: Option<Value>,
+    skip: Option<Value>,
+    window: Option<Value>,
 }
 
 /// Whether operand `o`'s copies take [`MmaBuild::gather_loop`]: a gathered operand copied

@@ -1,6 +1,7 @@
-//! The sm_80 tensor-core lowering of `--lower-to-gpu`: a `te.compute` under a tensor-core
-//! rProgram (`tensor_core = true`, Roller §5.1 "Compile on TensorCore": a warp tile of whole
-//! MMA instructions) becomes a `gpu.func` with
+//! The tensor-core lowering of `--lower-to-gpu` (sm_80 mma.sync here; sm_90a wgmma in
+//! [`wgmma`]; AMD CDNA2 MFMA in [`mfma`], on the same [`MmaPlan`]): a `te.compute` under a
+//! tensor-core rProgram (`tensor_core = true`, Roller §5.1 "Compile on TensorCore": a warp
+//! tile of whole MMA instructions) becomes a `gpu.func` with
 //! - global→shared copies through `nvgpu.device_async_copy` in a multi-stage pipeline (as
 //!   many stages as fit the block's shared memory, up to [`plan::MAX_STAGES`], down to one
 //!   rather than dropping the tile; recorded as `rtile.pipeline_stages`),
@@ -18,6 +19,7 @@
 //! See `docs/passes/lower-to-gpu.md` ("Tensor cores").
 
 pub mod kernel;
+pub mod mfma;
 pub mod plan;
 pub mod wgmma;
 
@@ -33,7 +35,7 @@ use super::types::{dynamic_shared_bytes, memref};
 use crate::construct_rtile::RProgram;
 use crate::construct_rtile::device_check::program_device;
 use kernel::{MmaBuild, tile_type};
-pub use plan::{MmaPlan, OperandPlan};
+pub use plan::{Family, MmaPlan, OperandPlan};
 
 /// The attribute recording the kernel's pipeline stages.
 pub use rtile_dialects::rtile::PIPELINE_STAGES;
@@ -83,7 +85,13 @@ pub fn lower_tensor_core(
 ) -> Result<LoweredKernel, String> {
     let dev = program_device(p)?;
     let plan = MmaPlan::new(c, p, &dev)?;
-    if mode != TensorCoreMode::MmaSync {
+    if plan.family != Family::MmaSync && mode == TensorCoreMode::Wgmma {
+        return Err(format!(
+            "tensor-core=wgmma: device '{}' is AMD (MFMA); wgmma is an sm_90a instruction",
+            dev.name
+        ));
+    }
+    if mode != TensorCoreMode::MmaSync && plan.family == Family::MmaSync {
         match wgmma::WgmmaPlan::new(c, &plan, &dev) {
             Ok(w) => return wgmma::lower_wgmma(ctx, c, &w, name),
             Err(e) if mode == TensorCoreMode::Wgmma => {
@@ -132,7 +140,8 @@ pub fn lower_plan(
     let dynamic = plan.shared_bytes > plan.static_limit;
     let shared = if dynamic {
         // Over the static limit: views of the launch's dynamic shared memory (each tile's
-        // bytes are a multiple of 16, so B's view stays 16-byte aligned for ldmatrix).
+        // bytes are a multiple of 16, so B's view stays 16-byte aligned for ldmatrix; of 8
+        // for MFMA's 8-byte LDS accesses).
         let (base_op, base) = em.at_entry(
             "gpu.dynamic_shared_memory",
             &[],
@@ -164,10 +173,16 @@ pub fn lower_plan(
         shared,
         output,
         ids: None,
+        pending: None,
     };
     b.make_ids();
-    let acc = pipeline(&mut b);
-    b.epilogue(&acc);
+    if plan.family == Family::MmaSync {
+        let acc = pipeline(&mut b);
+        b.epilogue(&acc);
+    } else {
+        let acc = b.mfma_pipeline();
+        b.mfma_epilogue(&acc);
+    }
     b.em.finish(&prologue);
     let launch = Launch::new(
         [plan.blocks as u32, 1, 1],
@@ -184,7 +199,12 @@ pub fn lower_plan(
         launch,
         shared_bytes: plan.shared_bytes,
         staged: vec![true; c.accesses.len()],
-        vectorized: plan.ops.iter().map(|o| o.chunk == 8).collect::<Vec<_>>(),
+        // 16-byte cp.async copies; MFMA's widest plain copies (8 bytes).
+        vectorized: plan
+            .ops
+            .iter()
+            .map(|o| o.chunk == plan.family.max_chunk())
+            .collect::<Vec<_>>(),
         rsplit: 1,
         prefetched: false,
     })

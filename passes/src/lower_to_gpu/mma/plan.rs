@@ -1,6 +1,7 @@
-//! The plan of a tensor-core kernel: which axes play m, n, k and batch, how the block's warps
-//! tile the block tile, each operand's shared-memory tile (layout, ldmatrix padding, cp.async
-//! chunk) and the number of pipeline stages. Decided here, before any IR is built.
+//! The plan of a tensor-core kernel: the instruction family (NVIDIA sm_80 `mma.sync` or AMD
+//! CDNA `v_mfma`), which axes play m, n, k and batch, how the block's warps (wavefronts)
+//! tile the block tile, each operand's shared-memory tile (layout, padding, copy chunk) and
+//! the number of pipeline stages. Decided here, before any IR is built.
 
 use rtile::ir::affine::AffineExpr;
 use rtile_dialects::te::model::{AxisKind, BinOp, Combiner, ElemType, Expr, TeCompute};
@@ -17,6 +18,53 @@ pub const MAX_STAGES: i64 = 4;
 
 /// The MMA instruction every warp issues: `mma.sync.aligned.m16n8k16` (PTX ISA §9.7.14.5).
 pub const MMA: [i64; 3] = [16, 8, 16];
+
+/// The matrix instructions a tensor-core kernel is built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// NVIDIA sm_80+ `mma.sync` m16n8k16 per 32-lane warp, fed by cp.async and ldmatrix.
+    MmaSync,
+    /// AMD CDNA2 (gfx90a) `v_mfma_f32_{32x32x8,16x16x16}` (`amdgpu.mfma`) per 64-lane
+    /// wavefront, `[m, n, k]`, fed by plain loads into LDS (no cp.async on AMD).
+    Mfma([i64; 3]),
+}
+
+impl Family {
+    /// `[m, n, k]` of one instruction.
+    pub fn shape(self) -> [i64; 3] {
+        match self {
+            Family::MmaSync => MMA,
+            Family::Mfma(s) => s,
+        }
+    }
+
+    /// Lanes of the warp (wavefront) that issues one instruction.
+    pub fn lanes(self) -> i64 {
+        match self {
+            Family::MmaSync => 32,
+            Family::Mfma(_) => 64,
+        }
+    }
+
+    /// Elements of the widest tile copy: 8 (16-byte cp.async) or, for MFMA, 4 (8-byte LDS
+    /// stores into rows of an odd number of 8-byte units).
+    pub fn max_chunk(self) -> i64 {
+        match self {
+            Family::MmaSync => 8,
+            Family::Mfma(_) => 4,
+        }
+    }
+
+    /// Most pipeline stages: [`MAX_STAGES`] for cp.async; two LDS buffers for MFMA (the
+    /// next k-step's loads go to registers during this one's MFMAs, then to the other
+    /// buffer: a deeper pipeline would hold more loads in registers, not more in flight).
+    pub fn max_stages(self) -> i64 {
+        match self {
+            Family::MmaSync => MAX_STAGES,
+            Family::Mfma(_) => 2,
+        }
+    }
+}
 
 /// How an implicit GEMM's A operand (the im2col of a convolution's data) is gathered: the
 /// data's index expressions over the compute's axes, its shape, and the value of reads
@@ -62,10 +110,12 @@ pub struct OperandPlan {
     pub cols: i64,
     pub rows: i64,
     /// Padding of each shared row, elements: a row stride of an odd number of 16-byte units
-    /// keeps the 8 rows one ldmatrix phase reads in 8 distinct groups of 4 banks.
+    /// keeps the 8 rows one ldmatrix phase reads in 8 distinct groups of 4 banks; for MFMA
+    /// an odd number of 8-byte units ([`Family::Mfma`]: see `mma::mfma`).
     pub pad: i64,
-    /// Elements one `cp.async` moves (8, 4 or 2: 16, 8 or 4 bytes); 1: the tensor's rows are
-    /// not 4-byte aligned, so the tile is copied with ordinary loads and stores.
+    /// Elements one `cp.async` (or, for MFMA, one vector load and LDS store) moves (8, 4 or
+    /// 2: 16, 8 or 4 bytes); 1: the tensor's rows are not 4-byte aligned, so the tile is
+    /// copied with ordinary loads and stores.
     pub chunk: i64,
     /// Rows allocated per stage: the batch slices' tiles one after the other (`slices ×
     /// rows`), or more so that every thread issues the same number of copies (the surplus
@@ -91,6 +141,8 @@ impl OperandPlan {
 /// axes each stands for.
 #[derive(Clone, Debug)]
 pub struct MmaPlan {
+    /// The instructions (and so the lanes of a warp).
+    pub family: Family,
     /// The compute axes of each plan axis, outer to inner (one each unless a view merges).
     pub groups: Vec<Vec<usize>>,
     /// The plan axes playing m, n and k.
@@ -105,7 +157,7 @@ pub struct MmaPlan {
     /// k-tile, or a shallower step for a deep one: [`pipeline`]).
     pub block: Vec<i64>,
     /// The tile of one warp along m and n (a warpgroup's `wgmma` tile split over its 4 warps
-    /// by rows on sm_90 programs).
+    /// by rows on sm_90 programs; a wavefront's whole MFMA instructions on AMD).
     pub warp_m: i64,
     pub warp_n: i64,
     /// Warps along the batch slices, m and n.
@@ -310,25 +362,60 @@ fn conv_gemm(c: &TeCompute, axes: &[String]) -> Result<Gemm, String> {
     })
 }
 
-/// The largest cp.async chunk (elements of 2 bytes) that keeps every copy's global source
-/// aligned: the tensor's rows (its contiguous extent) are a multiple of it.
-fn chunk_for(row: i64) -> i64 {
-    [8, 4, 2].into_iter().find(|c| row % c == 0).unwrap_or(1)
+/// The largest copy chunk (elements of 2 bytes, at most `max`) that keeps every copy's
+/// global source aligned: the tensor's rows (its contiguous extent) are a multiple of it.
+fn chunk_for(row: i64, max: i64) -> i64 {
+    [8, 4, 2]
+        .into_iter()
+        .find(|&c| c <= max && row % c == 0)
+        .unwrap_or(1)
+}
+
+/// The instruction family of a tensor-core program on `dev` for `dtype` operands, with the
+/// program's instruction shape `want` (`None`: the device's first): AMD devices (the
+/// `rocdl` back end) run MFMA, NVIDIA ones from sm_80 mma.sync; anything else, or a shape
+/// the device does not have, is refused with the reason.
+fn family(dev: &Device, dtype: &str, want: Option<[u64; 3]>) -> Result<(Family, u64), String> {
+    let target = dev.target();
+    let chip = target.chip.as_str();
+    let instrs = dev.mma(dtype).map(|(_, i)| i).unwrap_or_default();
+    let instr = match want {
+        Some(s) => instrs.iter().find(|i| i.shape == s),
+        None => instrs.first(),
+    };
+    let have: Vec<[u64; 3]> = instrs.iter().map(|i| i.shape).collect();
+    let Some(instr) = instr else {
+        let asked = want.map_or(String::new(), |s| format!(" of shape {s:?}"));
+        return Err(format!(
+            "device '{}' ({chip}) has no {dtype} matrix instruction{asked} (it has {have:?})",
+            dev.name
+        ));
+    };
+    if target.backend == "rocdl" {
+        let [m, n, k] = instr.shape.map(|v| v as i64);
+        if ![[32, 32, 8], [16, 16, 16]].contains(&[m, n, k]) || chip != "gfx90a" {
+            return Err(format!(
+                "the AMD tensor-core lowering emits gfx90a MFMAs 32x32x8 and 16x16x16 (f16, bf16_1k); device '{}' ({chip}) asks for {}",
+                dev.name, instr.instruction
+            ));
+        }
+        return Ok((Family::Mfma([m, n, k]), 1));
+    }
+    let sm = chip
+        .strip_prefix("sm_")
+        .and_then(|v| v.trim_end_matches('a').parse::<u32>().ok());
+    if sm.is_none_or(|v| v < 80) {
+        return Err(format!(
+            "the tensor-core lowering emits sm_80 mma.sync (m16n8k16) or gfx90a MFMAs; device '{}' ({chip}) has neither",
+            dev.name
+        ));
+    }
+    Ok((Family::MmaSync, instr.warps.max(1)))
 }
 
 impl MmaPlan {
     /// The plan of `c` under the tensor-core program `p` on `dev`.
     pub fn new(c: &TeCompute, p: &RProgram, dev: &Device) -> Result<MmaPlan, String> {
-        let chip = dev.target().chip;
-        let sm = chip
-            .strip_prefix("sm_")
-            .and_then(|v| v.trim_end_matches('a').parse::<u32>().ok());
-        if sm.is_none_or(|v| v < 80) {
-            return Err(format!(
-                "the tensor-core lowering emits sm_80 mma.sync (m16n8k16); device '{}' ({chip}) has none",
-                dev.name
-            ));
-        }
         let own = p.axes.is_empty() || p.axes.iter().eq(c.axes.iter().map(|a| &a.name));
         let gemm = if own {
             own_gemm(c)?
@@ -350,24 +437,20 @@ impl MmaPlan {
         }
         // The program's instruction (or the device's preferred one, as the construction
         // reads a program without `mma`): a warpgroup instruction (sm_90 wgmma, 4 warps of
-        // its 64 rows) splits by rows into its warps' mma.sync tiles.
+        // its 64 rows) splits by rows into its warps' mma.sync tiles; an MFMA program's warp
+        // tile is its wavefront's.
         let dtype = if input == ElemType::F16 {
             "f16"
         } else {
             "bf16"
         };
-        let instrs = dev.mma(dtype).map(|(_, i)| i).unwrap_or_default();
-        let instr = match p.mma {
-            Some(s) => instrs.iter().find(|i| i.shape == s),
-            None => instrs.first(),
-        }
-        .ok_or_else(|| format!("device '{}' has no such {dtype} MMA instruction", dev.name))?;
-        let group = instr.warps.max(1) as i64;
-        let (warp_m, warp_n) = (thread[m] / group, thread[n]);
-        if warp_m % MMA[0] != 0 || warp_n % MMA[1] != 0 || block[k] % MMA[2] != 0 {
+        let (family, group) = family(dev, dtype, p.mma)?;
+        let shape = family.shape();
+        let (warp_m, warp_n) = (thread[m] / group as i64, thread[n]);
+        if warp_m % shape[0] != 0 || warp_n % shape[1] != 0 || block[k] % shape[2] != 0 {
             return Err(format!(
-                "the warp tile {warp_m}x{warp_n} (k-step {}) is not whole m16n8k16 instructions",
-                block[k]
+                "the warp tile {warp_m}x{warp_n} (k-step {}) is not whole {}x{}x{} instructions",
+                block[k], shape[0], shape[1], shape[2]
             ));
         }
         let batch: Vec<usize> = (0..extents.len())
@@ -378,7 +461,7 @@ impl MmaPlan {
         }
         let slices: i64 = batch.iter().map(|&b| block[b]).product();
         let warps = [slices, block[m] / warp_m, block[n] / warp_n];
-        let threads = warps.iter().product::<i64>() * 32;
+        let threads = warps.iter().product::<i64>() * family.lanes();
         if threads as u64 != p.threads {
             return Err(format!(
                 "{} threads do not match the warp tiles ({threads})",
@@ -405,7 +488,7 @@ impl MmaPlan {
             [m, n, k],
             block,
             (slices, threads),
-            limit,
+            (family, limit),
         )?;
         let spatial: Vec<usize> = (0..extents.len()).filter(|&x| !gemm.reduction[x]).collect();
         let grid: Vec<i64> = spatial
@@ -417,6 +500,7 @@ impl MmaPlan {
             return Err("grid too large".into());
         }
         Ok(MmaPlan {
+            family,
             groups: gemm.groups,
             m,
             n,
@@ -479,7 +563,8 @@ struct Pipeline {
 /// k extent its traffic model reads per block step; staging it whole would hold one
 /// 272-deep step of a 256×128 tile (over 200 KiB) in one buffer with no overlap of copies
 /// and MMAs, so the lowering streams it in k-steps through a cp.async pipeline instead:
-/// the same global traffic, a fraction of the shared memory.
+/// the same global traffic, a fraction of the shared memory. `family` sets the stage limit
+/// and the tiles' padding and copy chunk; `limit` is the block's shared bytes.
 fn pipeline(
     views: &[View; 2],
     extents: &[i64],
@@ -487,24 +572,47 @@ fn pipeline(
     [m, n, k]: [usize; 3],
     block: Vec<i64>,
     (slices, threads): (i64, i64),
-    limit: i64,
+    (family, limit): (Family, i64),
 ) -> Result<Pipeline, String> {
     let steps: Vec<i64> = std::iter::once(block[k])
         .chain(PIPELINE_K_STEPS.into_iter().filter(|&s| s < block[k]))
         .collect();
+    // An MFMA kernel's second stage is a register prefetch: a gathered im2col's values and
+    // index chains would stay live across the MFMAs (the full-size NHWC C0 conv on MI250X
+    // spilled 64 bytes a lane under its 128-VGPR cap), so a convolution keeps one stage.
+    let gathered = views.iter().any(|v| v.gather.is_some());
+    let max_stages = if gathered && family != Family::MmaSync {
+        1
+    } else {
+        family.max_stages()
+    };
     let mut best: Option<Pipeline> = None;
     let mut smallest_stage = i64::MAX;
     for step in steps {
         let mut b = block.clone();
         b[k] = step;
         let ops = [
-            operand(views[0].clone(), acc[0], (m, k), &b, (slices, threads))?,
-            operand(views[1].clone(), acc[1], (n, k), &b, (slices, threads))?,
+            operand(
+                family,
+                views[0].clone(),
+                acc[0],
+                (m, k),
+                &b,
+                (slices, threads),
+            )?,
+            operand(
+                family,
+                views[1].clone(),
+                acc[1],
+                (n, k),
+                &b,
+                (slices, threads),
+            )?,
         ];
         let stage_bytes: i64 = ops.iter().map(|o| o.alloc_rows * o.stride() * 2).sum();
         smallest_stage = smallest_stage.min(stage_bytes);
         let k_steps = (extents[k] + step - 1) / step;
-        let Some(stages) = (1..=MAX_STAGES.min(k_steps))
+        let Some(stages) = (1..=max_stages.min(k_steps))
             .rev()
             .find(|s| s * stage_bytes <= limit)
         else {
@@ -515,7 +623,8 @@ fn pipeline(
         // more stages buy it no overlap and cost registers (the full-size C0 conv on A100
         // spilled 316 bytes at 4 stages), so such a program keeps its own k-tile.
         let synchronous = ops.iter().any(|o| o.chunk == 1);
-        let enough = synchronous || stages >= WANTED_STAGES.min(k_steps);
+        let wanted = WANTED_STAGES.min(max_stages);
+        let enough = synchronous || stages >= wanted.min(k_steps);
         if best.as_ref().is_none_or(|p| stages > p.stages) {
             best = Some(Pipeline {
                 block: b,
@@ -552,6 +661,7 @@ fn pipeline(
 /// has its own pixel's index chain live with the accumulators (the full-size ResNet conv on
 /// A100, 9 such copies a thread under a 96-register cap, spilled 184 bytes).
 fn operand(
+    family: Family,
     v: View,
     a: usize,
     (own, k): (usize, usize),
@@ -573,11 +683,23 @@ fn operand(
     // n-major one (k contiguous); a tile stored the other way is read with `.trans`.
     let trans = inner == own;
     let (cols, rows) = (block[inner], block[outer]);
-    let pad = if (cols / 8) % 2 == 0 { 8 } else { 0 };
+    // MFMA tiles take plain 8-byte LDS stores (chunks of at most 4 elements) into rows of
+    // an odd number of 8-byte units (see `mma::mfma`).
+    let pad = match family {
+        Family::MmaSync => {
+            if (cols / 8) % 2 == 0 {
+                8
+            } else {
+                0
+            }
+        }
+        Family::Mfma(_) => (12 - cols % 8) % 8,
+    };
+    let max_chunk = family.max_chunk();
     let copies = |chunk: i64| (slices * rows * cols / chunk + threads - 1) / threads;
     let chunk = match &gather {
         Some(g) if g.channels_last && g.pad.is_none_or(|v| v == 0.0) => {
-            let c = chunk_for(g.shape[g.shape.len() - 1]);
+            let c = chunk_for(g.shape[g.shape.len() - 1], max_chunk);
             if c > 1 && cols % c == 0 && copies(c) <= GATHER_UNROLL {
                 c
             } else {
@@ -585,7 +707,7 @@ fn operand(
             }
         }
         Some(_) => 1,
-        None => chunk_for(shape[shape.len() - 1]),
+        None => chunk_for(shape[shape.len() - 1], max_chunk),
     };
     let per_stage = slices * rows * cols / chunk;
     let copies_per_thread = (per_stage + threads - 1) / threads;
