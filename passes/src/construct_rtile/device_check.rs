@@ -84,7 +84,8 @@ pub fn check_legal(e: &TensorExprInfo, dev: &Device, p: &RProgram) -> Result<(),
             };
             format!(
                 "tensor cores requested{what}, but '{}' has none for this {} operator (tensor cores take f16/bf16 inputs with an f32 accumulator, acc(f32))",
-                dev.name, e.dtype
+                dev.name,
+                e.mma_inputs.as_deref().unwrap_or(&e.dtype)
             )
         })?)
     } else {
