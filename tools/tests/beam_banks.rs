@@ -40,8 +40,11 @@ fn tiling(serial: [u64; 2], threads: [u64; 2]) -> Loc {
 }
 
 /// Schedules `text` (one function, two stages) with `locs`, lowers it with
-/// `--lower-to-gpu` and returns the model's counts and the simulator's for the one kernel.
-fn model_and_sim(text: &str, locs: &[Loc]) -> (Counts, Counts) {
+/// `--lower-to-gpu` and returns the model's counts and the simulator's for the one kernel,
+/// and the float operations each counts: the model's points computed × flops per point,
+/// the simulator's thread-level executions of float arithmetic (guarded-off points run
+/// none).
+fn model_and_sim(text: &str, locs: &[Loc]) -> (Counts, Counts, (u64, u64)) {
     let dev = Device::builtin("v100").expect("v100");
     let mut ctx = new_context();
     let m = parse_and_verify(&mut ctx, "p.mlir", text).expect("parses");
@@ -75,6 +78,10 @@ fn model_and_sim(text: &str, locs: &[Loc]) -> (Counts, Counts) {
         global_ld: sum(&|s| s.num_global_mem_loads_per_block),
         global_st: sum(&|s| s.num_global_mem_stores_per_block),
     };
+    let flops: f64 = feats
+        .iter()
+        .map(|s| s.points_computed * s.flops_per_point)
+        .sum();
     let coef = Coefficients::from_device(&dev);
     let n = write_schedule(&mut ctx, &p, locs, &dev, &coef).expect("writes");
     assert_eq!(n, 1, "one kernel");
@@ -104,7 +111,11 @@ fn model_and_sim(text: &str, locs: &[Loc]) -> (Counts, Counts) {
         global_ld: kp.total(OpClass::GlobalLd).sectors,
         global_st: kp.total(OpClass::GlobalSt).sectors,
     };
-    (model, sim)
+    (
+        model,
+        sim,
+        (flops.round() as u64, kp.total(OpClass::Fp).thread),
+    )
 }
 
 const POINTWISE: &str = "func.func @f(%A: tensor<64x64xf32>) -> tensor<64x64xf32> {
@@ -147,6 +158,18 @@ const ODD_BLUR: &str = "func.func @f(%A: tensor<39x31xf32>) -> tensor<37x29xf32>
   %P = te.compute (%i, %j) in [39, 29] : (tensor<39x31xf32>) -> tensor<39x29xf32> { %A[%i, %j] + %A[%i, %j + 1] + %A[%i, %j + 2] }
   %C = te.compute (%i, %j) in [37, 29] : (tensor<39x29xf32>) -> tensor<37x29xf32> { %P[%i, %j] + %P[%i + 1, %j] + %P[%i + 2, %j] }
   func.return %C : tensor<37x29xf32>
+}";
+
+const SKEWED: &str = "func.func @f(%A: tensor<76xf32>) -> tensor<37x40xf32> {
+  %P = te.compute (%x) in [76] : (tensor<76xf32>) -> tensor<76xf32> { %A[%x] * 2.0 }
+  %C = te.compute (%i, %j) in [37, 40] : (tensor<76xf32>) -> tensor<37x40xf32> { %P[%i + %j] + 1.0 }
+  func.return %C : tensor<37x40xf32>
+}";
+
+const SKEWED_2D: &str = "func.func @f(%A: tensor<76x40xf32>) -> tensor<37x40xf32> {
+  %P = te.compute (%x, %y) in [76, 37] : (tensor<76x40xf32>) -> tensor<76x37xf32> { %A[%x, %y] * 2.0 }
+  %C = te.compute (%i, %j) in [37, 40] : (tensor<76x37xf32>) -> tensor<37x40xf32> { %P[%i + %j, %i] + 1.0 }
+  func.return %C : tensor<37x40xf32>
 }";
 
 /// One case: a schedule, the simulator's counts derived by hand, and whether the model's
@@ -295,7 +318,92 @@ fn cases() -> Vec<Case> {
             want: c(111, 50, 650, 135),
             global_ld_exact: false,
         },
+        // C reads P[i + j] (37×40 on 8×32 threads, 5 × 2 blocks): P's region starts at
+        // 8·bi + 32·bj, 39 points, so whether it reaches past P's 76 depends on both
+        // block indices (blocks (1..4, 1) do, (0, 1) and the first column do not). Each
+        // block stores its 39 points in 2 warps (a tail of 7): 20. C's warps read 32 (8 in
+        // the last column) consecutive words: one per row, 37 × 2 = 74. A's loads: the
+        // region's points inside P, 32-byte aligned (8·bi + 32·bj floats): 5 sectors in
+        // the first column's blocks and at bj = 1 for starts 32 and 40 (39 and 36 points),
+        // then 28, 20 and 12 points: 4, 3, 2: 25 + 19 = 44 (as `staged_sectors` counts).
+        // C's stores as on 37×40: 185.
+        // (`staged_sectors_counts_the_hand_derived_skew` checks the enumeration gives 44.)
+        Case {
+            name: "skewed",
+            text: SKEWED,
+            locs: vec![Loc::Shared(vec![1]), tiling([1, 1], [8, 32])],
+            want: c(74, 20, 44, 185),
+            global_ld_exact: true,
+        },
+        // P[i + j, i] (P is 76×37): the region is 39×8, its row dim moving with both
+        // block indices as above, its column dim with the row block alone (the last block
+        // row's columns 32..39 reach past 36); 312 points, 10 warp stores a block: 100.
+        // Lane (r, c) reads word 8·(r + c) + r = 8c + 9r: 4 banks, 8 words each in a
+        // 32-lane warp (8 wavefronts), 2 in the last column's 8-lane ones: 37 × (8 + 2) =
+        // 370. A's loads (A is 76×40: region rows of 8 floats start 32-byte aligned, one
+        // sector per row with a point inside; a warp covers 4 rows): enumerated by
+        // `staged_sectors`.
+        Case {
+            name: "skewed-2d",
+            text: SKEWED_2D,
+            locs: vec![Loc::Shared(vec![1, 1]), tiling([1, 1], [8, 32])],
+            want: c(
+                370,
+                100,
+                staged_sectors(
+                    (5, 2),
+                    &|bi, bj| (8 * bi + 32 * bj, 8 * bi),
+                    (39, 8),
+                    (76, 37),
+                    40,
+                ),
+                185,
+            ),
+            global_ld_exact: true,
+        },
     ]
+}
+
+/// The 32-byte sectors of a tensor `A` of `shape` (row-major floats) that a block-level
+/// stage loads on a `grid` of blocks, enumerated lane by lane (independent of the model):
+/// per block, the stage's region of `size` starting at `lo(bi, bj)` is computed flat by
+/// 256 threads (warps of 32 consecutive points, a turn per 256), and a region point inside
+/// `shape` (the stage's domain) loads `A` (rows of `stride` floats) at its own
+/// coordinates; distinct sectors per warp, summed.
+fn staged_sectors(
+    grid: (i64, i64),
+    lo: &dyn Fn(i64, i64) -> (i64, i64),
+    size: (i64, i64),
+    shape: (i64, i64),
+    stride: i64,
+) -> u64 {
+    let total = size.0 * size.1;
+    let mut sectors = 0;
+    for bi in 0..grid.0 {
+        for bj in 0..grid.1 {
+            let (l0, l1) = lo(bi, bj);
+            for first in (0..total).step_by(32) {
+                let last = (first + 32).min(total).min((first / 256 + 1) * 256);
+                let mut seen: Vec<i64> = (first..last)
+                    .map(|q| (l0 + q / size.1, l1 + q % size.1))
+                    .filter(|&(x, y)| x < shape.0 && y < shape.1)
+                    .map(|(x, y)| (x * stride + y) * 4 / 32)
+                    .collect();
+                seen.sort_unstable();
+                seen.dedup();
+                sectors += seen.len() as u64;
+            }
+        }
+    }
+    sectors
+}
+
+/// The lane-by-lane enumeration agrees with the skewed case's hand derivation (44 sectors
+/// of A: 5 per block in the first block column; 5, 5, 4, 3, 2 in the second).
+#[test]
+fn staged_sectors_counts_the_hand_derived_skew() {
+    let lo = |bi: i64, bj: i64| (8 * bi + 32 * bj, 0);
+    assert_eq!(staged_sectors((5, 2), &lo, (39, 1), (76, 1), 1), 44);
 }
 
 /// The model's shared load and store transactions (bank conflicts counted) equal the
@@ -304,12 +412,13 @@ fn cases() -> Vec<Case> {
 #[test]
 fn shared_features_match_the_simulator_counters() {
     for case in cases() {
-        let (model, sim) = model_and_sim(case.text, &case.locs);
+        let (model, sim, (model_fp, sim_fp)) = model_and_sim(case.text, &case.locs);
         let name = case.name;
         assert_eq!(sim, case.want, "{name}: the simulator's counts");
         assert_eq!(model.shared_ld, sim.shared_ld, "{name}: shared loads");
         assert_eq!(model.shared_st, sim.shared_st, "{name}: shared stores");
         assert_eq!(model.global_st, sim.global_st, "{name}: global stores");
+        assert_eq!(model_fp, sim_fp, "{name}: float operations (points run)");
         if case.global_ld_exact {
             assert_eq!(model.global_ld, sim.global_ld, "{name}: global loads");
         } else {

@@ -13,8 +13,10 @@
 //!
 //! So the blocks of a root dim fall into a few kinds: the interior ones, whose lanes all
 //! run, and the edge ones (the last, partial block; blocks whose region reaches past the
-//! domain). [`block_classes`] groups them, and the features evaluate one block of each
-//! kind, weighted by how many there are.
+//! domain). A region dim that moves with two root dims at once (a read at `[y + x]`) is
+//! inside or not by the pair of block indices: such kinds are split further. [`block_classes`]
+//! groups them, and the features evaluate one block of each kind, weighted by how many
+//! there are.
 
 use super::features::{lane_coord, lane_order};
 use super::kernel::KernelPlan;
@@ -185,6 +187,12 @@ pub struct BlockClass {
 /// two edge blocks per side).
 const MAX_KINDS_PER_DIM: usize = 8;
 
+/// Most kinds kept when a crossed kind is split by the region dims that move with two
+/// root dims at once ([`Joint`]): beyond them, blocks are counted with the largest kind
+/// so far (the same bound as [`MAX_KINDS_PER_DIM`]; a skewed read at the domain's corner
+/// gives a few).
+const MAX_JOINT_KINDS: usize = 16;
+
 /// `⌊x / y⌋` for `y ≠ 0` of either sign.
 fn div_floor(x: i64, y: i64) -> i64 {
     if y < 0 {
@@ -194,97 +202,261 @@ fn div_floor(x: i64, y: i64) -> i64 {
     }
 }
 
+/// The block indices `b` with `0 <= lo + step·b <= x - size` (a region span inside its
+/// stage's extent `x`), as an inclusive range (empty when `lo > hi`); `step ≠ 0`.
+fn inside_range(step: i64, lo: i64, size: i64, x: i64) -> (i64, i64) {
+    if step > 0 {
+        (-div_floor(lo, step), div_floor(x - size - lo, step))
+    } else {
+        (-div_floor(-(x - size - lo), step), div_floor(-lo, step))
+    }
+}
+
+/// One kind of blocks along one root dim: a block of it, the blocks of the kind as
+/// inclusive runs of block indices (kept only when [`Joint`]s need them), how many.
+struct DimKind {
+    b: i64,
+    runs: Vec<(i64, i64)>,
+    count: u64,
+}
+
+/// A block-level stage's region dim that moves with two or more root dims at once (a
+/// read at `[x + y]`, a skewed access): its start is `lo + Σ step[a]·b[a]` in the block
+/// of indices `b`, so whether it reaches past the stage's `extent` depends on the pair,
+/// not on either index alone.
+struct Joint {
+    /// Per root dim, the start's step per block index (coefficient × tile).
+    step: Vec<i64>,
+    lo: i64,
+    size: i64,
+    extent: i64,
+}
+
+impl Joint {
+    /// What the lowering's guards see of the region starting at `l`: the points before
+    /// the domain and the first point past it, both clamped to the region (regions wholly
+    /// outside are alike: they load nothing).
+    fn key(&self, l: i64) -> (i64, i64) {
+        (
+            (-l).clamp(0, self.size),
+            (self.extent - l).clamp(0, self.size),
+        )
+    }
+}
+
 /// The kinds of blocks of kernel `k` (the members' boxes `bx`): along each root dim,
 /// blocks are alike when the root's points in them and every block-level stage's region
 /// dims that move with that root dim alone lie as far inside the domain. The kinds of the
-/// dims are crossed.
+/// dims are crossed, then split by the region dims that move with several root dims at
+/// once ([`Joint`]), so that the blocks of a kind run the same guarded points.
 pub fn block_classes(p: &Pipeline, k: &KernelPlan, bx: &[Vec<Span>]) -> Vec<BlockClass> {
     let ext = p.extents(k.root);
     let block = k.tiling.block();
-    let mut per_dim: Vec<Vec<(i64, u64)>> = Vec::with_capacity(ext.len());
-    for (d, (&e, &t)) in ext.iter().zip(&block).enumerate() {
-        let (e, t) = (e as i64, t.max(1) as i64);
-        let nb = (e + t - 1) / t;
-        // (step per block, lo in block 0, size, extent) of the region dims that move
-        // with dim `d` alone.
-        let moving: Vec<(i64, i64, i64, i64)> = k
-            .members
+    let tiles: Vec<i64> = block.iter().map(|&t| t.max(1) as i64).collect();
+    let shared_dims = || {
+        k.members
             .iter()
             .enumerate()
             .filter(|(mk, _)| matches!(k.locs[*mk], Loc::Shared(_)))
-            .flat_map(|(mk, &n)| {
-                let out = &p.g.nodes[n].out_shape;
-                bx[mk]
-                    .iter()
-                    .zip(out)
-                    .filter(|(s, _)| {
-                        s.coef[d] != 0 && s.coef.iter().enumerate().all(|(a, &c)| a == d || c == 0)
-                    })
-                    .map(|(s, &x)| (s.coef[d] * t, s.lo, s.size, x as i64))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        // Interior: the root's tile whole and every moving region inside its extent.
-        let mut lo_b = 0;
-        let mut hi_b = if e % t == 0 { nb - 1 } else { nb - 2 };
-        for &(st, lo, size, x) in &moving {
-            // 0 <= lo + st·b <= x - size.
-            let (l, h) = if st > 0 {
-                (-div_floor(lo, st), div_floor(x - size - lo, st))
-            } else {
-                (-div_floor(-(x - size - lo), st), div_floor(-lo, st))
-            };
-            lo_b = lo_b.max(l);
-            hi_b = hi_b.min(h);
-        }
-        let key = |b: i64| -> Vec<i64> {
-            let mut v = vec![(e - b * t).min(t)];
-            for &(st, lo, size, x) in &moving {
-                let l = lo + st * b;
-                v.push((-l).max(0));
-                v.push((x - l).min(size));
-            }
-            v
-        };
-        let mut kinds: Vec<(Vec<i64>, i64, u64)> = Vec::new();
-        let add = |kinds: &mut Vec<(Vec<i64>, i64, u64)>, b: i64, n: u64| {
-            let kb = key(b);
-            if let Some(x) = kinds.iter_mut().find(|x| x.0 == kb) {
-                x.2 += n;
-            } else if kinds.len() < MAX_KINDS_PER_DIM || n > 1 {
-                kinds.push((kb, b, n));
-            } else {
-                kinds[0].2 += n;
-            }
-        };
-        if lo_b <= hi_b {
-            add(&mut kinds, lo_b, (hi_b - lo_b + 1) as u64);
-        }
-        for b in (0..nb).filter(|&b| b < lo_b || b > hi_b) {
-            add(&mut kinds, b, 1);
-        }
-        per_dim.push(kinds.into_iter().map(|(_, b, n)| (b * t, n)).collect());
-    }
-    let mut out = vec![BlockClass {
-        origin: Vec::new(),
-        count: 1,
-    }];
-    for kinds in per_dim {
-        out = out
+            .flat_map(|(mk, &n)| bx[mk].iter().zip(&p.g.nodes[n].out_shape))
+    };
+    let joints: Vec<Joint> = shared_dims()
+        .filter(|(s, _)| s.coef.iter().filter(|&&c| c != 0).count() > 1)
+        .map(|(s, &x)| Joint {
+            step: s.coef.iter().zip(&tiles).map(|(c, t)| c * t).collect(),
+            lo: s.lo,
+            size: s.size,
+            extent: x as i64,
+        })
+        .collect();
+    let per_dim: Vec<Vec<DimKind>> = (0..ext.len())
+        .map(|d| {
+            // (step per block, lo in block 0, size, extent) of the region dims that move
+            // with dim `d` alone.
+            let moving: Vec<(i64, i64, i64, i64)> = shared_dims()
+                .filter(|(s, _)| {
+                    s.coef[d] != 0 && s.coef.iter().enumerate().all(|(a, &c)| a == d || c == 0)
+                })
+                .map(|(s, &x)| (s.coef[d] * tiles[d], s.lo, s.size, x as i64))
+                .collect();
+            dim_kinds(ext[d] as i64, tiles[d], &moving, !joints.is_empty())
+        })
+        .collect();
+    // The dims' kinds crossed: per class, a kind index per dim.
+    let mut crossed: Vec<Vec<usize>> = vec![Vec::new()];
+    for kinds in &per_dim {
+        crossed = crossed
             .iter()
             .flat_map(|c| {
-                kinds.iter().map(move |&(o, n)| {
-                    let mut origin = c.origin.clone();
-                    origin.push(o);
-                    BlockClass {
-                        origin,
-                        count: c.count * n,
-                    }
+                (0..kinds.len()).map(move |i| {
+                    let mut c = c.clone();
+                    c.push(i);
+                    c
                 })
             })
             .collect();
     }
+    let origin = |b: &[i64]| b.iter().zip(&tiles).map(|(b, t)| b * t).collect();
+    let mut out = Vec::new();
+    for c in crossed {
+        let kinds: Vec<&DimKind> = c.iter().zip(&per_dim).map(|(&i, ks)| &ks[i]).collect();
+        if joints.is_empty() {
+            out.push(BlockClass {
+                origin: origin(&kinds.iter().map(|x| x.b).collect::<Vec<_>>()),
+                count: kinds.iter().map(|x| x.count).product(),
+            });
+            continue;
+        }
+        for (b, count) in split_joint(&joints, &kinds) {
+            out.push(BlockClass {
+                origin: origin(&b),
+                count,
+            });
+        }
+    }
     out
+}
+
+/// The kinds of blocks along one root dim of `e` points in tiles of `t`: the interior run
+/// (the root's tile whole and every `moving` region dim, `(step, lo, size, extent)`,
+/// inside its extent) and the others one by one, grouped by what their guards see;
+/// `runs`: keep each kind's block indices.
+fn dim_kinds(e: i64, t: i64, moving: &[(i64, i64, i64, i64)], runs: bool) -> Vec<DimKind> {
+    let nb = (e + t - 1) / t;
+    let mut lo_b = 0;
+    let mut hi_b = if e % t == 0 { nb - 1 } else { nb - 2 };
+    for &(st, lo, size, x) in moving {
+        let (l, h) = inside_range(st, lo, size, x);
+        lo_b = lo_b.max(l);
+        hi_b = hi_b.min(h);
+    }
+    let key = |b: i64| -> Vec<i64> {
+        let mut v = vec![(e - b * t).min(t)];
+        for &(st, lo, size, x) in moving {
+            let l = lo + st * b;
+            v.push((-l).max(0));
+            v.push((x - l).min(size));
+        }
+        v
+    };
+    let mut kinds: Vec<(Vec<i64>, DimKind)> = Vec::new();
+    let mut add = |b0: i64, b1: i64| {
+        let (kb, n) = (key(b0), (b1 - b0 + 1) as u64);
+        let at = match kinds.iter().position(|x| x.0 == kb) {
+            Some(i) => i,
+            None if kinds.len() < MAX_KINDS_PER_DIM || n > 1 => {
+                let kind = DimKind {
+                    b: b0,
+                    runs: Vec::new(),
+                    count: 0,
+                };
+                kinds.push((kb, kind));
+                kinds.len() - 1
+            }
+            None => 0,
+        };
+        let kind = &mut kinds[at].1;
+        kind.count += n;
+        if runs {
+            kind.runs.push((b0, b1));
+        }
+    };
+    if lo_b <= hi_b {
+        add(lo_b, hi_b);
+    }
+    for b in (0..nb).filter(|&b| b < lo_b || b > hi_b) {
+        add(b, b);
+    }
+    kinds.into_iter().map(|(_, k)| k).collect()
+}
+
+/// Splits the blocks of one crossed kind (`kinds`, one per root dim) by what the guards of
+/// the `joints` see: the block indices of one block per kind, and how many. The last root
+/// dim a joint moves with is solved as a range per combination of the others' indices
+/// (enumerated): its blocks whose joints all lie inside are one run, the others are
+/// keyed one by one.
+fn split_joint(joints: &[Joint], kinds: &[&DimKind]) -> Vec<(Vec<i64>, u64)> {
+    let nd = kinds.len();
+    let involved: Vec<usize> = (0..nd)
+        .filter(|&a| joints.iter().any(|j| j.step[a] != 0))
+        .collect();
+    let rep: Vec<i64> = kinds.iter().map(|x| x.b).collect();
+    let Some((&z, others)) = involved.split_last() else {
+        return vec![(rep, kinds.iter().map(|x| x.count).product())];
+    };
+    // Blocks of the uninvolved dims: each behaves as the representative.
+    let rest: u64 = (0..nd)
+        .filter(|a| !involved.contains(a))
+        .map(|a| kinds[a].count)
+        .product();
+    let values: Vec<Vec<i64>> = others
+        .iter()
+        .map(|&a| kinds[a].runs.iter().flat_map(|&(x, y)| x..=y).collect())
+        .collect();
+    // (what the joints' guards see, one block's indices, blocks).
+    type Group = (Vec<(i64, i64)>, Vec<i64>, u64);
+    let mut groups: Vec<Group> = Vec::new();
+    let mut add = |key: Vec<(i64, i64)>, b: Vec<i64>, n: u64| {
+        if let Some(g) = groups.iter_mut().find(|g| g.0 == key) {
+            g.2 += n;
+        } else if groups.len() < MAX_JOINT_KINDS {
+            groups.push((key, b, n));
+        } else if let Some(g) = groups.iter_mut().max_by_key(|g| g.2) {
+            g.2 += n;
+        }
+    };
+    let mut pick = vec![0usize; others.len()];
+    'tuples: loop {
+        let mut b = rep.clone();
+        for (i, &a) in others.iter().enumerate() {
+            b[a] = values[i][pick[i]];
+        }
+        // Each joint's start with the block index along `z` at 0.
+        let base: Vec<i64> = joints
+            .iter()
+            .map(|j| j.lo + others.iter().map(|&a| j.step[a] * b[a]).sum::<i64>())
+            .collect();
+        let key = |bz: i64| -> Vec<(i64, i64)> {
+            joints
+                .iter()
+                .zip(&base)
+                .map(|(j, &l)| j.key(l + j.step[z] * bz))
+                .collect()
+        };
+        for &(z0, z1) in &kinds[z].runs {
+            let (mut lo, mut hi) = (z0, z1);
+            for (j, &l) in joints.iter().zip(&base) {
+                let (x, y) = match j.step[z] {
+                    0 if (0..=j.extent - j.size).contains(&l) => (z0, z1),
+                    0 => (1, 0),
+                    s => inside_range(s, l, j.size, j.extent),
+                };
+                lo = lo.max(x);
+                hi = hi.min(y);
+            }
+            let mut at = |bz: i64, n: u64| {
+                let mut bb = b.clone();
+                bb[z] = bz;
+                add(key(bz), bb, n * rest);
+            };
+            if lo <= hi {
+                at(lo, (hi - lo + 1) as u64);
+            }
+            for bz in (z0..=z1).filter(|&bz| bz < lo || bz > hi) {
+                at(bz, 1);
+            }
+        }
+        // The next combination of the other involved dims' indices.
+        for i in 0..pick.len() {
+            pick[i] += 1;
+            if pick[i] < values[i].len() {
+                continue 'tuples;
+            }
+            pick[i] = 0;
+        }
+        break;
+    }
+    groups.into_iter().map(|(_, b, n)| (b, n)).collect()
 }
 
 /// One warp request: the domain points its active lanes compute, and how many times one
