@@ -19,8 +19,10 @@
 //! that another TMA whose phase has not completed also writes is an error too. The copy is
 //! the async proxy's write, not a thread's, so the barrier-phase race check does not apply to
 //! it. A TMA into bytes a warpgroup MMA read is an error unless that read was released to
-//! the issuing thread: a `gpu.barrier` since the read, or an mbarrier arrival by a thread of
-//! the reading warpgroup after the read whose phase the issuing thread has seen complete
+//! the issuing thread: the issuer belongs to the reading warpgroup (the MMA, synchronous
+//! here, completed before its threads went on), a `gpu.barrier` since the read, or an
+//! mbarrier arrival by a thread of the reading warpgroup after the read whose phase the
+//! issuing thread has seen complete
 //! (the consumer release and producer wait of a warp-specialised pipeline; without them
 //! the copy could overwrite a stage the wgmma still reads).
 
@@ -228,10 +230,12 @@ impl BlockState<'_> {
             .push(Release { seq, bar, phase });
     }
 
-    /// Whether MMA read `r` is ordered before thread `tid`'s TMA issue: a block barrier
-    /// since, or a release after it whose phase `tid` has seen complete.
+    /// Whether MMA read `r` is ordered before thread `tid`'s TMA issue: `tid` is of the
+    /// reading warpgroup (the MMA completed before any of its threads went on), a block
+    /// barrier came since, or a release after it whose phase `tid` has seen complete.
     fn released(&self, r: &MmaRead, tid: u32) -> bool {
-        r.block_phase != self.phase
+        r.group == tid / super::sched::WARPGROUP
+            || r.block_phase != self.phase
             || self.tma.releases.get(&r.group).is_some_and(|v| {
                 v.iter()
                     .rev()
