@@ -5,7 +5,9 @@
 #                   roller-table1}.mlir: Roller's top-TOPK programs and the naive reference
 #                   as PTX with manifests (bench/gpu/prepare-ptx.sh)
 #   tcwg/ tcsqwg/   the tensor-core suites lowered with tensor-core=wgmma for sm_90a (TMA,
-#                   mbarriers, wgmma; the ranks wgmma does not apply to are left out)
+#                   mbarriers, wgmma; the ranks wgmma does not apply to are left out),
+#                   warp-specialised where the block has room (the default)
+#   tcwgsr/ tcsqwgsr/  the same with warp-specialize=false (every warpgroup computes)
 #   models/ pipes/ small/  whole workloads per system (bench/gpu/prepare-models.sh): the
 #                   Welder and Rammer workloads and the Halide pipelines at paper sizes, and
 #                   the small Rammer twins for compute-sanitizer
@@ -24,6 +26,8 @@ bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tc" "$sm" "$devi
 bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsq" "$sm" "$device"
 LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tcwg" sm_90a "$device"
 LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsqwg" sm_90a "$device"
+LOWER_OPTIONS="tensor-core=wgmma warp-specialize=false" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tcwgsr" sm_90a "$device"
+LOWER_OPTIONS="tensor-core=wgmma warp-specialize=false" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsqwgsr" sm_90a "$device"
 bench/gpu/prepare-ptx.sh bench/ops/roller-table1.mlir "$stage/t1" "$sm" "$device"
 # The full-size NASNet cell is left out: its packed program inlines every rTask body
 # (hundreds of MB of MLIR, minutes to lower), issue 15.

@@ -40,11 +40,18 @@ part() { # name, seconds, command...
 }
 
 # Issue 16: the sm_90a wgmma + TMA kernels first (never run on hardware before: checked
-# against the naive reference kernel), then mma.sync (sm_90), against cuBLAS (torch.matmul).
+# against the naive reference kernel; warp-specialised where the block has room, then
+# single-role), then mma.sync (sm_90), against cuBLAS (torch.matmul).
 part tcsqwg 80 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwg" --bin "$bin" \
   --top-k --iters 20 --markdown "$out/tcsqwg.md" --json "$out/tcsqwg.json"
 part tcwg 60 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwg" --bin "$bin" \
   --top-k --iters 30 --markdown "$out/tcwg.md" --json "$out/tcwg.json"
+# The same suites with warp-specialize=false (single-role: every warpgroup computes), to
+# compare with the warp-specialised default above rank by rank.
+part tcwgsr 60 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwgsr" --bin "$bin" \
+  --top-k --iters 30 --markdown "$out/tcwgsr.md" --json "$out/tcwgsr.json"
+part tcsqwgsr 80 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwgsr" --bin "$bin" \
+  --top-k --iters 20 --markdown "$out/tcsqwgsr.md" --json "$out/tcsqwgsr.json"
 part ncu-wgmma 45 ncu --clock-control none --launch-count 1 --section SpeedOfLight --section Occupancy \
   --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
   "$bin/rtile-run-cuda" "$g/tcsqwg/sq4096_f16.ptx" --iters 1 --warmup 0

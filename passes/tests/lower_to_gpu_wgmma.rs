@@ -1,6 +1,7 @@
 //! The sm_90a tensor-core lowering (`tensor-core=wgmma`: TMA into a ring of mbarrier-tracked
 //! stages, `nvgpu.warpgroup.mma`, the epilogue through shared memory) in the CPU GPU-simulator
-//! against the te interpreter's oracle.
+//! against the te interpreter's oracle, in both structures: warp-specialised (a producer
+//! warpgroup, full/empty mbarriers) and single-role (`warp-specialize=false`).
 //!
 //! Tolerances (normwise, as the checker measures): the oracle accumulates in f64 and rounds
 //! once to the result type; the kernel accumulates in f32 (k in order within each wgmma,
@@ -58,27 +59,41 @@ fn wg_program(block: [u64; 2], wg: [u64; 2]) -> RProgram {
     }
 }
 
-fn wgmma_options() -> LowerOptions {
+fn wgmma_options(warp_specialize: bool) -> LowerOptions {
     LowerOptions {
         tensor_core: TensorCoreMode::Wgmma,
+        warp_specialize,
         ..LowerOptions::default()
     }
 }
 
-/// The kernel's module text (generic form, as the simulator reads it).
-fn lowered(c: &TeCompute, p: &RProgram) -> Result<String, String> {
+/// The kernel's module text (generic form, as the simulator reads it), warp-specialised
+/// when `ws` asks for it and the block has room (two mbarrier groups then, one otherwise).
+fn lowered(c: &TeCompute, p: &RProgram, ws: bool) -> Result<String, String> {
     let mut ctx = context();
-    let k = lower_compute_opts(&mut ctx, c, p, "k", wgmma_options())
+    let k = lower_compute_opts(&mut ctx, c, p, "k", wgmma_options(ws))
         .map_err(|e| format!("lowering: {e}"))?;
     if count_ops(&ctx, &k, "nvgpu.warpgroup.mma") == 0 {
         return Err("no nvgpu.warpgroup.mma".into());
+    }
+    let consumers = p.threads as u32;
+    let block = k.launch.block.map_or(0, |b| b[0]);
+    let specialized = block == consumers + 128;
+    let groups = count_ops(&ctx, &k, "nvgpu.mbarrier.create");
+    if groups != 1 + specialized as usize || (specialized && !ws) {
+        return Err(format!(
+            "{groups} mbarrier groups for {block} threads (ws = {ws})"
+        ));
+    }
+    if ws && consumers + 128 <= 1024 && p.threads <= 512 && !specialized {
+        return Err("a block of at most 512 threads is not warp-specialised".into());
     }
     Ok(module_text(&mut ctx, &[k]))
 }
 
 /// Lowers `c` under `p` with wgmma and checks it in the simulator.
-fn check(c: &TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {
-    let text = lowered(c, p)?;
+fn check(c: &TeCompute, p: &RProgram, seed: u64, ws: bool) -> Result<f64, String> {
+    let text = lowered(c, p, ws)?;
     let r = run_check_text("k.mlir", &text, seed).map_err(|e| format!("{e}\n{text}"))?;
     let tol = tolerance(c.result.elem);
     if r.max_rel_err() > tol {
@@ -98,7 +113,7 @@ type Case = (
 /// Shapes at and off the tile edges (k below one step, m and n padding the block), every
 /// input/output type pair, warpgroup tiles of one and two slabs and 64 to 256 columns,
 /// blocks of one to four warpgroups, tiles of 40, 48 and 56 columns computed as whole
-/// 64-column boxes: each kernel equals the oracle.
+/// 64-column boxes: each kernel equals the oracle, warp-specialised and not.
 #[test]
 fn wgmma_kernels_match_the_interpreter() {
     let cases: [Case; 11] = [
@@ -117,8 +132,12 @@ fn wgmma_kernels_match_the_interpreter() {
     let mut failures = Vec::new();
     for (i, (shape, (input, output), block, wg)) in cases.into_iter().enumerate() {
         let c = gemm(shape, input, output);
-        if let Err(e) = check(&c, &wg_program(block, wg), 7 + i as u64) {
-            failures.push(format!("{shape:?} {input}->{output} {block:?}/{wg:?}: {e}"));
+        for ws in [true, false] {
+            if let Err(e) = check(&c, &wg_program(block, wg), 7 + i as u64, ws) {
+                failures.push(format!(
+                    "{shape:?} {input}->{output} {block:?}/{wg:?} ws={ws}: {e}"
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -131,7 +150,11 @@ fn plan_stages_and_refusals() {
     let dev = Device::builtin("h100").expect("device");
     let plan = |c: &TeCompute, p: &RProgram| {
         let m = MmaPlan::new(c, p, &dev).expect("mma plan");
-        WgmmaPlan::new(c, &m, &dev)
+        WgmmaPlan::new(c, &m, &dev, false)
+    };
+    let plan_ws = |c: &TeCompute, p: &RProgram| {
+        let m = MmaPlan::new(c, p, &dev).expect("mma plan");
+        WgmmaPlan::new(c, &m, &dev, true)
     };
     let big = gemm((4096, 4096, 4096), "f16", "f16");
     let w = plan(&big, &wg_program([256, 128], [64, 64])).expect("applies");
@@ -167,8 +190,28 @@ fn plan_stages_and_refusals() {
     p.thread = vec![16, 64, 16];
     p.device = "a100".into();
     let m = MmaPlan::new(&big, &p, &a100).expect("sm_80 plan");
-    let e = WgmmaPlan::new(&big, &m, &a100).expect_err("sm_80");
+    let e = WgmmaPlan::new(&big, &m, &a100, true).expect_err("sm_80");
     assert!(e.contains("sm_90a"), "{e}");
+    // Warp specialisation adds a producer warpgroup where the block has room: 256 + 128
+    // threads leave 168 registers, enough for the 128-register accumulator and 32 more.
+    let w = plan_ws(&short, &wg_program([128, 256], [64, 256])).expect("applies");
+    assert!(w.warp_specialized);
+    assert_eq!((w.threads, w.consumer_threads()), (384, 256));
+    // Eight warpgroups are 1024 threads already: no room, the single-role kernel.
+    let w = plan_ws(&big, &wg_program([256, 128], [64, 64])).expect("applies");
+    assert!(!w.warp_specialized);
+    assert_eq!(w.threads, 1024);
+    // Four 64×256 warpgroups (128 accumulator registers): 512 threads leave 128, too few
+    // beside the accumulator, so not 640 either; 512 + 128 would leave 96.
+    let e = plan_ws(&big, &wg_program([256, 256], [64, 256])).expect_err("registers");
+    assert!(e.contains("512 threads leave 128"), "{e}");
+    // Two 64×128 warpgroups (64 registers): 384 threads leave 168, specialised.
+    let w = plan_ws(&big, &wg_program([128, 128], [64, 128])).expect("applies");
+    assert_eq!((w.warp_specialized, w.threads), (true, 384));
+    // Five 64×128 warpgroups (64 accumulator registers, 96 with the headroom) fit at 640
+    // threads (96 registers) but not with a producer (768 threads leave 80): single-role.
+    let w = plan_ws(&big, &wg_program([320, 128], [64, 128])).expect("applies");
+    assert_eq!((w.warp_specialized, w.threads), (false, 640));
 }
 
 /// Planted bugs: no wait on the stage's barrier → the simulator reports the read of bytes
@@ -176,8 +219,14 @@ fn plan_stages_and_refusals() {
 /// phase (a deadlock, reported); B's box coordinates swapped → wrong numbers.
 #[test]
 fn planted_bugs_are_caught() {
+    for ws in [true, false] {
+        planted_bugs(ws);
+    }
+}
+
+fn planted_bugs(ws: bool) {
     let c = gemm((128, 128, 128), "f16", "f16");
-    let text = lowered(&c, &wg_program([128, 128], [64, 64])).expect("lowers");
+    let text = lowered(&c, &wg_program([128, 128], [64, 64]), ws).expect("lowers");
     run_check_text("k.mlir", &text, 3).expect("the kernel runs clean");
     let without = |needle: &str| -> String {
         let t: Vec<&str> = text.lines().filter(|l| !l.contains(needle)).collect();
@@ -198,6 +247,78 @@ fn planted_bugs_are_caught() {
         "wrong B boxes go unnoticed: {}",
         r.text()
     );
+}
+
+/// The warp-specialised pipeline's own synchronisation, planted wrong on a kernel whose six
+/// k-steps refill its four stages: consumers that never release a stage (no arrival on
+/// `empty`) → the producer waits forever (a deadlock, reported); a producer that does not
+/// wait on `empty` → it arrives on a `full` barrier whose phase is not over (more arrivals
+/// than its count, reported); consumers that release a stage before their MMA reads it →
+/// the refill overwrites bytes the MMA read before the read was released (reported).
+#[test]
+fn planted_pipeline_bugs_are_caught() {
+    let c = gemm((128, 128, 384), "f16", "f16");
+    let text = lowered(&c, &wg_program([128, 128], [64, 64]), true).expect("lowers");
+    assert!(text.contains("num_barriers = 4"), "four stages");
+    run_check_text("k.mlir", &text, 5).expect("the kernel runs clean");
+    let lines: Vec<&str> = text.lines().collect();
+    let arrive = "\"nvgpu.mbarrier.arrive\"(";
+    let no_release: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.contains(arrive))
+        .collect();
+    assert_eq!(no_release.len() + 1, lines.len(), "one consumer arrival");
+    let e = run_check_text("k.mlir", &no_release.join("\n"), 5)
+        .expect_err("consumers that never release are caught");
+    assert!(e.contains("deadlock"), "{e}");
+    // The `empty` group is the second mbarrier group created.
+    let empty = lines
+        .iter()
+        .filter(|l| l.contains("\"nvgpu.mbarrier.create\""))
+        .nth(1)
+        .and_then(|l| l.split(" = ").next())
+        .expect("an empty group")
+        .trim()
+        .to_string();
+    let wait_on_empty = format!("\"nvgpu.mbarrier.try_wait.parity\"({empty},");
+    let no_wait: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.contains(&wait_on_empty))
+        .collect();
+    assert_eq!(no_wait.len() + 1, lines.len(), "one producer wait");
+    let e = run_check_text("k.mlir", &no_wait.join("\n"), 5)
+        .expect_err("a producer that does not wait for the release is caught");
+    assert!(e.contains("more arrivals than its init count"), "{e}");
+    let e = run_check_text("k.mlir", &release_before_mma(&lines), 5)
+        .expect_err("an early release is caught");
+    assert!(e.contains("before that read was released"), "{e}");
+}
+
+/// `lines` with the consumers' `nvgpu.warpgroup.mma` moved after their release (just before
+/// the loop's `scf.yield` of its result).
+fn release_before_mma(lines: &[&str]) -> String {
+    let mma = lines
+        .iter()
+        .position(|l| l.contains("\"nvgpu.warpgroup.mma\"("))
+        .expect("an mma");
+    let result = lines[mma].split(" = ").next().expect("a result").trim();
+    let yield_ = format!("\"scf.yield\"({result})");
+    let at = lines
+        .iter()
+        .position(|l| l.contains(&yield_))
+        .expect("the loop's yield");
+    assert!(
+        lines[mma..at]
+            .iter()
+            .any(|l| l.contains("\"nvgpu.mbarrier.arrive\"(")),
+        "the release follows the mma"
+    );
+    let mut out: Vec<&str> = lines.to_vec();
+    let moved = out.remove(mma);
+    out.insert(at - 1, moved);
+    out.join("\n")
 }
 
 /// `text` with every TMA load of B (the second tensor map, `%arg4`) given its coordinates
@@ -248,7 +369,9 @@ proptest! {
         let output = [input, "f32", input][out];
         let c = gemm((m, n8 * 8, k8 * 8), input, output);
         let (block, wg) = tiles;
-        let r = check(&c, &wg_program(block, wg), seed);
-        prop_assert!(r.is_ok(), "{:?} {input}->{output} {block:?}/{wg:?}: {:?}", (m, n8 * 8, k8 * 8), r);
+        for ws in [true, false] {
+            let r = check(&c, &wg_program(block, wg), seed, ws);
+            prop_assert!(r.is_ok(), "{:?} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", (m, n8 * 8, k8 * 8), r);
+        }
     }
 }

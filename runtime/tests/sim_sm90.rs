@@ -710,6 +710,59 @@ fn pipelined_k_loop_flips_the_wait_parity() {
     assert!(msg.contains("still in flight"), "{msg}");
 }
 
+/// [`pipelined_kernel`] on `threads` threads (two warpgroups: both run the MMAs, the first
+/// stores), with or without the block barrier that ends each k-step (the only thing ordering
+/// the other warpgroups' MMA reads of the stage before thread 0 refills it).
+fn shared_stage_kernel(threads: u32, barrier: bool) -> String {
+    let mut text = pipelined_kernel(true).replace(
+        "block = array<i32: 128, 1, 1>",
+        &format!("block = array<i32: {threads}, 1, 1>"),
+    );
+    text = text.replace(
+        "    nvgpu.warpgroup.mma.store %acc, %C : !acc to memref<128x128xf32>\n",
+        "    %c128 = arith.constant 128 : index\n    %wg0 = arith.cmpi ult, %tid, %c128 : index\n    scf.if %wg0 {\n      nvgpu.warpgroup.mma.store %acc, %C : !acc to memref<128x128xf32>\n    }\n",
+    );
+    if !barrier {
+        text = text.replace("      gpu.barrier\n      scf.yield", "      scf.yield");
+    }
+    text
+}
+
+/// A TMA refilling a stage that another warpgroup's MMA read, with nothing ordering that read
+/// before the refill (no barrier, no mbarrier release), is reported; with the block barrier
+/// the two-warpgroup kernel is exact. One warpgroup needs no barrier: its own thread issues
+/// the refill after the MMA completed (the planted barrier removal stays exact).
+#[test]
+fn tma_refill_before_another_warpgroup_released_the_stage_is_caught() {
+    let a = random(128 * 128, 23, Num::F16);
+    let b = random(128 * 128, 24, Num::F16);
+    let exact = |c: &[f64]| {
+        (0..128).all(|i| {
+            (0..128).all(|j| {
+                let mut s = 0.0f32;
+                for k in 0..128 {
+                    s += (a[i * 128 + k] as f32) * (b[k * 128 + j] as f32);
+                }
+                c[i * 128 + j] == f64::from(s)
+            })
+        })
+    };
+    for (threads, barrier) in [(256, true), (128, false)] {
+        let text = shared_stage_kernel(threads, barrier);
+        assert_eq!(text.contains("      gpu.barrier\n      scf.yield"), barrier);
+        let mut args = vec![a.clone(), b.clone(), vec![f64::NAN; 128 * 128]];
+        run_text(&text, &mut args).unwrap_or_else(|e| panic!("{threads} threads: {e:?}"));
+        assert!(exact(&args[2]), "{threads} threads, barrier {barrier}");
+    }
+    let mut args = vec![a, b, vec![f64::NAN; 128 * 128]];
+    let (kind, msg) = run_text(&shared_stage_kernel(256, false), &mut args).expect_err("must fail");
+    assert_eq!(kind, SimErrorKind::TmaPending, "{msg}");
+    assert!(
+        msg.contains("overwrites what warpgroup 1's nvgpu.warpgroup.mma read"),
+        "{msg}"
+    );
+}
+
 /// The LLVM emitter's hand-written GEMM tiles (`tests/lit/targets/Inputs/wgmma-gemm.mlir`):
 /// B's boxes in an i8 workgroup attribution sliced by `memref.view`, the tensor maps after
 /// the memrefs. Both (f16, bf16) equal the naive product; a view past the byte buffer is an

@@ -108,6 +108,9 @@ pub struct LowerOptions {
     pub thread_mapping: ThreadMapping,
     /// Which tensor-core instructions tensor-core programs use.
     pub tensor_core: super::mma::TensorCoreMode,
+    /// Whether wgmma kernels get a producer warpgroup (warp specialisation) where the block
+    /// has room for it.
+    pub warp_specialize: bool,
 }
 
 impl Default for LowerOptions {
@@ -117,6 +120,7 @@ impl Default for LowerOptions {
             prefetch: true,
             thread_mapping: ThreadMapping::Auto,
             tensor_core: super::mma::TensorCoreMode::default(),
+            warp_specialize: true,
         }
     }
 }
@@ -183,7 +187,14 @@ fn lower_searched(
         if fusion.is_some() {
             return Err("fused kernels under a tensor-core program are not lowered".into());
         }
-        return super::mma::lower_tensor_core(ctx, c, p, name, opts.tensor_core);
+        return super::mma::lower_tensor_core(
+            ctx,
+            c,
+            p,
+            name,
+            opts.tensor_core,
+            opts.warp_specialize,
+        );
     }
     let pf = (opts.prefetch, opts.thread_mapping);
     let device = program_device(p);

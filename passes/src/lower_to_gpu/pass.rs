@@ -42,6 +42,8 @@ rtile::declare_pass! {
             cross_thread: bool = "true", "cross-thread";
             /// tensor-core instructions: mma-sync (sm_80 mma.sync, ldmatrix, cp.async), auto (sm_90a wgmma with TMA where it applies, else mma-sync) or wgmma (an error where it does not apply)
             tensor_core: TensorCoreMode = "mma-sync", "tensor-core";
+            /// wgmma kernels with a producer warpgroup issuing the TMA loads and consumer warpgroups computing, synchronised by full/empty mbarriers, where the block has room for 128 more threads (false: every warpgroup computes, thread 0 loads)
+            warp_specialize: bool = "true", "warp-specialize";
         }
         statistics {
             KERNELS: "kernels", "Number of kernels generated";
@@ -378,6 +380,7 @@ impl Pass for LowerToGpu {
             thread_mapping: self.opts.thread_mapping,
             cross: (!self.opts.cross_thread).then_some(super::kernel::CrossThread::Off),
             tensor_core: self.opts.tensor_core,
+            warp_specialize: self.opts.warp_specialize,
         };
         lower_module_dedup(ctx, op, stats, opts, self.opts.dedup_kernels)
     }

@@ -54,8 +54,9 @@ pub enum SimErrorKind {
     /// that completes the copy.
     AsyncCopyPending,
     /// A read or write of bytes a TMA load (`nvgpu.tma.async.load`) writes, by a thread
-    /// that has not waited for the mbarrier phase the load completes; or a TMA load into
-    /// bytes an earlier one still in flight writes.
+    /// that has not waited for the mbarrier phase the load completes; a TMA load into
+    /// bytes an earlier one still in flight writes; or a TMA load into bytes a warpgroup
+    /// MMA read that was not released to the issuing thread.
     TmaPending,
     /// A misuse of an mbarrier: use before `nvgpu.mbarrier.init`, re-initialisation, more
     /// arrivals than the count, counts outside the PTX ranges.

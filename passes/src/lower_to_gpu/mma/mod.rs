@@ -75,13 +75,15 @@ impl TensorCoreMode {
 }
 
 /// Lowers `c` under the tensor-core program `p` into kernel `name` (built detached in
-/// `ctx`; nothing is left behind on failure), with wgmma where `mode` asks for it.
+/// `ctx`; nothing is left behind on failure), with wgmma where `mode` asks for it,
+/// warp-specialised where `warp_specialize` asks for it and the block has room.
 pub fn lower_tensor_core(
     ctx: &mut Context,
     c: &TeCompute,
     p: &RProgram,
     name: &str,
     mode: TensorCoreMode,
+    warp_specialize: bool,
 ) -> Result<LoweredKernel, String> {
     let dev = program_device(p)?;
     let plan = MmaPlan::new(c, p, &dev)?;
@@ -92,7 +94,7 @@ pub fn lower_tensor_core(
         ));
     }
     if mode != TensorCoreMode::MmaSync && plan.family == Family::MmaSync {
-        match wgmma::WgmmaPlan::new(c, &plan, &dev) {
+        match wgmma::WgmmaPlan::new(c, &plan, &dev, warp_specialize) {
             Ok(w) => return wgmma::lower_wgmma(ctx, c, &w, name),
             Err(e) if mode == TensorCoreMode::Wgmma => {
                 return Err(format!("tensor-core=wgmma: {e}"));

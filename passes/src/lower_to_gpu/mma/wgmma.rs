@@ -12,10 +12,21 @@
 //!   the block tile to global memory row by row (coalesced), converted to the result type
 //!   and guarded at the edges.
 //!
-//! The stage a k-step is loaded into was last read two barriers earlier: every iteration
-//! starts with `gpu.barrier` (all warpgroups finished the previous step's MMA, which waits
-//! for its wgmma group), then thread 0 loads k-step `kt + S - 1` into the stage step `kt - 1`
-//! used. Not warp-specialised yet (the producer is thread 0 of the consumers).
+//! Two structures (`warp-specialize=`):
+//! - warp-specialised (the default where the block has room for 128 more threads): CUTLASS's
+//!   sm90 "warp-specialized" kernel. The block's last warpgroup is the producer: its first
+//!   thread loops over the k-steps, waits on the stage's `empty` mbarrier (phase parity),
+//!   announces the bytes on its `full` mbarrier and issues the TMA loads. The other
+//!   warpgroups are consumers: they wait on `full`, run the MMA (which waits for its wgmma
+//!   group to retire) and release the stage with one arrival per warpgroup on `empty`; no
+//!   block barrier in the main loop. The producer stays alive (idle) to join the
+//!   epilogue's block barriers, which only consumers work between.
+//! - single-role: every iteration starts with `gpu.barrier` (all warpgroups finished the
+//!   previous step's MMA), then thread 0 loads k-step `kt + S - 1` into the stage step
+//!   `kt - 1` used, so the stage a k-step is loaded into was last read two barriers earlier.
+//!
+//! Register reallocation (`setmaxnreg`) is not used: the producer keeps the block's
+//! per-thread register count.
 //!
 //! Applies to 2-d matmuls with A row-major (K contiguous) and B row-major (N contiguous),
 //! f16/bf16 operands, rows of a multiple of 16 bytes (TMA's global stride rule), warpgroup
@@ -70,7 +81,12 @@ pub struct WgmmaPlan {
     /// Blocks along m and n.
     pub grid_m: i64,
     pub grid_n: i64,
+    /// Threads of the block: the consumer warpgroups, plus the producer warpgroup when
+    /// warp-specialised.
     pub threads: i64,
+    /// Whether the kernel is warp-specialised: one extra producer warpgroup issues the TMA
+    /// loads, the others only compute (see [`lower_wgmma`]).
+    pub warp_specialized: bool,
     pub stages: i64,
     /// k-steps of [`K_STEP`].
     pub k_steps: i64,
@@ -86,8 +102,15 @@ pub struct WgmmaPlan {
 }
 
 impl WgmmaPlan {
-    /// The wgmma plan of `plan` (the sm_80 plan of the same program) on `dev`, or why not.
-    pub fn new(c: &TeCompute, plan: &MmaPlan, dev: &Device) -> Result<WgmmaPlan, String> {
+    /// The wgmma plan of `plan` (the sm_80 plan of the same program) on `dev`, or why not;
+    /// warp-specialised when `warp_specialize` asks for it and the block has room for the
+    /// producer warpgroup (at most 1024 threads, the accumulator's registers still fit).
+    pub fn new(
+        c: &TeCompute,
+        plan: &MmaPlan,
+        dev: &Device,
+        warp_specialize: bool,
+    ) -> Result<WgmmaPlan, String> {
         let chip = dev.target().chip;
         if !chip.starts_with("sm_90") {
             return Err(format!(
@@ -131,18 +154,30 @@ impl WgmmaPlan {
             return Err("the block tile is not whole warpgroup tiles".into());
         }
         let groups_n = block_n / wg_n;
-        let threads = block_m / wg_m * groups_n * WARPGROUP;
+        let consumers = block_m / wg_m * groups_n * WARPGROUP;
         // The accumulator lives in registers: with the block's share of the register file
         // (its warps spread over the SM's 4 sub-partitions, allocated in steps of 8) it
         // must leave room for addresses, descriptors and loop state (ptxas needs about 26).
         let acc_regs = wg_m / 64 * wg_n_pad / 2;
-        let warps_per_partition = (threads / 32 + 3) / 4;
-        let share = ((dev.regs_per_core as i64 / 4) / (warps_per_partition * 32) / 8 * 8).min(255);
-        if acc_regs + ACC_HEADROOM > share {
+        let fits = |threads: i64| {
+            let warps_per_partition = (threads / 32 + 3) / 4;
+            let share =
+                ((dev.regs_per_core as i64 / 4) / (warps_per_partition * 32) / 8 * 8).min(255);
+            (acc_regs + ACC_HEADROOM <= share, share)
+        };
+        let (ok, share) = fits(consumers);
+        if !ok {
             return Err(format!(
-                "the {wg_m}x{wg_n_pad} accumulator needs {acc_regs} registers per thread and {threads} threads leave {share}"
+                "the {wg_m}x{wg_n_pad} accumulator needs {acc_regs} registers per thread and {consumers} threads leave {share}"
             ));
         }
+        let with_producer = consumers + WARPGROUP;
+        let warp_specialized = warp_specialize && with_producer <= 1024 && fits(with_producer).0;
+        let threads = if warp_specialized {
+            with_producer
+        } else {
+            consumers
+        };
         let k_steps = (k + K_STEP - 1) / K_STEP;
         let stage_bytes = (block_m + groups_n * wg_n_pad) * K_STEP * 2;
         let epilogue = block_m * groups_n * wg_n_pad * 4;
@@ -167,6 +202,7 @@ impl WgmmaPlan {
             grid_m: (m + block_m - 1) / block_m,
             grid_n: (n + block_n - 1) / block_n,
             threads,
+            warp_specialized,
             stages,
             k_steps,
             stage_bytes,
@@ -181,6 +217,11 @@ impl WgmmaPlan {
     /// Bytes of A's tile in a stage.
     fn a_bytes(&self) -> i64 {
         self.block_m * K_STEP * 2
+    }
+
+    /// Threads of the consumer warpgroups (the ones computing; the block's first).
+    pub fn consumer_threads(&self) -> i64 {
+        self.block_m / self.wg_m * (self.block_n / self.wg_n) * WARPGROUP
     }
 }
 
@@ -224,6 +265,7 @@ struct Build<'a, 'c> {
     p: &'a WgmmaPlan,
     base: Value,
     maps: [Value; 2],
+    /// The `full` barriers (one per stage, completed by the stage's TMA bytes).
     bar: Value,
     tid: Value,
     first: Value,
@@ -319,16 +361,27 @@ impl Build<'_, '_> {
         let nst = self.rem(nk, s);
         self.issue(nst, nk);
         self.em.end_then();
-        let cur = self.rem(kt, s);
-        let round = self.div(kt, s);
-        let phase = self.rem(round, 2);
-        let parity = self.em.cmp(CmpIPredicate::Ne, phase, zero);
+        let (cur, odd) = self.stage_of(kt, CmpIPredicate::Ne);
+        self.wait(self.bar, odd, cur);
+        let next = self.mma(cur, wgm, wgn, acc[0]);
+        self.em.end_for(&[next]);
+        res[0]
+    }
+
+    /// `nvgpu.mbarrier.try_wait.parity` on barrier `st` of `group` for the phase of parity
+    /// `parity` (an i1).
+    fn wait(&mut self, group: Value, parity: Value, st: Value) {
         let ticks = self.em.idx(10_000_000);
         self.em.op0(
             "nvgpu.mbarrier.try_wait.parity",
-            &[self.bar, parity, ticks, cur],
+            &[group, parity, ticks, st],
             &[],
         );
+    }
+
+    /// One k-step's `nvgpu.warpgroup.mma` of warpgroup (`wgm`, `wgn`) on stage `cur`.
+    fn mma(&mut self, cur: Value, wgm: Value, wgn: Value, acc: Value) -> Value {
+        let p = self.p;
         let a_rows = self.em.mul_const(wgm, p.wg_m * K_STEP * 2);
         let a_stage = self.byte_offset(cur, 0);
         let a_off = self.em.add(a_stage, a_rows);
@@ -351,27 +404,119 @@ impl Build<'_, '_> {
             &[],
             descriptor_type(b_ty),
         );
-        let acc_ty = self.em.ty(acc[0]);
-        let next = self.em.op(
+        let acc_ty = self.em.ty(acc);
+        self.em.op(
             "nvgpu.warpgroup.mma",
-            &[da, db, acc[0]],
+            &[da, db, acc],
             &[("transposeB", Attribute::unit())],
             acc_ty,
+        )
+    }
+
+    /// The stage of k-step `kt` and whether its round (`kt / S`) is odd (`pred` = `Ne`) or
+    /// even (`Eq`), an i1.
+    fn stage_of(&mut self, kt: Value, pred: CmpIPredicate) -> (Value, Value) {
+        let s = self.p.stages;
+        let cur = self.rem(kt, s);
+        let round = self.div(kt, s);
+        let phase = self.rem(round, 2);
+        let zero = self.em.idx(0);
+        let parity = self.em.cmp(pred, phase, zero);
+        (cur, parity)
+    }
+
+    /// A warp-specialised consumer's k loop (CUTLASS's sm90 "warp-specialized" mainloop):
+    /// wait for k-step `kt`'s bytes on `full[kt % S]` (the phase of round `kt / S`), run
+    /// the MMA (which waits for its wgmma group to retire), then release the stage: one
+    /// arrival on `empty[kt % S]` per consumer warpgroup, by its first thread. No block
+    /// barrier: the producer refills a stage once every consumer has released it.
+    fn consumer_loop(&mut self, wgm: Value, wgn: Value, empty: Value) -> Value {
+        let p = self.p;
+        let (zero, one) = (self.em.idx(0), self.em.idx(1));
+        let acc0 = self.em.op(
+            "nvgpu.warpgroup.mma.init.accumulator",
+            &[],
+            &[],
+            accumulator_type(p.wg_m, p.wg_n_pad),
         );
+        let steps = self.em.idx(p.k_steps);
+        let (kt, acc, res) = self.em.begin_for(zero, steps, one, &[acc0]);
+        let (cur, odd) = self.stage_of(kt, CmpIPredicate::Ne);
+        self.wait(self.bar, odd, cur);
+        let next = self.mma(cur, wgm, wgn, acc[0]);
+        let lane = self.rem(self.tid, WARPGROUP);
+        let leader = self.em.cmp(CmpIPredicate::Eq, lane, zero);
+        self.em.begin_then(leader);
+        let token = nvgpu_type("mbarrier.token".into());
+        self.em
+            .op("nvgpu.mbarrier.arrive", &[empty, cur], &[], token);
+        self.em.end_then();
         self.em.end_for(&[next]);
         res[0]
     }
 
-    /// Accumulators → shared f32 tiles → the result, coalesced, converted and guarded.
-    fn epilogue(&mut self, acc: Value, wg: Value, output: Value) {
+    /// The producer warpgroup's loop, run by its first thread: for each k-step wait until
+    /// the consumers have released the stage (`empty[kt % S]`, the phase of the previous
+    /// round: parity `(kt / S + 1) % 2`, which a fresh barrier's first wait passes at
+    /// once, as CUTLASS's producer starts at phase 1), then announce and issue its loads
+    /// on `full[kt % S]`.
+    fn producer(&mut self, empty: Value) {
+        let p = self.p;
+        let (zero, one) = (self.em.idx(0), self.em.idx(1));
+        let first = self.em.idx(p.consumer_threads());
+        let elected = self.em.cmp(CmpIPredicate::Eq, self.tid, first);
+        self.em.begin_then(elected);
+        let steps = self.em.idx(p.k_steps);
+        let (kt, _, _) = self.em.begin_for(zero, steps, one, &[]);
+        let (cur, even) = self.stage_of(kt, CmpIPredicate::Eq);
+        self.wait(empty, even, cur);
+        self.issue(cur, kt);
+        self.em.end_for(&[]);
+        self.em.end_then();
+    }
+
+    /// The warp-specialised body: the consumer warpgroups (threads below
+    /// [`WgmmaPlan::consumer_threads`]) run [`Self::consumer_loop`], the producer
+    /// warpgroup [`Self::producer`] and yields an unused zero accumulator so that every
+    /// thread stays alive for the epilogue's block barriers. Returns the accumulator and
+    /// the consumers' predicate.
+    fn specialized(&mut self, wgm: Value, wgn: Value, empty: Value) -> (Value, Value) {
+        let p = self.p;
+        let bound = self.em.idx(p.consumer_threads());
+        let consumer = self.em.cmp(CmpIPredicate::Ult, self.tid, bound);
+        let acc_ty = accumulator_type(p.wg_m, p.wg_n_pad);
+        let res = self.em.begin_if(consumer, &[acc_ty]);
+        let acc = self.consumer_loop(wgm, wgn, empty);
+        self.em.else_(&[acc]);
+        self.producer(empty);
+        let idle = self
+            .em
+            .op("nvgpu.warpgroup.mma.init.accumulator", &[], &[], acc_ty);
+        self.em.end_if(Some(&[idle]));
+        (res[0], consumer)
+    }
+
+    /// Accumulators → shared f32 tiles → the result, coalesced, converted and guarded; only
+    /// the threads where `consumers` holds (all when `None`) take part beside the barriers.
+    fn epilogue(&mut self, acc: Value, wg: Value, output: Value, consumers: Option<Value>) {
         let p = self.p;
         let groups = p.block_m / p.wg_m * (p.block_n / p.wg_n);
+        let threads = p.consumer_threads();
         self.em.barrier();
+        if let Some(c) = consumers {
+            self.em.begin_then(c);
+        }
         let tile = shared_memref(&[p.wg_m, p.wg_n_pad], ElemType::F32);
         let off = self.em.mul_const(wg, p.wg_m * p.wg_n_pad * 4);
         let mine = self.view(off, tile);
         self.em.op0("nvgpu.warpgroup.mma.store", &[acc, mine], &[]);
+        if consumers.is_some() {
+            self.em.end_then();
+        }
         self.em.barrier();
+        if let Some(c) = consumers {
+            self.em.begin_then(c);
+        }
         let zero = self.em.idx(0);
         let all = self.view(
             zero,
@@ -379,11 +524,11 @@ impl Build<'_, '_> {
         );
         let (lo, hi, step) = (
             self.em.idx(0),
-            self.em.idx(p.block_m * p.block_n / p.threads),
+            self.em.idx(p.block_m * p.block_n / threads),
             self.em.idx(1),
         );
         let (i, _, _) = self.em.begin_for(lo, hi, step, &[]);
-        let base = self.em.mul_const(i, p.threads);
+        let base = self.em.mul_const(i, threads);
         let idx = self.em.add(base, self.tid);
         let r = self.div(idx, p.block_n);
         let col = self.rem(idx, p.block_n);
@@ -420,6 +565,9 @@ impl Build<'_, '_> {
             self.em.end_then();
         }
         self.em.end_for(&[]);
+        if consumers.is_some() {
+            self.em.end_then();
+        }
     }
 }
 
@@ -453,6 +601,9 @@ pub fn lower_wgmma(
     let zero = em.idx(0);
     let first = em.cmp(CmpIPredicate::Eq, tid, zero);
     let bar = em.op("nvgpu.mbarrier.create", &[], &[], barrier_type(p.stages));
+    let empty = p
+        .warp_specialized
+        .then(|| em.op("nvgpu.mbarrier.create", &[], &[], barrier_type(p.stages)));
     let mut b = Build {
         em,
         p,
@@ -474,14 +625,23 @@ pub fn lower_wgmma(
     let wgm = b.div(wg, wgs_n);
     b.em.begin_then(first);
     let one = b.em.idx(1);
+    let releases = b.em.idx(p.consumer_threads() / WARPGROUP);
     for s in 0..p.stages {
         let sv = b.em.idx(s);
         b.em.op0("nvgpu.mbarrier.init", &[bar, one, sv], &[]);
+        if let Some(e) = empty {
+            b.em.op0("nvgpu.mbarrier.init", &[e, releases, sv], &[]);
+        }
     }
     b.em.end_then();
     b.em.barrier();
-    let acc = b.main_loop(wgm, wgn);
-    b.epilogue(acc, wg, output);
+    if let Some(e) = empty {
+        let (acc, consumers) = b.specialized(wgm, wgn, e);
+        b.epilogue(acc, wg, output, Some(consumers));
+    } else {
+        let acc = b.main_loop(wgm, wgn);
+        b.epilogue(acc, wg, output, None);
+    }
     b.em.finish(&[base_op]);
     let launch = Launch::new(
         [(p.grid_m * p.grid_n) as u32, 1, 1],

@@ -195,6 +195,7 @@ impl BlockState<'_> {
                     self.mbar.bars[b].tx += n as i64;
                 }
                 self.mbar.bars[b].pending -= 1;
+                self.tma_release(tid, b, self.mbar.bars[b].phase);
                 self.mbar_tx(b, 0, tid, at)?;
             }
             Sm90Inst::MbarWait { bar, parity } => {

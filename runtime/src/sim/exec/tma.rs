@@ -18,8 +18,13 @@
 //! a TMA pipeline, or an `expect_tx` smaller than the bytes the reads need. A TMA into cells
 //! that another TMA whose phase has not completed also writes is an error too. The copy is
 //! the async proxy's write, not a thread's, so the barrier-phase race check does not apply to
-//! it; whether a TMA overwrites bytes threads still read (a pipeline's missing consumer
-//! barrier) is not checked.
+//! it. A TMA into bytes a warpgroup MMA read is an error unless that read was released to
+//! the issuing thread: the issuer belongs to the reading warpgroup (the MMA, synchronous
+//! here, completed before its threads went on), a `gpu.barrier` since the read, or an
+//! mbarrier arrival by a thread of the reading warpgroup after the read whose phase the
+//! issuing thread has seen complete
+//! (the consumer release and producer wait of a warp-specialised pipeline; without them
+//! the copy could overwrite a stage the wgmma still reads).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
@@ -28,9 +33,28 @@ use super::super::compile::{MemDesc, Space, TmaInst};
 use super::{BlockState, SimError, SimErrorKind, dyn_byte};
 
 /// A destination cell's last TMA: the mbarrier object and the phase it completed
-/// ([`IN_FLIGHT`] until it lands).
+/// ([`IN_FLIGHT`] until it lands), and the last warpgroup MMA that read it since.
 #[derive(Clone, Copy, Debug)]
 struct Mark {
+    bar: usize,
+    phase: u64,
+    read: Option<MmaRead>,
+}
+
+/// A warpgroup MMA's read of a TMA-written cell: the warpgroup, the number of its MMA
+/// (1, 2, ..) and the block's barrier phase it ran in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct MmaRead {
+    group: u32,
+    seq: u64,
+    block_phase: u32,
+}
+
+/// An mbarrier arrival by a thread of a warpgroup after its MMA number `seq`: it releases
+/// the reads of MMAs up to `seq` to whoever sees phase `phase` of barrier `bar` complete.
+#[derive(Clone, Copy, Debug)]
+struct Release {
+    seq: u64,
     bar: usize,
     phase: u64,
 }
@@ -55,6 +79,9 @@ struct Flight {
 pub(super) struct TmaMarks {
     cells: HashMap<(usize, usize), Mark>,
     flights: VecDeque<Flight>,
+    /// Per warpgroup: the MMAs it has run and its releases, oldest first.
+    mmas: HashMap<u32, u64>,
+    releases: HashMap<u32, Vec<Release>>,
 }
 
 /// Bytes, in the buffer `m` lives in, of the shared-memory buffer (an attribution's
@@ -157,12 +184,64 @@ impl BlockState<'_> {
             {
                 let msg = format!(
                     "warpgroup op reads shared memory a TMA load writes before this thread has waited for it: {} (a missing or wrong nvgpu.mbarrier.try_wait.parity)",
-                    Self::pending_what(&Mark { bar, phase })
+                    Self::pending_what(&Mark {
+                        bar,
+                        phase,
+                        read: None
+                    })
                 );
                 return Err(self.error(SimErrorKind::TmaPending, Some(at), t, msg));
             }
         }
         Ok(())
+    }
+
+    /// Records warpgroup `group`'s MMA reading `cells`: the reads a later TMA into them
+    /// must have been released from ([`Self::tma_claim`]).
+    pub(super) fn tma_mma_read(&mut self, group: u32, cells: &[(usize, usize)]) {
+        if self.tma.cells.is_empty() {
+            return;
+        }
+        let seq = self.tma.mmas.entry(group).or_insert(0);
+        *seq += 1;
+        let read = MmaRead {
+            group,
+            seq: *seq,
+            block_phase: self.phase,
+        };
+        for c in cells {
+            if let Some(m) = self.tma.cells.get_mut(c) {
+                m.read = Some(read);
+            }
+        }
+    }
+
+    /// Records thread `tid`'s arrival on mbarrier `bar` in its phase `phase`: it releases
+    /// its warpgroup's MMA reads so far.
+    pub(super) fn tma_release(&mut self, tid: u32, bar: usize, phase: u64) {
+        let group = tid / super::sched::WARPGROUP;
+        let Some(&seq) = self.tma.mmas.get(&group) else {
+            return;
+        };
+        self.tma
+            .releases
+            .entry(group)
+            .or_default()
+            .push(Release { seq, bar, phase });
+    }
+
+    /// Whether MMA read `r` is ordered before thread `tid`'s TMA issue: `tid` is of the
+    /// reading warpgroup (the MMA completed before any of its threads went on), a block
+    /// barrier came since, or a release after it whose phase `tid` has seen complete.
+    fn released(&self, r: &MmaRead, tid: u32) -> bool {
+        r.group == tid / super::sched::WARPGROUP
+            || r.block_phase != self.phase
+            || self.tma.releases.get(&r.group).is_some_and(|v| {
+                v.iter()
+                    .rev()
+                    .take_while(|x| x.seq >= r.seq)
+                    .any(|x| self.mbar.has_seen(x.bar, tid, x.phase))
+            })
     }
 
     /// Issues thread `tid`'s TMA load `op` (registers `r`): lands the box and completes its
@@ -249,7 +328,14 @@ impl BlockState<'_> {
             self.tma_write(m, addr, v);
             let (buf, cells) = self.cells_at(m, addr);
             for c in cells {
-                self.tma.cells.insert((buf, c), Mark { bar: f.bar, phase });
+                self.tma.cells.insert(
+                    (buf, c),
+                    Mark {
+                        bar: f.bar,
+                        phase,
+                        read: None,
+                    },
+                );
             }
         }
         self.mbar_tx(f.bar, -f.bytes, f.tid, f.at)?;
@@ -270,21 +356,31 @@ impl BlockState<'_> {
         let (buf, cells) = self.cells_at(m, addr);
         for c in cells {
             self.check_async(buf, c, (tid, at), m, shown)?;
-            if let Some(mark) = self.tma.cells.get(&(buf, c))
-                && (mark.phase == IN_FLIGHT || self.mbar.phase(mark.bar) <= mark.phase)
-            {
-                let msg = format!(
-                    "TMA load into {} at [{}] while an earlier TMA load to it is in flight (its mbarrier phase has not completed)",
-                    m.ty,
-                    Self::index_text(m, shown)
-                );
-                return Err(self.error(SimErrorKind::TmaPending, Some(at), tid, msg));
+            if let Some(mark) = self.tma.cells.get(&(buf, c)) {
+                if mark.phase == IN_FLIGHT || self.mbar.phase(mark.bar) <= mark.phase {
+                    let msg = format!(
+                        "TMA load into {} at [{}] while an earlier TMA load to it is in flight (its mbarrier phase has not completed)",
+                        m.ty,
+                        Self::index_text(m, shown)
+                    );
+                    return Err(self.error(SimErrorKind::TmaPending, Some(at), tid, msg));
+                }
+                if let Some(r) = mark.read.filter(|r| !self.released(r, tid)) {
+                    let msg = format!(
+                        "TMA load into {} at [{}] overwrites what warpgroup {}'s nvgpu.warpgroup.mma read, before that read was released to this thread (no mbarrier arrival by the warpgroup after the MMA whose phase this thread waited for, nor a gpu.barrier since): a missing or early consumer release",
+                        m.ty,
+                        Self::index_text(m, shown),
+                        r.group
+                    );
+                    return Err(self.error(SimErrorKind::TmaPending, Some(at), tid, msg));
+                }
             }
             self.tma.cells.insert(
                 (buf, c),
                 Mark {
                     bar,
                     phase: IN_FLIGHT,
+                    read: None,
                 },
             );
         }

@@ -117,6 +117,7 @@ impl BlockState<'_> {
             }
         }
         self.check_tma_group(&cells, first..first + WARPGROUP, at)?;
+        self.tma_mma_read(first / WARPGROUP, &cells);
         let mut out = Vec::with_capacity(addrs.len());
         for addr in addrs {
             let shown = addr.saturating_sub(base) / eb;
