@@ -528,15 +528,25 @@ proptest! {
     }
 }
 
-/// (kernels, kernels at connect-level=none, shared stages) of the random chains lowered at
-/// connect-level=shared.
-static SHARED_STATS: std::sync::Mutex<Vec<(usize, usize, usize)>> =
+/// (kernels, kernels at connect-level=none, shared stages, stepped stages) of the random
+/// chains lowered at connect-level=shared.
+static SHARED_STATS: std::sync::Mutex<Vec<(usize, usize, usize, usize)>> =
     std::sync::Mutex::new(Vec::new());
 
 /// The shared stages of the lowered module (`rtile.shared_stages` on its kernels).
 fn shared_stages(lowered: &str) -> usize {
+    count_attr(lowered, "rtile.shared_stages = ")
+}
+
+/// The shared stages computed in k-steps (`rtile.stepped_stages` on its kernels).
+fn stepped_stages(lowered: &str) -> usize {
+    count_attr(lowered, "rtile.stepped_stages = ")
+}
+
+/// The sum of the counts `attr` gives on the kernels of `lowered`.
+fn count_attr(lowered: &str, attr: &str) -> usize {
     lowered
-        .split("rtile.shared_stages = ")
+        .split(attr)
         .skip(1)
         .filter_map(|s| {
             s.split(|c: char| !c.is_ascii_digit())
@@ -553,11 +563,13 @@ proptest! {
     /// ≥ 200 random chains at connect-level=shared (full Welder): the producers connected
     /// in shared memory are computed into it between barriers; every lowered function and
     /// kernel equals the unfused chain's f64 oracle (< 1e-5) with no simulator error (a
-    /// shared race or an uninitialised read fails the run).
+    /// shared race or an uninitialised read fails the run). Rows of 640 make a following
+    /// matmul's reduction too long to stage whole in a shared stage, which is then computed
+    /// in k-steps (`lower_to_gpu/shared_steps.rs`).
     #[test]
     fn random_chains_fuse_at_the_shared_level(
         m in prop_oneof![Just(1i64), Just(3), Just(8), Just(12), Just(17)],
-        n in prop_oneof![Just(1i64), Just(4), Just(7), Just(16), Just(24)],
+        n in prop_oneof![Just(1i64), Just(4), Just(7), Just(16), Just(24), Just(640)],
         steps in prop::collection::vec(step(), 1..5),
     ) {
         let text = chain_text(m, n, &steps);
@@ -568,7 +580,10 @@ proptest! {
                 let (k, _) = simulate(&l);
                 let k0 = none.unwrap_or(0);
                 prop_assert!(k <= k0, "{k} kernels fused, {k0} unfused:\n{text}");
-                SHARED_STATS.lock().unwrap().push((k, k0, shared_stages(&l)));
+                SHARED_STATS
+                    .lock()
+                    .unwrap()
+                    .push((k, k0, shared_stages(&l), stepped_stages(&l)));
             }
             Err(log) => prop_assert!(log.contains("not lowered"), "{log}"),
         }
@@ -588,6 +603,35 @@ fn shared_level_workloads_compute_producers_in_shared_memory() {
         assert!(shared_stages(&lowered) >= 1, "{lowered}");
         assert_eq!(simulate(&lowered).0, kernels);
     }
+}
+
+/// Hand-connected PWConv -> DWConv kernels (Welder §5.2's bottom-layer order) whose
+/// pointwise conv is a shared stage with a reduction too long to stage whole: computed in
+/// k-steps, every kernel and function equals the unfused chain's f64 oracle (< 1e-5), with
+/// no simulator error (a missing barrier between a step's copies and its fold is a race).
+#[test]
+fn stepped_shared_stages_match_the_unfused_chain() {
+    for text in [
+        include_str!("fused_sim_inputs/stepped-pw-dw.mlir"),
+        include_str!("fused_sim_inputs/stepped-pw-dw-partial.mlir"),
+    ] {
+        let lowered = lower_connected(text).expect("lowers");
+        // The pointwise conv and its two input copies; the conv stepped.
+        assert_eq!(shared_stages(&lowered), 3, "{lowered}");
+        assert_eq!(stepped_stages(&lowered), 1, "{lowered}");
+        assert_eq!(simulate(&lowered).0, 1);
+    }
+}
+
+/// A matmul (k = 640) read by a row max in shared memory, connected by `--connect`: the
+/// matmul's stage is stepped and the kernel matches, so the proptest's wide rows reach
+/// the stepped path at least here.
+#[test]
+fn a_long_reduction_in_a_shared_stage_is_stepped() {
+    let text = chain_text(8, 640, &[Step::Matmul(16), Step::RowCenter(true)]);
+    let lowered = lower(&text, "shared").expect("lowers");
+    assert!(stepped_stages(&lowered) >= 1, "{lowered}");
+    simulate(&lowered);
 }
 
 #[test]
@@ -629,9 +673,10 @@ fn random_chains_fuse_some() {
     }
     let s = SHARED_STATS.lock().unwrap();
     if !s.is_empty() {
-        let staged = s.iter().filter(|(_, _, st)| *st > 0).count();
+        let staged = s.iter().filter(|(_, _, st, _)| *st > 0).count();
+        let stepped = s.iter().filter(|(_, _, _, sp)| *sp > 0).count();
         eprintln!(
-            "random chains lowered at the shared level: {}, with shared stages: {staged}",
+            "random chains lowered at the shared level: {}, with shared stages: {staged}, with stepped stages: {stepped}",
             s.len()
         );
     }
