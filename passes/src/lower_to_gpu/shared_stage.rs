@@ -7,6 +7,10 @@
 //! from the footprint model's best-fit allocator (§4.2's shared-memory manager, 32-byte
 //! aligned): a stage's buffer is freed after the barrier that ends its last reader, so a
 //! later stage or the anchor's staged tiles may reuse the space.
+//!
+//! A reducing stage's global inputs are staged by copy stages (`plan_stages`), whole, or,
+//! when that is too large, one reduction step at a time with the stage accumulating in its
+//! tile between steps (`super::shared_steps`, Welder §3.1's reduction-axis input tiles).
 
 use std::collections::BTreeMap;
 

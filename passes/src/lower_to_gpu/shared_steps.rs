@@ -87,3 +87,53 @@ impl Lowering<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
+    use rtile_dialects::te::module::{new_context, parse_and_verify};
+
+    /// The computes of `text`'s function, in order.
+    fn computes(text: &str) -> Vec<TeCompute> {
+        let mut ctx = new_context();
+        let m = parse_and_verify(&mut ctx, "f.mlir", text).expect("parses");
+        ctx.collect_ops(m)
+            .into_iter()
+            .filter(|&o| ctx.op_name(o) == COMPUTE)
+            .map(|o| compute_from_op(&ctx, o).expect("compute").0)
+            .collect()
+    }
+
+    /// The step is the largest divisor of the longest reduction axis within the cap, and
+    /// no step is taken where it would be the whole axis, the inputs are not all global,
+    /// or there is no reduction.
+    #[test]
+    fn steps_divide_the_longest_reduction_axis() {
+        let cs = computes(
+            "func.func @f(%A: tensor<4x400xf32>, %B: tensor<400x3x8xf32>, %C: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %P = te.compute (%i, %j) reduce (%r, %k) in [4, 8, 3, 400] : (tensor<4x400xf32>, tensor<400x3x8xf32>) -> tensor<4x8xf32> { te.sum(%A[%i, %k] * %B[%k, %r, %j]) }
+  %Q = te.compute (%i, %j) in [4, 8] : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> { %P[%i, %j] + %C[%i, %j] }
+  func.return %Q : tensor<4x8xf32>
+}",
+        );
+        let args = [ReSrc::Arg(0), ReSrc::Arg(1)];
+        // Axis 3 (k, 400) is the longest: 200 ≤ 256, 100 ≤ 128, 50 ≤ 64, 8 ≤ 9, 1.
+        for (cap, size) in [(256, 200), (128, 100), (64, 50), (9, 8), (1, 1)] {
+            assert_eq!(
+                KStep::choose(&cs[0], &args, cap),
+                Some((3, size)),
+                "cap {cap}"
+            );
+        }
+        // A cap past the extent steps nothing: the whole reduction.
+        assert_eq!(KStep::choose(&cs[0], &args, 400), None);
+        // An input from an earlier stage does not move with the step.
+        assert_eq!(
+            KStep::choose(&cs[0], &[ReSrc::Arg(0), ReSrc::Shared(0)], 8),
+            None
+        );
+        // No reduction.
+        assert_eq!(KStep::choose(&cs[1], &args, 8), None);
+    }
+}
