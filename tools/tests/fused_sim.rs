@@ -528,15 +528,25 @@ proptest! {
     }
 }
 
-/// (kernels, kernels at connect-level=none, shared stages) of the random chains lowered at
-/// connect-level=shared.
-static SHARED_STATS: std::sync::Mutex<Vec<(usize, usize, usize)>> =
+/// (kernels, kernels at connect-level=none, shared stages, stepped stages) of the random
+/// chains lowered at connect-level=shared.
+static SHARED_STATS: std::sync::Mutex<Vec<(usize, usize, usize, usize)>> =
     std::sync::Mutex::new(Vec::new());
 
 /// The shared stages of the lowered module (`rtile.shared_stages` on its kernels).
 fn shared_stages(lowered: &str) -> usize {
+    count_attr(lowered, "rtile.shared_stages = ")
+}
+
+/// The shared stages computed in k-steps (`rtile.stepped_stages` on its kernels).
+fn stepped_stages(lowered: &str) -> usize {
+    count_attr(lowered, "rtile.stepped_stages = ")
+}
+
+/// The sum of the counts `attr` gives on the kernels of `lowered`.
+fn count_attr(lowered: &str, attr: &str) -> usize {
     lowered
-        .split("rtile.shared_stages = ")
+        .split(attr)
         .skip(1)
         .filter_map(|s| {
             s.split(|c: char| !c.is_ascii_digit())
@@ -553,11 +563,13 @@ proptest! {
     /// ≥ 200 random chains at connect-level=shared (full Welder): the producers connected
     /// in shared memory are computed into it between barriers; every lowered function and
     /// kernel equals the unfused chain's f64 oracle (< 1e-5) with no simulator error (a
-    /// shared race or an uninitialised read fails the run).
+    /// shared race or an uninitialised read fails the run). Rows of 640 make a following
+    /// matmul's reduction too long to stage whole in a shared stage, which is then computed
+    /// in k-steps (`lower_to_gpu/shared_steps.rs`).
     #[test]
     fn random_chains_fuse_at_the_shared_level(
         m in prop_oneof![Just(1i64), Just(3), Just(8), Just(12), Just(17)],
-        n in prop_oneof![Just(1i64), Just(4), Just(7), Just(16), Just(24)],
+        n in prop_oneof![Just(1i64), Just(4), Just(7), Just(16), Just(24), Just(640)],
         steps in prop::collection::vec(step(), 1..5),
     ) {
         let text = chain_text(m, n, &steps);
@@ -568,7 +580,50 @@ proptest! {
                 let (k, _) = simulate(&l);
                 let k0 = none.unwrap_or(0);
                 prop_assert!(k <= k0, "{k} kernels fused, {k0} unfused:\n{text}");
-                SHARED_STATS.lock().unwrap().push((k, k0, shared_stages(&l)));
+                SHARED_STATS
+                    .lock()
+                    .unwrap()
+                    .push((k, k0, shared_stages(&l), stepped_stages(&l)));
+            }
+            Err(log) => prop_assert!(log.contains("not lowered"), "{log}"),
+        }
+    }
+}
+
+/// (stepped stages, kernels) of the wide random chains.
+static WIDE_STATS: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Random chains that start with a long reduction (a matmul over 384 to 1000 columns)
+    /// read by a row reduction, then random steps, at connect-level=shared: the matmul's
+    /// shared stage cannot stage its inputs whole and is computed in k-steps
+    /// (`lower_to_gpu/shared_steps.rs`, steps that divide the reduction: 384, 640 and
+    /// 1000 give different ones); every lowered function and kernel equals the unfused
+    /// chain's f64 oracle (< 1e-5) with no simulator error. The tail steps are the
+    /// well-conditioned ones (bias, relu, affine): `x - max(x)` over a 640-term f32 sum
+    /// is a cancellation, and a `tanh` of it amplifies the sum's rounding past 1e-5 in any
+    /// f32 kernel that fuses them (main's lowering included, without k-steps: 1.8e-5 for
+    /// m = 3, k = 640, n2 = 16), which is no test of the fusion.
+    #[test]
+    fn random_wide_chains_step_their_shared_stages(
+        m in prop_oneof![Just(3i64), Just(8), Just(12), Just(17)],
+        k in prop_oneof![Just(384i64), Just(640), Just(1000)],
+        n2 in prop_oneof![Just(5i64), Just(8), Just(13), Just(16)],
+        max in any::<bool>(),
+        tail in prop::collection::vec(
+            prop_oneof![Just(Step::Bias), Just(Step::Unary(0)), Just(Step::Unary(2))],
+            0..3,
+        ),
+    ) {
+        let mut steps = vec![Step::Matmul(n2), Step::RowCenter(max)];
+        steps.extend(tail);
+        let text = chain_text(m, k, &steps);
+        match lower(&text, "shared") {
+            Ok(l) => {
+                let (kernels, _) = simulate(&l);
+                WIDE_STATS.lock().unwrap().push((stepped_stages(&l), kernels));
             }
             Err(log) => prop_assert!(log.contains("not lowered"), "{log}"),
         }
@@ -588,6 +643,35 @@ fn shared_level_workloads_compute_producers_in_shared_memory() {
         assert!(shared_stages(&lowered) >= 1, "{lowered}");
         assert_eq!(simulate(&lowered).0, kernels);
     }
+}
+
+/// Hand-connected PWConv -> DWConv kernels (Welder §5.2's bottom-layer order) whose
+/// pointwise conv is a shared stage with a reduction too long to stage whole: computed in
+/// k-steps, every kernel and function equals the unfused chain's f64 oracle (< 1e-5), with
+/// no simulator error (a missing barrier between a step's copies and its fold is a race).
+#[test]
+fn stepped_shared_stages_match_the_unfused_chain() {
+    for text in [
+        include_str!("fused_sim_inputs/stepped-pw-dw.mlir"),
+        include_str!("fused_sim_inputs/stepped-pw-dw-partial.mlir"),
+    ] {
+        let lowered = lower_connected(text).expect("lowers");
+        // The pointwise conv and its two input copies; the conv stepped.
+        assert_eq!(shared_stages(&lowered), 3, "{lowered}");
+        assert_eq!(stepped_stages(&lowered), 1, "{lowered}");
+        assert_eq!(simulate(&lowered).0, 1);
+    }
+}
+
+/// A matmul (k = 640) read by a row max in shared memory, connected by `--connect`: the
+/// matmul's stage is stepped and the kernel matches, so the proptest's wide rows reach
+/// the stepped path at least here.
+#[test]
+fn a_long_reduction_in_a_shared_stage_is_stepped() {
+    let text = chain_text(8, 640, &[Step::Matmul(16), Step::RowCenter(true)]);
+    let lowered = lower(&text, "shared").expect("lowers");
+    assert!(stepped_stages(&lowered) >= 1, "{lowered}");
+    simulate(&lowered);
 }
 
 #[test]
@@ -627,11 +711,21 @@ fn random_chains_fuse_some() {
             s.len()
         );
     }
+    let w = WIDE_STATS.lock().unwrap();
+    if !w.is_empty() {
+        let stepped = w.iter().filter(|(st, _)| *st > 0).count();
+        eprintln!(
+            "wide random chains lowered: {}, with stepped stages: {stepped}",
+            w.len()
+        );
+    }
+    drop(w);
     let s = SHARED_STATS.lock().unwrap();
     if !s.is_empty() {
-        let staged = s.iter().filter(|(_, _, st)| *st > 0).count();
+        let staged = s.iter().filter(|(_, _, st, _)| *st > 0).count();
+        let stepped = s.iter().filter(|(_, _, _, sp)| *sp > 0).count();
         eprintln!(
-            "random chains lowered at the shared level: {}, with shared stages: {staged}",
+            "random chains lowered at the shared level: {}, with shared stages: {staged}, with stepped stages: {stepped}",
             s.len()
         );
     }

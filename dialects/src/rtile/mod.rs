@@ -45,6 +45,10 @@ pub const PEAK_BYTES: &str = "rtile.peak_bytes";
 /// On a lowered `gpu.func` fusing a Welder kernel: how many of its producers it computes
 /// into shared memory (shared stages), as a positive `i64`.
 pub const SHARED_STAGES: &str = "rtile.shared_stages";
+/// On a lowered `gpu.func` fusing a Welder kernel: how many of its shared stages it
+/// computes in k-steps (their input copies loaded one reduction step at a time), as a
+/// positive `i64`.
+pub const STEPPED_STAGES: &str = "rtile.stepped_stages";
 /// On a lowered tensor-core `gpu.func`: the stages of its `cp.async` global→shared
 /// pipeline, as a positive `i64`.
 pub const PIPELINE_STAGES: &str = "rtile.pipeline_stages";

@@ -16,8 +16,8 @@ use rtile::ir::{AttrKind, Context, OpId, TypeKind};
 
 use super::{
     DEVICE, LAUNCH, NO_HOIST, PEAK_BYTES, PERSISTENT, PIPELINE_STAGES, PROGRAM, PROGRAMS, RProgram,
-    SHARED_STAGES, SPLIT_RESULT, TE_REFERENCE, TENSOR_MAP_OF, TILE, TileAttr, UNROLL, WAIT,
-    programs_from_attr,
+    SHARED_STAGES, SPLIT_RESULT, STEPPED_STAGES, TE_REFERENCE, TENSOR_MAP_OF, TILE, TileAttr,
+    UNROLL, WAIT, programs_from_attr,
 };
 use crate::te::ir::{COMPUTE, compute_from_op};
 use crate::te::model::{AxisKind, TeCompute};
@@ -115,7 +115,7 @@ impl AttributeVerifier for RtileAttrVerifier {
             }
             return tensor_map_sources(ctx, op, attr).map_err(err);
         }
-        if name == SHARED_STAGES {
+        if name == SHARED_STAGES || name == STEPPED_STAGES {
             if ctx.op_name(op) != "gpu.func" {
                 return Err(err("only valid on 'gpu.func'".into()));
             }
@@ -173,7 +173,7 @@ impl AttributeVerifier for RtileAttrVerifier {
         }
         if name != PROGRAMS && name != PROGRAM {
             return Err(err(format!(
-                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {SPLIT_RESULT}, {PIPELINE_STAGES}, {TENSOR_MAP_OF}, {PERSISTENT}, {WAIT} or {NO_HOIST})"
+                "unknown rtile attribute (expected {PROGRAMS}, {PROGRAM}, {TILE}, {LAUNCH}, {TE_REFERENCE}, {UNROLL}, {DEVICE}, {PEAK_BYTES}, {SHARED_STAGES}, {STEPPED_STAGES}, {SPLIT_RESULT}, {PIPELINE_STAGES}, {TENSOR_MAP_OF}, {PERSISTENT}, {WAIT} or {NO_HOIST})"
             )));
         }
         if ctx.op_name(op) != COMPUTE {

@@ -419,14 +419,41 @@ impl Lowering<'_> {
         let comb = c
             .combiner
             .ok_or("internal error: a recomputed op without a reduction")?;
-        let np = c.num_parallel();
-        let red: Vec<i64> = c.axes[np..].iter().map(|a| a.extent).collect();
-        let total: i64 = red.iter().product();
         let init = self.constant(comb.identity(c.acc_type()), c.acc_type());
+        let acc = self.fold(rc, at, init, None)?;
+        Ok(self.acc_to_result(c, acc))
+    }
+
+    /// `init` folded with `rc`'s body over its reduction points at the output point `at`
+    /// (in its accumulator type); with `range = Some((axis, base, size))`, reduction axis
+    /// `axis` (an index into `rc`'s axes) only over `base .. base + size`: one k-step of a
+    /// stepped shared stage (Welder §3.1: input tiles along a reduction axis "loaded and
+    /// consumed sequentially by accumulating their results to the output tile").
+    pub(super) fn fold(
+        &mut self,
+        rc: &Recompute,
+        at: &[Value],
+        init: Value,
+        range: Option<(usize, Value, i64)>,
+    ) -> Result<Value, String> {
+        let c = &rc.compute;
+        let comb = c
+            .combiner
+            .ok_or("internal error: a recomputed op without a reduction")?;
+        let np = c.num_parallel();
+        let mut red: Vec<i64> = c.axes[np..].iter().map(|a| a.extent).collect();
+        if let Some((axis, _, size)) = range {
+            red[axis - np] = size;
+        }
+        let total: i64 = red.iter().product();
         let (z, n, one) = (self.em.idx(0), self.em.idx(total), self.em.idx(1));
         let (iv, accs, res) = self.em.begin_for(z, n, one, &[init]);
+        let mut coords = self.decompose(iv, &red);
+        if let Some((axis, base, _)) = range {
+            coords[axis - np] = self.em.add(coords[axis - np], base);
+        }
         let mut axes: Vec<Option<Value>> = at.iter().map(|&v| Some(v)).collect();
-        axes.extend(self.decompose(iv, &red).into_iter().map(Some));
+        axes.extend(coords.into_iter().map(Some));
         let mut avals = Vec::new();
         for a in &c.accesses {
             let idx = a
@@ -441,6 +468,6 @@ impl Lowering<'_> {
         let (v, _) = self.body_with(&c.body, &avals, &c.access_types())?;
         let acc = self.combine(comb, accs[0], v, c.acc_type());
         self.em.end_for(&[acc]);
-        Ok(self.acc_to_result(c, res[0]))
+        Ok(res[0])
     }
 }

@@ -499,6 +499,19 @@ fn build_kernel(
             rtile::ir::Attribute::i64(plan.shared_stages.len() as i64),
         );
     }
+    let stepped = plan
+        .shared_stages
+        .iter()
+        .filter(|s| s.step.is_some())
+        .count();
+    if stepped > 0 {
+        // How many of them it computes in k-steps (`shared_steps`).
+        ctx.set_attr(
+            func,
+            rtile_dialects::rtile::STEPPED_STAGES,
+            rtile::ir::Attribute::i64(stepped as i64),
+        );
+    }
     let shared_bytes = declared_shared_bytes(plan);
     debug_assert_eq!(
         shared_bytes,

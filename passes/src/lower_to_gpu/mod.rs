@@ -21,6 +21,7 @@ pub(crate) mod persistent;
 pub mod plan;
 pub mod reduction;
 pub mod shared_stage;
+pub mod shared_steps;
 pub mod staging;
 pub mod thread_map;
 mod types;

@@ -7,6 +7,10 @@
 //! from the footprint model's best-fit allocator (§4.2's shared-memory manager, 32-byte
 //! aligned): a stage's buffer is freed after the barrier that ends its last reader, so a
 //! later stage or the anchor's staged tiles may reuse the space.
+//!
+//! A reducing stage's global inputs are staged by copy stages (`plan_stages`), whole, or,
+//! when that is too large, one reduction step at a time with the stage accumulating in its
+//! tile between steps (`super::shared_steps`, Welder §3.1's reduction-axis input tiles).
 
 use std::collections::BTreeMap;
 
@@ -17,6 +21,7 @@ use rtile_dialects::te::model::TeCompute;
 use super::context::{Lowering, REDUCTION_SLOT};
 use super::fuse::{ReSrc, Recompute};
 use super::plan::{InputSource, KernelPlan, SharedBuffer};
+use super::shared_steps::KStep;
 use super::staging::plan_staged;
 use super::types::{shared_memref, ty};
 use crate::connect::model::BestFit;
@@ -29,7 +34,9 @@ pub(super) fn stage_slot(k: usize) -> usize {
 }
 
 /// One dim of a tile in a block: `lo + Σ coef[a]·base[a] .. + size`, where `base[a]` is the
-/// block's base along the anchor's axis `a` (0 on reduction axes, which are taken whole).
+/// block's base along the anchor's axis `a` (0 on reduction axes, which are taken whole);
+/// one more column, [`Span::step_column`], is the base of the current k-step of the stepped
+/// stage that reads the tile (the input copies of a [`KStep`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Span {
     /// Per anchor axis, the coefficient of its block base.
@@ -49,6 +56,16 @@ pub struct SharedStage {
     pub member: usize,
     /// The tile of its result one block computes, per result dim (set by [`plan_regions`]).
     pub region: Vec<Span>,
+    /// Computed in steps along one reduction axis, its input copies loaded per step
+    /// (`super::shared_steps`); `None`: computed whole.
+    pub step: Option<KStep>,
+}
+
+impl Span {
+    /// The column of `coef` that is the current k-step's base (the last).
+    pub fn step_column(&self) -> usize {
+        self.coef.len() - 1
+    }
 }
 
 impl SharedStage {
@@ -59,6 +76,7 @@ impl SharedStage {
             srcs,
             member,
             region: Vec::new(),
+            step: None,
         }
     }
     /// The shared tile's shape.
@@ -186,10 +204,12 @@ pub fn plan_regions(
 ) -> Result<(), String> {
     let n = anchor.axes.len();
     let np = anchor.num_parallel();
+    // One column per anchor axis, and the k-step base's (see `Span`).
+    let nb = n + 1;
     let axes: Vec<Span> = (0..n)
         .map(|a| {
             // An axis one block covers has its base always 0.
-            let mut coef = vec![0; n];
+            let mut coef = vec![0; nb];
             if a < np && (block[a] as i64) < anchor.axes[a].extent {
                 coef[a] = 1;
             }
@@ -218,7 +238,17 @@ pub fn plan_regions(
             }
         }
         let st = &stages[k];
-        let b = with_reductions(&st.compute, r.clone(), n);
+        let mut b = with_reductions(&st.compute, r.clone(), nb);
+        if let Some(step) = &st.step {
+            // One step's slice of the stepped axis: what its copies hold at a time.
+            let mut coef = vec![0; nb];
+            coef[n] = 1;
+            b[step.axis] = Span {
+                coef,
+                lo: 0,
+                size: step.size,
+            };
+        }
         visit(&st.compute, &st.srcs, &b, &mut regions[..k])
             .map_err(|e| format!("shared stage {k}: {e}"))?;
         stages[k].region = r;
@@ -324,57 +354,152 @@ pub(super) fn plan_shared_stages(
     Ok(())
 }
 
+/// What [`Lowering::stage_points`] writes at each point of a stage's tile inside the
+/// producer's domain (outside it: 0, written by the first pass).
+#[derive(Clone, Copy)]
+pub(super) enum Fill {
+    /// The producer's value (its whole reduction).
+    Whole,
+    /// The combiner's identity: a stepped stage before its first step.
+    Init,
+    /// The tile's value folded with reduction axis `.0` over `.1 .. .1 + .2` (one k-step).
+    Step(usize, Value, i64),
+}
+
 impl Lowering<'_> {
     /// Computes every shared stage's tile into its buffer (see the module doc): thread
     /// `tid` takes points `tid, tid + threads, ..` of the tile; points outside the
     /// producer's domain (halo past the edge, a partial block) hold 0, never read as data.
     /// A barrier ends each stage, so its readers (and a buffer reusing its space) run after.
+    /// A stepped stage ([`KStep`]) loads its input copies and accumulates once per step
+    /// (`super::shared_steps`); the copies are loaded there, not here.
     pub(super) fn materialize(&mut self, tid: Value) -> Result<(), String> {
         let plan = self.plan;
+        let per_step: Vec<usize> = plan
+            .shared_stages
+            .iter()
+            .filter_map(|s| s.step.as_ref())
+            .flat_map(|s| s.copies.iter().copied())
+            .collect();
         for (k, st) in plan.shared_stages.iter().enumerate() {
-            let mut lo = Vec::new();
-            for s in &st.region {
-                let mut v = self.em.idx(s.lo);
-                for (a, &cf) in s.coef.iter().enumerate() {
-                    if cf != 0 {
-                        let t = self.em.mul_const(self.tile_base[a], cf);
-                        v = self.em.add(v, t);
-                    }
-                }
-                lo.push(v);
+            if per_step.contains(&k) {
+                // Its base moves with the step: set inside its stage's step loop.
+                self.stage_lo.push(Vec::new());
+                continue;
             }
+            let lo = self.region_lo(&st.region, None)?;
             self.stage_lo.push(lo.clone());
-            let shape = st.shape();
-            let total: i64 = shape.iter().product();
-            let (n, step) = (self.em.idx(total), self.em.idx(plan.block_threads));
-            let (iv, _, _) = self.em.begin_for(tid, n, step, &[]);
-            let coords = self.decompose(iv, &shape);
-            let at: Vec<Value> = lo
-                .iter()
-                .zip(&coords)
-                .map(|(&l, &c)| self.em.add(l, c))
-                .collect();
-            let c = &st.compute;
-            let checks = vec![(true, true); at.len()];
-            let cond = self.in_bounds(&at, &c.result.shape, &checks);
-            let elem = c.result.elem;
-            let v = match cond {
-                None => self.member_value(c, &st.srcs, &at)?,
-                Some(cond) => {
-                    let r = self.em.begin_if(cond, &[ty(elem)]);
-                    let v = self.member_value(c, &st.srcs, &at)?;
-                    self.em.else_(&[v]);
-                    let z = self.constant(0.0, elem);
-                    self.em.end_if(Some(&[z]));
-                    r[0]
+            match &st.step {
+                None => {
+                    self.stage_points(k, &lo, tid, Fill::Whole)?;
+                    self.em.barrier();
                 }
-            };
-            let mut args = vec![v, self.shared_buffer(stage_slot(k))];
-            args.extend(coords);
-            self.em.op0("memref.store", &args, &[]);
-            self.em.end_for(&[]);
-            self.em.barrier();
+                Some(step) => self.materialize_steps(k, step, &lo, tid)?,
+            }
         }
+        Ok(())
+    }
+
+    /// The first element of a region in this block: `lo + Σ coef[a]·base[a]` over the
+    /// anchor's tile bases, and `step` (the current k-step's base) on the step column.
+    pub(super) fn region_lo(
+        &mut self,
+        region: &[Span],
+        step: Option<Value>,
+    ) -> Result<Vec<Value>, String> {
+        let mut lo = Vec::new();
+        for s in region {
+            let mut v = self.em.idx(s.lo);
+            for (a, &cf) in s.coef.iter().enumerate() {
+                if cf == 0 {
+                    continue;
+                }
+                let base = if a == s.step_column() {
+                    // Only a stepped stage's copies move with the step (plan_regions).
+                    step.ok_or("internal error: a tile that moves with a k-step outside one")?
+                } else {
+                    self.tile_base[a]
+                };
+                let t = self.em.mul_const(base, cf);
+                v = self.em.add(v, t);
+            }
+            lo.push(v);
+        }
+        Ok(lo)
+    }
+
+    /// One pass of the block's threads over stage `k`'s tile (at `lo`), thread `tid`
+    /// taking points `tid, tid + threads, ..`: see [`Fill`] for what each point gets.
+    pub(super) fn stage_points(
+        &mut self,
+        k: usize,
+        lo: &[Value],
+        tid: Value,
+        fill: Fill,
+    ) -> Result<(), String> {
+        let plan = self.plan;
+        let st = &plan.shared_stages[k];
+        let shape = st.shape();
+        let total: i64 = shape.iter().product();
+        let (n, step) = (self.em.idx(total), self.em.idx(plan.block_threads));
+        let (iv, _, _) = self.em.begin_for(tid, n, step, &[]);
+        let coords = self.decompose(iv, &shape);
+        let at: Vec<Value> = lo
+            .iter()
+            .zip(&coords)
+            .map(|(&l, &c)| self.em.add(l, c))
+            .collect();
+        let c = &st.compute;
+        let checks = vec![(true, true); at.len()];
+        let cond = self.in_bounds(&at, &c.result.shape, &checks);
+        let elem = c.result.elem;
+        let buf = self.shared_buffer(stage_slot(k));
+        let mut addr = vec![buf];
+        addr.extend(coords);
+        if let Fill::Step(axis, base, size) = fill {
+            // Outside the domain the tile keeps the 0 its first pass wrote.
+            if let Some(cond) = cond {
+                self.em.begin_then(cond);
+            }
+            let acc = self.em.op("memref.load", &addr, &[], ty(elem));
+            let rc = Recompute {
+                compute: c.clone(),
+                srcs: st.srcs.clone(),
+            };
+            let v = self.fold(&rc, &at, acc, Some((axis, base, size)))?;
+            let mut args = vec![v];
+            args.extend_from_slice(&addr);
+            self.em.op0("memref.store", &args, &[]);
+            if cond.is_some() {
+                self.em.end_then();
+            }
+            self.em.end_for(&[]);
+            return Ok(());
+        }
+        let value = |cx: &mut Self| match fill {
+            Fill::Init => {
+                let comb = c
+                    .combiner
+                    .ok_or("internal error: a stepped stage without a reduction")?;
+                Ok(cx.constant(comb.identity(c.acc_type()), elem))
+            }
+            _ => cx.member_value(c, &st.srcs, &at),
+        };
+        let v = match cond {
+            None => value(self)?,
+            Some(cond) => {
+                let r = self.em.begin_if(cond, &[ty(elem)]);
+                let v = value(self)?;
+                self.em.else_(&[v]);
+                let z = self.constant(0.0, elem);
+                self.em.end_if(Some(&[z]));
+                r[0]
+            }
+        };
+        let mut args = vec![v];
+        args.extend(addr);
+        self.em.op0("memref.store", &args, &[]);
+        self.em.end_for(&[]);
         Ok(())
     }
 
@@ -493,35 +618,64 @@ fn copy_of(t: &rtile_dialects::te::model::TensorType) -> TeCompute {
     }
 }
 
+/// `stages` with each reducing stage's global inputs staged by copy stages of their own,
+/// placed just before it, and each stage's old index mapped to its new one. With
+/// `step_cap`, a stage [`KStep::applies`] to is computed in k-steps of at most that many
+/// reduction indices along its longest reduction axis (the largest divisor of its extent
+/// that fits), its copies holding one step's slice; `None`: whole copies.
+fn with_copies(stages: &[SharedStage], step_cap: Option<i64>) -> (Vec<SharedStage>, Vec<usize>) {
+    let mut with: Vec<SharedStage> = Vec::new();
+    let mut map = Vec::new();
+    for st in stages {
+        let mut srcs = renumber(&st.srcs, &map);
+        let step = step_cap.and_then(|cap| KStep::choose(&st.compute, &st.srcs, cap));
+        let mut copies = Vec::new();
+        if st.compute.combiner.is_some() {
+            for (i, s) in srcs.iter_mut().enumerate() {
+                if let ReSrc::Arg(k) = s {
+                    let copy = copy_of(&st.compute.inputs[i]);
+                    with.push(SharedStage::new(copy, vec![ReSrc::Arg(*k)], usize::MAX));
+                    copies.push(with.len() - 1);
+                    *s = ReSrc::Shared(with.len() - 1);
+                }
+            }
+        }
+        map.push(with.len());
+        with.push(SharedStage {
+            srcs,
+            step: step.map(|(axis, size)| KStep { axis, size, copies }),
+            ..st.clone()
+        });
+    }
+    (with, map)
+}
+
 /// Plans the stages' regions ([`plan_regions`]), first with each reducing stage's global
 /// inputs staged in shared memory by copy stages of their own (loaded once per block,
 /// coalesced, instead of once per point that reads them: a reduction stage computes many
 /// points from the same inputs, and global memory has no cache to catch the re-reads,
-/// §3.1's traffic counts each boundary tile once per block); without the copies when
-/// those would take more than `COPY_LIMIT_BYTES` or cannot be planned.
+/// §3.1's traffic counts each boundary tile once per block). When those copies would take
+/// more than `COPY_LIMIT_BYTES`, the stages whose inputs are all global are computed in
+/// k-steps (Welder §3.1: input tiles along a reduction axis "loaded and consumed
+/// sequentially by accumulating their results to the output tile"), the largest steps
+/// (≤ 256, 128, .., 1 indices) whose copies fit; without copies when none fits or the
+/// copies cannot be planned.
 pub fn plan_stages(
     anchor: &TeCompute,
     block: &[u64],
     sources: &mut Vec<ReSrc>,
     stages: &mut Vec<SharedStage>,
 ) -> Result<(), String> {
-    let mut with: Vec<SharedStage> = Vec::new();
-    let mut map = Vec::new();
-    for st in stages.iter() {
-        let mut srcs = renumber(&st.srcs, &map);
-        if st.compute.combiner.is_some() {
-            for (i, s) in srcs.iter_mut().enumerate() {
-                if let ReSrc::Arg(k) = s {
-                    let copy = copy_of(&st.compute.inputs[i]);
-                    with.push(SharedStage::new(copy, vec![ReSrc::Arg(*k)], usize::MAX));
-                    *s = ReSrc::Shared(with.len() - 1);
-                }
-            }
+    let caps = [None].into_iter().chain(STEP_CAPS.iter().map(|&c| Some(c)));
+    for cap in caps {
+        let (mut with, map) = with_copies(stages, cap);
+        if with.len() == stages.len() {
+            break;
         }
-        map.push(with.len());
-        with.push(SharedStage { srcs, ..st.clone() });
-    }
-    if with.len() > stages.len() {
+        if cap.is_some() && with.iter().all(|s| s.step.is_none()) {
+            // Every reduction is within the cap: the whole copies, already tried.
+            continue;
+        }
         let mut with_sources = renumber(sources, &map);
         let planned = plan_regions(anchor, block, &with_sources, &mut with);
         let bytes: u64 = with.iter().map(SharedStage::bytes).sum();
@@ -533,3 +687,8 @@ pub fn plan_stages(
     }
     plan_regions(anchor, block, sources, stages)
 }
+
+/// The k-step sizes [`plan_stages`] tries, largest first: the connect model's reduction
+/// steps (`connect::tiling`, 256 to 8), then smaller ones for copies whose other dims are
+/// large (a whole feature map per reduction index).
+const STEP_CAPS: [i64; 9] = [256, 128, 64, 32, 16, 8, 4, 2, 1];

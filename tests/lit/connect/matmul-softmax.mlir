@@ -34,22 +34,24 @@
 // FULL: tilegraph.kernel -> (tensor<4096x128xf32>) {
 // FULL: te.compute (%m, %n) reduce (%k) in [4096, 128, 64]
 // FULL: } {tilegraph.connect = ["global", "global"]
-// An [8x128] block tile: §4.1's register-level rule asks at least 128 threads a block
-// (4 warp schedulers × 32), and V100's 96 registers a thread then hold 8 points each; a
-// [32x128] tile (2.7× less traffic) needs 32 points a thread or 16 threads a row.
-// FULL-SAME: tilegraph.tiles = {register = array<i64: 1, 8, 1>, shared = array<i64: 8, 128, 64>}
+// A [32x128] block tile, 256 threads of [2x8] points (§4.1: at least 128 threads a block).
+// It was [8x128] (2.7× the traffic) until the lowering computed shared stages in k-steps:
+// the matmul's stage then read A and B from global memory at every point, its whole-k
+// copies (56 KB) being over the copy limit, and the estimate counted those reads
+// (connect/fit.rs `unstaged_bytes`). Now B comes in k-steps of 32 and nothing is re-read.
+// FULL-SAME: tilegraph.tiles = {register = array<i64: 2, 8, 1>, shared = array<i64: 32, 128, 32>}
 // The matmul's furthest consumer (exp) is decided first: connecting it pulls the row max
 // in between into the kernel, and beats two kernels (the estimates, in µs, are printed).
 // The row max then reads the matmul's tile in shared memory: in registers, it would ask
 // each thread for whole rows while exp asks [1x8] (§3.1 inconsistent propagation).
 // FULL: te.max
 // FULL-NEXT: } {tilegraph.connect = ["shared"], tilegraph.decisions = [{chosen = "shared", global = "both ends are already in one kernel", register = "no thread tile propagates consistently inside the block tile", shared = {{.*}} : f64}]
-// FULL-SAME: tilegraph.tiles = {register = array<i64: 1, 1>, shared = array<i64: 8, 128>}
+// FULL-SAME: tilegraph.tiles = {register = array<i64: 2, 1>, shared = array<i64: 32, 128>}
 // FULL: exp(
-// FULL-NEXT: } {tilegraph.connect = ["register", "register"], tilegraph.decisions = [{chosen = "register", global = 3.392900e+01 : f64, register = 2.306300e+01 : f64, shared = 2.319700e+01 : f64}
+// FULL-NEXT: } {tilegraph.connect = ["register", "register"], tilegraph.decisions = [{chosen = "register", global = 3.392900e+01 : f64, register = 1.813500e+01 : f64, shared = 1.826900e+01 : f64}
 // FULL: tilegraph.yield
-// Traffic = (8·64 + 64·128 + 8·128) · 4 B per tile × 512 tiles (§3.1).
-// FULL: tilegraph.device = "v100", tilegraph.footprint = {register = 96 : i64, shared = 38912 : i64}, tilegraph.parallelism = {blocks = 512 : i64, threads = 128 : i64, utilization = 1.000000e+00 : f64}, tilegraph.traffic = {global = 19922944 : i64, shared = {{[0-9]+}} : i64}
+// Traffic = (32·64 + 64·128 + 32·128) · 4 B per tile × 128 tiles (§3.1).
+// FULL: tilegraph.device = "v100", tilegraph.footprint = {register = 192 : i64, shared = 36864 : i64}, tilegraph.parallelism = {blocks = 128 : i64, threads = 256 : i64, utilization = 1.000000e+00 : f64}, tilegraph.traffic = {global = 7340032 : i64, shared = {{[0-9]+}} : i64}
 // FULL-NOT: tilegraph.kernel
 func.func @f(%A: tensor<4096x64xf32>, %B: tensor<64x128xf32>) -> tensor<4096x128xf32> {
   %C = te.compute (%m, %n) reduce (%k) in [4096, 128, 64]

@@ -261,7 +261,7 @@
 // Only rtile.programs, rtile.program and rtile.tile belong to the dialect.
 "func.func"() ({
 ^bb0(%A: tensor<256x64xf32>, %B: tensor<64x128xf32>):
-  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll, rtile.device, rtile.peak_bytes, rtile.shared_stages, rtile.split_result, rtile.pipeline_stages, rtile.tensor_map_of, rtile.persistent, rtile.wait or rtile.no_hoist)}}
+  // expected-error @below {{attribute 'rtile.best': unknown rtile attribute (expected rtile.programs, rtile.program, rtile.tile, rtile.launch, rtile.te, rtile.unroll, rtile.device, rtile.peak_bytes, rtile.shared_stages, rtile.stepped_stages, rtile.split_result, rtile.pipeline_stages, rtile.tensor_map_of, rtile.persistent, rtile.wait or rtile.no_hoist)}}
   %C = "te.compute"(%A, %B) ({
   ^bb0(%a: f32, %b: f32):
     %p = "arith.mulf"(%a, %b) : (f32, f32) -> f32
