@@ -13,7 +13,6 @@
 
 use proptest::prelude::*;
 use rtile_dialects::te::model::{ElemType, TeCompute};
-use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
 use rtile_passes::device::Device;
 use rtile_passes::lower_to_gpu::mma::{Family, MmaPlan, lower_plan};
@@ -22,55 +21,7 @@ use rtile_runtime::sim::profile::{OpClass, profile_text};
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::{context, count_ops, module_text};
-
-fn tolerance(out: ElemType) -> f64 {
-    match out {
-        ElemType::F16 => 2f64.powi(-10) + 1e-4,
-        ElemType::BF16 => 2f64.powi(-7) + 1e-4,
-        _ => 1e-4,
-    }
-}
-
-/// A matmul (`batch` = None) or batch matmul in te with `acc(f32)`; `a_kmajor`: A stored
-/// `[k, m]`, `b_nmajor`: B stored `[n, k]`.
-fn gemm_text(
-    (batch, m, n, k): (Option<i64>, i64, i64, i64),
-    (input, output): (&str, &str),
-    (a_kmajor, b_nmajor): (bool, bool),
-) -> String {
-    let (bp, bi, bs) = match batch {
-        Some(b) => ("(%b, ", "%b, ", format!("{b}x")),
-        None => ("(", "", String::new()),
-    };
-    let (ash, aidx) = if a_kmajor {
-        (format!("{bs}{k}x{m}"), format!("{bi}%k, %m"))
-    } else {
-        (format!("{bs}{m}x{k}"), format!("{bi}%m, %k"))
-    };
-    let (bsh, bidx) = if b_nmajor {
-        (format!("{bs}{n}x{k}"), format!("{bi}%n, %k"))
-    } else {
-        (format!("{bs}{k}x{n}"), format!("{bi}%k, %n"))
-    };
-    let ext = match batch {
-        Some(b) => format!("{b}, {m}, {n}, {k}"),
-        None => format!("{m}, {n}, {k}"),
-    };
-    let out = format!("tensor<{bs}{m}x{n}x{output}>");
-    format!(
-        "func.func @mm(%A: tensor<{ash}x{input}>, %B: tensor<{bsh}x{input}>) -> {out} {{
-  %C = te.compute {bp}%m, %n) reduce (%k) in [{ext}] acc(f32) : (tensor<{ash}x{input}>, tensor<{bsh}x{input}>) -> {out} {{ te.sum(f32(%A[{aidx}]) * f32(%B[{bidx}])) }}
-  func.return %C : {out}
-}}"
-    )
-}
-
-fn compute(text: &str) -> TeCompute {
-    let sc = parse_computes("t.mlir", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    sc[0].compute.clone()
-}
-
+use common::{compute, context, count_ops, gemm_text, mma_tolerance as tolerance, module_text};
 /// Lowers `c` under `p`, checks it uses MFMAs and none of NVIDIA's ops, runs it in the
 /// simulator; `Err` says why not.
 fn check(c: &TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {

@@ -10,7 +10,6 @@
 
 use proptest::prelude::*;
 use rtile_dialects::te::model::{ElemType, TeCompute};
-use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::implicit_gemm::{axis_names, implicit_gemm};
 use rtile_passes::construct_rtile::te_adapter::expr_from_compute;
 use rtile_passes::construct_rtile::{ConstructOptions, RProgram, construct};
@@ -20,16 +19,7 @@ use rtile_passes::lower_to_gpu::mma::MmaPlan;
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::{context, count_ops, module_text};
-
-fn tolerance(out: ElemType) -> f64 {
-    match out {
-        ElemType::F16 => 2f64.powi(-10) + 1e-4,
-        ElemType::BF16 => 2f64.powi(-7) + 1e-4,
-        _ => 1e-4,
-    }
-}
-
+use common::{compute, context, count_ops, mma_tolerance as tolerance, module_text};
 /// A 2-D convolution: `(n, c, h, w)` data, `f` filters of `kh × kw`, `stride`, zero
 /// padding `pad`; `nhwc`: data and output channels-last with HWIO weights (else NCHW data
 /// and output, OIHW weights).
@@ -100,12 +90,6 @@ impl Conv {
         )
     }
 }
-
-fn compute(text: &str) -> TeCompute {
-    let sc = parse_computes("t.mlir", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    sc[0].compute.clone()
-}
-
 /// Lowers `c` under `p` and checks it in the simulator; `Err` says why not.
 fn check(c: &TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {
     let mut ctx = context();

@@ -91,3 +91,56 @@ pub fn accesses_of(
         .filter(|&o| ctx.op_name(o) == name && ctx.operands(o).get(index) == Some(&buf))
         .count()
 }
+
+/// The tolerance of a tensor-core result against the te interpreter's f64 oracle, relative
+/// to the largest element: one ulp of the output type (f16 2^-10, bf16 2^-7, from rounding
+/// once) plus 1e-4 for the f32 accumulation's different order; f32 results 1e-4.
+pub fn mma_tolerance(out: rtile_dialects::te::model::ElemType) -> f64 {
+    use rtile_dialects::te::model::ElemType;
+    match out {
+        ElemType::F16 => 2f64.powi(-10) + 1e-4,
+        ElemType::BF16 => 2f64.powi(-7) + 1e-4,
+        _ => 1e-4,
+    }
+}
+
+/// A matmul (`batch` = None) or batch matmul in te with `acc(f32)`; `a_kmajor`: A stored
+/// `[k, m]`, `b_nmajor`: B stored `[n, k]` (the transposed layouts).
+pub fn gemm_text(
+    (batch, m, n, k): (Option<i64>, i64, i64, i64),
+    (input, output): (&str, &str),
+    (a_kmajor, b_nmajor): (bool, bool),
+) -> String {
+    let (bp, bi, bs) = match batch {
+        Some(b) => ("(%b, ", "%b, ", format!("{b}x")),
+        None => ("(", "", String::new()),
+    };
+    let (ash, aidx) = if a_kmajor {
+        (format!("{bs}{k}x{m}"), format!("{bi}%k, %m"))
+    } else {
+        (format!("{bs}{m}x{k}"), format!("{bi}%m, %k"))
+    };
+    let (bsh, bidx) = if b_nmajor {
+        (format!("{bs}{n}x{k}"), format!("{bi}%n, %k"))
+    } else {
+        (format!("{bs}{k}x{n}"), format!("{bi}%k, %n"))
+    };
+    let ext = match batch {
+        Some(b) => format!("{b}, {m}, {n}, {k}"),
+        None => format!("{m}, {n}, {k}"),
+    };
+    let out = format!("tensor<{bs}{m}x{n}x{output}>");
+    format!(
+        "func.func @mm(%A: tensor<{ash}x{input}>, %B: tensor<{bsh}x{input}>) -> {out} {{
+  %C = te.compute {bp}%m, %n) reduce (%k) in [{ext}] acc(f32) : (tensor<{ash}x{input}>, tensor<{bsh}x{input}>) -> {out} {{ te.sum(f32(%A[{aidx}]) * f32(%B[{bidx}])) }}
+  func.return %C : {out}
+}}"
+    )
+}
+
+/// The first te.compute of `text` (panics with the parse error and the text).
+pub fn compute(text: &str) -> rtile_dialects::te::model::TeCompute {
+    let sc = rtile_dialects::te::module::parse_computes("t.mlir", text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    sc[0].compute.clone()
+}
