@@ -6,6 +6,11 @@
 // 150x96x136 f16 matmul (m and k pad the block tile).
 // RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" | FileCheck %s --check-prefixes=CHECK,WS
 // RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma warp-specialize=false" | FileCheck %s --check-prefixes=CHECK,SR
+// RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" | not grep transposeB
+// RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma warp-specialize=false" | not grep transposeB
+// Upstream MLIR verifies the kernels and the host code.
+// RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" --mlir-print-op-generic | mlir-opt-22 --verify-each | FileCheck %s --check-prefix=UPSTREAM
+// RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma warp-specialize=false" --mlir-print-op-generic | mlir-opt-22 --verify-each | FileCheck %s --check-prefix=UPSTREAM
 // The simulator runs both kernels against the te interpreter: one f16 rounding (2^-10 of
 // the largest element) plus f32 reordering, hence 1.1e-3.
 // RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" | rtile-run --sim --check --tolerance 1.1e-3 | FileCheck %s --check-prefix=SIM
@@ -15,14 +20,19 @@
 // Three stages of (128 + 2 x 48) x 64 halves (28 KiB each).
 // WS-SAME: rtile.launch = {block = array<i32: 640, 1, 1>, dynamic_shared_memory = 86016 : i64, grid = array<i32: 2, 1, 1>}
 // SR-SAME: rtile.launch = {block = array<i32: 512, 1, 1>, dynamic_shared_memory = 86016 : i64, grid = array<i32: 2, 1, 1>}
-// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c28672
+// (The warp-specialised kernel has its consumers' MMA before the producer's loads.)
+// CHECK-DAG: nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c28672
 // B's boxes at (k, n), innermost first.
-// CHECK: nvgpu.tma.async.load %arg4[%{{.*}}, %{{.*}}], %{{.*}} to %{{.*}} : {{.*}} -> memref<48x64xf16, #gpu.address_space<workgroup>>
-// CHECK: %[[DB:.*]] = nvgpu.warpgroup.generate.descriptor %{{.*}}, %arg4 : memref<64x48xf16, #gpu.address_space<workgroup>>
-// CHECK-NEXT: nvgpu.warpgroup.mma %{{.*}}, %[[DB]], %{{.*}} : !nvgpu.warpgroup.descriptor
-// CHECK-NOT: transposeB
+// CHECK-DAG: nvgpu.tma.async.load %arg4[%{{.*}}, %{{.*}}], %{{.*}} to %{{.*}} : {{.*}} -> memref<48x64xf16, #gpu.address_space<workgroup>>
+// B's descriptor names the logical 64 k x 48 n operand over those 48 x 64 boxes; the MMA
+// has no {transposeB} between its operands and its types.
+// CHECK-DAG: nvgpu.warpgroup.generate.descriptor %{{.*}}, %arg4 : memref<64x48xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: nvgpu.warpgroup.mma %{{[0-9]+}}, %{{[0-9]+}}, %{{[a-z0-9]+}} : !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, !nvgpu.warpgroup.descriptor<tensor = memref<64x48xf16, #gpu.address_space<workgroup>>>
 // CHECK-LABEL: func.func @mm(
 // CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c48, %c64]
+
+// UPSTREAM: nvgpu.warpgroup.mma %
+// UPSTREAM: nvgpu.tma.create.descriptor
 
 // SIM: @mm_0: 14400 elements, max relative error {{[0-9.]+e-(4|5|6|7)}}
 // SIM: @mm output 0: tensor<150x96xf16>, max relative error {{[0-9.]+e-(4|5|6|7)}}
