@@ -187,7 +187,11 @@ pub fn descriptor_source(ctx: &Context, desc: Value) -> Option<(Value, TensorMap
 }
 
 /// A decoded `nvgpu.warpgroup.mma`: `D = A·B + C` over a warpgroup, A `m × k` K-major, B
-/// `k × n` MN-major (`transposeB`), both tiles 128-byte swizzled as TMA wrote them.
+/// `k × n` either MN-major (`transposeB`: TMA's copy of a row-major `k × n` B) or K-major
+/// (no `transposeB`: TMA's copy of an `n × k` B stored k-contiguous, the same canonical
+/// layout as A's; PTX ISA §9.7.15.5.1), both tiles 128-byte swizzled as TMA wrote them.
+/// The descriptors' memrefs name the logical operands (A `m × k`, B `k × n`) in both cases;
+/// the layout is the tensor map's and the `transposeB` property's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WarpgroupMma {
     pub m: u64,
@@ -196,8 +200,10 @@ pub struct WarpgroupMma {
     pub elem: MmaElem,
     /// A's tile: `m` rows, `k` columns.
     pub a: SharedTile,
-    /// B's tile: `k` rows, `n` columns.
+    /// B's tile: `k` rows, `n` columns when MN-major; `n` rows, `k` columns when K-major.
     pub b: SharedTile,
+    /// Whether B is K-major (no `transposeB`; PTX `imm-trans-b` 0).
+    pub b_k_major: bool,
 }
 
 /// One `wgmma.mma_async.m64nNk16` of a [`WarpgroupMma`]: which 64-row slab of the
@@ -214,8 +220,8 @@ pub struct WgmmaStep {
 impl WarpgroupMma {
     /// Decodes `op`, tracing each descriptor to its `generate.descriptor` (the tensor map
     /// gives the tile's layout). rtile executes f16/bf16 operands, 128-byte swizzled
-    /// tiles, A K-major and B MN-major (`transposeB`, the layout TMA gives a row-major
-    /// `k × n` B).
+    /// tiles, A K-major and B either MN-major (`transposeB`, the layout TMA gives a
+    /// row-major `k × n` B) or K-major (the layout TMA gives an `n × k` B).
     pub fn decode(ctx: &Context, op: OpId) -> Result<WarpgroupMma, Diagnostic> {
         let bad = |m: &str| Diagnostic::op_error(ctx, op, m);
         let ops = ctx.operands(op);
@@ -232,11 +238,10 @@ impl WarpgroupMma {
             .ok_or_else(|| bad("operand #2 must be a warpgroup accumulator"))?
             .map_err(|e| bad(&e))?;
         let prop = |n: &str| ctx.inherent_attr(op, n).is_some();
-        if prop("transposeA") || !prop("transposeB") {
-            return Err(bad(
-                "rtile executes A K-major and B MN-major (transposeB) only",
-            ));
+        if prop("transposeA") {
+            return Err(bad("rtile executes A K-major (no transposeA) only"));
         }
+        let b_k_major = !prop("transposeB");
         let elem = mma_elem(&da.elem)
             .filter(|_| da.elem == db.elem)
             .ok_or_else(|| bad("rtile executes f16 or bf16 operands only"))?;
@@ -246,6 +251,18 @@ impl WarpgroupMma {
             })?;
             if map.swizzle != Swizzle::B128 {
                 return Err(bad("rtile executes wgmma on 128-byte swizzled tiles only"));
+            }
+            // The tile's rows are the boxes' rows: m for A, k for an MN-major B, n for a
+            // K-major one (whose descriptor memref is the logical k × n, transposed).
+            if map.box_shape.first() != Some(&rows) {
+                return Err(bad(&format!(
+                    "operand #{i}'s tensor map boxes must have {rows} rows for this layout (transposeB {})",
+                    if b_k_major {
+                        "absent: B K-major"
+                    } else {
+                        "present: B MN-major"
+                    }
+                )));
             }
             Ok(SharedTile {
                 rows: rows as u64,
@@ -267,7 +284,12 @@ impl WarpgroupMma {
             k: k as u64,
             elem,
             a: tile(0, m, k)?,
-            b: tile(1, k, n)?,
+            b: if b_k_major {
+                tile(1, n, k)?
+            } else {
+                tile(1, k, n)?
+            },
+            b_k_major,
         })
     }
 
@@ -281,11 +303,20 @@ impl WarpgroupMma {
                     slab,
                     k_step,
                     a_offset: self.a.linear_byte(64 * slab, 16 * k_step),
-                    b_offset: self.b.linear_byte(16 * k_step, 0),
+                    b_offset: if self.b_k_major {
+                        self.b.linear_byte(0, 16 * k_step)
+                    } else {
+                        self.b.linear_byte(16 * k_step, 0)
+                    },
                 });
             }
         }
         v
+    }
+
+    /// Where B's logical element (`x` of k, `j` of n) lies in its tile (row, column).
+    pub fn b_at(&self, x: u64, j: u64) -> (u64, u64) {
+        if self.b_k_major { (j, x) } else { (x, j) }
     }
 
     /// A's descriptor fields relative to a start address: K-major swizzled tiles ignore
@@ -294,9 +325,12 @@ impl WarpgroupMma {
         matrix_descriptor(start, 16, self.a.group_stride(), self.a.swizzle)
     }
 
-    /// B's descriptor fields: MN-major, the leading offset steps 64-column boxes, the
-    /// stride offset 8-row groups of k.
+    /// B's descriptor fields: K-major as A's (8-row groups of n); MN-major, the leading
+    /// offset steps 64-column boxes, the stride offset 8-row groups of k.
     pub fn b_descriptor(&self, start: u64) -> u64 {
+        if self.b_k_major {
+            return matrix_descriptor(start, 16, self.b.group_stride(), self.b.swizzle);
+        }
         matrix_descriptor(
             start,
             self.b.box_stride(),
@@ -377,6 +411,7 @@ mod tests {
             elem: MmaElem::F16,
             a: t(128, 64),
             b: t(64, 128),
+            b_k_major: false,
         };
         let s = w.steps();
         assert_eq!(s.len(), 8);
@@ -385,6 +420,46 @@ mod tests {
         assert_eq!((s[4].slab, s[4].a_offset, s[4].b_offset), (1, 8192, 0));
         // B's leading offset is one box (64 rows × 128 B), its stride 8 rows.
         assert_eq!((w.b.box_stride(), w.b.group_stride()), (8192, 1024));
+    }
+
+    #[test]
+    fn k_major_b_steps_like_a() {
+        let t = |rows, cols| SharedTile {
+            rows,
+            cols,
+            box_cols: 64,
+            elem_bytes: 2,
+            swizzle: Swizzle::B128,
+        };
+        // B stored n × k (k contiguous): a 96-row tile of 64 k, one box.
+        let w = WarpgroupMma {
+            m: 64,
+            n: 96,
+            k: 64,
+            elem: MmaElem::BF16,
+            a: t(64, 64),
+            b: t(96, 64),
+            b_k_major: true,
+        };
+        let s = w.steps();
+        assert_eq!(s.len(), 4);
+        // +32 bytes per k-step along the 128-byte rows, as A.
+        assert_eq!((s[1].b_offset, s[3].b_offset), (32, 96));
+        // Element (k 17, n 9) is row 9, column 17 of the tile.
+        assert_eq!(w.b_at(17, 9), (9, 17));
+        // The descriptor: leading offset 1 (ignored), stride 1024 bytes, 128-byte swizzle.
+        let d = w.b_descriptor(0x2000 + s[1].b_offset);
+        assert_eq!(d & 0x3fff, (0x2000 + 32) >> 4);
+        assert_eq!((d >> 16) & 0x3fff, 1);
+        assert_eq!((d >> 32) & 0x3fff, 64);
+        assert_eq!(d >> 62, 1);
+        let mn = WarpgroupMma {
+            b: t(64, 96),
+            b_k_major: false,
+            ..w
+        };
+        assert_eq!(mn.b_at(17, 9), (17, 9));
+        assert_eq!(((mn.b_descriptor(0) >> 16) & 0x3fff) << 4, 64 * 128);
     }
 
     #[test]

@@ -42,6 +42,18 @@ fn gemm((m, n, k): (i64, i64, i64), input: &str, output: &str) -> TeCompute {
     sc[0].compute.clone()
 }
 
+/// `C[m, n] = Σ_k A[m, k]·B[n, k]` (B stored k-contiguous: A·Bᵀ) with `acc(f32)`.
+fn gemm_bt((m, n, k): (i64, i64, i64), input: &str, output: &str) -> TeCompute {
+    let text = format!(
+        "func.func @mm(%A: tensor<{m}x{k}x{input}>, %B: tensor<{n}x{k}x{input}>) -> tensor<{m}x{n}x{output}> {{
+  %C = te.compute (%m, %n) reduce (%k) in [{m}, {n}, {k}] acc(f32) : (tensor<{m}x{k}x{input}>, tensor<{n}x{k}x{input}>) -> tensor<{m}x{n}x{output}> {{ te.sum(f32(%A[%m, %k]) * f32(%B[%n, %k])) }}
+  func.return %C : tensor<{m}x{n}x{output}>
+}}"
+    );
+    let sc = parse_computes("t.mlir", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    sc[0].compute.clone()
+}
+
 /// An H100 warpgroup program: block `[bm, bn, 64]`, warpgroup tiles `wg_m × wg_n`.
 fn wg_program(block: [u64; 2], wg: [u64; 2]) -> RProgram {
     let threads = block[0] / wg[0] * (block[1] / wg[1]) * 128;
@@ -141,6 +153,87 @@ fn wgmma_kernels_match_the_interpreter() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// B stored [n, k] (k contiguous), taken K-major without `transposeB`: shapes at and off
+/// the tile edges (n not a multiple of 8 too: B's TMA rows are k long), f16 and bf16,
+/// tiles of 40 to 256 columns (not padded to 64-column boxes), one to four warpgroups,
+/// warp-specialised and not: each kernel equals the oracle.
+#[test]
+fn wgmma_b_k_contiguous_matches_the_interpreter() {
+    let cases: [Case; 8] = [
+        ((64, 64, 64), ("f16", "f16"), [64, 64], [64, 64]),
+        ((200, 136, 136), ("bf16", "bf16"), [128, 128], [64, 64]),
+        ((130, 72, 40), ("f16", "f32"), [128, 64], [64, 64]),
+        ((97, 120, 200), ("bf16", "f32"), [64, 80], [64, 40]),
+        ((70, 152, 128), ("f16", "f16"), [128, 96], [64, 48]),
+        ((64, 256, 72), ("bf16", "bf16"), [64, 256], [64, 256]),
+        ((33, 100, 96), ("f16", "f16"), [64, 112], [64, 56]),
+        ((17, 8, 8), ("bf16", "f16"), [64, 64], [64, 64]),
+    ];
+    let mut failures = Vec::new();
+    for (i, (shape, (input, output), block, wg)) in cases.into_iter().enumerate() {
+        let c = gemm_bt(shape, input, output);
+        for ws in [true, false] {
+            let p = wg_program(block, wg);
+            match lowered(&c, &p, ws) {
+                Ok(t) if t.contains("transposeB") => {
+                    failures.push(format!("{shape:?} ws={ws}: transposeB on a K-major B"));
+                    continue;
+                }
+                Err(e) => {
+                    failures.push(format!("{shape:?} ws={ws}: {e}"));
+                    continue;
+                }
+                Ok(_) => {}
+            }
+            if let Err(e) = check(&c, &p, 11 + i as u64, ws) {
+                failures.push(format!(
+                    "{shape:?} {input}->{output} {block:?}/{wg:?} ws={ws}: {e}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The K-major B plan: its tile is the warpgroup's own columns (no padding to 64-column
+/// boxes), its box `wg_n × 64`; swapping its box coordinates gives wrong numbers.
+#[test]
+fn b_k_contiguous_plan_and_planted_bug() {
+    let dev = Device::builtin("h100").expect("device");
+    let c = gemm_bt((4096, 4096, 4096), "f16", "f16");
+    let p = wg_program([128, 112], [64, 56]);
+    let m = MmaPlan::new(&c, &p, &dev).expect("mma plan");
+    let w = WgmmaPlan::new(&c, &m, &dev, false).expect("applies");
+    assert!(w.b_k_major);
+    assert_eq!((w.wg_n, w.wg_n_pad), (56, 56));
+    assert_eq!(w.stage_bytes, (128 + 2 * 56) * 64 * 2);
+    let n_major = gemm((4096, 4096, 4096), "f16", "f16");
+    let m = MmaPlan::new(&n_major, &p, &dev).expect("mma plan");
+    let w = WgmmaPlan::new(&n_major, &m, &dev, false).expect("applies");
+    assert!(!w.b_k_major);
+    // n = 100 is refused with B [k, n] (rows of 200 bytes) and taken with B [n, k].
+    let odd_n = |c: &TeCompute| {
+        let m = MmaPlan::new(c, &p, &dev).expect("mma plan");
+        WgmmaPlan::new(c, &m, &dev, true)
+    };
+    let e = odd_n(&gemm((128, 100, 128), "f16", "f16")).expect_err("n = 100");
+    assert!(e.contains("multiple of 16 bytes"), "{e}");
+    odd_n(&gemm_bt((128, 100, 128), "f16", "f16")).expect("applies");
+    for ws in [true, false] {
+        let c = gemm_bt((128, 128, 128), "f16", "f16");
+        let text = lowered(&c, &wg_program([128, 128], [64, 64]), ws).expect("lowers");
+        run_check_text("k.mlir", &text, 3).expect("the kernel runs clean");
+        let swapped = swap_b_coordinates(&text);
+        assert_ne!(swapped, text);
+        let r = run_check_text("k.mlir", &swapped, 3).expect("runs");
+        assert!(
+            r.max_rel_err() > 0.05,
+            "wrong B boxes go unnoticed: {}",
+            r.text()
+        );
+    }
 }
 
 /// The plan: stages as many as fit (up to 4, at most the k-steps), the epilogue reusing the
@@ -360,18 +453,20 @@ fn wg_tiles() -> impl Strategy<Value = ([u64; 2], [u64; 2])> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Random shapes (m any, n and k multiples of 8 as TMA needs), types and warpgroup
-    /// tilings: the kernel matches the oracle.
+    /// Random shapes (m any, n and k multiples of 8 as TMA needs), types, B's layout
+    /// ([k, n] or [n, k]) and warpgroup tilings: the kernel matches the oracle.
     #[test]
     fn random_shapes_match(m in 1i64..160, n8 in 1i64..24, k8 in 1i64..24, bf16 in any::<bool>(),
-                           out in 0usize..3, tiles in wg_tiles(), seed in 0u64..1000) {
+                           out in 0usize..3, tiles in wg_tiles(), seed in 0u64..1000,
+                           b_nk in any::<bool>()) {
         let input = if bf16 { "bf16" } else { "f16" };
         let output = [input, "f32", input][out];
-        let c = gemm((m, n8 * 8, k8 * 8), input, output);
+        let shape = (m, n8 * 8, k8 * 8);
+        let c = if b_nk { gemm_bt(shape, input, output) } else { gemm(shape, input, output) };
         let (block, wg) = tiles;
         for ws in [true, false] {
             let r = check(&c, &wg_program(block, wg), seed, ws);
-            prop_assert!(r.is_ok(), "{:?} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", (m, n8 * 8, k8 * 8), r);
+            prop_assert!(r.is_ok(), "{shape:?} b_nk={b_nk} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", r);
         }
     }
 }

@@ -710,6 +710,62 @@ fn pipelined_k_loop_flips_the_wait_parity() {
     assert!(msg.contains("still in flight"), "{msg}");
 }
 
+/// [`pipelined_kernel`] with B stored [n, k] (k contiguous): one TMA box of 128 n × 64 k per
+/// k-step over the [128, 128] memref (coordinates (k, n)), and the MMA takes that tile
+/// K-major (no `transposeB`; PTX ISA §9.7.15.5.1: the same canonical layout as A).
+fn k_major_b_kernel() -> String {
+    let text = pipelined_kernel(true);
+    let edits = [
+        (
+            "!tmB = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>",
+            "!tmB = !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>",
+        ),
+        (
+            "        nvgpu.tma.async.load %b[%c0, %k0], %bar[%c0] to %sb0 : !tmB, !bar -> memref<64x64xf16, #gpu.address_space<workgroup>>\n        nvgpu.tma.async.load %b[%c64, %k0], %bar[%c0] to %sb1 : !tmB, !bar -> memref<64x64xf16, #gpu.address_space<workgroup>>\n",
+            "        nvgpu.tma.async.load %b[%k0, %c0], %bar[%c0] to %sbk : !tmB, !bar -> memref<128x64xf16, #gpu.address_space<workgroup>>\n",
+        ),
+        (
+            "    %bar = nvgpu.mbarrier.create",
+            "    %sbk = \"memref.view\"(%dsm, %offB) : (!smem, index) -> memref<128x64xf16, #gpu.address_space<workgroup>>\n    %bar = nvgpu.mbarrier.create",
+        ),
+        (" {transposeB} :", " :"),
+    ];
+    edits.iter().fold(text, |t, (from, to)| {
+        assert_eq!(t.matches(from).count(), 1, "{from}");
+        t.replace(from, to)
+    })
+}
+
+/// The K-major B kernel equals the naive `A·Bᵀ` exactly (the same products in the same k
+/// order as the MN-major kernel); with `transposeB` planted back the tile (boxes of 128 n
+/// rows) does not fit the MN-major layout (rows of k) and the MMA is refused.
+#[test]
+fn k_major_b_wgmma_computes_a_times_b_transposed() {
+    let a = random(128 * 128, 25, Num::F16);
+    let b = random(128 * 128, 26, Num::F16);
+    let want: Vec<f64> = (0..128 * 128)
+        .map(|ij| {
+            let (i, j) = (ij / 128, ij % 128);
+            let mut s = 0.0f32;
+            for k in 0..128 {
+                s += (a[i * 128 + k] as f32) * (b[j * 128 + k] as f32);
+            }
+            f64::from(s)
+        })
+        .collect();
+    let text = k_major_b_kernel();
+    let mut args = vec![a.clone(), b.clone(), vec![f64::NAN; 128 * 128]];
+    run_text(&text, &mut args).expect("runs");
+    assert_eq!(args[2], want);
+    let planted = text.replace("%acc1 :", "%acc1 {transposeB} :");
+    assert_ne!(planted, text);
+    let mut ctx = sim::check::context();
+    let m = rtile::parser::parse_str(&mut ctx, "k.mlir", &planted).expect("parses");
+    let f = sim::kernels(&ctx, m.module)[0];
+    let e = compile_kernel(&ctx, f).expect_err("an MN-major read of K-major boxes");
+    assert!(e.message.contains("must have 64 rows"), "{}", e.message);
+}
+
 /// [`pipelined_kernel`] on `threads` threads (two warpgroups: both run the MMAs, the first
 /// stores), with or without the block barrier that ends each k-step (the only thing ordering
 /// the other warpgroups' MMA reads of the stage before thread 0 refills it).

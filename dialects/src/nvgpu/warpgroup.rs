@@ -255,7 +255,9 @@ fn verify_prefetch(ctx: &Context, o: OpId) -> Result<(), String> {
 
 /// Upstream `WarpgroupGenerateDescriptorOp::verify`: a 2-d shared tile whose layout the
 /// tensor map's swizzle gives; rtile also requires the tile to be whole boxes (outer extent
-/// equal, inner a multiple of the box's), since the descriptor reads it as TMA wrote it.
+/// equal, inner a multiple of the box's), since the descriptor reads it as TMA wrote it —
+/// or the transpose of whole boxes: a K-major B is the logical `k × n` operand of boxes of
+/// `n` rows × k (`nvgpu.warpgroup.mma` without `transposeB` decodes which).
 fn verify_generate(ctx: &Context, o: OpId) -> Result<(), String> {
     let ops = ctx.operands(o);
     if ops.len() != 2 || ctx.results(o).len() != 1 {
@@ -275,7 +277,8 @@ fn verify_generate(ctx: &Context, o: OpId) -> Result<(), String> {
         [a, b] => (*a, *b),
         _ => return Err("the tensor map's box must be 2-d".into()),
     };
-    if map.elem != *elem || shape[0] != b0 || shape[1] % b1 != 0 {
+    let whole = |rows: i64, cols: i64| rows == b0 && cols % b1 == 0;
+    if map.elem != *elem || !(whole(shape[0], shape[1]) || whole(shape[1], shape[0])) {
         return Err(format!(
             "memref and tensor map shapes mismatch '{}' != '{}'",
             render_box(&map),

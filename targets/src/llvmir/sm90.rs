@@ -344,7 +344,7 @@ impl FnEmitter<'_> {
         Ok(())
     }
 
-    /// `nvgpu.warpgroup.mma %a, %b, %c {transposeB}`: `M/64 × K/16` `wgmma.mma_async
+    /// `nvgpu.warpgroup.mma %a, %b, %c [{transposeB}]`: `M/64 × K/16` `wgmma.mma_async
     /// m64nNk16` instructions, each slab accumulating in k order, fenced before and waited
     /// for after (the op is synchronous). The `wgmma.fence` opens the first instruction's
     /// inline PTX: the moves LLVM emits to set up the accumulator registers then come
@@ -379,7 +379,7 @@ impl FnEmitter<'_> {
             let first = s.slab as usize * per_slab;
             let accumulate = !std::mem::take(&mut fresh[s.slab as usize]);
             let fence = s.slab == 0 && s.k_step == 0;
-            let (asm, constraints) = wgmma_asm(w.n, w.elem, accumulate, fence);
+            let (asm, constraints) = wgmma_asm(w.n, w.elem, accumulate, fence, w.b_k_major);
             let ins: String = if accumulate {
                 regs[first..first + per_slab]
                     .iter()
@@ -469,9 +469,15 @@ impl FnEmitter<'_> {
 /// §9.7.15.5.2) and its constraints: `n/2` f32 results, the A and B descriptors, and the
 /// scale-d flag (an `i32` operand: 1 computes D = A·B + D, 0 D = A·B); when `accumulate`,
 /// the results are tied to the accumulator inputs; with `fence`, `wgmma.fence.sync.aligned`
-/// first. A is K-major (`imm-trans-a` 0), B
-/// MN-major (`imm-trans-b` 1, rtile's `transposeB`).
-pub fn wgmma_asm(n: u64, elem: MmaElem, accumulate: bool, fence: bool) -> (String, String) {
+/// first. A is K-major (`imm-trans-a` 0); B MN-major (`imm-trans-b` 1, rtile's
+/// `transposeB`) or, with `b_k_major`, K-major (`imm-trans-b` 0).
+pub fn wgmma_asm(
+    n: u64,
+    elem: MmaElem,
+    accumulate: bool,
+    fence: bool,
+    b_k_major: bool,
+) -> (String, String) {
     let regs = (n / 2) as usize;
     let t = match elem {
         MmaElem::F16 => "f16",
@@ -479,7 +485,7 @@ pub fn wgmma_asm(n: u64, elem: MmaElem, accumulate: bool, fence: bool) -> (Strin
     };
     let d: Vec<String> = (0..regs).map(|i| format!("${i}")).collect();
     let asm = format!(
-        "{{\\0A{}.reg .pred p;\\0Asetp.ne.b32 p, ${}, 0;\\0Awgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{}}}, ${}, ${}, p, 1, 1, 0, 1;\\0A}}",
+        "{{\\0A{}.reg .pred p;\\0Asetp.ne.b32 p, ${}, 0;\\0Awgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{}}}, ${}, ${}, p, 1, 1, 0, {};\\0A}}",
         if fence {
             "wgmma.fence.sync.aligned;\\0A"
         } else {
@@ -488,7 +494,8 @@ pub fn wgmma_asm(n: u64, elem: MmaElem, accumulate: bool, fence: bool) -> (Strin
         regs + 2,
         d.join(", "),
         regs,
-        regs + 1
+        regs + 1,
+        u8::from(!b_k_major)
     );
     let mut c: Vec<String> = vec!["=f".to_string(); regs];
     c.extend(["l".to_string(), "l".to_string(), "r".to_string()]);

@@ -1,13 +1,16 @@
 //! The sm_90a tensor-core lowering: a matmul under an H100 program (warpgroup tiles, Roller
 //! §5.1's MMA-aligned rTile with the `wgmma` instruction) becomes a kernel that
 //! - loads each k-step's A and B tiles with TMA (`nvgpu.tma.async.load`, one thread, boxes
-//!   of 64 k × the warpgroup's rows for A and 64 k × 64 n for B, 128-byte swizzled, zero
-//!   filled past the tensor's edges) into a multi-stage ring of shared buffers, each stage
+//!   of 64 k × the warpgroup's rows for A, and for B 64 k × 64 n when B is stored
+//!   n-contiguous ([k, n]) or the warpgroup's n × 64 k when stored k-contiguous ([n, k]),
+//!   128-byte swizzled, zero filled past the tensor's edges) into a multi-stage ring of
+//!   shared buffers, each stage
 //!   completing on its own mbarrier (transaction bytes announced by
 //!   `nvgpu.mbarrier.arrive.expect_tx`, waited for by phase parity);
 //! - multiplies with `nvgpu.warpgroup.mma` (wgmma m64nNk16 from shared-memory descriptors,
-//!   f32 accumulators in registers), one accumulator per warpgroup carried through the
-//!   k loop;
+//!   f32 accumulators in registers; `transposeB` when B is n-contiguous, i.e. MN-major in
+//!   shared memory, none when k-contiguous: K-major like A, PTX ISA §9.7.15.5.1), one
+//!   accumulator per warpgroup carried through the k loop;
 //! - stores the accumulators into shared memory (`nvgpu.warpgroup.mma.store`), then copies
 //!   the block tile to global memory row by row (coalesced), converted to the result type
 //!   and guarded at the edges.
@@ -28,11 +31,13 @@
 //! Register reallocation (`setmaxnreg`) is not used: the producer keeps the block's
 //! per-thread register count.
 //!
-//! Applies to 2-d matmuls with A row-major (K contiguous) and B row-major (N contiguous),
+//! Applies to 2-d matmuls with A row-major (K contiguous) and B either [k, n] (N
+//! contiguous) or [n, k] (K contiguous: A·Bᵀ, as Q·Kᵀ or a Linear layer's weight),
 //! f16/bf16 operands, rows of a multiple of 16 bytes (TMA's global stride rule), warpgroup
-//! tiles of a multiple of 64 rows and 32 to 256 columns in steps of 8 (a tile that is not
-//! whole 64-column B boxes is computed as the next whole box, its extra columns dropped by
-//! the epilogue); otherwise [`WgmmaPlan::new`] says why and the sm_80 `mma.sync` lowering
+//! tiles of a multiple of 64 rows and 32 to 256 columns in steps of 8 (with an
+//! n-contiguous B a tile that is not whole 64-column B boxes is computed as the next whole
+//! box, its extra columns dropped by the epilogue; a k-contiguous B's box is the tile's
+//! own rows); otherwise [`WgmmaPlan::new`] says why and the sm_80 `mma.sync` lowering
 //! is used.
 
 use rtile::ir::{Attribute, Context, Type, TypeKind, Value};
@@ -75,9 +80,13 @@ pub struct WgmmaPlan {
     pub block_n: i64,
     pub wg_m: i64,
     pub wg_n: i64,
-    /// The warpgroup's wgmma N: `wg_n` rounded up to whole 64-column B boxes (the columns
-    /// past `wg_n` are computed and not stored).
+    /// The warpgroup's wgmma N: with an n-contiguous B `wg_n` rounded up to whole
+    /// 64-column B boxes (the columns past `wg_n` are computed and not stored); `wg_n`
+    /// with a k-contiguous B.
     pub wg_n_pad: i64,
+    /// Whether B is stored [n, k] with k contiguous: its boxes are `wg_n` rows of n × 64 k
+    /// and the MMA takes it K-major (no `transposeB`).
+    pub b_k_major: bool,
     /// Blocks along m and n.
     pub grid_m: i64,
     pub grid_n: i64,
@@ -130,20 +139,26 @@ impl WgmmaPlan {
             return Err("the result must be [m, n]".into());
         }
         let [a, b] = &plan.ops;
-        if a.inner != plan.k || b.inner != plan.n {
-            return Err("wgmma takes A with k contiguous and B with n contiguous".into());
+        if a.inner != plan.k {
+            return Err("wgmma takes A with k contiguous".into());
         }
+        let b_k_major = b.inner == plan.k;
         let (m, n, k) = (
             plan.extents[plan.m],
             plan.extents[plan.n],
             plan.extents[plan.k],
         );
-        if (k * 2) % 16 != 0 || (n * 2) % 16 != 0 {
+        // A k-contiguous B's rows are k long: only n-contiguous B needs n a multiple of 8.
+        if (k * 2) % 16 != 0 || (!b_k_major && (n * 2) % 16 != 0) {
             return Err("TMA needs rows of a multiple of 16 bytes (k and n multiples of 8)".into());
         }
         let (block_m, block_n) = (plan.block[plan.m], plan.block[plan.n]);
         let (wg_m, wg_n) = (plan.warp_m * 4, plan.warp_n);
-        let wg_n_pad = (wg_n + B_BOX_COLS - 1) / B_BOX_COLS * B_BOX_COLS;
+        let wg_n_pad = if b_k_major {
+            wg_n
+        } else {
+            (wg_n + B_BOX_COLS - 1) / B_BOX_COLS * B_BOX_COLS
+        };
         // Padding a narrow tile to a whole box costs MMA work: at most 2×.
         if wg_m % 64 != 0 || wg_n % 8 != 0 || wg_n < 32 || wg_n_pad > 256 || wg_m > 256 {
             return Err(format!(
@@ -199,6 +214,7 @@ impl WgmmaPlan {
             wg_m,
             wg_n,
             wg_n_pad,
+            b_k_major,
             grid_m: (m + block_m - 1) / block_m,
             grid_n: (n + block_n - 1) / block_n,
             threads,
@@ -316,6 +332,22 @@ impl Build<'_, '_> {
                 &[("operandSegmentSizes", seg)],
             );
         }
+        if p.b_k_major {
+            // B [n, k]: one box of the warpgroup's wg_n rows of n × 64 k per column group,
+            // coordinates (k, n) innermost first.
+            for g in 0..p.block_n / p.wg_n {
+                let off = self.byte_offset(st, p.a_bytes() + g * p.wg_n * K_STEP * 2);
+                let dst = self.view(off, shared_memref(&[p.wg_n, K_STEP], p.input));
+                let col = self.em.idx(g * p.wg_n);
+                let n = self.em.add(self.n0, col);
+                self.em.op0(
+                    "nvgpu.tma.async.load",
+                    &[dst, self.bar, self.maps[1], k0, n, st],
+                    &[("operandSegmentSizes", seg)],
+                );
+            }
+            return;
+        }
         // Each warpgroup's columns from its own boxes: box j of column group g at n0 +
         // g·wg_n + 64j (overlapping the next group's when wg_n is not whole boxes).
         let boxes = p.wg_n_pad / B_BOX_COLS;
@@ -390,6 +422,8 @@ impl Build<'_, '_> {
         let b_cols = self.em.mul_const(wgn, p.wg_n_pad * K_STEP * 2);
         let b_stage = self.byte_offset(cur, p.a_bytes());
         let b_off = self.em.add(b_stage, b_cols);
+        // The descriptor names the logical K×N operand in both layouts; the tensor map (and
+        // `transposeB`) say how it is stored.
         let b_ty = shared_memref(&[K_STEP, p.wg_n_pad], p.input);
         let b_view = self.view(b_off, b_ty);
         let da = self.em.op(
@@ -405,12 +439,13 @@ impl Build<'_, '_> {
             descriptor_type(b_ty),
         );
         let acc_ty = self.em.ty(acc);
-        self.em.op(
-            "nvgpu.warpgroup.mma",
-            &[da, db, acc],
-            &[("transposeB", Attribute::unit())],
-            acc_ty,
-        )
+        let attrs: &[(&str, Attribute)] = if p.b_k_major {
+            &[]
+        } else {
+            &[("transposeB", Attribute::unit())]
+        };
+        self.em
+            .op("nvgpu.warpgroup.mma", &[da, db, acc], attrs, acc_ty)
     }
 
     /// The stage of k-step `kt` and whether its round (`kt / S`) is odd (`pred` = `Ne`) or
@@ -580,9 +615,14 @@ pub fn lower_wgmma(
 ) -> Result<LoweredKernel, String> {
     let mut arg_types: Vec<Type> = c.inputs.iter().map(|t| memref(&t.shape, t.elem)).collect();
     arg_types.push(memref(&c.result.shape, c.result.elem));
+    let b_box = if p.b_k_major {
+        (p.wg_n, K_STEP)
+    } else {
+        (K_STEP, B_BOX_COLS)
+    };
     let maps = [
         tensor_map_type(p.wg_m, K_STEP, p.input),
-        tensor_map_type(K_STEP, B_BOX_COLS, p.input),
+        tensor_map_type(b_box.0, b_box.1, p.input),
     ];
     arg_types.extend(maps);
     let entry = ctx.create_block(arg_types.clone());

@@ -4,8 +4,8 @@
 //! §9.7.15.5.1 "Matrix Descriptor" and the shared-memory matrix layouts) and the
 //! accumulator ops around it. Every thread of the warpgroup stops at the MMA
 //! ([`super::Stop::Warpgroup`]); when all 128 have arrived (`exec/sched.rs`) it executes
-//! once: A (M×K) and B (K×N) are read from shared memory through the descriptors' swizzled
-//! layouts (the tiles' [`SharedTile::byte`]: TMA's box order, then `swizzle_byte`), C is gathered
+//! once: A (M×K) and B (K×N, MN-major with `transposeB`, else K-major: stored N×K) are read
+//! from shared memory through the descriptors' swizzled layouts (the tiles' [`SharedTile::byte`]: TMA's box order, then `swizzle_byte`), C is gathered
 //! from the threads' accumulator fragments ([`acc_coord`]), `D = A·B + C` is computed with
 //! every product exact in f32 (f16 and bf16 significands have 11 and 8 bits) and the sum
 //! accumulated in f32 in k order, and D is scattered back. (The hardware's order and grouping
@@ -35,7 +35,16 @@ impl BlockState<'_> {
         let (op, at) = (&**op, *at);
         let (m, n, kk) = (op.mma.m as usize, op.mma.n as usize, op.mma.k as usize);
         let a = self.gather(op.a, &op.mma.a, (first, at))?;
-        let b = self.gather(op.b, &op.mma.b, (first, at))?;
+        let tile_b = self.gather(op.b, &op.mma.b, (first, at))?;
+        // B as K×N row-major, whichever layout (MN- or K-major) its tile has.
+        let cols_b = op.mma.b.cols as usize;
+        let mut b = vec![0.0f64; kk * n];
+        for x in 0..kk {
+            for j in 0..n {
+                let (r, c) = op.mma.b_at(x as u64, j as u64);
+                b[x * n + j] = tile_b[r as usize * cols_b + c as usize];
+            }
+        }
         let nregs = self.nregs;
         let per = m * n / WARPGROUP as usize;
         let reg = |t: usize, base: u32, i: usize| (first as usize + t) * nregs + base as usize + i;
