@@ -10,7 +10,7 @@
 //! K·2^-24·Σ|a·b| / max|c| (≤ 1e-4 for K ≤ 320 with the checker's inputs in [-1, 1]).
 
 use proptest::prelude::*;
-use rtile_dialects::te::model::{ElemType, TeCompute};
+use rtile_dialects::te::model::TeCompute;
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::RProgram;
 use rtile_passes::device::Device;
@@ -20,15 +20,7 @@ use rtile_passes::lower_to_gpu::{LowerOptions, lower_compute_opts};
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::{context, count_ops, module_text};
-
-fn tolerance(out: ElemType) -> f64 {
-    match out {
-        ElemType::F16 => 2f64.powi(-10) + 1e-4,
-        ElemType::BF16 => 2f64.powi(-7) + 1e-4,
-        _ => 1e-4,
-    }
-}
+use common::{context, count_ops, mma_tolerance as tolerance, module_text};
 
 /// `C[m, n] = Σ_k A[m, k]·B[k, n]` with `acc(f32)`.
 fn gemm((m, n, k): (i64, i64, i64), input: &str, output: &str) -> TeCompute {
