@@ -21,7 +21,10 @@ use rtile_runtime::sim::profile::{OpClass, profile_text};
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::{compute, context, count_ops, gemm_text, mma_tolerance as tolerance, module_text};
+use common::{
+    compute, context, count_ops, gemm_text, mma_tolerance as tolerance, module_text,
+    simulate_within_tolerance,
+};
 /// Lowers `c` under `p`, checks it uses MFMAs and none of NVIDIA's ops, runs it in the
 /// simulator; `Err` says why not.
 fn check(c: &TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {
@@ -43,13 +46,7 @@ fn check(c: &TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {
     if threads == 0 || threads % 64 != 0 {
         return Err(format!("{threads} threads: not whole wavefronts"));
     }
-    let text = module_text(&mut ctx, &[k]);
-    let r = run_check_text("k.mlir", &text, seed).map_err(|e| format!("{e}\n{text}"))?;
-    let tol = tolerance(c.result.elem);
-    if r.max_rel_err() > tol {
-        return Err(format!("error {:e} over {tol:e}", r.max_rel_err()));
-    }
-    Ok(r.max_rel_err())
+    simulate_within_tolerance(&mut ctx, k, c, seed)
 }
 
 /// Every tensor-core program of the construction's top 10 on the MI250X description, for

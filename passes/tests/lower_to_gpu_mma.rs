@@ -18,7 +18,10 @@ use rtile_runtime::sim::profile::{OpClass, profile_text};
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::{compute, context, count_ops, gemm_text, mma_tolerance as tolerance, module_text};
+use common::{
+    compute, context, count_ops, gemm_text, mma_tolerance as tolerance, module_text,
+    simulate_within_tolerance,
+};
 /// Lowers `c` under `p` and checks it in the simulator; `Err` says why not.
 fn check(c: &rtile_dialects::te::model::TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {
     let mut ctx = context();
@@ -28,13 +31,7 @@ fn check(c: &rtile_dialects::te::model::TeCompute, p: &RProgram, seed: u64) -> R
             return Err(format!("no {op}"));
         }
     }
-    let text = module_text(&mut ctx, &[k]);
-    let r = run_check_text("k.mlir", &text, seed).map_err(|e| format!("{e}\n{text}"))?;
-    let tol = tolerance(c.result.elem);
-    if r.max_rel_err() > tol {
-        return Err(format!("error {:e} over {tol:e}", r.max_rel_err()));
-    }
-    Ok(r.max_rel_err())
+    simulate_within_tolerance(&mut ctx, k, c, seed)
 }
 
 /// Every tensor-core program of the top 10 on the A100 and H100 descriptions, for f16 and

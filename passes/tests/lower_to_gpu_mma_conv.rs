@@ -19,7 +19,9 @@ use rtile_passes::lower_to_gpu::mma::MmaPlan;
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::{compute, context, count_ops, mma_tolerance as tolerance, module_text};
+use common::{
+    compute, context, count_ops, mma_tolerance as tolerance, module_text, simulate_within_tolerance,
+};
 /// A 2-D convolution: `(n, c, h, w)` data, `f` filters of `kh × kw`, `stride`, zero
 /// padding `pad`; `nhwc`: data and output channels-last with HWIO weights (else NCHW data
 /// and output, OIHW weights).
@@ -99,13 +101,7 @@ fn check(c: &TeCompute, p: &RProgram, seed: u64) -> Result<f64, String> {
             return Err(format!("no {op}"));
         }
     }
-    let text = module_text(&mut ctx, &[k]);
-    let r = run_check_text("k.mlir", &text, seed).map_err(|e| format!("{e}\n{text}"))?;
-    let tol = tolerance(c.result.elem);
-    if r.max_rel_err() > tol {
-        return Err(format!("error {:e} over {tol:e}", r.max_rel_err()));
-    }
-    Ok(r.max_rel_err())
+    simulate_within_tolerance(&mut ctx, k, c, seed)
 }
 
 /// `(n, c, h = w, f)`, `(kernel, stride, padding)`, channels last.

@@ -144,3 +144,21 @@ pub fn compute(text: &str) -> rtile_dialects::te::model::TeCompute {
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     sc[0].compute.clone()
 }
+
+/// Runs kernel `k` of compute `c` in the simulator against the te interpreter (inputs from
+/// `seed`) and returns its max relative error, or why it is over [`mma_tolerance`].
+pub fn simulate_within_tolerance(
+    ctx: &mut Context,
+    k: LoweredKernel,
+    c: &rtile_dialects::te::model::TeCompute,
+    seed: u64,
+) -> Result<f64, String> {
+    let text = module_text(ctx, &[k]);
+    let r = rtile_runtime::sim::run_check_text("k.mlir", &text, seed)
+        .map_err(|e| format!("{e}\n{text}"))?;
+    let tol = mma_tolerance(c.result.elem);
+    if r.max_rel_err() > tol {
+        return Err(format!("error {:e} over {tol:e}", r.max_rel_err()));
+    }
+    Ok(r.max_rel_err())
+}

@@ -291,6 +291,13 @@ struct Build<'a, 'c> {
 }
 
 impl Build<'_, '_> {
+    /// A zeroed warpgroup accumulator of the plan's (padded) warpgroup tile.
+    fn zero_accumulator(&mut self) -> Value {
+        let ty = accumulator_type(self.p.wg_m, self.p.wg_n_pad);
+        self.em
+            .op("nvgpu.warpgroup.mma.init.accumulator", &[], &[], ty)
+    }
+
     fn div(&mut self, a: Value, c: i64) -> Value {
         let c = self.em.idx(c);
         self.em.ibin("arith.divui", a, c)
@@ -376,12 +383,7 @@ impl Build<'_, '_> {
             self.issue(v, v);
         }
         self.em.end_then();
-        let acc0 = self.em.op(
-            "nvgpu.warpgroup.mma.init.accumulator",
-            &[],
-            &[],
-            accumulator_type(p.wg_m, p.wg_n_pad),
-        );
+        let acc0 = self.zero_accumulator();
         let steps = self.em.idx(p.k_steps);
         let (kt, acc, res) = self.em.begin_for(zero, steps, one, &[acc0]);
         self.em.barrier();
@@ -468,12 +470,7 @@ impl Build<'_, '_> {
     fn consumer_loop(&mut self, wgm: Value, wgn: Value, empty: Value) -> Value {
         let p = self.p;
         let (zero, one) = (self.em.idx(0), self.em.idx(1));
-        let acc0 = self.em.op(
-            "nvgpu.warpgroup.mma.init.accumulator",
-            &[],
-            &[],
-            accumulator_type(p.wg_m, p.wg_n_pad),
-        );
+        let acc0 = self.zero_accumulator();
         let steps = self.em.idx(p.k_steps);
         let (kt, acc, res) = self.em.begin_for(zero, steps, one, &[acc0]);
         let (cur, odd) = self.stage_of(kt, CmpIPredicate::Ne);
@@ -524,9 +521,7 @@ impl Build<'_, '_> {
         let acc = self.consumer_loop(wgm, wgn, empty);
         self.em.else_(&[acc]);
         self.producer(empty);
-        let idle = self
-            .em
-            .op("nvgpu.warpgroup.mma.init.accumulator", &[], &[], acc_ty);
+        let idle = self.zero_accumulator();
         self.em.end_if(Some(&[idle]));
         (res[0], consumer)
     }
