@@ -235,19 +235,15 @@ impl MmaBuild<'_, '_> {
             return self.em.op("vector.load", &[tile, st, row, k], &[], vt);
         }
         let k0 = self.em.add(base, k);
-        let mut v = None;
-        for i in 0..4 {
+        let first = self.em.op("memref.load", &[tile, st, k0, own], &[], e);
+        let mut v = self.em.op("vector.broadcast", &[first], &[], vt);
+        for i in 1..4 {
             let row = self.add_const(k0, i);
             let x = self.em.op("memref.load", &[tile, st, row, own], &[], e);
-            v = Some(match v {
-                None => self.em.op("vector.broadcast", &[x], &[], vt),
-                Some(acc) => {
-                    let pos = ("static_position", Attribute::dense_i64_array(vec![i]));
-                    self.em.op("vector.insert", &[x, acc], &[pos], vt)
-                }
-            });
+            let pos = ("static_position", Attribute::dense_i64_array(vec![i]));
+            v = self.em.op("vector.insert", &[x, v], &[pos], vt);
         }
-        v.expect("four elements")
+        v
     }
 
     /// Stores the accumulators: element `e` of instruction tile `(i, j)` is the block-tile
