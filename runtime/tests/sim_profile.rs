@@ -276,3 +276,36 @@ fn sampled_blocks_count_a_spread_sample() {
         vec![0, 2, 5]
     );
 }
+
+#[test]
+fn distinct_sectors_count_a_rereading_grid_once() {
+    // Four blocks each load in[2t] (the block index is not in the load): the requests touch
+    // 4 × 8 sectors, but only the 8 sectors of in[0..64) are distinct; each block writes
+    // its own 32 floats of the output, 4 × 4 = 16 distinct sectors.
+    let k = run(
+        Pattern {
+            grid: 4,
+            ..Pattern::global(2, 0, 1)
+        },
+        None,
+    );
+    assert_eq!(measured(&k, OpClass::GlobalLd).sectors, 32);
+    assert_eq!((k.unique_sectors_read, k.unique_sectors_written), (8, 16));
+    // A sample of one block: its own sectors only.
+    let s = run(
+        Pattern {
+            grid: 4,
+            ..Pattern::global(2, 0, 1)
+        },
+        Some(1),
+    );
+    assert_eq!((s.unique_sectors_read, s.unique_sectors_written), (8, 4));
+}
+
+#[test]
+fn distinct_sectors_of_a_misaligned_vector_load() {
+    // 32 lanes × vector<4xf32> from element 1: bytes 4..516 span sectors 0..=16.
+    let k = run(Pattern::global(4, 1, 4), None);
+    assert_eq!(k.unique_sectors_read, 17);
+    assert_eq!(k.unique_sectors_written, 16);
+}

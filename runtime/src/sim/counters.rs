@@ -7,7 +7,10 @@
 //! wavefronts over 32 banks of 4 bytes (64-bit accesses per half-warp, 128-bit per
 //! quarter-warp). Formulas and metric names: `docs/simulator.md`.
 
+use std::collections::HashSet;
+
 use super::compile::{Kernel, MemDesc, Space};
+use super::profile::OpClass;
 
 /// Counters of one instruction, summed over the warps and blocks that ran it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,16 +62,44 @@ impl InstCounters {
     }
 }
 
-/// Raw counters of a kernel run: one entry per instruction of the kernel.
+/// The distinct 32-byte global sectors a kernel run read and wrote: its DRAM traffic when
+/// the L2 cache holds the kernel's whole footprint (each sector read from DRAM once, each
+/// written sector written back once), where the per-request `sectors` count every re-read.
+/// Atomics count as writes. TMA boxes are not included (their bytes are `tma_global_bytes`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UniqueSectors {
+    pub read: HashSet<u64>,
+    pub written: HashSet<u64>,
+}
+
+impl UniqueSectors {
+    /// Adds the sectors of `o` into `self`.
+    fn merge(&mut self, o: UniqueSectors) {
+        let (mut r, mut w) = (o.read, o.written);
+        if r.len() > self.read.len() {
+            std::mem::swap(&mut r, &mut self.read);
+        }
+        if w.len() > self.written.len() {
+            std::mem::swap(&mut w, &mut self.written);
+        }
+        self.read.extend(r);
+        self.written.extend(w);
+    }
+}
+
+/// Raw counters of a kernel run: one entry per instruction of the kernel, and the distinct
+/// global sectors of the run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RawProfile {
     pub insts: Vec<InstCounters>,
+    pub unique: UniqueSectors,
 }
 
 impl RawProfile {
     pub(crate) fn new(n: usize) -> Self {
         RawProfile {
             insts: vec![InstCounters::default(); n],
+            unique: UniqueSectors::default(),
         }
     }
     /// Adds `o` (a profile of the same kernel) into `self`.
@@ -76,6 +107,7 @@ impl RawProfile {
         for (a, b) in self.insts.iter_mut().zip(&o.insts) {
             a.add(b);
         }
+        self.unique.merge(o.unique);
         self
     }
 }
@@ -105,6 +137,8 @@ pub(crate) struct BlockProfile {
     warp_max: Vec<u32>,
     warp_touched: Vec<u32>,
     accesses: Vec<Access>,
+    /// Per instruction: whether its global accesses write (stores, atomics).
+    writes: Vec<bool>,
     /// Lanes of the kernel's warps (32, or an AMD kernel's 64-lane wavefronts).
     wave: u32,
     pub(crate) raw: RawProfile,
@@ -122,6 +156,11 @@ impl BlockProfile {
             warp_max: vec![0; n],
             warp_touched: Vec::new(),
             accesses: Vec::new(),
+            writes: k
+                .insts
+                .iter()
+                .map(|i| OpClass::of(k, i) == OpClass::GlobalSt)
+                .collect(),
             wave: k.wave,
             raw: RawProfile::new(n),
         }
@@ -180,6 +219,19 @@ impl BlockProfile {
         });
     }
 
+    /// A copy (`cp.async`) read `bytes` of global memory `m` from element `off`: only the
+    /// distinct sectors are kept (the copy's requests are not modelled).
+    pub(crate) fn global_read(&mut self, m: &MemDesc, off: usize, bytes: u64) {
+        if m.space != Space::Global || bytes == 0 {
+            return;
+        }
+        let addr = ((m.buf as u64) << 48) + off as u64 * u64::from(m.elem.bytes());
+        self.raw
+            .unique
+            .read
+            .extend(addr / 32..=(addr + bytes - 1) / 32);
+    }
+
     /// A TMA load at `pc` wrote `bytes` into shared memory, `read` of them from the tensor.
     pub(crate) fn tma(&mut self, pc: u32, bytes: u64, read: u64) {
         let c = &mut self.raw.insts[pc as usize];
@@ -216,7 +268,14 @@ impl BlockProfile {
         for group in acc.chunk_by(|a, b| a.pc == b.pc && a.occ == b.occ && a.part == b.part) {
             let c = &mut self.raw.insts[group[0].pc as usize];
             if group[0].global {
-                global_request(group, c);
+                let sectors = global_request(group, c);
+                let unique = &mut self.raw.unique;
+                let set = if self.writes[group[0].pc as usize] {
+                    &mut unique.written
+                } else {
+                    &mut unique.read
+                };
+                set.extend(sectors);
             } else {
                 shared_request(group, c, self.wave);
             }
@@ -240,8 +299,9 @@ fn distinct_bytes(mut ranges: Vec<(u64, u64)>) -> u64 {
     total
 }
 
-/// One warp-level global access: requests, sectors touched and the ideal sector count.
-fn global_request(group: &[Access], c: &mut InstCounters) {
+/// One warp-level global access: requests, sectors touched and the ideal sector count;
+/// returns the sectors.
+fn global_request(group: &[Access], c: &mut InstCounters) -> Vec<u64> {
     let widest = group.iter().map(|a| a.bytes).max().unwrap_or(0);
     c.requests += u64::from(widest.div_ceil(16).max(1));
     let mut sectors: Vec<u64> = Vec::new();
@@ -260,6 +320,7 @@ fn global_request(group: &[Access], c: &mut InstCounters) {
     c.sectors += sectors.len() as u64;
     c.bytes += bytes;
     c.ideal_sectors += bytes.div_ceil(32);
+    sectors
 }
 
 /// One warp-level shared access: the lanes are processed in groups (32 lanes for accesses

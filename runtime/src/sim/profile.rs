@@ -164,6 +164,11 @@ pub struct KernelProfile {
     pub ops: Vec<OpProfile>,
     /// The numerical check against the te reference (full runs of kernels carrying one).
     pub max_rel_err: Option<f64>,
+    /// Distinct 32-byte global sectors read: DRAM reads when the L2 holds the kernel's
+    /// footprint (`sim::counters::UniqueSectors`; of the blocks run).
+    pub unique_sectors_read: u64,
+    /// Distinct 32-byte global sectors written (stores and atomics).
+    pub unique_sectors_written: u64,
 }
 
 impl KernelProfile {
@@ -255,6 +260,8 @@ pub fn profile(
             blocks_total,
             ops: per_op(ctx, &k, &raw.insts),
             max_rel_err,
+            unique_sectors_read: raw.unique.read.len() as u64,
+            unique_sectors_written: raw.unique.written.len() as u64,
         });
     }
     Ok(report)
@@ -425,6 +432,14 @@ fn kernel_json(k: &KernelProfile) -> Value {
         json!(k.total(OpClass::Barrier).warp),
     );
     sm90_metrics(&k.total_all(), &mut m);
+    m.insert(
+        "rtile__unique_sectors_global_op_ld.sum".into(),
+        json!(k.unique_sectors_read),
+    );
+    m.insert(
+        "rtile__unique_sectors_global_op_st.sum".into(),
+        json!(k.unique_sectors_written),
+    );
     m.insert("smsp__inst_executed.sum".into(), json!(warp));
     m.insert("smsp__thread_inst_executed.sum".into(), json!(thread));
     let ops: Vec<Value> = k
@@ -504,6 +519,10 @@ fn kernel_text(k: &KernelProfile, s: &mut String) {
             pct(t.ideal_sectors, t.sectors)
         ));
     }
+    s.push_str(&format!(
+        "  distinct global sectors  read {}  written {} (DRAM traffic when L2 holds the footprint)\n",
+        k.unique_sectors_read, k.unique_sectors_written
+    ));
     for (c, what) in [
         (OpClass::SharedLd, "shared loads "),
         (OpClass::SharedSt, "shared stores"),

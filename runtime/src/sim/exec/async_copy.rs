@@ -126,6 +126,9 @@ impl BlockState<'_> {
                 );
                 return Err(self.error(SimErrorKind::Other, Some(at), tid, msg));
             }
+            if let Some(p) = self.prof.as_deref_mut() {
+                p.global_read(sm, soff, u64::from(src_n) * u64::from(sm.elem.bytes()));
+            }
             for (l, v) in vals.iter_mut().take(src_n as usize).enumerate() {
                 *v = self.globals[sm.buf]
                     .get(soff + l)
