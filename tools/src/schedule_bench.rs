@@ -6,7 +6,9 @@
 //! beam search greedy (`--autoschedule-beam{beam-size=1}`) and with k = 32 (Anderson et al.,
 //! OOPSLA'21 §3). Every result is lowered (`--lower-to-gpu`) and run end to end in the CPU
 //! GPU-simulator: its outputs are checked against the te interpreter's f64 oracle and its
-//! kernels are profiled for the DRAM sectors they load and store.
+//! kernels are profiled for the global-memory sectors their loads and stores request and
+//! the distinct sectors they read and write (DRAM traffic behind an L2 that holds each
+//! kernel's footprint; docs/simulator.md).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,7 +44,11 @@ pub struct ScheduleRow {
     pub states: Option<u64>,
     /// Kernel launches of the host functions.
     pub kernels: Option<usize>,
-    /// Global-memory sectors loaded and stored by all launches, from the simulator.
+    /// Global-memory sectors requested by the loads and stores of all launches, from the
+    /// simulator (every re-read counted, as without a cache).
+    pub sectors: Option<u64>,
+    /// Distinct global sectors read and written, summed over launches: DRAM traffic when
+    /// the L2 holds each kernel's footprint.
     pub dram_sectors: Option<u64>,
     /// The scheduler's own predicted time, µs (none where it gives none).
     pub predicted_us: Option<f64>,
@@ -143,6 +149,7 @@ fn bench_one(name: &str, text: &str, scheduler: &str, device: &str, seed: u64) -
         schedule_ms: None,
         states: None,
         kernels: None,
+        sectors: None,
         dram_sectors: None,
         predicted_us: None,
         max_rel_err: None,
@@ -231,13 +238,15 @@ fn fill_row(
     row.matched = err < TOLERANCE;
     let prof = profile_text(name, &lowered, seed, None)
         .map_err(|e| format!("profile: {}", e.lines().next().unwrap_or("failed")))?;
-    let mut sectors = 0;
+    let (mut sectors, mut dram) = (0, 0);
     for k in &prof.kernels {
         let n = launches.get(&k.kernel).copied().unwrap_or(0);
         let per_launch = k.total(OpClass::GlobalLd).sectors + k.total(OpClass::GlobalSt).sectors;
         sectors += per_launch * n;
+        dram += (k.unique_sectors_read + k.unique_sectors_written) * n;
     }
-    row.dram_sectors = Some(sectors);
+    row.sectors = Some(sectors);
+    row.dram_sectors = Some(dram);
     Ok(())
 }
 
@@ -259,16 +268,17 @@ pub fn bench_schedule(pipelines: &[(String, String)], device: &str, seed: u64) -
 /// The report as a table, one row per (pipeline, scheduler).
 pub fn format_table(r: &ScheduleReport) -> String {
     let mut s = format!(
-        "schedulers on {} (scheduling ms: the pass only; DRAM sectors: simulator, all launches; predicted: the scheduler's own estimate)\n",
+        "schedulers on {} (scheduling ms: the pass only; sectors: simulator, requested by all launches' loads and stores; DRAM sectors: simulator, distinct per launch, behind an L2 that holds the kernel; predicted: the scheduler's own estimate)\n",
         r.device
     );
     s.push_str(&format!(
-        "{:<24} {:<14} {:>10} {:>8} {:>8} {:>12} {:>13} {:>10} {:>8}\n",
+        "{:<24} {:<14} {:>10} {:>8} {:>8} {:>10} {:>12} {:>13} {:>10} {:>8}\n",
         "pipeline",
         "scheduler",
         "sched ms",
         "states",
         "kernels",
+        "sectors",
         "DRAM sectors",
         "predicted us",
         "max err",
@@ -288,11 +298,12 @@ pub fn format_table(r: &ScheduleReport) -> String {
             continue;
         }
         s.push_str(&format!(
-            "{pipeline:<24} {:<14} {:>10} {:>8} {:>8} {:>12} {:>13} {:>10} {:>8}\n",
+            "{pipeline:<24} {:<14} {:>10} {:>8} {:>8} {:>10} {:>12} {:>13} {:>10} {:>8}\n",
             row.scheduler,
             opt(row.schedule_ms.map(|x| format!("{x:.2}"))),
             opt(row.states.map(|x| x.to_string())),
             opt(row.kernels.map(|x| x.to_string())),
+            opt(row.sectors.map(|x| x.to_string())),
             opt(row.dram_sectors.map(|x| x.to_string())),
             opt(row.predicted_us.map(|x| format!("{x:.3}"))),
             opt(row.max_rel_err.map(|x| format!("{x:.1e}"))),

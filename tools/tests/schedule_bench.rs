@@ -24,8 +24,12 @@ fn four_schedulers_on_unsharp_mask() {
         assert!(r.matched, "{}: max err {:?}", r.scheduler, r.max_rel_err);
         assert!(r.max_rel_err.unwrap() < 1e-5);
         assert!(r.schedule_ms.unwrap() >= 0.0);
-        let sectors = r.dram_sectors.unwrap();
+        let sectors = r.sectors.unwrap();
         assert!(sectors >= floor, "{}: {sectors} < {floor}", r.scheduler);
+        // Distinct sectors: at least the floor, at most what the requests touched.
+        let dram = r.dram_sectors.unwrap();
+        assert!(dram >= floor, "{}: {dram} < {floor}", r.scheduler);
+        assert!(dram <= sectors, "{}: {dram} > {sectors}", r.scheduler);
         assert!(r.kernels.unwrap() >= 1);
     }
     // Roller: one kernel per te op (the pipeline has six), each with an estimate.
