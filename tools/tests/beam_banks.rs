@@ -488,3 +488,31 @@ fn shared_features_match_the_simulator_counters() {
         }
     }
 }
+
+const COLSUM_DIRECT: &str = "func.func @f(%A: tensor<32x256xf32>) -> tensor<256xf32> {
+  %C = te.compute (%j) reduce (%i) in [256, 32] : (tensor<32x256xf32>) -> tensor<256xf32> { te.sum(%A[%i, %j]) }
+  func.return %C : tensor<256xf32>
+}";
+
+/// A blocked column sum reading A itself (serial 4 × 32 threads, 2 blocks): the lowering
+/// stages A's 32×128 tile per block with 16-byte cooperative loads (1024 units, 32 warp
+/// requests of 16 sectors: 512 a block, 1024 in all), stores it (256 wavefronts: 8-lane
+/// phases of 128 bytes) and reads it a run at a time (one 16-byte load per row and warp,
+/// 4 phases: 32 × 4 × 2 = 256). The model's global loads count the staged reads with
+/// interleaved lanes (4 sectors a warp per point: 4 × 4 × 32 × 2 = 1024, the kernel's
+/// count here), not the blocked lanes 16 bytes apart (4096); its stores follow the runs
+/// (16 sectors a warp per point: 128). The staging's shared traffic is not modelled.
+#[test]
+fn blocked_reduction_root_counts_its_staged_reads_coalesced() {
+    let (model, sim, (model_fp, sim_fp)) = model_and_sim(COLSUM_DIRECT, &[tiling([4], [32])]);
+    let want = Counts {
+        shared_ld: 256,
+        shared_st: 256,
+        global_ld: 1024,
+        global_st: 128,
+    };
+    assert_eq!(sim, want, "the simulator's counts");
+    assert_eq!(model.global_ld, sim.global_ld, "global loads");
+    assert_eq!(model.global_st, sim.global_st, "global stores");
+    assert_eq!(model_fp, sim_fp, "float operations");
+}

@@ -463,6 +463,19 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// Some root dim is blocked ([`blocked_dims`]). Then the global loads of the root's
+    /// body (and of what is fused into it in registers) are counted with interleaved
+    /// lanes: the lowering stages every read of an outside tensor by a reduction root
+    /// into shared tiles with cooperative loads whose warps take consecutive units
+    /// whatever the thread map (`staging.rs`), so the runs of 4 (lanes 4 points apart)
+    /// never reach global memory. Those loads are not modelled one by one
+    /// (docs/passes/autoschedule-beam.md, "Not done"); the interleaved lanes' coalesced
+    /// reads stay the estimate they were (for a non-linear read too, which the lowering
+    /// reads directly at each point).
+    fn any_blocked(&self) -> bool {
+        self.blocked.iter().any(|&b| b)
+    }
+
     /// A root or block-level member's points that run (reductions counted) and those of
     /// full blocks; `None` for a register or inlined one.
     fn run_points(&self, mk: usize, th: &Threads) -> Option<(u64, u64)> {
@@ -512,9 +525,27 @@ impl Cx<'_> {
             Loc::Root(_) => {
                 let per_class = |c: &BlockClass| {
                     let reqs = root_requests(p, k, &c.origin, warp, &self.blocked);
-                    transactions(
+                    let mut tx = transactions(
                         p, k, levels, dev, mk, bx, &c.origin, &reqs, red as f64, &reqs,
-                    )
+                    );
+                    if self.any_blocked() {
+                        // Reads of outside tensors are staged ([`Cx::any_blocked`]).
+                        let inter = root_requests(p, k, &c.origin, warp, &[]);
+                        let [gl, ..] = transactions(
+                            p,
+                            k,
+                            levels,
+                            dev,
+                            mk,
+                            bx,
+                            &c.origin,
+                            &inter,
+                            red as f64,
+                            &[],
+                        );
+                        tx[0] = gl;
+                    }
+                    tx
                 };
                 let points = self.run_points(mk, th).map_or(0, |x| x.0);
                 (weigh(&per_class), points as f64)
@@ -552,7 +583,20 @@ impl Cx<'_> {
                     if self.single { r } else { r * ran }
                 };
                 let reqs = th.requests(p, k, mk, n, &zero, &[]);
-                let tx = transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
+                let mut tx = transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
+                if !th.blocked.is_empty() && self.any_blocked() {
+                    // Reads of outside tensors are staged ([`Cx::any_blocked`]).
+                    let inter = Threads {
+                        threads: th.threads.clone(),
+                        groups: th.groups.clone(),
+                        active: th.active,
+                        blocked: Vec::new(),
+                    };
+                    let reqs = inter.requests(p, k, mk, n, &zero, &[]);
+                    let [gl, ..] =
+                        transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
+                    tx[0] = gl;
+                }
                 let points = match loc {
                     Loc::Inline => inline_points(p, k, n) as f64,
                     _ => self.num_blocks as f64 * th.active.max(1) as f64 * per_thread,
