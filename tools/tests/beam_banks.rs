@@ -31,8 +31,8 @@ struct Counts {
     global_st: u64,
 }
 
-/// A root tiling of a 2-D stage.
-fn tiling(serial: [u64; 2], threads: [u64; 2]) -> Loc {
+/// A root tiling of an `N`-D stage.
+fn tiling<const N: usize>(serial: [u64; N], threads: [u64; N]) -> Loc {
     Loc::Root(Some(Tiling {
         serial: Arc::from(serial),
         threads: Arc::from(threads),
@@ -170,6 +170,18 @@ const SKEWED_2D: &str = "func.func @f(%A: tensor<76x40xf32>) -> tensor<37x40xf32
   %P = te.compute (%x, %y) in [76, 37] : (tensor<76x40xf32>) -> tensor<76x37xf32> { %A[%x, %y] * 2.0 }
   %C = te.compute (%i, %j) in [37, 40] : (tensor<76x37xf32>) -> tensor<37x40xf32> { %P[%i + %j, %i] + 1.0 }
   func.return %C : tensor<37x40xf32>
+}";
+
+const COLSUM: &str = "func.func @f(%A: tensor<32x256xf32>) -> tensor<256xf32> {
+  %P = te.compute (%i, %j) in [32, 256] : (tensor<32x256xf32>) -> tensor<32x256xf32> { %A[%i, %j] * 2.0 }
+  %C = te.compute (%j) reduce (%i) in [256, 32] : (tensor<32x256xf32>) -> tensor<256xf32> { te.sum(%P[%i, %j]) }
+  func.return %C : tensor<256xf32>
+}";
+
+const COLSUM_EDGE: &str = "func.func @f(%A: tensor<32x200xf32>) -> tensor<200xf32> {
+  %P = te.compute (%i, %j) in [32, 200] : (tensor<32x200xf32>) -> tensor<32x200xf32> { %A[%i, %j] * 2.0 }
+  %C = te.compute (%j) reduce (%i) in [200, 32] : (tensor<32x200xf32>) -> tensor<200xf32> { te.sum(%P[%i, %j]) }
+  func.return %C : tensor<200xf32>
 }";
 
 /// One case: a schedule, the simulator's counts derived by hand, and whether the model's
@@ -361,6 +373,50 @@ fn cases() -> Vec<Case> {
             ),
             global_ld_exact: true,
         },
+        // A column sum (a reduction anchor) reading a block-level producer P: C's 32
+        // threads have a serial tile of 4 along j, and P's tile is read with j indexing
+        // its last dim alone, so the lowering gives each thread a run of 4 consecutive
+        // columns (`thread_map.rs`: 4t .. 4t + 3) for 16-byte reads of a staged tile. P
+        // comes from a shared stage, read a word at a time: at each i and point l, lane t
+        // reads word 128·i + 4t + l, 32 lanes on 8 banks, 4 words each: 4 wavefronts × 4
+        // points × 32 rows × 2 blocks = 1024 (interleaved, lane t at t + 32l: 256). C's
+        // stores: 32 lanes 16 bytes apart, 16 sectors × 4 points × 2 = 128 (interleaved:
+        // 32). P's 32×128 region by 32 threads flat: 128 warp turns a block, 1 wavefront
+        // and 4 sectors of A each: 256 and 1024.
+        Case {
+            name: "colsum-blocked",
+            text: COLSUM,
+            locs: vec![Loc::Shared(vec![1, 1]), tiling([4], [32])],
+            want: c(1024, 256, 1024, 128),
+            global_ld_exact: true,
+        },
+        // The same column sum with serial 2 on 64 threads: 2 is not a multiple of 4, so
+        // the lowering interleaves (lane t at t + 64j): each warp's read of P is 32
+        // consecutive words, 1 wavefront: 32 rows × 2 points × 2 warps × 2 blocks = 256;
+        // stores 4 sectors each: 2 × 2 × 4 × 2 = 32; P as above.
+        Case {
+            name: "colsum-interleaved",
+            text: COLSUM,
+            locs: vec![Loc::Shared(vec![1, 1]), tiling([2], [64])],
+            want: c(256, 256, 1024, 32),
+            global_ld_exact: true,
+        },
+        // Blocked with a partial last block (200 columns, block tiles of 128): the second
+        // block's thread t runs points 128 + 4t + l < 200, t < 18 (the lowering guards
+        // each point, `lanes_inside`). Its reads: 18 lanes on 8 banks, at most 3 words
+        // each (lanes 0, 8, 16 and 1, 9, 17): 3 × 4 × 32 = 384, the first block's 512:
+        // 896. Its stores: 18 lanes × 16 bytes = 9 sectors, × 4 = 36, the first's 64:
+        // 100. P's region (32×128 in both blocks; past column 199 it stores 0): 128
+        // warp stores a block, 256; A's rows are 800 bytes (32-byte aligned), the first
+        // block's 4 warps a row 4 sectors each, the second's 4, 4, 1 (columns 192..199)
+        // and 0: 512 + 288 = 800.
+        Case {
+            name: "colsum-blocked-edge",
+            text: COLSUM_EDGE,
+            locs: vec![Loc::Shared(vec![1, 1]), tiling([4], [32])],
+            want: c(896, 256, 800, 100),
+            global_ld_exact: true,
+        },
     ]
 }
 
@@ -431,4 +487,32 @@ fn shared_features_match_the_simulator_counters() {
             );
         }
     }
+}
+
+const COLSUM_DIRECT: &str = "func.func @f(%A: tensor<32x256xf32>) -> tensor<256xf32> {
+  %C = te.compute (%j) reduce (%i) in [256, 32] : (tensor<32x256xf32>) -> tensor<256xf32> { te.sum(%A[%i, %j]) }
+  func.return %C : tensor<256xf32>
+}";
+
+/// A blocked column sum reading A itself (serial 4 × 32 threads, 2 blocks): the lowering
+/// stages A's 32×128 tile per block with 16-byte cooperative loads (1024 units, 32 warp
+/// requests of 16 sectors: 512 a block, 1024 in all), stores it (256 wavefronts: 8-lane
+/// phases of 128 bytes) and reads it a run at a time (one 16-byte load per row and warp,
+/// 4 phases: 32 × 4 × 2 = 256). The model's global loads count the staged reads with
+/// interleaved lanes (4 sectors a warp per point: 4 × 4 × 32 × 2 = 1024, the kernel's
+/// count here), not the blocked lanes 16 bytes apart (4096); its stores follow the runs
+/// (16 sectors a warp per point: 128). The staging's shared traffic is not modelled.
+#[test]
+fn blocked_reduction_root_counts_its_staged_reads_coalesced() {
+    let (model, sim, (model_fp, sim_fp)) = model_and_sim(COLSUM_DIRECT, &[tiling([4], [32])]);
+    let want = Counts {
+        shared_ld: 256,
+        shared_st: 256,
+        global_ld: 1024,
+        global_st: 128,
+    };
+    assert_eq!(sim, want, "the simulator's counts");
+    assert_eq!(model.global_ld, sim.global_ld, "global loads");
+    assert_eq!(model.global_st, sim.global_st, "global stores");
+    assert_eq!(model_fp, sim_fp, "float operations");
 }

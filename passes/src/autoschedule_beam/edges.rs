@@ -21,6 +21,7 @@
 use super::features::{lane_coord, lane_order};
 use super::kernel::KernelPlan;
 use super::pipeline::Pipeline;
+use super::runs::{lanes_inside, local_point};
 use super::space::Loc;
 use crate::connect::graph::DimIndex;
 
@@ -474,10 +475,17 @@ pub struct Request {
 
 /// The warp requests per point of the body of the root in the block at `origin`: its
 /// serial iterations grouped by which lanes they leave active (per dim, a thread `t` at
-/// iteration `j` computes `origin + j·threads + t`, `thread_map.rs`), a group whose lanes
+/// iteration `j` computes `origin + j·threads + t`, or on a `blocked` dim `origin + (j /
+/// 4)·4·threads + 4·t + j mod 4`: `thread_map.rs`, [`super::runs`]), a group whose lanes
 /// all run as its representative warps ([`super::features::warps`]), a partial one warp
 /// by warp with the guarded-off lanes left out.
-pub fn root_requests(p: &Pipeline, k: &KernelPlan, origin: &[i64], warp: u64) -> Vec<Request> {
+pub fn root_requests(
+    p: &Pipeline,
+    k: &KernelPlan,
+    origin: &[i64],
+    warp: u64,
+    blocked: &[bool],
+) -> Vec<Request> {
     let ext = p.extents(k.root);
     let nd = p.g.nodes[k.root].domain.len();
     let threads = &k.tiling.threads;
@@ -486,8 +494,9 @@ pub fn root_requests(p: &Pipeline, k: &KernelPlan, origin: &[i64], warp: u64) ->
     for (d, &e) in ext.iter().enumerate() {
         let t = threads[d].max(1);
         let mut groups: Vec<(u64, u64, u64)> = Vec::new();
+        let b = blocked.get(d).copied().unwrap_or(false);
         for j in 0..k.tiling.serial[d] {
-            let left = (e as i64 - origin[d] - (j * t) as i64).clamp(0, t as i64) as u64;
+            let left = lanes_inside(b, t, j, e as i64 - origin[d]);
             if left == 0 {
                 continue;
             }
@@ -518,7 +527,10 @@ pub fn root_requests(p: &Pipeline, k: &KernelPlan, origin: &[i64], warp: u64) ->
     let mut out = Vec::new();
     for (left, iters, j) in combos {
         let at = |pts: &mut Vec<i64>, c: &[u64]| {
-            pts.extend((0..c.len()).map(|d| origin[d] + (j[d] * threads[d].max(1) + c[d]) as i64));
+            pts.extend((0..c.len()).map(|d| {
+                let b = blocked.get(d).copied().unwrap_or(false);
+                origin[d] + local_point(b, threads[d].max(1), j[d], c[d]) as i64
+            }));
             pts.extend(std::iter::repeat_n(0, nd - c.len()));
         };
         if left

@@ -11,7 +11,9 @@
 //!   coordinate `t` computes `t + j·threads` along each dim (`thread_map.rs`), so a lane's
 //!   point at iteration 0 is its thread coordinate (block 0). The paper's Halide schedules
 //!   split blocked (`t·serial + j`); rtile's lowering interleaves, which keeps
-//!   neighbouring lanes on neighbouring elements.
+//!   neighbouring lanes on neighbouring elements, except along the dims where it gives a
+//!   reduction root's threads runs of 4 (`(j / 4)·4·threads + 4·t + j mod 4`, decided by
+//!   the lowering's own function: [`super::runs`]).
 //! - a stage at the block level (§4) is computed by all the block's threads over its
 //!   region flat (`shared_stage.rs`, `materialize`: points `tid, tid + threads, ..` of the
 //!   row-major region), so its warps take consecutive region points and its own serial
@@ -37,6 +39,7 @@ use super::edges::{
 };
 use super::kernel::KernelPlan;
 use super::pipeline::Pipeline;
+use super::runs::{blocked_dims, local_point};
 use super::space::{Loc, Tiling};
 use crate::connect::graph::{DimIndex, Input};
 use crate::connect::propagate::input_tile;
@@ -254,6 +257,9 @@ struct Threads {
     groups: Vec<(u64, u64, u64)>,
     /// Threads of the block that run the stage.
     active: u64,
+    /// Per dim, when the lanes are the root's threads: the lowering gives each thread
+    /// blocked runs of 4 points along it ([`blocked_dims`]); empty for a region's lanes.
+    blocked: Vec<bool>,
 }
 
 impl Threads {
@@ -276,7 +282,7 @@ impl Threads {
             .map(|&(first, lanes, times)| {
                 let mut points = Vec::with_capacity(lanes as usize * nd);
                 for c in lane_coords(&self.threads, first..first + lanes) {
-                    let mut x = lane_point(p, k, mk, n, &c);
+                    let mut x = lane_point(p, k, mk, n, &c, &self.blocked);
                     for (v, l) in x.iter_mut().zip(&lo) {
                         *v += l;
                     }
@@ -347,6 +353,7 @@ pub fn featurize(
         .min(dev.max_blocks_per_core);
     let bx = boxes(p, k);
     let classes = block_classes(p, k, &bx);
+    let blocked = blocked_dims(p, k, levels);
     let cx = Cx {
         p,
         k,
@@ -357,6 +364,7 @@ pub fn featurize(
         single: classes.len() == 1,
         bx,
         classes,
+        blocked,
         num_blocks,
         block_threads,
         warp,
@@ -365,7 +373,7 @@ pub fn featurize(
         .members
         .iter()
         .enumerate()
-        .map(|(mk, &n)| threads_of(k, mk, n, p, &cx.bx, warp))
+        .map(|(mk, &n)| threads_of(k, mk, n, p, &cx.bx, warp, &cx.blocked))
         .collect();
     // Per member: the points it runs over those of full blocks; a register or inlined
     // member's are its consumer's (consumers come later: a backward sweep).
@@ -446,12 +454,28 @@ struct Cx<'a> {
     classes: Vec<BlockClass>,
     /// One kind only.
     single: bool,
+    /// Per root parallel dim: the lowering's threads own blocked runs of 4 points along it
+    /// ([`blocked_dims`]).
+    blocked: Vec<bool>,
     num_blocks: u64,
     block_threads: u64,
     warp: u64,
 }
 
 impl Cx<'_> {
+    /// Some root dim is blocked ([`blocked_dims`]). Then the global loads of the root's
+    /// body (and of what is fused into it in registers) are counted with interleaved
+    /// lanes: the lowering stages every read of an outside tensor by a reduction root
+    /// into shared tiles with cooperative loads whose warps take consecutive units
+    /// whatever the thread map (`staging.rs`), so the runs of 4 (lanes 4 points apart)
+    /// never reach global memory. Those loads are not modelled one by one
+    /// (docs/passes/autoschedule-beam.md, "Not done"); the interleaved lanes' coalesced
+    /// reads stay the estimate they were (for a non-linear read too, which the lowering
+    /// reads directly at each point).
+    fn any_blocked(&self) -> bool {
+        self.blocked.iter().any(|&b| b)
+    }
+
     /// A root or block-level member's points that run (reductions counted) and those of
     /// full blocks; `None` for a register or inlined one.
     fn run_points(&self, mk: usize, th: &Threads) -> Option<(u64, u64)> {
@@ -500,10 +524,28 @@ impl Cx<'_> {
         match &k.locs[mk] {
             Loc::Root(_) => {
                 let per_class = |c: &BlockClass| {
-                    let reqs = root_requests(p, k, &c.origin, warp);
-                    transactions(
+                    let reqs = root_requests(p, k, &c.origin, warp, &self.blocked);
+                    let mut tx = transactions(
                         p, k, levels, dev, mk, bx, &c.origin, &reqs, red as f64, &reqs,
-                    )
+                    );
+                    if self.any_blocked() {
+                        // Reads of outside tensors are staged ([`Cx::any_blocked`]).
+                        let inter = root_requests(p, k, &c.origin, warp, &[]);
+                        let [gl, ..] = transactions(
+                            p,
+                            k,
+                            levels,
+                            dev,
+                            mk,
+                            bx,
+                            &c.origin,
+                            &inter,
+                            red as f64,
+                            &[],
+                        );
+                        tx[0] = gl;
+                    }
+                    tx
                 };
                 let points = self.run_points(mk, th).map_or(0, |x| x.0);
                 (weigh(&per_class), points as f64)
@@ -541,7 +583,20 @@ impl Cx<'_> {
                     if self.single { r } else { r * ran }
                 };
                 let reqs = th.requests(p, k, mk, n, &zero, &[]);
-                let tx = transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
+                let mut tx = transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
+                if !th.blocked.is_empty() && self.any_blocked() {
+                    // Reads of outside tensors are staged ([`Cx::any_blocked`]).
+                    let inter = Threads {
+                        threads: th.threads.clone(),
+                        groups: th.groups.clone(),
+                        active: th.active,
+                        blocked: Vec::new(),
+                    };
+                    let reqs = inter.requests(p, k, mk, n, &zero, &[]);
+                    let [gl, ..] =
+                        transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
+                    tx[0] = gl;
+                }
                 let points = match loc {
                     Loc::Inline => inline_points(p, k, n) as f64,
                     _ => self.num_blocks as f64 * th.active.max(1) as f64 * per_thread,
@@ -711,7 +766,7 @@ fn transactions(
 /// The threads a member runs on (`warp` lanes a warp): the root's tiling; a block-level
 /// stage the block's threads over its region flat (iteration `r` takes region points
 /// `r·T .. r·T + T` of the `T` threads, the last iteration the rest); a register stage
-/// its consumer's.
+/// its consumer's. `blocked`: the root's blocked dims.
 fn threads_of(
     k: &KernelPlan,
     mk: usize,
@@ -719,6 +774,7 @@ fn threads_of(
     p: &Pipeline,
     bx: &[Vec<Span>],
     warp: u64,
+    blocked: &[bool],
 ) -> Threads {
     let np = p.g.nodes[n].num_parallel;
     let block = k.tiling.num_threads().max(1);
@@ -741,16 +797,18 @@ fn threads_of(
                 threads: region,
                 groups,
                 active: block.min(points),
+                blocked: Vec::new(),
             }
         }
         Loc::Root(_) => Threads {
             threads: k.tiling.threads.to_vec(),
             groups: warps(block, warp),
             active: block,
+            blocked: blocked.to_vec(),
         },
         _ => {
             let (_, ck) = consumer_in(k, n, p);
-            threads_of(k, ck, k.members[ck], p, bx, warp)
+            threads_of(k, ck, k.members[ck], p, bx, warp, blocked)
         }
     }
 }
@@ -828,14 +886,27 @@ fn consumer_in(k: &KernelPlan, n: usize, p: &Pipeline) -> (usize, usize) {
 
 /// The domain point of member `mk` (node `n`) that lane `c` (coordinates over the
 /// threads `th` run on) computes at serial iteration 0 of block 0: the coordinate itself
-/// (interleaved serial points; a block-level stage's lanes are its region's points).
-fn lane_point(p: &Pipeline, k: &KernelPlan, mk: usize, n: usize, c: &[u64]) -> Vec<i64> {
+/// (interleaved serial points; a block-level stage's lanes are its region's points), 4
+/// times it along a root dim the lowering blocks (`blocked`, [`super::runs`]).
+fn lane_point(
+    p: &Pipeline,
+    k: &KernelPlan,
+    mk: usize,
+    n: usize,
+    c: &[u64],
+    blocked: &[bool],
+) -> Vec<i64> {
     let node = &p.g.nodes[n];
     let mut x: Vec<i64> = match &k.locs[mk] {
-        Loc::Root(_) | Loc::Shared(_) => c.iter().map(|&t| t as i64).collect(),
+        Loc::Root(_) => c
+            .iter()
+            .enumerate()
+            .map(|(d, &t)| local_point(blocked.get(d).copied().unwrap_or(false), 1, 0, t) as i64)
+            .collect(),
+        Loc::Shared(_) => c.iter().map(|&t| t as i64).collect(),
         _ => {
             let (cn, ck) = consumer_in(k, n, p);
-            let cx = lane_point(p, k, ck, cn, c);
+            let cx = lane_point(p, k, ck, cn, c, blocked);
             p.g.nodes[cn]
                 .inputs
                 .iter()

@@ -10,6 +10,8 @@
 //! - [`features`]: the GPU features of Appendix A, computed exactly from the schedule.
 //! - [`edges`]: the kinds of blocks of a kernel (interior, partial edge) and the warp
 //!   requests one block of each kind issues.
+//! - [`runs`]: the lowering's blocked thread map (runs of 4 points per thread) where it
+//!   applies, decided by the lowering's own functions.
 //! - [`cost`]: the cost terms of Appendix B with device-derived coefficients.
 //! - [`fit`]: least-squares fitting of the coefficients to kernel times (`rtile-bench
 //!   retrain`).
@@ -23,6 +25,7 @@ pub mod fit;
 pub mod kernel;
 pub mod pass;
 pub mod pipeline;
+pub mod runs;
 pub mod search;
 pub mod space;
 

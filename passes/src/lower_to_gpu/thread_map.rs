@@ -9,6 +9,7 @@ use rtile_dialects::te::model::ElemType;
 
 use super::context::Lowering;
 use super::plan::StagePlan;
+use super::reduction::MAX_UNROLLED_POINTS;
 use crate::construct_rtile::AffineIndex;
 
 /// The thread-to-point mapping along the spatial axes of a reduction kernel.
@@ -60,27 +61,70 @@ impl Transpose {
     }
 }
 
-/// The spatial axis along which access `i`'s staged tile can be read 4 values at a time
-/// by a blocked thread: 32-bit elements, the tile's last dim indexed by that axis alone
-/// with coefficient 1 (its tile-local index is then the point's block-local coordinate, a
-/// multiple of 4 at a run's start), no other dim depending on it, the padded row a
-/// multiple of 4 (so every row starts 16-byte aligned; the buffer itself is 16-byte
-/// aligned, see [`super::launch::shared_layout`]), and a thread tile of a multiple of 4
-/// along it.
-pub(super) fn shared_vector_axis(stage: &StagePlan, i: usize) -> Option<usize> {
-    let vidx = &stage.shared_read(i)?.indices;
-    if stage.inputs[i].elem.width() != 32 {
+/// One view axis as the thread-mapping decision sees it: its block and thread tiles and
+/// whether it is a reduction axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AxisTiles {
+    pub block_tile: i64,
+    pub thread_tile: i64,
+    pub reduction: bool,
+}
+
+/// The spatial axis along which a staged tile read through `indices` (linear, over the
+/// stage's view axes `axes`) can be read 4 values at a time by a blocked thread: 32-bit
+/// elements (`elem_bits`), the tile's last dim indexed by that axis alone with coefficient
+/// 1 (its tile-local index is then the point's block-local coordinate, a multiple of 4 at
+/// a run's start), no other dim depending on it, the row padded by `row_pad` a multiple of
+/// 4 (so every row starts 16-byte aligned; the buffer itself is 16-byte aligned, see
+/// [`super::launch::shared_layout`]), and a thread tile of a multiple of 4 along it.
+///
+/// The one decision the lowering ([`shared_vector_axis`]) and the beam search's features
+/// (`autoschedule_beam::runs`) both take, so the model counts the thread map that runs.
+pub fn vector_read_axis(
+    indices: &[AffineIndex],
+    elem_bits: u32,
+    axes: &[AxisTiles],
+    row_pad: i64,
+) -> Option<usize> {
+    if elem_bits != 32 {
         return None;
     }
-    let last = vidx.len().checked_sub(1)?;
-    let s = vidx[last].single_axis()?;
-    let others_free = vidx[..last]
+    let last = indices.len().checked_sub(1)?;
+    let s = indices[last].single_axis()?;
+    let others_free = indices[..last]
         .iter()
         .all(|ix| ix.terms.iter().all(|&(a, _)| a != s));
-    let blk: Vec<u64> = stage.axes.iter().map(|a| a.block_tile as u64).collect();
-    let row = vidx[last].span(&blk) as i64 + stage.pad(stage.inputs[i].read, last);
-    let axis = &stage.axes[s];
+    let blk: Vec<u64> = axes.iter().map(|a| a.block_tile as u64).collect();
+    let row = indices[last].span(&blk) as i64 + row_pad;
+    let axis = axes.get(s)?;
     (!axis.reduction && axis.thread_tile % 4 == 0 && others_free && row % 4 == 0).then_some(s)
+}
+
+/// Whether a stage's points are unrolled into a register tile, where a blocked axis lets
+/// runs of 4 share one 16-byte load: a reduction (`reduction`: a combiner and reduction
+/// axes) whose thread tile holds at most [`MAX_UNROLLED_POINTS`] points
+/// (`spatial_points`). Elsewhere the points are not unrolled, so nothing would be merged
+/// and every axis stays interleaved.
+pub fn runs_can_merge(reduction: bool, spatial_points: i64) -> bool {
+    reduction && spatial_points <= MAX_UNROLLED_POINTS
+}
+
+/// [`vector_read_axis`] of access `i` of `stage` (its staged tile, padded as the program
+/// pads it); `None` for an access that is not staged.
+pub(super) fn shared_vector_axis(stage: &StagePlan, i: usize) -> Option<usize> {
+    let indices = &stage.shared_read(i)?.indices;
+    let last = indices.len().checked_sub(1)?;
+    let axes: Vec<AxisTiles> = stage
+        .axes
+        .iter()
+        .map(|a| AxisTiles {
+            block_tile: a.block_tile,
+            thread_tile: a.thread_tile,
+            reduction: a.reduction,
+        })
+        .collect();
+    let pad = stage.pad(stage.inputs[i].read, last);
+    vector_read_axis(indices, stage.inputs[i].elem.width(), &axes, pad)
 }
 
 /// Whether access `i`'s staged tile is read by the compute along a spatial axis `s` that

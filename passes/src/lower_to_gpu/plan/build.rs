@@ -10,7 +10,8 @@ use super::super::elementwise::plan_elementwise;
 use super::super::reduction::{CrossThread, MAX_UNROLLED_POINTS, auto_split};
 use super::super::staging::plan_staged;
 use super::super::thread_map::{
-    ThreadMapping, Transpose, load_unit, shared_vector_axis, transposable, transposed_pitch,
+    ThreadMapping, Transpose, load_unit, runs_can_merge, shared_vector_axis, transposable,
+    transposed_pitch,
 };
 use super::{
     AxisPlan, CrossThreadPlan, Epilogue, InputPlan, InputSource, ReductionPlan, RegisterTile,
@@ -134,13 +135,10 @@ pub(super) fn plan_thread_map(
     mapping: ThreadMapping,
 ) {
     let spatial = stage.spatial();
-    let unrolled = stage.compute.combiner.is_some()
-        && !stage.reduction_axes().is_empty()
-        && spatial
-            .iter()
-            .map(|&s| stage.axes[s].thread_tile)
-            .product::<i64>()
-            <= MAX_UNROLLED_POINTS;
+    let unrolled = runs_can_merge(
+        stage.compute.combiner.is_some() && !stage.reduction_axes().is_empty(),
+        spatial.iter().map(|&s| stage.axes[s].thread_tile).product(),
+    );
     for i in 0..stage.inputs.len() {
         let axis = shared_vector_axis(stage, i);
         if let InputSource::Shared(read) = &mut stage.inputs[i].source {
