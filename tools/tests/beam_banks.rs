@@ -374,26 +374,26 @@ fn cases() -> Vec<Case> {
             global_ld_exact: true,
         },
         // A column sum (a reduction anchor) reading a block-level producer P: C's 32
-        // threads have a serial tile of 4 along j, and P's tile is read with j indexing
-        // its last dim alone, so the lowering gives each thread a run of 4 consecutive
-        // columns (`thread_map.rs`: 4t .. 4t + 3) for 16-byte reads of a staged tile. P
-        // comes from a shared stage, read a word at a time: at each i and point l, lane t
-        // reads word 128·i + 4t + l, 32 lanes on 8 banks, 4 words each: 4 wavefronts × 4
-        // points × 32 rows × 2 blocks = 1024 (interleaved, lane t at t + 32l: 256). C's
-        // stores: 32 lanes 16 bytes apart, 16 sectors × 4 points × 2 = 128 (interleaved:
-        // 32). P's 32×128 region by 32 threads flat: 128 warp turns a block, 1 wavefront
-        // and 4 sectors of A each: 256 and 1024.
+        // threads have a serial tile of 4 along j, and P's tile has j indexing its last
+        // dim alone, but P is a shared stage read in place a word at a time, not a staged
+        // tile read 16 bytes at a time, so the lowering keeps the threads interleaved
+        // (`StagePlan::unblock_unstaged`; before, it gave each thread the run 4t .. 4t + 3
+        // and paid 4-way bank conflicts: 1024 loads). At each i and point l, lane t reads
+        // word 128·i + t + 32l, 32 consecutive words, 1 wavefront: 4 points × 32 rows × 2
+        // blocks = 256. C's stores: 4 sectors a warp per point, 4 × 2 × 4 = 32. P's 32×128
+        // region by 32 threads flat: 128 warp turns a block, 1 wavefront and 4 sectors of
+        // A each: 256 and 1024.
         Case {
-            name: "colsum-blocked",
+            name: "colsum-stage-serial-4",
             text: COLSUM,
             locs: vec![Loc::Shared(vec![1, 1]), tiling([4], [32])],
-            want: c(1024, 256, 1024, 128),
+            want: c(256, 256, 1024, 32),
             global_ld_exact: true,
         },
-        // The same column sum with serial 2 on 64 threads: 2 is not a multiple of 4, so
-        // the lowering interleaves (lane t at t + 64j): each warp's read of P is 32
-        // consecutive words, 1 wavefront: 32 rows × 2 points × 2 warps × 2 blocks = 256;
-        // stores 4 sectors each: 2 × 2 × 4 × 2 = 32; P as above.
+        // The same column sum with serial 2 on 64 threads (2 is not a multiple of 4, so
+        // nothing could be blocked anyway): each warp's read of P is 32 consecutive
+        // words, 1 wavefront: 32 rows × 2 points × 2 warps × 2 blocks = 256; stores 4
+        // sectors each: 2 × 2 × 4 × 2 = 32; P as above.
         Case {
             name: "colsum-interleaved",
             text: COLSUM,
@@ -401,20 +401,20 @@ fn cases() -> Vec<Case> {
             want: c(256, 256, 1024, 32),
             global_ld_exact: true,
         },
-        // Blocked with a partial last block (200 columns, block tiles of 128): the second
-        // block's thread t runs points 128 + 4t + l < 200, t < 18 (the lowering guards
-        // each point, `lanes_inside`). Its reads: 18 lanes on 8 banks, at most 3 words
-        // each (lanes 0, 8, 16 and 1, 9, 17): 3 × 4 × 32 = 384, the first block's 512:
-        // 896. Its stores: 18 lanes × 16 bytes = 9 sectors, × 4 = 36, the first's 64:
-        // 100. P's region (32×128 in both blocks; past column 199 it stores 0): 128
-        // warp stores a block, 256; A's rows are 800 bytes (32-byte aligned), the first
-        // block's 4 warps a row 4 sectors each, the second's 4, 4, 1 (columns 192..199)
-        // and 0: 512 + 288 = 800.
+        // Serial 4 with a partial last block (200 columns, block tiles of 128): the second
+        // block's lane t runs the points 128 + t + 32l < 200 (the lowering guards each
+        // point): l = 0 and 1 on 32 lanes, l = 2 on 8, l = 3 on none. Its reads: 3
+        // wavefronts a row, the first block's 4: 7 × 32 = 224. Its stores: 4 + 4 + 1
+        // sectors (columns 192..199 are one aligned sector), the first block's 16: 25. P's
+        // region (32×128 in both blocks; past column 199 it stores 0): 128 warp stores a
+        // block, 256; A's rows are 800 bytes (32-byte aligned), the first block's 4 warps
+        // a row 4 sectors each, the second's 4, 4, 1 (columns 192..199) and 0: 512 + 288
+        // = 800.
         Case {
-            name: "colsum-blocked-edge",
+            name: "colsum-stage-edge",
             text: COLSUM_EDGE,
             locs: vec![Loc::Shared(vec![1, 1]), tiling([4], [32])],
-            want: c(896, 256, 800, 100),
+            want: c(224, 256, 800, 25),
             global_ld_exact: true,
         },
     ]

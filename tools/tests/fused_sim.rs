@@ -605,7 +605,10 @@ proptest! {
     /// well-conditioned ones (bias, relu, affine): `x - max(x)` over a 640-term f32 sum
     /// is a cancellation, and a `tanh` of it amplifies the sum's rounding past 1e-5 in any
     /// f32 kernel that fuses them (main's lowering included, without k-steps: 1.8e-5 for
-    /// m = 3, k = 640, n2 = 16), which is no test of the fusion.
+    /// m = 3, k = 640, n2 = 16), which is no test of the fusion. For the same reason no
+    /// relu follows `x - max(x)`: it keeps exactly the entries near each row's max, where
+    /// `x - max` cancels, so the output is the cancellation's rounding (m = 8, k = 1000,
+    /// n2 = 13, bias then relu: 3.5e-5; affine then relu at n2 = 16: 1.2e-5).
     #[test]
     fn random_wide_chains_step_their_shared_stages(
         m in prop_oneof![Just(3i64), Just(8), Just(12), Just(17)],
@@ -617,6 +620,7 @@ proptest! {
             0..3,
         ),
     ) {
+        prop_assume!(!(max && tail.iter().any(|s| matches!(s, Step::Unary(0)))));
         let mut steps = vec![Step::Matmul(n2), Step::RowCenter(max)];
         steps.extend(tail);
         let text = chain_text(m, k, &steps);

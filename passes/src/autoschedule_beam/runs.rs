@@ -27,8 +27,9 @@ use crate::lower_to_gpu::thread_map::{AxisTiles, runs_can_merge, vector_read_axi
 /// unrolled when some access's shared tile has its last dim indexed by that axis alone
 /// (`plan_thread_map`). The anchor's accesses here are the root's, where a read of an
 /// element-wise producer fused in registers is replaced by that producer's own reads
-/// composed with it (the lowering inlines such producers, `fuse.rs`); a read of a
-/// block-level stage or of an outside tensor is taken as it is. Every linear access of a
+/// composed with it (the lowering inlines such producers, `fuse.rs`); a read of an outside
+/// tensor is taken as it is, and a read of another member (a block-level stage, read in
+/// place a word at a time) is left out. Every linear access of a
 /// reduction anchor is staged (`program_of_tiles`: a reduction's program stages), with no
 /// storage padding. A root that is not a reduction blocks nothing (an element-wise root
 /// over a register-fused reduction, the lowering's epilogue form, is not modelled: its
@@ -89,6 +90,10 @@ fn anchor_accesses(
             {
                 anchor_accesses(p, k, levels, q, Some(&indices), out);
             }
+            // Another member's value (a block-level stage, a reduction promoted to one) is
+            // read in place from its shared tile, a word at a time: not staged, so it
+            // blocks nothing (`StagePlan::unblock_unstaged`).
+            Some(q) if k.pos(q).is_some() => {}
             _ => out.push((indices, inp.elem_bytes)),
         }
     }

@@ -396,6 +396,26 @@ impl StagePlan {
             InputSource::Global => None,
         }
     }
+    /// Keeps blocked only the axes along which a still-staged tile is read 16 bytes at a
+    /// time (its vector axis, or a transposed tile's axis), after some inputs stopped being
+    /// staged (a fused kernel reads its shared stages' tiles in place, a word at a time).
+    /// Runs of 4 gain nothing without such reads, and on a tile read a word at a time
+    /// they put a warp's lanes 4 words apart: 4-way bank conflicts.
+    pub fn unblock_unstaged(&mut self) {
+        let mut keep = vec![false; self.axes.len()];
+        for read in (0..self.inputs.len()).filter_map(|i| self.shared_read(i)) {
+            for a in read
+                .vector_axis
+                .into_iter()
+                .chain(read.transpose.map(|t| t.axis))
+            {
+                keep[a] = true;
+            }
+        }
+        for (axis, k) in self.axes.iter_mut().zip(keep) {
+            axis.blocked &= k;
+        }
+    }
 }
 
 mod build;

@@ -295,6 +295,7 @@ pub(super) fn plan_shared_stages(
         }
     }
     if restaged {
+        stage.unblock_unstaged();
         let (tiles, mut buffers, _, vectorized) = plan_staged(stage, p);
         buffers.extend(
             plan.shared_buffers
