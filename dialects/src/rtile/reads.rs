@@ -91,25 +91,27 @@ fn shifts(c: &TeCompute, r: usize, a: usize) -> Option<Vec<i64>> {
 pub fn read_groups(c: &TeCompute) -> Vec<ReadGroup> {
     // Per group: first member, and per member its shift against the first.
     let mut groups: Vec<(usize, Vec<usize>, Vec<Vec<i64>>)> = Vec::new();
+    // Whether shift `s` keeps a group with member shifts `sh` within the halo bound.
+    let fits = |sh: &[Vec<i64>], s: &[i64]| {
+        (0..s.len()).all(|d| {
+            let all = || sh.iter().map(|v| v[d]).chain([s[d]]);
+            all().max().unwrap_or(0) - all().min().unwrap_or(0) <= MAX_MERGED_HALO
+        })
+    };
     for a in 0..c.accesses.len() {
-        let joined = groups.iter_mut().any(|(r, members, sh)| {
-            let Some(s) = shifts(c, *r, a) else {
-                return false;
-            };
-            let fits = (0..s.len()).all(|d| {
-                let lo = sh.iter().map(|v| v[d]).chain([s[d]]).min().unwrap_or(0);
-                let hi = sh.iter().map(|v| v[d]).chain([s[d]]).max().unwrap_or(0);
-                hi - lo <= MAX_MERGED_HALO
-            });
-            if fits {
-                members.push(a);
-                sh.push(s);
+        let joined = groups
+            .iter()
+            .enumerate()
+            .find_map(|(g, (r, _, sh))| shifts(c, *r, a).filter(|s| fits(sh, s)).map(|s| (g, s)));
+        match joined {
+            Some((g, s)) => {
+                groups[g].1.push(a);
+                groups[g].2.push(s);
             }
-            fits
-        });
-        if !joined {
-            let rank = c.accesses[a].map.results.len();
-            groups.push((a, vec![a], vec![vec![0; rank]]));
+            None => {
+                let rank = c.accesses[a].map.results.len();
+                groups.push((a, vec![a], vec![vec![0; rank]]));
+            }
         }
     }
     groups
