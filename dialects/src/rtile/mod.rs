@@ -13,6 +13,7 @@
 //! `DialectRegistry::set_attribute_verifier` (MLIR's dialect extensions).
 
 pub mod attr;
+pub mod reads;
 pub mod verify;
 
 use rtile::dialect::{AttributeVerifier, Dialect, OpDefinition};

@@ -14,6 +14,7 @@ use rtile::dialect::AttributeVerifier;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, Context, OpId, TypeKind};
 
+use super::reads::read_groups;
 use super::{
     DEVICE, LAUNCH, NO_HOIST, PEAK_BYTES, PERSISTENT, PIPELINE_STAGES, PROGRAM, PROGRAMS, RProgram,
     SHARED_STAGES, SPLIT_RESULT, STEPPED_STAGES, TE_REFERENCE, TENSOR_MAP_OF, TILE, TileAttr,
@@ -240,20 +241,11 @@ pub fn program_axes(c: &TeCompute, p: &RProgram) -> Result<Vec<(String, u64, boo
     Ok(out)
 }
 
-/// The reads a program stages, one per distinct (input, index map) access of the compute, in
-/// access order: what `pad` has one list for.
+/// The reads a program stages, in order of their first access: the first access of each
+/// [`read_groups`] group (one input read through maps that agree but for constant offsets,
+/// the taps of a stencil; identical reads always share one). What `pad` has one list for.
 pub fn distinct_reads(c: &TeCompute) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
-    for (i, a) in c.accesses.iter().enumerate() {
-        let dup = out.iter().any(|&j| {
-            let b = &c.accesses[j];
-            b.input == a.input && b.map == a.map
-        });
-        if !dup {
-            out.push(i);
-        }
-    }
-    out
+    read_groups(c).iter().map(|g| g.first()).collect()
 }
 
 fn padding_ok(n: u64, s: u64, epsilon: f64) -> bool {

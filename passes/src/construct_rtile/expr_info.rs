@@ -15,7 +15,10 @@ pub struct Axis {
 
 /// One tensor dimension's index: `⌊(Σ coeff·axis + constant) / div⌋`, `div` = 1 for the plain
 /// affine form. Enough for strided and halo accesses of convolutions and pooling
-/// (`y * 2 + ry - 1`) and for channel multipliers (`o floordiv 4`).
+/// (`y * 2 + ry - 1`) and for channel multipliers (`o floordiv 4`). A `halo` widens it to
+/// the union of the reads `Σ coeff·axis + constant + o` for offsets `o` in `0..=halo`: the
+/// taps of a stencil, one data tile of the tensor (Roller §3.1's data tile of an rTile is
+/// what the tile touches; see `rtile_dialects::rtile::reads`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AffineIndex {
     /// `(axis position, coefficient)` pairs, coefficients non-zero.
@@ -24,6 +27,9 @@ pub struct AffineIndex {
     pub constant: i64,
     /// Positive divisor of the whole sum (floor division); 1 = none.
     pub div: u64,
+    /// Constant span of merged reads: the index covers `constant ..= constant + halo` on top
+    /// of the axes' terms (0 for a single read; only with `div` = 1).
+    pub halo: u64,
 }
 
 impl Default for AffineIndex {
@@ -39,6 +45,7 @@ impl AffineIndex {
             terms: vec![(a, 1)],
             constant: 0,
             div: 1,
+            halo: 0,
         }
     }
 
@@ -48,6 +55,7 @@ impl AffineIndex {
             terms: terms.iter().copied().filter(|t| t.1 != 0).collect(),
             constant,
             div: 1,
+            halo: 0,
         }
     }
 
@@ -65,27 +73,38 @@ impl AffineIndex {
             terms: vec![],
             constant: c,
             div: 1,
+            halo: 0,
         }
     }
 
-    /// The axis when the index is exactly one axis with coefficient 1 (and no division).
+    /// The same index widened by a constant span `halo` (merged reads at offsets
+    /// `0..=halo`, a stencil's taps).
+    pub fn with_halo(self, halo: u64) -> Self {
+        AffineIndex { halo, ..self }
+    }
+
+    /// The axis when the index is exactly one axis with coefficient 1 (no division, no
+    /// halo: a tile along it then touches exactly its own extent).
     pub fn single_axis(&self) -> Option<usize> {
         match self.terms.as_slice() {
-            [(a, 1)] if self.div <= 1 => Some(*a),
+            [(a, 1)] if self.div <= 1 && self.halo == 0 => Some(*a),
             _ => None,
         }
     }
 
     /// Extent of the data touched along this dimension when each axis `a` spans `tile[a]`
-    /// consecutive values: `Σ |c|·(tile[a] − 1) + 1` (the halo of a stencil, the stride gaps);
-    /// with a divisor `d`, `s` consecutive values of the sum touch at most `⌈(s − 1)/d⌉ + 1`
-    /// (a bound: a tile aligned to `d` touches one fewer).
+    /// consecutive values: `Σ |c|·(tile[a] − 1) + 1 + halo` (the window of a convolution, the
+    /// stride gaps, the merged taps of a stencil); with a divisor `d`, `s` consecutive values
+    /// of the sum touch at most `⌈(s − 1)/d⌉ + 1` (a bound: a tile aligned to `d` touches
+    /// one fewer).
     pub fn span(&self, tile: &[u64]) -> u64 {
-        let s = 1 + self
-            .terms
-            .iter()
-            .map(|&(a, c)| c.unsigned_abs() * tile[a].saturating_sub(1))
-            .sum::<u64>();
+        let s = 1
+            + self.halo
+            + self
+                .terms
+                .iter()
+                .map(|&(a, c)| c.unsigned_abs() * tile[a].saturating_sub(1))
+                .sum::<u64>();
         if self.div <= 1 {
             s
         } else {

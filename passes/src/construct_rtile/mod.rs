@@ -32,5 +32,7 @@ pub use expr_info::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
 mod tests;
 #[cfg(test)]
 mod tests_mma;
+#[cfg(test)]
+mod tests_stencil;
 
 pub use device_check::register_dialect_extensions;

@@ -1,8 +1,12 @@
 //! `te.compute` → [`TensorExprInfo`]: what the construction needs from the IR.
 //!
 //! - axes in domain order, parallel then reduction, with their extents;
-//! - one input per distinct read (input tensor and index map; the same tensor read through
-//!   two maps, as in softmax's `x - max`, is two reads), each index map result turned into
+//! - one input per staged read (`rtile_dialects::rtile::reads`): the reads of one tensor
+//!   through maps that differ only in constant offsets (a stencil's taps) are one read whose
+//!   indices carry the offsets' span as a halo (Roller §3.1: the data tile is what the
+//!   rTile touches, so footprint and traffic count the union box once); the same tensor read
+//!   through maps with different coefficients, as in softmax's `x - max`, is two reads.
+//!   Each index map result is turned into
 //!   `Σ coeff·axis + constant`, or that sum `floordiv` a positive constant (channel
 //!   multipliers) — anything else (`mod`, `ceildiv`, nested divisions, symbols) is refused;
 //! - flops per point from the body: every arithmetic, comparison and select op counts one,
@@ -10,7 +14,7 @@
 //! - the element type of the result.
 
 use rtile::ir::affine::AffineExpr;
-use rtile_dialects::rtile::verify::distinct_reads;
+use rtile_dialects::rtile::reads::read_groups;
 use rtile_dialects::te::model::{AxisKind, ElemType, Expr, TeCompute};
 
 use super::expr_info::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
@@ -74,11 +78,15 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
         });
     }
     let mut inputs = Vec::new();
-    let reads = distinct_reads(c);
-    if reads.len() > MAX_READS {
-        return too_big(format!("{} input reads", reads.len()));
+    // One input per staged read: reads of one tensor at constant offsets of each other (a
+    // stencil's taps) are one data tile with a halo, so the footprint and traffic of §3.1
+    // count the union box once; MAX_READS bounds these merged reads.
+    let groups = read_groups(c);
+    if groups.len() > MAX_READS {
+        return too_big(format!("{} input reads", groups.len()));
     }
-    for r in reads {
+    for g in &groups {
+        let r = g.first();
         let acc = &c.accesses[r];
         let t = c
             .inputs
@@ -99,6 +107,8 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
                     "index {j} of input read #{r} is not of the form (sum(coeff * axis) + constant) [floordiv constant]"
                 )
             })?;
+            // The box starts at the lowest constant of the group's reads.
+            let constant = constant - g.offsets[0][j];
             if coeffs.iter().any(|k| k.abs() > MAX_COEFF) || constant.abs() > MAX_CONST {
                 return too_big(format!("index {j} of input read #{r}"));
             }
@@ -107,7 +117,7 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
                 .enumerate()
                 .filter(|(_, k)| *k != 0)
                 .collect();
-            indices.push(AffineIndex::floor_div(&terms, constant, div));
+            indices.push(AffineIndex::floor_div(&terms, constant, div).with_halo(g.halo[j]));
         }
         inputs.push(TensorAccess {
             name: format!("input #{}", acc.input),

@@ -370,10 +370,11 @@ impl Lowering<'_> {
             .vector_axis
             .or(transpose.map(|t| t.axis))
             .and_then(|s| runs.get(s).copied().flatten().map(|r| (s, r)));
-        // Tile-local coordinates: Σ c·(value − base), shifted for negative coefficients.
+        // Tile-local coordinates: Σ c·(value − base), shifted for negative coefficients,
+        // plus the access's offset in its read group's box (a stencil's tap).
         let mut idx = Vec::new();
-        for ix in &read.indices {
-            let mut o = self.em.idx(0);
+        for (d, ix) in read.indices.iter().enumerate() {
+            let mut o = self.em.idx(read.offset.get(d).copied().unwrap_or(0));
             for &(a, cf) in &ix.terms {
                 let run_start = vec_run
                     .filter(|(s, _)| *s == a)

@@ -1,12 +1,14 @@
-//! A `te.compute` as the construction sees it ([`TensorExprInfo`]), one input per distinct
-//! read (input tensor and index map, in access order: the same rule as the te adapter of
-//! `--construct-rtile` and `#rtile.program`'s `pad`), so that a program's storage padding
-//! `pad[r]` belongs to read `r`. Index expressions that
+//! A `te.compute` as the construction sees it ([`TensorExprInfo`]), one input per staged
+//! read (a read group of `rtile_dialects::rtile::reads`, in order of first access: the same
+//! rule as the te adapter of `--construct-rtile` and `#rtile.program`'s `pad`), so that a
+//! program's storage padding `pad[r]` belongs to read `r`; a group of reads at constant
+//! offsets (a stencil's taps) is one box whose indices carry the offsets' span as a halo. Index expressions that
 //! are not `Σ c·axis + k` (e.g. `%o floordiv 4`) are recorded with every axis they use
 //! counted twice: the span over-approximates the data tile and such dimensions never take
 //! part in axis fusion (the lowering reads those accesses straight from global memory).
 
 use rtile::ir::affine::AffineExpr;
+use rtile_dialects::rtile::reads::read_groups;
 use rtile_dialects::te::model::{AxisKind, TeCompute};
 
 use crate::construct_rtile::{AffineIndex, Axis, TensorAccess, TensorExprInfo};
@@ -17,19 +19,11 @@ pub fn linearize(e: &AffineExpr, n: usize) -> Option<(Vec<i64>, i64)> {
     e.linear_form(n)
 }
 
-/// The reads a program stages: the first access of each distinct (input, index map) pair,
-/// in access order.
+/// The reads a program stages, in order of their first access: the first access of each
+/// read group ([`rtile_dialects::rtile::reads`]: identical reads, and reads of one input at
+/// constant offsets of each other, share one staged box).
 pub fn distinct_reads(c: &TeCompute) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
-    for (i, a) in c.accesses.iter().enumerate() {
-        if !out
-            .iter()
-            .any(|&j| c.accesses[j].input == a.input && c.accesses[j].map == a.map)
-        {
-            out.push(i);
-        }
-    }
-    out
+    rtile_dialects::rtile::verify::distinct_reads(c)
 }
 
 /// The construction's view of `c`.
@@ -44,23 +38,27 @@ pub fn expr_info(c: &TeCompute) -> TensorExprInfo {
             reduction: a.kind == AxisKind::Reduction,
         })
         .collect();
-    let inputs = distinct_reads(c)
+    let inputs = read_groups(c)
         .into_iter()
-        .map(|i| {
+        .map(|g| {
+            let i = g.first();
             let a = &c.accesses[i];
             let t = &c.inputs[a.input];
             let indices = a
                 .map
                 .results
                 .iter()
-                .map(|e| match linearize(e, n) {
+                .enumerate()
+                .map(|(d, e)| match linearize(e, n) {
+                    // The group's box: from the lowest constant, `halo` wider.
                     Some((cs, k)) => AffineIndex::affine(
                         &cs.iter()
                             .enumerate()
                             .map(|(d, &x)| (d, x))
                             .collect::<Vec<_>>(),
-                        k,
-                    ),
+                        k - g.offsets[0][d],
+                    )
+                    .with_halo(g.halo[d]),
                     None => {
                         let terms: Vec<(usize, i64)> = e
                             .dim_occurrences()

@@ -158,6 +158,9 @@ pub struct SharedRead {
     pub vector_axis: Option<usize>,
     /// The transposed shared layout, when the tile has one.
     pub transpose: Option<Transpose>,
+    /// Per view dim, where this access lies in its read group's box: its constant offset
+    /// above the group's lowest (a stencil tap `I[y + 1, x + 2]` of a 5×5 box: `[1, 2]`).
+    pub offset: Vec<i64>,
 }
 
 /// Where a stage's output goes. Today every stage writes global memory; a fused plan's

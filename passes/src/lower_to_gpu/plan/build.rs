@@ -2,10 +2,11 @@
 //! axes and their tiles, where each input comes from, the thread mapping, the cross-thread
 //! split, and the stage's body and epilogue.
 
+use rtile_dialects::rtile::reads::{group_of_access, read_groups};
 use rtile_dialects::te::model::TeCompute;
 
 use super::super::access::dim_groups;
-use super::super::adapter::{distinct_reads, expr_info, linearize};
+use super::super::adapter::{expr_info, linearize};
 use super::super::elementwise::plan_elementwise;
 use super::super::reduction::{CrossThread, MAX_UNROLLED_POINTS, auto_split};
 use super::super::staging::plan_staged;
@@ -87,26 +88,38 @@ pub(super) fn plan_inputs(
     view: &TensorExprInfo,
 ) -> Result<Vec<InputPlan>, String> {
     let nv = c.axes.len();
-    let reads = distinct_reads(c);
+    let groups = read_groups(c);
+    let group_of = group_of_access(&groups, c.accesses.len());
     let mut inputs = Vec::new();
-    for a in &c.accesses {
+    for (ai, a) in c.accesses.iter().enumerate() {
         let t = &c.inputs[a.input];
-        let read = reads
-            .iter()
-            .position(|&j| c.accesses[j].input == a.input && c.accesses[j].map == a.map)
-            .ok_or("internal error: an access without its distinct read")?;
+        let read = group_of[ai];
         let linear = a.map.results.iter().all(|e| linearize(e, nv).is_some());
         let view_acc = &view.inputs[read];
         let vshape: Vec<i64> = view_acc.shape.iter().map(|&d| d as i64).collect();
         let source = if p.staged && linear {
             let g = dim_groups(&t.shape, &vshape)
                 .ok_or("cannot map a fused tensor view back to its tensor")?;
+            // The access's offset in the box per view dim (a fused view dim linearizes the
+            // offsets of the tensor dims it covers; those are 0 in practice: a dim with a
+            // halo never fuses).
+            let off = groups[read]
+                .offset_of(ai)
+                .ok_or("internal error: an access outside its read group")?;
+            let offset = g
+                .iter()
+                .map(|dims| {
+                    dims.iter()
+                        .fold(0i64, |acc, &d| acc * t.shape[d].max(1) + off[d])
+                })
+                .collect();
             InputSource::Shared(SharedRead {
                 indices: view_acc.indices.clone(),
                 view_shape: vshape,
                 tensor_dims: g,
                 vector_axis: None,
                 transpose: None,
+                offset,
             })
         } else {
             InputSource::Global
