@@ -3,10 +3,11 @@
 //! its consumers at `[y]`, `[y floordiv 2]`, `[2y]`, `[2y + 1]`, mixed in one kernel, as the
 //! interpolate pyramid reads one level at `[y, x]` and the next at `[y floordiv 2, ..]`.
 //! The kernels are written connected (`tilegraph.kernel`, the block tile chosen here,
-//! partial last blocks included), lowered by `--lower-to-gpu`, and run in the simulator:
-//! the function against the f64 oracle of its unfused te chain, each kernel against its
-//! members' chain (< 1e-5, any simulator error fails, shared races and uninitialised
-//! shared reads included).
+//! partial last blocks included) or, for pyramid steps, connected by `--connect` (whose
+//! choice the lowering must then accept); lowered by `--lower-to-gpu` and run in the
+//! simulator: the function against the f64 oracle of its unfused te chain, each kernel
+//! against its members' chain (< 1e-5, any simulator error fails, shared races and
+//! uninitialised shared reads included).
 
 use proptest::prelude::*;
 use rtile_runtime::sim::{run_check_text, run_models_text};
@@ -153,10 +154,44 @@ fn pyramid(h: i64, w: i64, block: [i64; 2]) -> String {
     )
 }
 
+/// An unconnected pyramid step for `--connect` to decide: `D1` over `[2h, 2w]`, `D2` its
+/// 2x2 average, and `U` over `[2h, 2w]` reading `D1` at `[y, x]` and `D2` at
+/// `[y floordiv 2, x floordiv 2]` (the interpolate pipeline's levels); with `mixed`, a
+/// fourth op reads `U` at `[2y, 2x]` beside `D2` at `[y, x]`, both over `[h, w]`.
+fn pyramid_te(h: i64, w: i64, mixed: bool) -> String {
+    let (ph, pw) = (2 * h, 2 * w);
+    let (ret, ty) = if mixed {
+        ("%m", format!("tensor<{h}x{w}xf32>"))
+    } else {
+        ("%u", format!("tensor<{ph}x{pw}xf32>"))
+    };
+    let tail = if mixed {
+        format!(
+            "  %m = te.compute (%y, %x) in [{h}, {w}] : (tensor<{ph}x{pw}xf32>, tensor<{h}x{w}xf32>) -> tensor<{h}x{w}xf32> {{ %u[%y * 2, %x * 2] - %d2[%y, %x] * 0.5 }}\n"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"func.func @pyr(%X: tensor<{ph}x{pw}xf32>) -> {ty} {{
+  %d1 = te.compute (%y, %x) in [{ph}, {pw}] : (tensor<{ph}x{pw}xf32>) -> tensor<{ph}x{pw}xf32> {{ tanh(%X[%y, %x]) + 0.5 }}
+  %d2 = te.compute (%y, %x) in [{h}, {w}] : (tensor<{ph}x{pw}xf32>) -> tensor<{h}x{w}xf32> {{ (%d1[%y * 2, %x * 2] + %d1[%y * 2 + 1, %x * 2] + %d1[%y * 2, %x * 2 + 1] + %d1[%y * 2 + 1, %x * 2 + 1]) * 0.25 }}
+  %u = te.compute (%y, %x) in [{ph}, {pw}] : (tensor<{ph}x{pw}xf32>, tensor<{h}x{w}xf32>) -> tensor<{ph}x{pw}xf32> {{ 0.5 * %d1[%y, %x] + 0.5 * %d2[%y floordiv 2, %x floordiv 2] }}
+{tail}  func.return {ret} : {ty}
+}}
+"#
+    )
+}
+
 /// `--lower-to-gpu` on connected `text`.
 fn lower(text: &str) -> Result<String, String> {
+    pipeline(text, vec![("lower-to-gpu".into(), String::new())])
+}
+
+/// Runs the `rtile-opt` pass flags `flags` on `text`.
+fn pipeline(text: &str, flags: Vec<(String, String)>) -> Result<String, String> {
     let opts = OptOptions {
-        pipeline: Pipeline::Flags(vec![("lower-to-gpu".into(), String::new())]),
+        pipeline: Pipeline::Flags(flags),
         color: Some(false),
         ..OptOptions::default()
     };
@@ -169,31 +204,15 @@ fn lower(text: &str) -> Result<String, String> {
 }
 
 /// Lowers `text`, checks it is one kernel with `stages` shared stages, and runs it in the
-/// simulator: the function against the f64 oracle of the unfused chain, the kernel against
-/// its members' chain, both < 1e-5; returns the worst relative error.
-fn lower_and_check(text: &str, stages: usize) -> f64 {
+/// simulator ([`simulate`]).
+fn lower_and_check(text: &str, stages: usize) {
     let lowered = lower(text).unwrap_or_else(|log| panic!("refused:\n{log}\n{text}"));
     assert_eq!(lowered.matches("gpu.func @").count(), 1, "{lowered}");
     assert!(
         lowered.contains(&format!("rtile.shared_stages = {stages} ")),
         "expected {stages} shared stages:\n{lowered}"
     );
-    let runs = run_models_text("f.gpu.mlir", &lowered, 3, &[], Default::default(), None)
-        .expect("the simulator runs");
-    let [run] = &runs[..] else {
-        panic!("one host function, got {}", runs.len())
-    };
-    assert!(run.max_rel_err() < 1e-5, "{}\n{text}", run.text());
-    let report = run_check_text("f.gpu.mlir", &lowered, 5).expect("every kernel runs");
-    assert_eq!(report.kernels.len(), 1);
-    let k = &report.kernels[0];
-    assert!(
-        k.max_rel_err < 1e-5,
-        "{}: {}\n{text}",
-        k.kernel,
-        k.max_rel_err
-    );
-    run.max_rel_err().max(k.max_rel_err)
+    simulate(&lowered, text);
 }
 
 #[test]
@@ -223,6 +242,27 @@ fn the_pyramid_pattern_matches_the_unfused_chain() {
     // Even blocks, partial last blocks (18 x 14 in 4 x 4 and 8 x 6), one block along a dim.
     for block in [[4, 4], [8, 2], [8, 6], [18, 4]] {
         lower_and_check(&pyramid(9, 7, block), 2);
+    }
+}
+
+/// Runs lowered `lowered` in the simulator: the function and each kernel against their
+/// f64 oracles (< 1e-5).
+fn simulate(lowered: &str, text: &str) {
+    let runs = run_models_text("f.gpu.mlir", lowered, 3, &[], Default::default(), None)
+        .expect("the simulator runs");
+    assert!(!runs.is_empty(), "no host function ran:\n{lowered}");
+    for run in &runs {
+        assert!(run.max_rel_err() < 1e-5, "{}\n{text}", run.text());
+    }
+    let report = run_check_text("f.gpu.mlir", lowered, 5).expect("every kernel runs");
+    assert!(!report.kernels.is_empty(), "no kernel checked:\n{lowered}");
+    for k in &report.kernels {
+        assert!(
+            k.max_rel_err < 1e-5,
+            "{}: {}\n{text}",
+            k.kernel,
+            k.max_rel_err
+        );
     }
 }
 
@@ -259,5 +299,30 @@ proptest! {
             new
         });
         lower_and_check(&one_stage(h, w, block, &reads), 1);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Pyramid steps of random sizes through `--connect` (a random device and level) and
+    /// `--lower-to-gpu`: the kernels `--connect` picks are ones the lowering plans (its fit
+    /// check asks the lowering: Welder §4.1), so the module always lowers, and it matches
+    /// the unfused chain in the simulator.
+    #[test]
+    fn connected_pyramids_lower_and_match(
+        h in 1i64..12,
+        w in 1i64..12,
+        mixed in any::<bool>(),
+        device in prop_oneof![Just("v100"), Just("h100")],
+        level in prop_oneof![Just("register"), Just("shared")],
+    ) {
+        let text = pyramid_te(h, w, mixed);
+        let flags = vec![
+            ("connect".into(), format!("device={device} connect-level={level}")),
+            ("lower-to-gpu".into(), String::new()),
+        ];
+        let lowered = pipeline(&text, flags).unwrap_or_else(|log| panic!("{log}\n{text}"));
+        simulate(&lowered, &text);
     }
 }
