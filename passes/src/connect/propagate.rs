@@ -62,8 +62,13 @@ pub fn input_tile(inp: &Input, dt: &[u64]) -> Vec<u64> {
 
 /// The tile of `value` that all of `node`'s reads of it touch together over the domain
 /// tile `dt`: per dimension, the bounding box of the reads' ranges when every read is
-/// `Σ c·axis + k` (a stencil's 25 shifted reads of a 1×32 tile touch 5×36, §3.1's halo),
-/// else the largest single read (the general bound of [`dim_span`]).
+/// `Σ c·axis + k` (a stencil's 25 shifted reads of a 1×32 tile touch 5×36, §3.1's halo)
+/// or such a sum `floordiv d` whose step per tile instance `d` divides ([`Moving::of`]),
+/// else the largest single read (the general bound of [`dim_span`]). Reads that move
+/// differently with the tile (`%P[y]` beside `%P[2y]`: per tile instance along `y` one
+/// moves by `t_y`, the other by `2·t_y`) get the span that covers them all in every
+/// instance ([`covering_span`]), which is what `--lower-to-gpu` allocates for them
+/// (`shared_stage.rs`'s `union`); the bounding box of the first instance under-counts it.
 pub fn value_tile(node: &Node, value: Value, dt: &[u64]) -> Vec<u64> {
     let reads: Vec<&Input> = node.inputs.iter().filter(|i| i.value == value).collect();
     let Some(first) = reads.first() else {
@@ -72,38 +77,99 @@ pub fn value_tile(node: &Node, value: Value, dt: &[u64]) -> Vec<u64> {
     (0..first.shape.len())
         .map(|d| {
             let full = first.shape[d];
-            let mut range: Option<(i64, i64)> = Some((i64::MAX, i64::MIN));
-            for inp in &reads {
-                range = match (&inp.index[d], range) {
-                    (DimIndex::Affine(a), Some((lo, hi))) if a.div <= 1 => {
-                        let ext = |pos: bool| -> i64 {
-                            a.terms
-                                .iter()
-                                .map(|&(x, c)| {
-                                    let v = c * dt[x].saturating_sub(1) as i64;
-                                    if (v > 0) == pos { v } else { 0 }
-                                })
-                                .sum()
-                        };
-                        Some((
-                            lo.min(a.constant + ext(false)),
-                            hi.max(a.constant + ext(true)),
-                        ))
-                    }
+            let moving: Option<Vec<Moving>> = reads
+                .iter()
+                .map(|inp| match &inp.index[d] {
+                    DimIndex::Affine(a) => Moving::of(a, dt, &node.domain),
                     _ => None,
-                };
-            }
+                })
+                .collect();
             let widest = reads
                 .iter()
                 .map(|i| dim_span(&i.index[d], dt, full))
                 .max()
                 .unwrap_or(full);
-            match range {
-                Some((lo, hi)) if hi >= lo => ((hi - lo + 1) as u64).min(full).max(widest),
+            match moving {
+                Some(m) if !m.is_empty() => {
+                    covering_span(&m, dt, &node.domain).min(full).max(widest)
+                }
                 _ => widest,
             }
         })
         .collect()
+}
+
+/// One read of a dim over a domain tile, as it moves from tile instance to instance:
+/// instance `b` (`b_x` along each tiled axis `x`, starting at `b_x·dt[x]`) touches
+/// `lo + Σ motion[x]·b_x ..= hi + Σ motion[x]·b_x`.
+struct Moving {
+    motion: Vec<i64>,
+    lo: i64,
+    hi: i64,
+}
+
+impl Moving {
+    /// `(Σ c·x + k) floordiv d` over `dt`: `None` when a tiled axis's step `c·dt[x]` is not
+    /// a multiple of `d` (the start is then not affine in the instance: the caller falls
+    /// back to the single reads' bound). A multiple moves by `c·dt[x] / d` per instance,
+    /// exactly: `⌊(c·dt·b + k + i) / d⌋ = (c·dt/d)·b + ⌊(k + i) / d⌋`.
+    fn of(a: &AffineIndex, dt: &[u64], domain: &[u64]) -> Option<Moving> {
+        let d = a.div.max(1) as i64;
+        let mut motion = vec![0i64; dt.len()];
+        let (mut lo, mut hi) = (a.constant, a.constant);
+        for &(x, c) in &a.terms {
+            let t = *dt.get(x)? as i64;
+            let reach = c * (t - 1);
+            lo += reach.min(0);
+            hi += reach.max(0);
+            if (domain.get(x).copied().unwrap_or(0) as i64) > t {
+                let step = c * t;
+                if step % d != 0 {
+                    return None;
+                }
+                motion[x] += step / d;
+            }
+        }
+        Some(Moving {
+            motion,
+            lo: lo.div_euclid(d),
+            hi: hi.div_euclid(d),
+        })
+    }
+}
+
+/// The extent covering the reads `reads` (over a node's domain tile `dt`, its domain
+/// `domain`) in every tile instance ([`Moving`]). Relative to a start moving as one read's
+/// does, each read's start and end are affine in the instance `b`, so their extremes are at
+/// the grid's corners (`b_x ∈ {0, ⌈domain[x] / dt[x]⌉ − 1}`); the smallest cover over the
+/// reads' motions. Reads that move alike give their bounding box.
+fn covering_span(reads: &[Moving], dt: &[u64], domain: &[u64]) -> u64 {
+    let last: Vec<i64> = (0..dt.len())
+        .map(|x| {
+            let t = dt[x].max(1);
+            domain
+                .get(x)
+                .map_or(0, |&e| e.div_ceil(t).saturating_sub(1)) as i64
+        })
+        .collect();
+    reads
+        .iter()
+        .map(|m| {
+            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+            for r in reads {
+                let (mut down, mut up) = (0, 0);
+                for (x, &n) in last.iter().enumerate() {
+                    let far = (r.motion[x] - m.motion[x]) * n;
+                    down += far.min(0);
+                    up += far.max(0);
+                }
+                lo = lo.min(r.lo + down);
+                hi = hi.max(r.hi + up);
+            }
+            (hi - lo + 1).max(1) as u64
+        })
+        .min()
+        .unwrap_or(1)
 }
 
 /// True when input `inp` is indexed by domain dim `d`.

@@ -593,3 +593,52 @@ fn register_thread_tiles_are_whole_warps() {
     }
     assert!(checked > 0, "no register tiles in {:?}", p.tiles);
 }
+
+/// `P` (over `[40, 8]`) read by `S` (over `[20, 8]`) at `reads`.
+fn resampled(reads: &str) -> String {
+    format!(
+        r#"func.func @f(%X: tensor<40x8xf32>) -> tensor<20x8xf32> {{
+  %P = te.compute (%y, %x) in [40, 8] : (tensor<40x8xf32>) -> tensor<40x8xf32> {{ %X[%y, %x] * 2.0 }}
+  %S = te.compute (%y, %x) in [20, 8] : (tensor<40x8xf32>) -> tensor<20x8xf32> {{ {reads} }}
+  func.return %S : tensor<20x8xf32>
+}}"#
+    )
+}
+
+#[test]
+fn reads_moving_differently_get_the_span_covering_every_block() {
+    // [2y] and [y] of a 4-row tile: block b reads rows 8b .. 8b + 6 and 4b .. 4b + 3. A
+    // span starting at 4b covers both over the 5 blocks up to 22 rows past its start
+    // (b = 4: rows 16 .. 38): 23 rows; one starting at 8b from −16 to 6: 23 too. The
+    // bounding box of block 0 alone (7 rows) is what the lowering would overrun.
+    let (_ctx, g) = graph_of(&resampled("%P[%y * 2, %x] + %P[%y, %x]"));
+    let dom = propagate(&whole(&g), &[4, 8], None).unwrap();
+    assert_eq!(dom[0], vec![23, 8]);
+    // Reads that move alike keep their bounding box: [2y] and [2y + 1], 8 rows.
+    let (_ctx, g) = graph_of(&resampled("%P[%y * 2, %x] + %P[%y * 2 + 1, %x]"));
+    assert_eq!(propagate(&whole(&g), &[4, 8], None).unwrap()[0], vec![8, 8]);
+    // One block covers S: no motion, the bounding box (rows 0 .. 38).
+    let (_ctx, g) = graph_of(&resampled("%P[%y * 2, %x] + %P[%y, %x]"));
+    assert_eq!(
+        propagate(&whole(&g), &[20, 8], None).unwrap()[0],
+        vec![39, 8]
+    );
+}
+
+#[test]
+fn a_floordiv_read_moves_exactly_when_the_divisor_divides_its_step() {
+    // [y floordiv 2] beside [y] of a 4-row tile: steps of 2 and 4 rows a block. Moving
+    // by 4: rows from 0 − (4 − 2)·4 = −8 .. 3: 12; moving by 2: 0 .. 3 + (4 − 2)·4 = 11:
+    // 12 rows.
+    let (_ctx, g) = graph_of(&resampled("%P[%y floordiv 2, %x] + %P[%y, %x]"));
+    assert_eq!(
+        propagate(&whole(&g), &[4, 8], None).unwrap()[0],
+        vec![12, 8]
+    );
+    // Alone, an even tile's floordiv is half the tile (§3.1's exact aligned case).
+    let (_ctx, g) = graph_of(&resampled("%P[%y floordiv 2, %x] * 3.0"));
+    assert_eq!(propagate(&whole(&g), &[4, 8], None).unwrap()[0], vec![2, 8]);
+    // A 3-row tile's step is not a multiple of 2: the single reads' bound (3 rows from [y]).
+    let (_ctx, g) = graph_of(&resampled("%P[%y floordiv 2, %x] + %P[%y, %x]"));
+    assert_eq!(propagate(&whole(&g), &[3, 8], None).unwrap()[0], vec![3, 8]);
+}

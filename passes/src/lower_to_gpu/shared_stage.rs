@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 
 use rtile::ir::Value;
-use rtile::ir::affine::AffineExpr;
+use rtile::ir::affine::{AffineExpr, floor_div};
 use rtile_dialects::te::model::TeCompute;
 
 use super::context::{Lowering, REDUCTION_SLOT};
@@ -33,13 +33,17 @@ pub(super) fn stage_slot(k: usize) -> usize {
     (1 << 40) + k
 }
 
-/// One dim of a tile in a block: `lo + Σ coef[a]·base[a] .. + size`, where `base[a]` is the
-/// block's base along the anchor's axis `a` (0 on reduction axes, which are taken whole);
-/// one more column, [`Span::step_column`], is the base of the current k-step of the stepped
-/// stage that reads the tile (the input copies of a [`KStep`]).
+/// One dim of a tile in a block: `lo + Σ coef[a]·b[a] .. + size`, where `b[a]` is the
+/// block's index along the anchor's axis `a` (its base is `b[a]·block[a]`; 0 on reduction
+/// axes, which are taken whole); one more column, [`Span::step_column`], is the base of
+/// the current k-step of the stepped stage that reads the tile (the input copies of a
+/// [`KStep`]). Coefficients count per block index, not per base, so that a `floordiv` of a
+/// moving index stays exact where the block tile is a multiple of the divisor
+/// ([`expr_span`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Span {
-    /// Per anchor axis, the coefficient of its block base.
+    /// Per anchor axis, the coefficient of its block index (the step column: of the
+    /// step's base).
     pub coef: Vec<i64>,
     pub lo: i64,
     pub size: i64,
@@ -90,36 +94,97 @@ impl SharedStage {
     }
 }
 
-/// The box of `(map results)` over the axis box `axes` (interval arithmetic on the linear
-/// index expressions: a negative coefficient takes the box's far end) in a tensor of
-/// `shape`; a dim indexed through floordiv/mod gets the conservative bound, the whole dim
-/// (the "conservative bound where an access is not affine", §3.1).
+/// The span of one index expression `e` over the axis box `axes` (interval arithmetic; a
+/// negative factor takes the box's far end), or `None` where it is not bounded exactly:
+/// symbols, `mod`, `ceildiv`, a product of two dims, or a `floordiv` whose block-moving
+/// part the divisor does not divide. `e floordiv d` is exact when every coefficient (per
+/// block index) of `e`'s span is a multiple of `d`: then `⌊(Σ c·b + lo + i) / d⌋ =
+/// Σ (c/d)·b + ⌊(lo + i) / d⌋` in every block, the span `⌊lo/d⌋ .. ⌊(lo+size−1)/d⌋`
+/// moving by `c/d` per block (a pyramid's `y floordiv 2` of a 64-row block: 32 rows moving
+/// by 32, what `--connect`'s `aligned_span` counts, §3.1).
+fn expr_span(e: &AffineExpr, axes: &[Span], nb: usize) -> Option<Span> {
+    if let Some((k, c)) = e.linear_form(axes.len()) {
+        // One linear form: exact where the recursion below would count a dim twice.
+        let mut out = Span {
+            coef: vec![0; nb],
+            lo: c,
+            size: 1,
+        };
+        for (a, &ka) in k.iter().enumerate() {
+            let s = &axes[a];
+            for (o, &x) in out.coef.iter_mut().zip(&s.coef) {
+                *o += ka * x;
+            }
+            out.lo += ka * s.lo + ka.min(0) * (s.size - 1);
+            out.size += ka.abs() * (s.size - 1);
+        }
+        return Some(out);
+    }
+    let constant = |c: i64| Span {
+        coef: vec![0; nb],
+        lo: c,
+        size: 1,
+    };
+    Some(match e {
+        AffineExpr::Dim(d) => axes.get(*d as usize)?.clone(),
+        AffineExpr::Constant(c) => constant(*c),
+        AffineExpr::Add(a, b) => {
+            let (x, y) = (expr_span(a, axes, nb)?, expr_span(b, axes, nb)?);
+            Span {
+                coef: x.coef.iter().zip(&y.coef).map(|(p, q)| p + q).collect(),
+                lo: x.lo.checked_add(y.lo)?,
+                size: (x.size + y.size).checked_sub(1)?,
+            }
+        }
+        AffineExpr::Mul(a, b) => {
+            let (x, k) = match (a.as_constant(), b.as_constant()) {
+                (_, Some(k)) => (expr_span(a, axes, nb)?, k),
+                (Some(k), None) => (expr_span(b, axes, nb)?, k),
+                (None, None) => return None,
+            };
+            Span {
+                coef: x
+                    .coef
+                    .iter()
+                    .map(|c| c.checked_mul(k))
+                    .collect::<Option<_>>()?,
+                lo: k
+                    .checked_mul(x.lo)?
+                    .checked_add(k.min(0).checked_mul(x.size - 1)?)?,
+                size: k.abs().checked_mul(x.size - 1)?.checked_add(1)?,
+            }
+        }
+        AffineExpr::FloorDiv(a, b) => {
+            let d = b.as_constant().filter(|&d| d > 0)?;
+            let x = expr_span(a, axes, nb)?;
+            if x.coef.iter().any(|c| c % d != 0) {
+                return None;
+            }
+            let lo = floor_div(x.lo, d);
+            Span {
+                coef: x.coef.iter().map(|c| c / d).collect(),
+                lo,
+                size: floor_div(x.lo + x.size - 1, d) - lo + 1,
+            }
+        }
+        AffineExpr::Symbol(_) | AffineExpr::CeilDiv(..) | AffineExpr::Mod(..) => return None,
+    })
+}
+
+/// The box of `(map results)` over the axis box `axes` ([`expr_span`]) in a tensor of
+/// `shape`; a dim indexed where [`expr_span`] has no exact span gets the conservative
+/// bound, the whole dim (the "conservative bound where an access is not affine",
+/// §3.1).
 fn image(map: &[AffineExpr], axes: &[Span], shape: &[i64]) -> Vec<Span> {
     let nb = axes.first().map_or(0, |s| s.coef.len());
     map.iter()
         .zip(shape)
         .map(|(e, &ext)| {
-            let Some((k, c)) = e.linear_form(axes.len()) else {
-                return Span {
-                    coef: vec![0; nb],
-                    lo: 0,
-                    size: ext,
-                };
-            };
-            let mut out = Span {
+            expr_span(e, axes, nb).unwrap_or(Span {
                 coef: vec![0; nb],
-                lo: c,
-                size: 1,
-            };
-            for (a, &ka) in k.iter().enumerate() {
-                let s = &axes[a];
-                for (o, &x) in out.coef.iter_mut().zip(&s.coef) {
-                    *o += ka * x;
-                }
-                out.lo += ka * s.lo + ka.min(0) * (s.size - 1);
-                out.size += ka.abs() * (s.size - 1);
-            }
-            out
+                lo: 0,
+                size: ext,
+            })
         })
         .collect()
 }
@@ -137,10 +202,42 @@ fn with_reductions(c: &TeCompute, tile: Vec<Span>, nb: usize) -> Vec<Span> {
     b
 }
 
+/// The span covering `x` and `y` in every block, its start moving by `coef` per block:
+/// `lo = min over both spans and blocks b of (lo_r + (coef_r − coef)·b)` and the size from
+/// the largest end the same way. Each term is affine in the block index, so its extremes
+/// over the grid (`0 ..= blocks[a] − 1` per column, the last partial block included) are at
+/// the grid's corners, taken per column.
+fn cover_with(x: &Span, y: &Span, coef: &[i64], blocks: &[i64]) -> Span {
+    let ext = |s: &Span, hi: bool| -> i64 {
+        let mut v = if hi { s.lo + s.size } else { s.lo };
+        for ((&c, &m), &n) in s.coef.iter().zip(coef).zip(blocks) {
+            let far = (c - m) * (n - 1);
+            v += if hi { far.max(0) } else { far.min(0) };
+        }
+        v
+    };
+    let lo = ext(x, false).min(ext(y, false));
+    let hi = ext(x, true).max(ext(y, true));
+    Span {
+        coef: coef.to_vec(),
+        lo,
+        size: hi - lo,
+    }
+}
+
 /// Adds `b` to the region `r` of a producer of shape `shape`: the union of two boxes that
-/// move with the block alike; where they do not, a fixed span covering the whole extent
-/// (a reduction reading whole rows) covers the other too.
-fn union(r: &mut Option<Vec<Span>>, b: Vec<Span>, shape: &[i64]) -> Result<(), String> {
+/// move with the block alike. Where they move differently (a pyramid level read at `[y]`
+/// and at `[2y]`, an upsample's `2y` and `2y + 1` beside a plain read): one span that
+/// covers both in every block of the grid (`blocks`: blocks per coefficient column), its
+/// start moving as one of the two does (the one giving the smaller span, [`cover_with`]),
+/// and the whole dim when that is no smaller. A fixed span covering the whole extent (a
+/// reduction reading whole rows) covers any other.
+fn union(
+    r: &mut Option<Vec<Span>>,
+    b: Vec<Span>,
+    shape: &[i64],
+    blocks: &[i64],
+) -> Result<(), String> {
     let Some(r) = r else {
         *r = Some(b);
         return Ok(());
@@ -155,10 +252,28 @@ fn union(r: &mut Option<Vec<Span>>, b: Vec<Span>, shape: &[i64]) -> Result<(), S
             continue;
         }
         if x.coef != y.coef {
-            return Err(
-                "a shared tile read at offsets that move differently with the block: not lowered yet"
-                    .into(),
+            let step = x.step_column();
+            if x.coef[step] != 0 || y.coef[step] != 0 {
+                return Err(
+                    "a k-step's input copy read at offsets that move differently: not lowered yet"
+                        .into(),
+                );
+            }
+            let (p, q) = (
+                cover_with(x, &y, &x.coef, blocks),
+                cover_with(x, &y, &y.coef, blocks),
             );
+            let best = if q.size < p.size { q } else { p };
+            *x = if best.size >= ext {
+                Span {
+                    coef: vec![0; x.coef.len()],
+                    lo: 0,
+                    size: ext,
+                }
+            } else {
+                best
+            };
+            continue;
         }
         let hi = (x.lo + x.size).max(y.lo + y.size);
         x.lo = x.lo.min(y.lo);
@@ -168,12 +283,14 @@ fn union(r: &mut Option<Vec<Span>>, b: Vec<Span>, shape: &[i64]) -> Result<(), S
 }
 
 /// Propagates the axis box `axes` of `c` through its accesses (§3.1): into the regions of
-/// the shared stages it reads, and through the reductions it recomputes.
+/// the shared stages it reads, and through the reductions it recomputes. `blocks`: the
+/// grid's blocks per coefficient column ([`union`]).
 fn visit(
     c: &TeCompute,
     srcs: &[ReSrc],
     axes: &[Span],
     regions: &mut [Option<Vec<Span>>],
+    blocks: &[i64],
 ) -> Result<(), String> {
     let nb = axes.first().map_or(0, |s| s.coef.len());
     for a in &c.accesses {
@@ -181,12 +298,13 @@ fn visit(
             ReSrc::Arg(_) => {}
             ReSrc::Shared(k) => {
                 let shape = &c.inputs[a.input].shape;
-                union(&mut regions[*k], image(&a.map.results, axes, shape), shape)?
+                let img = image(&a.map.results, axes, shape);
+                union(&mut regions[*k], img, shape, blocks)?
             }
             ReSrc::Recompute(rc) => {
                 let shape = &c.inputs[a.input].shape;
                 let b = with_reductions(&rc.compute, image(&a.map.results, axes, shape), nb);
-                visit(&rc.compute, &rc.srcs, &b, regions)?;
+                visit(&rc.compute, &rc.srcs, &b, regions, blocks)?;
             }
         }
     }
@@ -206,12 +324,19 @@ pub fn plan_regions(
     let np = anchor.num_parallel();
     // One column per anchor axis, and the k-step base's (see `Span`).
     let nb = n + 1;
+    // Blocks per column: the grid along each parallel axis; 1 elsewhere.
+    let mut blocks = vec![1i64; nb];
+    for a in 0..np {
+        let b = (block[a] as i64).max(1);
+        blocks[a] = (anchor.axes[a].extent + b - 1) / b;
+    }
     let axes: Vec<Span> = (0..n)
         .map(|a| {
-            // An axis one block covers has its base always 0.
+            // Per block index the base moves by the block tile; an axis one block covers
+            // has its base always 0.
             let mut coef = vec![0; nb];
             if a < np && (block[a] as i64) < anchor.axes[a].extent {
-                coef[a] = 1;
+                coef[a] = block[a] as i64;
             }
             Span {
                 coef,
@@ -225,7 +350,7 @@ pub fn plan_regions(
         })
         .collect();
     let mut regions: Vec<Option<Vec<Span>>> = vec![None; stages.len()];
-    visit(anchor, sources, &axes, &mut regions)?;
+    visit(anchor, sources, &axes, &mut regions, &blocks)?;
     for k in (0..stages.len()).rev() {
         let mut r = regions[k]
             .take()
@@ -249,7 +374,7 @@ pub fn plan_regions(
                 size: step.size,
             };
         }
-        visit(&st.compute, &st.srcs, &b, &mut regions[..k])
+        visit(&st.compute, &st.srcs, &b, &mut regions[..k], &blocks)
             .map_err(|e| format!("shared stage {k}: {e}"))?;
         stages[k].region = r;
     }
@@ -401,8 +526,10 @@ impl Lowering<'_> {
         Ok(())
     }
 
-    /// The first element of a region in this block: `lo + Σ coef[a]·base[a]` over the
-    /// anchor's tile bases, and `step` (the current k-step's base) on the step column.
+    /// The first element of a region in this block: `lo + Σ coef[a]·b[a]` over the
+    /// anchor's block indices (`b[a] = base[a] / block[a]`, or `base[a]·(coef/block)` when
+    /// the block divides the coefficient), and `step` (the current k-step's base) on the
+    /// step column.
     pub(super) fn region_lo(
         &mut self,
         region: &[Span],
@@ -415,13 +542,22 @@ impl Lowering<'_> {
                 if cf == 0 {
                     continue;
                 }
-                let base = if a == s.step_column() {
+                let t = if a == s.step_column() {
                     // Only a stepped stage's copies move with the step (plan_regions).
-                    step.ok_or("internal error: a tile that moves with a k-step outside one")?
+                    let base =
+                        step.ok_or("internal error: a tile that moves with a k-step outside one")?;
+                    self.em.mul_const(base, cf)
                 } else {
-                    self.tile_base[a]
+                    let block = self.plan.stages[0].axes[a].block_tile;
+                    let base = self.tile_base[a];
+                    if cf % block == 0 {
+                        self.em.mul_const(base, cf / block)
+                    } else {
+                        let bt = self.em.idx(block);
+                        let b = self.em.ibin("arith.divui", base, bt);
+                        self.em.mul_const(b, cf)
+                    }
                 };
-                let t = self.em.mul_const(base, cf);
                 v = self.em.add(v, t);
             }
             lo.push(v);
