@@ -127,10 +127,17 @@ fn compose(ix: &AffineIndex, outer: &[AffineIndex]) -> AffineIndex {
     }
     terms.retain(|t| t.1 != 0);
     terms.sort_unstable();
+    // A merged read's constant span, scaled through the composition.
+    let halo = ix.halo
+        + ix.terms
+            .iter()
+            .filter_map(|&(b, c)| outer.get(b).map(|o| c.unsigned_abs() * o.halo))
+            .sum::<u64>();
     AffineIndex {
         terms,
         constant,
         div: 1,
+        halo,
     }
 }
 
@@ -196,6 +203,7 @@ mod tests {
             terms,
             constant,
             div: 1,
+            halo: 0,
         };
         let outer = [aff(vec![(0, 1)], 1), aff(vec![(1, 1)], 0)];
         assert_eq!(compose(&aff(vec![(0, 2)], 0), &outer), aff(vec![(0, 2)], 2));
