@@ -206,9 +206,7 @@ pub fn build_graph(ctx: &Context, ops: &[OpId]) -> Result<Graph, String> {
                 inputs,
                 out_shape: shape_of(&c.result),
                 out_bytes: bytes_of(&c.result),
-                flops_per_point: crate::construct_rtile::te_adapter::expr_from_compute(&c)
-                    .map(|e| e.flops_per_point)
-                    .unwrap_or(1.0),
+                flops_per_point: crate::construct_rtile::te_adapter::flops_per_point(&c),
                 result: ctx.result(op, 0),
                 dtype: c.result.elem.keyword().to_string(),
                 compute_dtype: crate::construct_rtile::te_adapter::compute_elem(&c)

@@ -39,6 +39,12 @@ fn count_flops(e: &Expr) -> u64 {
     }
 }
 
+/// Flops per point of `c`'s body (see the module doc), at least 1: defined for every
+/// compute, also those the construction refuses for their size.
+pub fn flops_per_point(c: &TeCompute) -> f64 {
+    (count_flops(&c.body) + u64::from(c.combiner.is_some())).max(1) as f64
+}
+
 fn elem_bytes(bits: u32) -> u64 {
     u64::from(bits.div_ceil(8).max(1))
 }
@@ -132,12 +138,12 @@ pub fn expr_from_compute(c: &TeCompute) -> Result<TensorExprInfo, String> {
         elem_bytes: elem_bytes(c.result.elem.width()),
         indices: (0..c.num_parallel()).map(AffineIndex::axis).collect(),
     };
-    let flops = count_flops(&c.body) + u64::from(c.combiner.is_some());
+    let flops = flops_per_point(c);
     let e = TensorExprInfo {
         axes,
         inputs,
         output,
-        flops_per_point: flops.max(1) as f64,
+        flops_per_point: flops,
         dtype: compute_elem(c).keyword().to_string(),
         mma_inputs: mma_inputs(c),
     };
