@@ -134,7 +134,7 @@ pub struct TmaLoad {
 
 impl TmaLoad {
     /// Decodes `op`, refusing what rtile does not execute: multicast (no clusters), rank
-    /// above 2, interleaved maps, NaN fill, element types other than f16/bf16/f32.
+    /// above 3 (a batched operand's `[batch, rows, cols]` is the most rtile builds), interleaved maps, NaN fill, element types other than f16/bf16/f32.
     pub fn decode(ctx: &Context, op: OpId) -> Result<TmaLoad, Diagnostic> {
         let bad = |m: &str| Diagnostic::op_error(ctx, op, m);
         let [_, _, _, nc, _, nm, np] =
@@ -148,8 +148,10 @@ impl TmaLoad {
                 "rtile executes no multicast TMA loads (no thread-block clusters)",
             ));
         }
-        if !(1..=2).contains(&nc) || map.box_shape.len() != nc {
-            return Err(bad("rtile executes TMA loads of 1-d and 2-d boxes only"));
+        if !(1..=3).contains(&nc) || map.box_shape.len() != nc {
+            return Err(bad(
+                "rtile executes TMA loads of 1-d, 2-d and 3-d boxes only",
+            ));
         }
         if !map.interleave_none || !map.oob_zero {
             return Err(bad(
@@ -253,8 +255,15 @@ impl WarpgroupMma {
                 return Err(bad("rtile executes wgmma on 128-byte swizzled tiles only"));
             }
             // The tile's rows are the boxes' rows: m for A, k for an MN-major B, n for a
-            // K-major one (whose descriptor memref is the logical k × n, transposed).
-            if map.box_shape.first() != Some(&rows) {
+            // K-major one (whose descriptor memref is the logical k × n, transposed). A
+            // batched operand's box is one slice, `[1, rows, cols]`.
+            let Some((box_rows, box_cols)) = map.matrix_box() else {
+                return Err(bad(&format!(
+                    "operand #{i}'s tensor map box {:?} is not a matrix (outer extents must be 1)",
+                    map.box_shape
+                )));
+            };
+            if box_rows != rows {
                 return Err(bad(&format!(
                     "operand #{i}'s tensor map boxes must have {rows} rows for this layout (transposeB {})",
                     if b_k_major {
@@ -267,7 +276,7 @@ impl WarpgroupMma {
             Ok(SharedTile {
                 rows: rows as u64,
                 cols: cols as u64,
-                box_cols: *map.box_shape.last().unwrap_or(&1) as u64,
+                box_cols: box_cols as u64,
                 elem_bytes: 2,
                 swizzle: map.swizzle,
             })
