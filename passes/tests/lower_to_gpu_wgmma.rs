@@ -305,6 +305,169 @@ fn wgmma_batch_matmuls_match_the_interpreter() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `(batch, m, n, k)`, `(input, output)`, `(A stored [k, m], B stored [n, k])`, block and
+/// warpgroup tiles.
+type LayoutCase = (
+    (Option<i64>, i64, i64, i64),
+    (&'static str, &'static str),
+    (bool, bool),
+    [u64; 2],
+    [u64; 2],
+);
+
+/// A stored m-contiguous (`A[k, m]`, or `A[b, k, m]` in a batch matmul), taken MN-major
+/// with `transposeA` (boxes 64 k × 64 m, PTX `imm-trans-a` 1), with either B layout: m off
+/// the tiles (A's boxes cross it; its rows of m must be 16-byte multiples, k need not be
+/// when B is n-contiguous), one and two 64-row slabs per warpgroup, f16 and bf16, both
+/// structures: each kernel equals the oracle.
+#[test]
+fn wgmma_a_m_contiguous_matches_the_interpreter() {
+    let cases: [LayoutCase; 8] = [
+        (
+            (None, 64, 64, 64),
+            ("f16", "f16"),
+            (true, false),
+            [64, 64],
+            [64, 64],
+        ),
+        (
+            (None, 200, 136, 136),
+            ("bf16", "bf16"),
+            (true, false),
+            [128, 128],
+            [64, 64],
+        ),
+        (
+            (None, 136, 72, 44),
+            ("f16", "f32"),
+            (true, false),
+            [128, 64],
+            [128, 64],
+        ),
+        (
+            (None, 96, 100, 72),
+            ("bf16", "f32"),
+            (true, true),
+            [128, 112],
+            [64, 56],
+        ),
+        (
+            (None, 72, 40, 200),
+            ("f16", "f16"),
+            (true, true),
+            [64, 40],
+            [64, 40],
+        ),
+        (
+            (Some(3), 104, 72, 40),
+            ("f16", "f16"),
+            (true, false),
+            [128, 64],
+            [64, 64],
+        ),
+        (
+            (Some(1), 64, 96, 64),
+            ("bf16", "bf16"),
+            (true, true),
+            [64, 96],
+            [64, 96],
+        ),
+        (
+            (Some(2), 136, 64, 72),
+            ("bf16", "f32"),
+            (true, true),
+            [256, 64],
+            [128, 64],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (i, (shape, types, layout, block, wg)) in cases.into_iter().enumerate() {
+        let c = compute(&gemm_text(shape, types, layout));
+        for ws in [true, false] {
+            let p = program_for(shape.0, block, wg);
+            match lowered(&c, &p, ws) {
+                Ok(t) if !t.contains("transposeA") => {
+                    failures.push(format!("{shape:?} ws={ws}: no transposeA"));
+                    continue;
+                }
+                Err(e) => {
+                    failures.push(format!("{shape:?} ws={ws}: {e}"));
+                    continue;
+                }
+                Ok(_) => {}
+            }
+            if let Err(e) = check(&c, &p, 31 + i as u64, ws) {
+                failures.push(format!(
+                    "{shape:?} {types:?} {layout:?} {block:?}/{wg:?} ws={ws}: {e}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The m-contiguous A plan and planted bugs: m not a multiple of 8 is refused (A's rows
+/// are m long); the `transposeA` flag dropped (A's boxes read K-major) gives wrong
+/// numbers; A's box coordinates swapped gives wrong numbers.
+#[test]
+fn a_m_contiguous_plan_and_planted_bugs() {
+    let dev = Device::builtin("h100").expect("device");
+    let p = wg_program([128, 128], [64, 64]);
+    let plan = |c: &TeCompute| {
+        let m = MmaPlan::new(c, &p, &dev).expect("mma plan");
+        WgmmaPlan::new(c, &m, &dev, true)
+    };
+    let c = compute(&gemm_text(
+        (None, 256, 128, 128),
+        ("f16", "f16"),
+        (true, false),
+    ));
+    let w = plan(&c).expect("applies");
+    assert!(w.a_m_major && !w.b_k_major);
+    assert_eq!(w.stage_bytes, (128 + 128) * 64 * 2);
+    let odd_m = compute(&gemm_text(
+        (None, 100, 128, 128),
+        ("f16", "f16"),
+        (true, false),
+    ));
+    let e = plan(&odd_m).expect_err("m = 100");
+    assert!(e.contains("A's rows are 100 long"), "{e}");
+    // k = 100 is fine with A [k, m] and B [k, n]: no operand's rows are k long.
+    plan(&compute(&gemm_text(
+        (None, 128, 128, 100),
+        ("f16", "f16"),
+        (true, false),
+    )))
+    .expect("k = 100 applies");
+    for (ws, b_nk) in [(true, false), (false, true)] {
+        let c = compute(&gemm_text(
+            (None, 128, 128, 128),
+            ("f16", "f16"),
+            (true, b_nk),
+        ));
+        let text = lowered(&c, &wg_program([128, 128], [64, 64]), ws).expect("lowers");
+        run_check_text("k.mlir", &text, 3).expect("the kernel runs clean");
+        let dropped = text
+            .replace(" <{transposeA}>", "")
+            .replace("transposeA, ", "");
+        assert_ne!(dropped, text);
+        let r = run_check_text("k.mlir", &dropped, 3).expect("runs");
+        assert!(
+            r.max_rel_err() > 0.05,
+            "a dropped transposeA goes unnoticed: {}",
+            r.text()
+        );
+        let swapped = swap_coordinates(&text, "%arg3");
+        assert_ne!(swapped, text);
+        let r = run_check_text("k.mlir", &swapped, 3).expect("runs");
+        assert!(
+            r.max_rel_err() > 0.05,
+            "wrong A boxes go unnoticed: {}",
+            r.text()
+        );
+    }
+}
+
 /// The batch matmul plan (the batch extent, blocks over it) and its refusals: a block tile
 /// of two batch slices, an operand without the batch axis; planted bugs: every TMA load's
 /// batch coordinate replaced by 0 (each block reads batch 0) gives wrong numbers.
@@ -611,6 +774,11 @@ fn release_before_mma(lines: &[&str]) -> String {
 /// `text` with every TMA load of B (the second tensor map, `%arg4`) given its coordinates
 /// swapped: the box at (k, n) instead of (n, k).
 fn swap_b_coordinates(text: &str) -> String {
+    swap_coordinates(text, "%arg4")
+}
+
+/// `text` with every 2-d TMA load of tensor map `map` given its two coordinates swapped.
+fn swap_coordinates(text: &str, map: &str) -> String {
     text.lines()
         .map(|l| {
             let Some(at) = l.find("\"nvgpu.tma.async.load\"(") else {
@@ -622,7 +790,7 @@ fn swap_b_coordinates(text: &str) -> String {
                 .unwrap_or("")
                 .split(", ")
                 .collect();
-            if args.len() != 6 || args[2] != "%arg4" {
+            if args.len() != 6 || args[2] != map {
                 return l.to_string();
             }
             let from = format!("{}, {}, {}, {}", args[2], args[3], args[4], args[5]);
@@ -647,22 +815,24 @@ fn wg_tiles() -> impl Strategy<Value = ([u64; 2], [u64; 2])> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Random shapes (m any, n and k multiples of 8 as TMA needs), batch (none: a matmul;
-    /// 1 to 3: a batch matmul), types, B's layout ([k, n] or [n, k]) and warpgroup
-    /// tilings: the kernel matches the oracle.
+    /// Random shapes (n and k multiples of 8 as TMA needs, m any, or a multiple of 8 when A
+    /// is m-contiguous), batch (none: a matmul; 1 to 3: a batch matmul), types, A's layout
+    /// ([m, k] or [k, m]), B's ([k, n] or [n, k]) and warpgroup tilings: the kernel
+    /// matches the oracle.
     #[test]
     fn random_shapes_match(m in 1i64..160, n8 in 1i64..24, k8 in 1i64..24, bf16 in any::<bool>(),
                            out in 0usize..3, tiles in wg_tiles(), seed in 0u64..1000,
-                           b_nk in any::<bool>(), batch in 0i64..4) {
+                           b_nk in any::<bool>(), batch in 0i64..4, a_km in any::<bool>()) {
         let input = if bf16 { "bf16" } else { "f16" };
         let output = [input, "f32", input][out];
         let batch = (batch > 0).then_some(batch);
+        let m = if a_km { (m + 7) / 8 * 8 } else { m };
         let shape = (batch, m, n8 * 8, k8 * 8);
-        let c = compute(&gemm_text(shape, (input, output), (false, b_nk)));
+        let c = compute(&gemm_text(shape, (input, output), (a_km, b_nk)));
         let (block, wg) = tiles;
         for ws in [true, false] {
             let r = check(&c, &program_for(batch, block, wg), seed, ws);
-            prop_assert!(r.is_ok(), "{shape:?} b_nk={b_nk} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", r);
+            prop_assert!(r.is_ok(), "{shape:?} a_km={a_km} b_nk={b_nk} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", r);
         }
     }
 }

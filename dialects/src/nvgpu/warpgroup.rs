@@ -332,6 +332,12 @@ fn verify_mma(ctx: &Context, o: OpId) -> Result<(), String> {
     if k % 16 != 0 {
         return Err(format!("K ({k}) must be a multiple of 16 (wgmma k16)"));
     }
+    // PTX `imm-trans-a` exists for f16/bf16 operands only (§9.7.15.5.2).
+    let half = a.elem == Type::float(rtile::ir::FloatKind::F16)
+        || a.elem == Type::float(rtile::ir::FloatKind::BF16);
+    if ctx.inherent_attr(o, "transposeA").is_some() && !half {
+        return Err("transposeA (an MN-major A) needs f16 or bf16 operands".into());
+    }
     Ok(())
 }
 

@@ -31,7 +31,10 @@
 //! Register reallocation (`setmaxnreg`) is not used: the producer keeps the block's
 //! per-thread register count.
 //!
-//! Applies to 2-d matmuls with A row-major (K contiguous) and B either [k, n] (N
+//! Applies to 2-d matmuls and batch matmuls (one batch axis indexing both operands first;
+//! one batch index per block, 3-d tensor maps with boxes `[1, rows, cols]`) with A either
+//! [m, k] (K contiguous) or [k, m] (M contiguous: taken MN-major, `transposeA`, boxes of
+//! 64 k × 64 m) and B either [k, n] (N
 //! contiguous) or [n, k] (K contiguous: A·Bᵀ, as Q·Kᵀ or a Linear layer's weight),
 //! f16/bf16 operands, rows of a multiple of 16 bytes (TMA's global stride rule), warpgroup
 //! tiles of a multiple of 64 rows and 32 to 256 columns in steps of 8 (with an
@@ -58,6 +61,8 @@ use crate::device::Device;
 pub const K_STEP: i64 = 64;
 /// Columns of one B box (128 bytes of n).
 const B_BOX_COLS: i64 = 64;
+/// Columns of one m-contiguous A box (128 bytes of m).
+const A_BOX_COLS: i64 = 64;
 /// Most stages of the TMA ring.
 const MAX_STAGES: i64 = 4;
 /// Registers per thread a wgmma kernel needs beside its accumulator.
@@ -87,6 +92,10 @@ pub struct WgmmaPlan {
     /// Whether B is stored [n, k] with k contiguous: its boxes are `wg_n` rows of n × 64 k
     /// and the MMA takes it K-major (no `transposeB`).
     pub b_k_major: bool,
+    /// Whether A is stored [k, m] with m contiguous: its boxes are 64 k × 64 m (as an
+    /// n-contiguous B's), `wg_m / 64` per warpgroup, and the MMA takes it MN-major
+    /// (`transposeA`, PTX `imm-trans-a` 1).
+    pub a_m_major: bool,
     /// The batch extent of a batch matmul (`C[b, m, n] = Σ_k A[b, ..]·B[b, ..]`, each block
     /// one batch index: its tensor maps are 3-d, boxes `[1, rows, cols]`), `None` for a
     /// matmul.
@@ -167,18 +176,22 @@ impl WgmmaPlan {
             }
         }
         let [a, b] = &plan.ops;
-        if a.inner != plan.k {
-            return Err("wgmma takes A with k contiguous".into());
-        }
+        // A stored [k, m] (m contiguous) is taken MN-major (`transposeA`).
+        let a_m_major = a.inner == plan.m;
         let b_k_major = b.inner == plan.k;
         let (m, n, k) = (
             plan.extents[plan.m],
             plan.extents[plan.n],
             plan.extents[plan.k],
         );
-        // A k-contiguous B's rows are k long: only n-contiguous B needs n a multiple of 8.
-        if (k * 2) % 16 != 0 || (!b_k_major && (n * 2) % 16 != 0) {
-            return Err("TMA needs rows of a multiple of 16 bytes (k and n multiples of 8)".into());
+        // Each operand's rows are its contiguous extent long (A's k or m, B's k or n): TMA
+        // needs them a multiple of 16 bytes.
+        let a_row = if a_m_major { m } else { k };
+        let b_row = if b_k_major { k } else { n };
+        if (a_row * 2) % 16 != 0 || (b_row * 2) % 16 != 0 {
+            return Err(format!(
+                "TMA needs rows of a multiple of 16 bytes (A's rows are {a_row} long, B's {b_row}: multiples of 8)"
+            ));
         }
         let (block_m, block_n) = (plan.block[plan.m], plan.block[plan.n]);
         let (wg_m, wg_n) = (plan.warp_m * 4, plan.warp_n);
@@ -243,6 +256,7 @@ impl WgmmaPlan {
             wg_n,
             wg_n_pad,
             b_k_major,
+            a_m_major,
             batch: batch.map(|b| plan.extents[b]),
             grid_m: (m + block_m - 1) / block_m,
             grid_n: (n + block_n - 1) / block_n,
@@ -397,11 +411,22 @@ impl Build<'_, '_> {
         self.em
             .op0("nvgpu.mbarrier.arrive.expect_tx", &[self.bar, tx, st], &[]);
         let k0 = self.em.mul_const(kt, K_STEP);
-        for w in 0..p.block_m / p.wg_m {
-            let off = self.byte_offset(st, w * p.wg_m * K_STEP * 2);
-            let row = self.em.idx(w * p.wg_m);
-            let m = self.em.add(self.m0, row);
-            self.tma((0, st), (off, p.wg_m, K_STEP), [k0, m]);
+        if p.a_m_major {
+            // A [k, m]: boxes of 64 k × 64 m, coordinates (m, k); a warpgroup's wg_m rows
+            // are its wg_m / 64 boxes one after the other.
+            for j in 0..p.block_m / A_BOX_COLS {
+                let off = self.byte_offset(st, j * A_BOX_COLS * K_STEP * 2);
+                let row = self.em.idx(j * A_BOX_COLS);
+                let m = self.em.add(self.m0, row);
+                self.tma((0, st), (off, K_STEP, A_BOX_COLS), [m, k0]);
+            }
+        } else {
+            for w in 0..p.block_m / p.wg_m {
+                let off = self.byte_offset(st, w * p.wg_m * K_STEP * 2);
+                let row = self.em.idx(w * p.wg_m);
+                let m = self.em.add(self.m0, row);
+                self.tma((0, st), (off, p.wg_m, K_STEP), [k0, m]);
+            }
         }
         if p.b_k_major {
             // B [n, k]: one box of the warpgroup's wg_n rows of n × 64 k per column group,
@@ -495,13 +520,15 @@ impl Build<'_, '_> {
             descriptor_type(b_ty),
         );
         let acc_ty = self.em.ty(acc);
-        let attrs: &[(&str, Attribute)] = if p.b_k_major {
-            &[]
-        } else {
-            &[("transposeB", Attribute::unit())]
-        };
+        let mut attrs: Vec<(&str, Attribute)> = Vec::new();
+        if p.a_m_major {
+            attrs.push(("transposeA", Attribute::unit()));
+        }
+        if !p.b_k_major {
+            attrs.push(("transposeB", Attribute::unit()));
+        }
         self.em
-            .op("nvgpu.warpgroup.mma", &[da, db, acc], attrs, acc_ty)
+            .op("nvgpu.warpgroup.mma", &[da, db, acc], &attrs, acc_ty)
     }
 
     /// The stage of k-step `kt` and whether its round (`kt / S`) is odd (`pred` = `Ne`) or
@@ -673,8 +700,13 @@ pub fn lower_wgmma(
     } else {
         (K_STEP, B_BOX_COLS)
     };
+    let a_box = if p.a_m_major {
+        (K_STEP, A_BOX_COLS)
+    } else {
+        (p.wg_m, K_STEP)
+    };
     let maps = [
-        tensor_map_type(&p.box_dims(p.wg_m, K_STEP), p.input),
+        tensor_map_type(&p.box_dims(a_box.0, a_box.1), p.input),
         tensor_map_type(&p.box_dims(b_box.0, b_box.1), p.input),
     ];
     arg_types.extend(maps);
