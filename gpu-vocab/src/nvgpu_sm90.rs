@@ -134,7 +134,7 @@ pub struct TmaLoad {
 
 impl TmaLoad {
     /// Decodes `op`, refusing what rtile does not execute: multicast (no clusters), rank
-    /// above 2, interleaved maps, NaN fill, element types other than f16/bf16/f32.
+    /// above 3 (a batched operand's `[batch, rows, cols]` is the most rtile builds), interleaved maps, NaN fill, element types other than f16/bf16/f32.
     pub fn decode(ctx: &Context, op: OpId) -> Result<TmaLoad, Diagnostic> {
         let bad = |m: &str| Diagnostic::op_error(ctx, op, m);
         let [_, _, _, nc, _, nm, np] =
@@ -148,8 +148,10 @@ impl TmaLoad {
                 "rtile executes no multicast TMA loads (no thread-block clusters)",
             ));
         }
-        if !(1..=2).contains(&nc) || map.box_shape.len() != nc {
-            return Err(bad("rtile executes TMA loads of 1-d and 2-d boxes only"));
+        if !(1..=3).contains(&nc) || map.box_shape.len() != nc {
+            return Err(bad(
+                "rtile executes TMA loads of 1-d, 2-d and 3-d boxes only",
+            ));
         }
         if !map.interleave_none || !map.oob_zero {
             return Err(bad(
@@ -186,24 +188,28 @@ pub fn descriptor_source(ctx: &Context, desc: Value) -> Option<(Value, TensorMap
     Some((ops[0], map))
 }
 
-/// A decoded `nvgpu.warpgroup.mma`: `D = A·B + C` over a warpgroup, A `m × k` K-major, B
+/// A decoded `nvgpu.warpgroup.mma`: `D = A·B + C` over a warpgroup, A `m × k` either K-major
+/// (TMA's copy of a row-major `m × k` A) or MN-major (`transposeA`: TMA's copy of a `k × m`
+/// A stored m-contiguous, boxes of 64 k rows × 64 m, as an MN-major B's), B
 /// `k × n` either MN-major (`transposeB`: TMA's copy of a row-major `k × n` B) or K-major
 /// (no `transposeB`: TMA's copy of an `n × k` B stored k-contiguous, the same canonical
 /// layout as A's; PTX ISA §9.7.15.5.1), both tiles 128-byte swizzled as TMA wrote them.
-/// The descriptors' memrefs name the logical operands (A `m × k`, B `k × n`) in both cases;
-/// the layout is the tensor map's and the `transposeB` property's.
+/// The descriptors' memrefs name the logical operands (A `m × k`, B `k × n`) in every case;
+/// the layout is the tensor map's and the `transposeA`/`transposeB` properties'.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WarpgroupMma {
     pub m: u64,
     pub n: u64,
     pub k: u64,
     pub elem: MmaElem,
-    /// A's tile: `m` rows, `k` columns.
+    /// A's tile: `m` rows, `k` columns when K-major; `k` rows, `m` columns when MN-major.
     pub a: SharedTile,
     /// B's tile: `k` rows, `n` columns when MN-major; `n` rows, `k` columns when K-major.
     pub b: SharedTile,
     /// Whether B is K-major (no `transposeB`; PTX `imm-trans-b` 0).
     pub b_k_major: bool,
+    /// Whether A is MN-major (`transposeA`; PTX `imm-trans-a` 1, f16/bf16 only).
+    pub a_m_major: bool,
 }
 
 /// One `wgmma.mma_async.m64nNk16` of a [`WarpgroupMma`]: which 64-row slab of the
@@ -220,7 +226,8 @@ pub struct WgmmaStep {
 impl WarpgroupMma {
     /// Decodes `op`, tracing each descriptor to its `generate.descriptor` (the tensor map
     /// gives the tile's layout). rtile executes f16/bf16 operands, 128-byte swizzled
-    /// tiles, A K-major and B either MN-major (`transposeB`, the layout TMA gives a
+    /// tiles, A K-major or MN-major (`transposeA`, the layout TMA gives a `k × m` A) and B
+    /// either MN-major (`transposeB`, the layout TMA gives a
     /// row-major `k × n` B) or K-major (the layout TMA gives an `n × k` B).
     pub fn decode(ctx: &Context, op: OpId) -> Result<WarpgroupMma, Diagnostic> {
         let bad = |m: &str| Diagnostic::op_error(ctx, op, m);
@@ -238,9 +245,7 @@ impl WarpgroupMma {
             .ok_or_else(|| bad("operand #2 must be a warpgroup accumulator"))?
             .map_err(|e| bad(&e))?;
         let prop = |n: &str| ctx.inherent_attr(op, n).is_some();
-        if prop("transposeA") {
-            return Err(bad("rtile executes A K-major (no transposeA) only"));
-        }
+        let a_m_major = prop("transposeA");
         let b_k_major = !prop("transposeB");
         let elem = mma_elem(&da.elem)
             .filter(|_| da.elem == db.elem)
@@ -253,21 +258,29 @@ impl WarpgroupMma {
                 return Err(bad("rtile executes wgmma on 128-byte swizzled tiles only"));
             }
             // The tile's rows are the boxes' rows: m for A, k for an MN-major B, n for a
-            // K-major one (whose descriptor memref is the logical k × n, transposed).
-            if map.box_shape.first() != Some(&rows) {
+            // K-major one (whose descriptor memref is the logical k × n, transposed). A
+            // batched operand's box is one slice, `[1, rows, cols]`.
+            let Some((box_rows, box_cols)) = map.matrix_box() else {
                 return Err(bad(&format!(
-                    "operand #{i}'s tensor map boxes must have {rows} rows for this layout (transposeB {})",
-                    if b_k_major {
-                        "absent: B K-major"
-                    } else {
-                        "present: B MN-major"
-                    }
+                    "operand #{i}'s tensor map box {:?} is not a matrix (outer extents must be 1)",
+                    map.box_shape
+                )));
+            };
+            if box_rows != rows {
+                let (name, major) = match (i, a_m_major, b_k_major) {
+                    (0, true, _) => ("transposeA", "present: A MN-major"),
+                    (0, false, _) => ("transposeA", "absent: A K-major"),
+                    (_, _, true) => ("transposeB", "absent: B K-major"),
+                    _ => ("transposeB", "present: B MN-major"),
+                };
+                return Err(bad(&format!(
+                    "operand #{i}'s tensor map boxes must have {rows} rows for this layout ({name} {major})"
                 )));
             }
             Ok(SharedTile {
                 rows: rows as u64,
                 cols: cols as u64,
-                box_cols: *map.box_shape.last().unwrap_or(&1) as u64,
+                box_cols: box_cols as u64,
                 elem_bytes: 2,
                 swizzle: map.swizzle,
             })
@@ -283,13 +296,18 @@ impl WarpgroupMma {
             n: n as u64,
             k: k as u64,
             elem,
-            a: tile(0, m, k)?,
+            a: if a_m_major {
+                tile(0, k, m)?
+            } else {
+                tile(0, m, k)?
+            },
             b: if b_k_major {
                 tile(1, n, k)?
             } else {
                 tile(1, k, n)?
             },
             b_k_major,
+            a_m_major,
         })
     }
 
@@ -302,7 +320,11 @@ impl WarpgroupMma {
                 v.push(WgmmaStep {
                     slab,
                     k_step,
-                    a_offset: self.a.linear_byte(64 * slab, 16 * k_step),
+                    a_offset: if self.a_m_major {
+                        self.a.linear_byte(16 * k_step, 64 * slab)
+                    } else {
+                        self.a.linear_byte(64 * slab, 16 * k_step)
+                    },
                     b_offset: if self.b_k_major {
                         self.b.linear_byte(0, 16 * k_step)
                     } else {
@@ -314,14 +336,30 @@ impl WarpgroupMma {
         v
     }
 
+    /// Where A's logical element (`i` of m, `x` of k) lies in its tile (row, column).
+    pub fn a_at(&self, i: u64, x: u64) -> (u64, u64) {
+        if self.a_m_major { (x, i) } else { (i, x) }
+    }
+
     /// Where B's logical element (`x` of k, `j` of n) lies in its tile (row, column).
     pub fn b_at(&self, x: u64, j: u64) -> (u64, u64) {
         if self.b_k_major { (j, x) } else { (x, j) }
     }
 
     /// A's descriptor fields relative to a start address: K-major swizzled tiles ignore
-    /// the leading offset (PTX: "assumed 1"), the stride offset steps 8-row groups.
+    /// the leading offset (PTX: "assumed 1"), the stride offset steps 8-row groups; MN-major
+    /// (`transposeA`) as an MN-major B's: the leading offset steps 64-column (m) boxes, the
+    /// stride offset 8-row groups of k (CUTLASS's canonical MN-major SW128 layout
+    /// `((T,8,m),(8,k)):((1,T,LBO),(8T,SBO))`).
     pub fn a_descriptor(&self, start: u64) -> u64 {
+        if self.a_m_major {
+            return matrix_descriptor(
+                start,
+                self.a.box_stride(),
+                self.a.group_stride(),
+                self.a.swizzle,
+            );
+        }
         matrix_descriptor(start, 16, self.a.group_stride(), self.a.swizzle)
     }
 
@@ -412,6 +450,7 @@ mod tests {
             a: t(128, 64),
             b: t(64, 128),
             b_k_major: false,
+            a_m_major: false,
         };
         let s = w.steps();
         assert_eq!(s.len(), 8);
@@ -440,6 +479,7 @@ mod tests {
             a: t(64, 64),
             b: t(96, 64),
             b_k_major: true,
+            a_m_major: false,
         };
         let s = w.steps();
         assert_eq!(s.len(), 4);
@@ -460,6 +500,45 @@ mod tests {
         };
         assert_eq!(mn.b_at(17, 9), (17, 9));
         assert_eq!(((mn.b_descriptor(0) >> 16) & 0x3fff) << 4, 64 * 128);
+    }
+
+    #[test]
+    fn m_major_a_steps_by_boxes_and_k_rows() {
+        let t = |rows, cols| SharedTile {
+            rows,
+            cols,
+            box_cols: 64,
+            elem_bytes: 2,
+            swizzle: Swizzle::B128,
+        };
+        // A stored k × m (m contiguous): a 64 k × 128 m tile of two 64-column boxes.
+        let w = WarpgroupMma {
+            m: 128,
+            n: 64,
+            k: 64,
+            elem: MmaElem::F16,
+            a: t(64, 128),
+            b: t(64, 64),
+            b_k_major: false,
+            a_m_major: true,
+        };
+        let s = w.steps();
+        // Slab 0: +2048 bytes (16 rows of k) per k-step; slab 1 starts at the second box.
+        assert_eq!((s[1].a_offset, s[3].a_offset), (2048, 3 * 2048));
+        assert_eq!((s[4].slab, s[4].a_offset), (1, 64 * 128));
+        // Element (m 70, k 5) is row 5, column 70 of the tile.
+        assert_eq!(w.a_at(70, 5), (5, 70));
+        // The descriptor: leading offset one box (8192 bytes), stride 8 rows of k.
+        let d = w.a_descriptor(0);
+        assert_eq!(((d >> 16) & 0x3fff) << 4, 8192);
+        assert_eq!(((d >> 32) & 0x3fff) << 4, 1024);
+        let k_major = WarpgroupMma {
+            a: t(128, 64),
+            a_m_major: false,
+            ..w
+        };
+        assert_eq!(k_major.a_at(70, 5), (70, 5));
+        assert_eq!(k_major.steps()[1].a_offset, 32);
     }
 
     #[test]

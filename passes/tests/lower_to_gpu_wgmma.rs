@@ -20,7 +20,7 @@ use rtile_passes::lower_to_gpu::{LowerOptions, lower_compute_opts};
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::{context, count_ops, mma_tolerance as tolerance, module_text};
+use common::{compute, context, count_ops, gemm_text, mma_tolerance as tolerance, module_text};
 
 /// `C[m, n] = Σ_k A[m, k]·B[k, n]` with `acc(f32)`.
 fn gemm((m, n, k): (i64, i64, i64), input: &str, output: &str) -> TeCompute {
@@ -60,6 +60,22 @@ fn wg_program(block: [u64; 2], wg: [u64; 2]) -> RProgram {
             vec![vec![0, 0], vec![0, 0]],
             threads,
         )
+    }
+}
+
+/// [`wg_program`] over a batch matmul's axes `(b, m, n, k)`: one batch index per block.
+fn wg_batch_program(block: [u64; 2], wg: [u64; 2]) -> RProgram {
+    let mut p = wg_program(block, wg);
+    p.block = vec![1, block[0], block[1], 64];
+    p.thread = vec![1, wg[0], wg[1], 16];
+    p
+}
+
+/// The program of `shape` (`batch` some: a batch matmul) with tiles `block` / `wg`.
+fn program_for(batch: Option<i64>, block: [u64; 2], wg: [u64; 2]) -> RProgram {
+    match batch {
+        Some(_) => wg_batch_program(block, wg),
+        None => wg_program(block, wg),
     }
 }
 
@@ -187,6 +203,355 @@ fn wgmma_b_k_contiguous_matches_the_interpreter() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `(batch, m, n, k)`, `(input, output)`, B stored `[b, n, k]`, block and warpgroup tiles.
+type BatchCase = (
+    (Option<i64>, i64, i64, i64),
+    (&'static str, &'static str),
+    bool,
+    [u64; 2],
+    [u64; 2],
+);
+
+/// Batch matmuls `C[b, m, n] = Σ_k A[b, m, k]·B[b, k, n]` and with B as `[b, n, k]` (as
+/// attention's Q·Kᵀ): 3-d tensor maps (boxes `[1, rows, cols]`, the block's batch index the
+/// outermost coordinate), batch 1 and 3, m, n and k off the tiles (the boxes past an edge
+/// zero filled, not the next batch's rows), f16 and bf16, warp-specialised and not: each
+/// kernel equals the oracle.
+#[test]
+fn wgmma_batch_matmuls_match_the_interpreter() {
+    let cases: [BatchCase; 8] = [
+        (
+            (Some(1), 64, 64, 64),
+            ("f16", "f16"),
+            false,
+            [64, 64],
+            [64, 64],
+        ),
+        (
+            (Some(3), 100, 72, 40),
+            ("f16", "f32"),
+            false,
+            [128, 64],
+            [64, 64],
+        ),
+        (
+            (Some(3), 70, 136, 136),
+            ("bf16", "bf16"),
+            false,
+            [64, 128],
+            [64, 64],
+        ),
+        (
+            (Some(2), 33, 40, 200),
+            ("bf16", "f32"),
+            false,
+            [64, 40],
+            [64, 40],
+        ),
+        (
+            (Some(1), 64, 64, 64),
+            ("bf16", "bf16"),
+            true,
+            [64, 64],
+            [64, 64],
+        ),
+        (
+            (Some(3), 97, 100, 72),
+            ("f16", "f16"),
+            true,
+            [128, 112],
+            [64, 56],
+        ),
+        (
+            (Some(3), 17, 8, 136),
+            ("bf16", "f16"),
+            true,
+            [64, 64],
+            [64, 64],
+        ),
+        (
+            (Some(2), 130, 96, 64),
+            ("f16", "f32"),
+            true,
+            [128, 96],
+            [128, 96],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (i, (shape, types, b_nk, block, wg)) in cases.into_iter().enumerate() {
+        let c = compute(&gemm_text(shape, types, (false, b_nk)));
+        for ws in [true, false] {
+            let p = program_for(shape.0, block, wg);
+            match lowered(&c, &p, ws) {
+                Ok(t) if !t.contains("memref<1x") => {
+                    failures.push(format!("{shape:?} ws={ws}: no 3-d boxes"));
+                    continue;
+                }
+                Err(e) => {
+                    failures.push(format!("{shape:?} ws={ws}: {e}"));
+                    continue;
+                }
+                Ok(_) => {}
+            }
+            if let Err(e) = check(&c, &p, 23 + i as u64, ws) {
+                failures.push(format!(
+                    "{shape:?} {types:?} b_nk={b_nk} {block:?}/{wg:?} ws={ws}: {e}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `(batch, m, n, k)`, `(input, output)`, `(A stored [k, m], B stored [n, k])`, block and
+/// warpgroup tiles.
+type LayoutCase = (
+    (Option<i64>, i64, i64, i64),
+    (&'static str, &'static str),
+    (bool, bool),
+    [u64; 2],
+    [u64; 2],
+);
+
+/// A stored m-contiguous (`A[k, m]`, or `A[b, k, m]` in a batch matmul), taken MN-major
+/// with `transposeA` (boxes 64 k × 64 m, PTX `imm-trans-a` 1), with either B layout: m off
+/// the tiles (A's boxes cross it; its rows of m must be 16-byte multiples, k need not be
+/// when B is n-contiguous), one and two 64-row slabs per warpgroup, f16 and bf16, both
+/// structures: each kernel equals the oracle.
+#[test]
+fn wgmma_a_m_contiguous_matches_the_interpreter() {
+    let cases: [LayoutCase; 8] = [
+        (
+            (None, 64, 64, 64),
+            ("f16", "f16"),
+            (true, false),
+            [64, 64],
+            [64, 64],
+        ),
+        (
+            (None, 200, 136, 136),
+            ("bf16", "bf16"),
+            (true, false),
+            [128, 128],
+            [64, 64],
+        ),
+        (
+            (None, 136, 72, 44),
+            ("f16", "f32"),
+            (true, false),
+            [128, 64],
+            [128, 64],
+        ),
+        (
+            (None, 96, 100, 72),
+            ("bf16", "f32"),
+            (true, true),
+            [128, 112],
+            [64, 56],
+        ),
+        (
+            (None, 72, 40, 200),
+            ("f16", "f16"),
+            (true, true),
+            [64, 40],
+            [64, 40],
+        ),
+        (
+            (Some(3), 104, 72, 40),
+            ("f16", "f16"),
+            (true, false),
+            [128, 64],
+            [64, 64],
+        ),
+        (
+            (Some(1), 64, 96, 64),
+            ("bf16", "bf16"),
+            (true, true),
+            [64, 96],
+            [64, 96],
+        ),
+        (
+            (Some(2), 136, 64, 72),
+            ("bf16", "f32"),
+            (true, true),
+            [256, 64],
+            [128, 64],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (i, (shape, types, layout, block, wg)) in cases.into_iter().enumerate() {
+        let c = compute(&gemm_text(shape, types, layout));
+        for ws in [true, false] {
+            let p = program_for(shape.0, block, wg);
+            match lowered(&c, &p, ws) {
+                Ok(t) if !t.contains("transposeA") => {
+                    failures.push(format!("{shape:?} ws={ws}: no transposeA"));
+                    continue;
+                }
+                Err(e) => {
+                    failures.push(format!("{shape:?} ws={ws}: {e}"));
+                    continue;
+                }
+                Ok(_) => {}
+            }
+            if let Err(e) = check(&c, &p, 31 + i as u64, ws) {
+                failures.push(format!(
+                    "{shape:?} {types:?} {layout:?} {block:?}/{wg:?} ws={ws}: {e}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The m-contiguous A plan and planted bugs: m not a multiple of 8 is refused (A's rows
+/// are m long); the `transposeA` flag dropped (A's boxes read K-major) gives wrong
+/// numbers; A's box coordinates swapped gives wrong numbers.
+#[test]
+fn a_m_contiguous_plan_and_planted_bugs() {
+    let dev = Device::builtin("h100").expect("device");
+    let p = wg_program([128, 128], [64, 64]);
+    let plan = |c: &TeCompute| {
+        let m = MmaPlan::new(c, &p, &dev).expect("mma plan");
+        WgmmaPlan::new(c, &m, &dev, true)
+    };
+    let c = compute(&gemm_text(
+        (None, 256, 128, 128),
+        ("f16", "f16"),
+        (true, false),
+    ));
+    let w = plan(&c).expect("applies");
+    assert!(w.a_m_major && !w.b_k_major);
+    assert_eq!(w.stage_bytes, (128 + 128) * 64 * 2);
+    let odd_m = compute(&gemm_text(
+        (None, 100, 128, 128),
+        ("f16", "f16"),
+        (true, false),
+    ));
+    let e = plan(&odd_m).expect_err("m = 100");
+    assert!(e.contains("A's rows are 100 long"), "{e}");
+    // k = 100 is fine with A [k, m] and B [k, n]: no operand's rows are k long.
+    plan(&compute(&gemm_text(
+        (None, 128, 128, 100),
+        ("f16", "f16"),
+        (true, false),
+    )))
+    .expect("k = 100 applies");
+    for (ws, b_nk) in [(true, false), (false, true)] {
+        let c = compute(&gemm_text(
+            (None, 128, 128, 128),
+            ("f16", "f16"),
+            (true, b_nk),
+        ));
+        let text = lowered(&c, &wg_program([128, 128], [64, 64]), ws).expect("lowers");
+        run_check_text("k.mlir", &text, 3).expect("the kernel runs clean");
+        let dropped = text
+            .replace(" <{transposeA}>", "")
+            .replace("transposeA, ", "");
+        assert_ne!(dropped, text);
+        let r = run_check_text("k.mlir", &dropped, 3).expect("runs");
+        assert!(
+            r.max_rel_err() > 0.05,
+            "a dropped transposeA goes unnoticed: {}",
+            r.text()
+        );
+        let swapped = swap_coordinates(&text, "%arg3");
+        assert_ne!(swapped, text);
+        let r = run_check_text("k.mlir", &swapped, 3).expect("runs");
+        assert!(
+            r.max_rel_err() > 0.05,
+            "wrong A boxes go unnoticed: {}",
+            r.text()
+        );
+    }
+}
+
+/// The batch matmul plan (the batch extent, blocks over it) and its refusals: a block tile
+/// of two batch slices, an operand without the batch axis; planted bugs: every TMA load's
+/// batch coordinate replaced by 0 (each block reads batch 0) gives wrong numbers.
+#[test]
+fn batch_plan_refusals_and_planted_bug() {
+    let dev = Device::builtin("h100").expect("device");
+    let c = compute(&gemm_text(
+        (Some(3), 200, 136, 64),
+        ("f16", "f16"),
+        (false, false),
+    ));
+    let p = wg_batch_program([128, 128], [64, 64]);
+    let m = MmaPlan::new(&c, &p, &dev).expect("mma plan");
+    let w = WgmmaPlan::new(&c, &m, &dev, true).expect("applies");
+    assert_eq!(
+        (w.batch, w.grid_m, w.grid_n, w.blocks()),
+        (Some(3), 2, 2, 12)
+    );
+    let mut two = p.clone();
+    two.block[0] = 2;
+    two.threads = 1024;
+    let m2 = MmaPlan::new(&c, &two, &dev).expect("mma plan of two slices");
+    let e = WgmmaPlan::new(&c, &m2, &dev, true).expect_err("two slices");
+    assert!(e.contains("one batch index"), "{e}");
+    // B shared by every batch index ([k, n]): not a batched operand.
+    let shared_b = compute(
+        "func.func @mm(%A: tensor<3x64x64xf16>, %B: tensor<64x64xf16>) -> tensor<3x64x64xf16> {
+  %C = te.compute (%b, %m, %n) reduce (%k) in [3, 64, 64, 64] acc(f32) : (tensor<3x64x64xf16>, tensor<64x64xf16>) -> tensor<3x64x64xf16> { te.sum(f32(%A[%b, %m, %k]) * f32(%B[%k, %n])) }
+  func.return %C : tensor<3x64x64xf16>
+}",
+    );
+    let p64 = wg_batch_program([64, 64], [64, 64]);
+    let m = MmaPlan::new(&shared_b, &p64, &dev).expect("mma plan");
+    let e = WgmmaPlan::new(&shared_b, &m, &dev, true).expect_err("2-d B");
+    assert!(e.contains("[batch, .., ..]"), "{e}");
+    for (b_nk, ws) in [(false, true), (true, false)] {
+        let c = compute(&gemm_text(
+            (Some(3), 64, 64, 128),
+            ("f16", "f16"),
+            (false, b_nk),
+        ));
+        let text = lowered(&c, &p64, ws).expect("lowers");
+        run_check_text("k.mlir", &text, 3).expect("the kernel runs clean");
+        let batch0 = zero_batch_coordinate(&text);
+        assert_ne!(batch0, text);
+        let r = run_check_text("k.mlir", &batch0, 3).expect("runs");
+        assert!(
+            r.max_rel_err() > 0.05,
+            "a wrong batch coordinate goes unnoticed: {}",
+            r.text()
+        );
+    }
+}
+
+/// `text` with every 3-coordinate TMA load's outermost (batch) coordinate replaced by the
+/// index constant 0 the kernel defines (the k loop's lower bound).
+fn zero_batch_coordinate(text: &str) -> String {
+    let zero = text
+        .lines()
+        .find(|l| l.contains("\"arith.constant\"() <{value = 0 : index}>"))
+        .and_then(|l| l.split(" = ").next())
+        .expect("an index 0")
+        .trim()
+        .to_string();
+    text.lines()
+        .map(|l| {
+            let Some(at) = l.find("\"nvgpu.tma.async.load\"(") else {
+                return l.to_string();
+            };
+            let args: Vec<&str> = l[at + 23..]
+                .split(')')
+                .next()
+                .unwrap_or("")
+                .split(", ")
+                .collect();
+            if args.len() != 7 {
+                return l.to_string();
+            }
+            let from = format!("{}, {}", args[5], args[6]);
+            let to = format!("{zero}, {}", args[6]);
+            l.replacen(&from, &to, 1)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The K-major B plan: its tile is the warpgroup's own columns (no padding to 64-column
@@ -409,6 +774,11 @@ fn release_before_mma(lines: &[&str]) -> String {
 /// `text` with every TMA load of B (the second tensor map, `%arg4`) given its coordinates
 /// swapped: the box at (k, n) instead of (n, k).
 fn swap_b_coordinates(text: &str) -> String {
+    swap_coordinates(text, "%arg4")
+}
+
+/// `text` with every 2-d TMA load of tensor map `map` given its two coordinates swapped.
+fn swap_coordinates(text: &str, map: &str) -> String {
     text.lines()
         .map(|l| {
             let Some(at) = l.find("\"nvgpu.tma.async.load\"(") else {
@@ -420,7 +790,7 @@ fn swap_b_coordinates(text: &str) -> String {
                 .unwrap_or("")
                 .split(", ")
                 .collect();
-            if args.len() != 6 || args[2] != "%arg4" {
+            if args.len() != 6 || args[2] != map {
                 return l.to_string();
             }
             let from = format!("{}, {}, {}, {}", args[2], args[3], args[4], args[5]);
@@ -445,20 +815,24 @@ fn wg_tiles() -> impl Strategy<Value = ([u64; 2], [u64; 2])> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Random shapes (m any, n and k multiples of 8 as TMA needs), types, B's layout
-    /// ([k, n] or [n, k]) and warpgroup tilings: the kernel matches the oracle.
+    /// Random shapes (n and k multiples of 8 as TMA needs, m any, or a multiple of 8 when A
+    /// is m-contiguous), batch (none: a matmul; 1 to 3: a batch matmul), types, A's layout
+    /// ([m, k] or [k, m]), B's ([k, n] or [n, k]) and warpgroup tilings: the kernel
+    /// matches the oracle.
     #[test]
     fn random_shapes_match(m in 1i64..160, n8 in 1i64..24, k8 in 1i64..24, bf16 in any::<bool>(),
                            out in 0usize..3, tiles in wg_tiles(), seed in 0u64..1000,
-                           b_nk in any::<bool>()) {
+                           b_nk in any::<bool>(), batch in 0i64..4, a_km in any::<bool>()) {
         let input = if bf16 { "bf16" } else { "f16" };
         let output = [input, "f32", input][out];
-        let shape = (m, n8 * 8, k8 * 8);
-        let c = if b_nk { gemm_bt(shape, input, output) } else { gemm(shape, input, output) };
+        let batch = (batch > 0).then_some(batch);
+        let m = if a_km { (m + 7) / 8 * 8 } else { m };
+        let shape = (batch, m, n8 * 8, k8 * 8);
+        let c = compute(&gemm_text(shape, (input, output), (a_km, b_nk)));
         let (block, wg) = tiles;
         for ws in [true, false] {
-            let r = check(&c, &wg_program(block, wg), seed, ws);
-            prop_assert!(r.is_ok(), "{shape:?} b_nk={b_nk} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", r);
+            let r = check(&c, &program_for(batch, block, wg), seed, ws);
+            prop_assert!(r.is_ok(), "{shape:?} a_km={a_km} b_nk={b_nk} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", r);
         }
     }
 }

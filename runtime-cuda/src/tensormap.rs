@@ -272,6 +272,47 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_matmuls_operands_map_in_3d_with_one_slice_boxes() {
+        // A [3, 200, 136] f16 (batch, m, k) in [1, 128, 64] boxes: the batch index is the
+        // outermost dimension (2), stepped by whole 200×136 slices.
+        let a = TiledMap::for_arg(
+            &map("f16", vec![1, 128, 64], 128),
+            &memref("f16", vec![3, 200, 136]),
+        )
+        .unwrap();
+        assert_eq!(a.global_dim, vec![136, 200, 3]);
+        assert_eq!(a.global_strides, vec![136 * 2, 200 * 136 * 2]);
+        assert_eq!(a.box_dim, vec![64, 128, 1]);
+        assert_eq!(a.element_strides, vec![1, 1, 1]);
+        // B [3, 96, 72] bf16 stored [b, n, k] in [1, 48, 64] boxes (48 n rows × 64 k).
+        let b = TiledMap::for_arg(
+            &map("bf16", vec![1, 48, 64], 128),
+            &memref("bf16", vec![3, 96, 72]),
+        )
+        .unwrap();
+        assert_eq!(b.global_dim, vec![72, 96, 3]);
+        assert_eq!(b.global_strides, vec![144, 96 * 144]);
+        assert_eq!(b.box_dim, vec![64, 48, 1]);
+        // A batch of 1 still maps 3-d.
+        let one = TiledMap::for_arg(
+            &map("f16", vec![1, 64, 64], 128),
+            &memref("f16", vec![1, 64, 64]),
+        )
+        .unwrap();
+        assert_eq!(
+            (one.global_dim, one.box_dim),
+            (vec![64, 64, 1], vec![64, 64, 1])
+        );
+        // A box of two slices where the batch has one is refused.
+        let e = TiledMap::for_arg(
+            &map("f16", vec![2, 64, 64], 128),
+            &memref("f16", vec![1, 64, 64]),
+        )
+        .unwrap_err();
+        assert!(e.contains("within the tensor"), "{e}");
+    }
+
+    #[test]
     fn maps_outside_the_drivers_limits_are_refused_with_the_reason() {
         let err = |m: ArgManifest, of: ArgManifest| TiledMap::for_arg(&m, &of).unwrap_err();
         // 3 f16 per row: a 6-byte row stride.

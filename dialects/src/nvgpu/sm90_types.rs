@@ -201,6 +201,17 @@ impl TensorMapType {
         elem_bytes(&self.elem)
     }
 
+    /// The box as a matrix `(rows, columns)`: its last two dimensions when every outer one
+    /// is 1 (a batched operand's 3-d box `[1, rows, cols]`, one batch slice at a time), a
+    /// 1-d box as one row; `None` otherwise.
+    pub fn matrix_box(&self) -> Option<(i64, i64)> {
+        match self.box_shape.as_slice() {
+            [c] => Some((1, *c)),
+            [outer @ .., r, c] if outer.iter().all(|&d| d == 1) => Some((*r, *c)),
+            _ => None,
+        }
+    }
+
     /// Bytes of one box (the transaction count one load completes on its barrier).
     pub fn box_bytes(&self) -> u64 {
         self.box_shape.iter().product::<i64>() as u64 * self.elem_bytes()
@@ -312,6 +323,16 @@ mod tests {
         );
         assert!(TensorMapType::of(&bad).unwrap().is_err());
         assert!(TensorMapType::of(&Type::f32()).is_none());
+        assert_eq!(m.matrix_box(), Some((128, 64)));
+        let batched = dialect(
+            "tensormap.descriptor<tensor = memref<1x64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>",
+        );
+        let b = TensorMapType::of(&batched).unwrap().unwrap();
+        assert_eq!((b.matrix_box(), b.box_bytes()), (Some((64, 64)), 8192));
+        let two = dialect(
+            "tensormap.descriptor<tensor = memref<2x64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>",
+        );
+        assert_eq!(TensorMapType::of(&two).unwrap().unwrap().matrix_box(), None);
     }
 
     #[test]

@@ -273,9 +273,15 @@ fn verify_generate(ctx: &Context, o: OpId) -> Result<(), String> {
     if d.shape != shape || d.elem != *elem {
         return Err("the descriptor's tensor must be the operand's memref type".into());
     }
-    let (b0, b1) = match map.box_shape.as_slice() {
-        [a, b] => (*a, *b),
-        _ => return Err("the tensor map's box must be 2-d".into()),
+    // A batched operand's box is one slice `[1, rows, cols]`: its matrix is the last two.
+    let (b0, b1) = match (map.box_shape.len(), map.matrix_box()) {
+        (2.., Some(rc)) => rc,
+        _ => {
+            return Err(
+                "the tensor map's box must be 2-d, or have outer extents of 1 (one batch slice)"
+                    .into(),
+            );
+        }
     };
     let whole = |rows: i64, cols: i64| rows == b0 && cols % b1 == 0;
     if map.elem != *elem || !(whole(shape[0], shape[1]) || whole(shape[1], shape[0])) {
@@ -325,6 +331,12 @@ fn verify_mma(ctx: &Context, o: OpId) -> Result<(), String> {
     }
     if k % 16 != 0 {
         return Err(format!("K ({k}) must be a multiple of 16 (wgmma k16)"));
+    }
+    // PTX `imm-trans-a` exists for f16/bf16 operands only (§9.7.15.5.2).
+    let half = a.elem == Type::float(rtile::ir::FloatKind::F16)
+        || a.elem == Type::float(rtile::ir::FloatKind::BF16);
+    if ctx.inherent_attr(o, "transposeA").is_some() && !half {
+        return Err("transposeA (an MN-major A) needs f16 or bf16 operands".into());
     }
     Ok(())
 }

@@ -379,7 +379,8 @@ impl FnEmitter<'_> {
             let first = s.slab as usize * per_slab;
             let accumulate = !std::mem::take(&mut fresh[s.slab as usize]);
             let fence = s.slab == 0 && s.k_step == 0;
-            let (asm, constraints) = wgmma_asm(w.n, w.elem, accumulate, fence, w.b_k_major);
+            let (asm, constraints) =
+                wgmma_asm(w.n, w.elem, (accumulate, fence), (w.a_m_major, w.b_k_major));
             let ins: String = if accumulate {
                 regs[first..first + per_slab]
                     .iter()
@@ -469,14 +470,14 @@ impl FnEmitter<'_> {
 /// §9.7.15.5.2) and its constraints: `n/2` f32 results, the A and B descriptors, and the
 /// scale-d flag (an `i32` operand: 1 computes D = A·B + D, 0 D = A·B); when `accumulate`,
 /// the results are tied to the accumulator inputs; with `fence`, `wgmma.fence.sync.aligned`
-/// first. A is K-major (`imm-trans-a` 0); B MN-major (`imm-trans-b` 1, rtile's
-/// `transposeB`) or, with `b_k_major`, K-major (`imm-trans-b` 0).
+/// first. A is K-major (`imm-trans-a` 0) or, with `a_m_major` (rtile's `transposeA`),
+/// MN-major (`imm-trans-a` 1); B MN-major (`imm-trans-b` 1, rtile's `transposeB`) or, with
+/// `b_k_major`, K-major (`imm-trans-b` 0). The transposes exist for f16/bf16 operands only.
 pub fn wgmma_asm(
     n: u64,
     elem: MmaElem,
-    accumulate: bool,
-    fence: bool,
-    b_k_major: bool,
+    (accumulate, fence): (bool, bool),
+    (a_m_major, b_k_major): (bool, bool),
 ) -> (String, String) {
     let regs = (n / 2) as usize;
     let t = match elem {
@@ -485,7 +486,7 @@ pub fn wgmma_asm(
     };
     let d: Vec<String> = (0..regs).map(|i| format!("${i}")).collect();
     let asm = format!(
-        "{{\\0A{}.reg .pred p;\\0Asetp.ne.b32 p, ${}, 0;\\0Awgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{}}}, ${}, ${}, p, 1, 1, 0, {};\\0A}}",
+        "{{\\0A{}.reg .pred p;\\0Asetp.ne.b32 p, ${}, 0;\\0Awgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{}}}, ${}, ${}, p, 1, 1, {}, {};\\0A}}",
         if fence {
             "wgmma.fence.sync.aligned;\\0A"
         } else {
@@ -495,6 +496,7 @@ pub fn wgmma_asm(
         d.join(", "),
         regs,
         regs + 1,
+        u8::from(a_m_major),
         u8::from(!b_k_major)
     );
     let mut c: Vec<String> = vec!["=f".to_string(); regs];

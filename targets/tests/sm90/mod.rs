@@ -134,7 +134,7 @@ fn the_accumulator_store_follows_the_d_fragment() {
 
 #[test]
 fn wgmma_inline_ptx_ties_the_accumulator() {
-    let (asm, c) = wgmma_asm(8, MmaElem::BF16, true, false, false);
+    let (asm, c) = wgmma_asm(8, MmaElem::BF16, (true, false), (false, false));
     assert_eq!(
         asm,
         "{\\0A.reg .pred p;\\0Asetp.ne.b32 p, $6, 0;\\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $4, $5, p, 1, 1, 0, 1;\\0A}"
@@ -142,11 +142,15 @@ fn wgmma_inline_ptx_ties_the_accumulator() {
     assert_eq!(c, "=f,=f,=f,=f,l,l,r,0,1,2,3,~{memory}");
     // A fresh accumulator: outputs only.
     // B K-major (no transposeB): imm-trans-b 0, nothing else changes.
-    let (asm_k, c_k) = wgmma_asm(8, MmaElem::BF16, true, false, true);
+    let (asm_k, c_k) = wgmma_asm(8, MmaElem::BF16, (true, false), (false, true));
     assert_eq!(asm_k, asm.replace("p, 1, 1, 0, 1;", "p, 1, 1, 0, 0;"));
     assert_ne!(asm_k, asm);
     assert_eq!(c_k, c);
-    let (asm0, c0) = wgmma_asm(8, MmaElem::BF16, false, true, false);
+    // A MN-major (transposeA): imm-trans-a 1.
+    let (asm_a, c_a) = wgmma_asm(8, MmaElem::BF16, (true, false), (true, false));
+    assert_eq!(asm_a, asm.replace("p, 1, 1, 0, 1;", "p, 1, 1, 1, 1;"));
+    assert_eq!(c_a, c);
+    let (asm0, c0) = wgmma_asm(8, MmaElem::BF16, (false, true), (false, false));
     assert_eq!(
         asm0,
         asm.replacen("{\\0A", "{\\0Awgmma.fence.sync.aligned;\\0A", 1)

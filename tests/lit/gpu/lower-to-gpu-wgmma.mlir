@@ -21,8 +21,9 @@
 // RUN: rtile-opt %s --lower-to-gpu="tensor-core=wgmma" -o %t.lowered.mlir
 // RUN: rtile-run --model-manifest %t.json %t.lowered.mlir
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t.json
-// Where wgmma does not apply, tensor-core=auto falls back to mma.sync (the construction's
-// h100 programs for these odd shapes have warpgroup tiles narrower than 64 columns).
+// tensor-core=auto on lower-to-gpu-mma.mlir's programs for the H100: the 100x60x72 matmul's
+// selected program is no warpgroup program (no wgmma); the 8x256x192x128 batch matmul takes
+// wgmma with 3-d tensor maps (it fell back to mma.sync before batch matmuls lowered).
 // RUN: rtile-opt %S/lower-to-gpu-mma.mlir --construct-rtile="device=h100" --rtile-select --lower-to-gpu="tensor-core=auto" | FileCheck %s --check-prefix=AUTO
 
 // CHECK: gpu.module @kernels [#nvvm.target<chip = "sm_90a">]
@@ -121,7 +122,9 @@
 // MANIFEST: "of": 1,
 
 // AUTO-LABEL: gpu.func @odd_0
-// AUTO: nvgpu.mma.sync
+// AUTO-NOT: nvgpu.warpgroup.mma
+// AUTO-LABEL: gpu.func @bmm_1(%arg0: memref<8x256x128xbf16>, %arg1: memref<8x128x192xbf16>, %arg2: memref<8x256x192xf32>, %arg3: !nvgpu.tensormap.descriptor<tensor = memref<1x
+// AUTO: nvgpu.warpgroup.mma
 
 func.func @mm(%A: tensor<200x136xf16>, %B: tensor<136x136xf16>) -> tensor<200x136xf16> {
   %C = te.compute (%m, %n) reduce (%k) in [200, 136, 136] acc(f32) : (tensor<200x136xf16>, tensor<136x136xf16>) -> tensor<200x136xf16> { te.sum(f32(%A[%m, %k]) * f32(%B[%k, %n])) } {rtile.program = #rtile.program<device = "h100", tiles = [[128, 128, 64], [64, 64, 16]], pad = [[0, 0], [0, 0]], grid = [2, 2], threads = 512, est_us = 1.0, epsilon = 1.0, tensor_core = true, mma = [64, 8, 16]>}

@@ -242,12 +242,43 @@ func.func @descriptor_shape(%tm: !tm, %s: memref<128x32xf16, 3>) {
 
 // -----
 
+// A batched operand's box is one slice: a box of two slices is no matrix.
+!tm = !nvgpu.tensormap.descriptor<tensor = memref<2x64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+func.func @descriptor_two_slices(%tm: !tm, %s: memref<64x64xf16, 3>) {
+  // expected-error @+1 {{the tensor map's box must be 2-d, or have outer extents of 1 (one batch slice)}}
+  %d = nvgpu.warpgroup.generate.descriptor %s, %tm : memref<64x64xf16, 3>, !tm -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, 3>>
+  return
+}
+
+// -----
+
+// One slice of a 3-d box: its matrix (64x64) must still match the tile.
+!tm = !nvgpu.tensormap.descriptor<tensor = memref<1x64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+func.func @descriptor_slice_shape(%tm: !tm, %s: memref<128x32xf16, 3>) {
+  // expected-error @+1 {{memref and tensor map shapes mismatch 'memref<1x64x64xf16, 3>' != 'memref<128x32xf16, 3>'}}
+  %d = nvgpu.warpgroup.generate.descriptor %s, %tm : memref<128x32xf16, 3>, !tm -> !nvgpu.warpgroup.descriptor<tensor = memref<128x32xf16, 3>>
+  return
+}
+
+// -----
+
 !da = !nvgpu.warpgroup.descriptor<tensor = memref<128x64xf16, 3>>
 !db = !nvgpu.warpgroup.descriptor<tensor = memref<32x128xf16, 3>>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
 func.func @mma_k(%a: !da, %b: !db, %c: !acc) {
   // expected-error @+1 {{shapes do not compose: A 128x64, B 32x128, accumulator 128x128}}
   %d = nvgpu.warpgroup.mma %a, %b, %c {transposeB} : !da, !db, !acc -> !acc
+  return
+}
+
+// -----
+
+!da = !nvgpu.warpgroup.descriptor<tensor = memref<64x16xf32, 3>>
+!db = !nvgpu.warpgroup.descriptor<tensor = memref<16x64xf32, 3>>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+func.func @mma_transpose_a_f32(%a: !da, %b: !db, %c: !acc) {
+  // expected-error @+1 {{transposeA (an MN-major A) needs f16 or bf16 operands}}
+  %d = nvgpu.warpgroup.mma %a, %b, %c {transposeA, transposeB} : !da, !db, !acc -> !acc
   return
 }
 

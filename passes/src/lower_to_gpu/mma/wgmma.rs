@@ -31,7 +31,10 @@
 //! Register reallocation (`setmaxnreg`) is not used: the producer keeps the block's
 //! per-thread register count.
 //!
-//! Applies to 2-d matmuls with A row-major (K contiguous) and B either [k, n] (N
+//! Applies to 2-d matmuls and batch matmuls (one batch axis indexing both operands first;
+//! one batch index per block, 3-d tensor maps with boxes `[1, rows, cols]`) with A either
+//! [m, k] (K contiguous) or [k, m] (M contiguous: taken MN-major, `transposeA`, boxes of
+//! 64 k × 64 m) and B either [k, n] (N
 //! contiguous) or [n, k] (K contiguous: A·Bᵀ, as Q·Kᵀ or a Linear layer's weight),
 //! f16/bf16 operands, rows of a multiple of 16 bytes (TMA's global stride rule), warpgroup
 //! tiles of a multiple of 64 rows and 32 to 256 columns in steps of 8 (with an
@@ -58,6 +61,8 @@ use crate::device::Device;
 pub const K_STEP: i64 = 64;
 /// Columns of one B box (128 bytes of n).
 const B_BOX_COLS: i64 = 64;
+/// Columns of one m-contiguous A box (128 bytes of m).
+const A_BOX_COLS: i64 = 64;
 /// Most stages of the TMA ring.
 const MAX_STAGES: i64 = 4;
 /// Registers per thread a wgmma kernel needs beside its accumulator.
@@ -87,7 +92,15 @@ pub struct WgmmaPlan {
     /// Whether B is stored [n, k] with k contiguous: its boxes are `wg_n` rows of n × 64 k
     /// and the MMA takes it K-major (no `transposeB`).
     pub b_k_major: bool,
-    /// Blocks along m and n.
+    /// Whether A is stored [k, m] with m contiguous: its boxes are 64 k × 64 m (as an
+    /// n-contiguous B's), `wg_m / 64` per warpgroup, and the MMA takes it MN-major
+    /// (`transposeA`, PTX `imm-trans-a` 1).
+    pub a_m_major: bool,
+    /// The batch extent of a batch matmul (`C[b, m, n] = Σ_k A[b, ..]·B[b, ..]`, each block
+    /// one batch index: its tensor maps are 3-d, boxes `[1, rows, cols]`), `None` for a
+    /// matmul.
+    pub batch: Option<i64>,
+    /// Blocks along m and n (the grid is `batch × grid_m × grid_n`, n fastest).
     pub grid_m: i64,
     pub grid_n: i64,
     /// Threads of the block: the consumer warpgroups, plus the producer warpgroup when
@@ -127,30 +140,58 @@ impl WgmmaPlan {
                 dev.name
             ));
         }
-        if !plan.batch.is_empty()
+        if plan.batch.len() > 1
             || plan
                 .ops
                 .iter()
                 .any(|o| o.gather.is_some() || o.collapse.is_some())
         {
-            return Err("the wgmma lowering takes 2-d matmuls only".into());
+            return Err(
+                "the wgmma lowering takes matmuls and batch matmuls with one batch axis only"
+                    .into(),
+            );
         }
-        if plan.groups[plan.m] != [0] || plan.groups[plan.n] != [1] {
-            return Err("the result must be [m, n]".into());
+        // A batch matmul: the result [b, m, n], both operands indexed by the batch axis
+        // first (their tensor maps' outermost dimension), one batch index per block.
+        let batch = plan.batch.first().copied();
+        let lead = batch.map_or(0, |_| 1);
+        if plan.groups[plan.m] != [lead] || plan.groups[plan.n] != [lead + 1] {
+            return Err(if batch.is_some() {
+                "the result must be [batch, m, n]".into()
+            } else {
+                "the result must be [m, n]".into()
+            });
+        }
+        if let Some(b) = batch {
+            if plan.ops.iter().any(|o| o.dims.len() != 3 || o.dims[0] != b) {
+                return Err(
+                    "a batch matmul's operands must both be indexed [batch, .., ..]".into(),
+                );
+            }
+            if plan.slices != 1 {
+                return Err(format!(
+                    "a wgmma block computes one batch index; the program's block tile has {} along the batch axis",
+                    plan.slices
+                ));
+            }
         }
         let [a, b] = &plan.ops;
-        if a.inner != plan.k {
-            return Err("wgmma takes A with k contiguous".into());
-        }
+        // A stored [k, m] (m contiguous) is taken MN-major (`transposeA`).
+        let a_m_major = a.inner == plan.m;
         let b_k_major = b.inner == plan.k;
         let (m, n, k) = (
             plan.extents[plan.m],
             plan.extents[plan.n],
             plan.extents[plan.k],
         );
-        // A k-contiguous B's rows are k long: only n-contiguous B needs n a multiple of 8.
-        if (k * 2) % 16 != 0 || (!b_k_major && (n * 2) % 16 != 0) {
-            return Err("TMA needs rows of a multiple of 16 bytes (k and n multiples of 8)".into());
+        // Each operand's rows are its contiguous extent long (A's k or m, B's k or n): TMA
+        // needs them a multiple of 16 bytes.
+        let a_row = if a_m_major { m } else { k };
+        let b_row = if b_k_major { k } else { n };
+        if (a_row * 2) % 16 != 0 || (b_row * 2) % 16 != 0 {
+            return Err(format!(
+                "TMA needs rows of a multiple of 16 bytes (A's rows are {a_row} long, B's {b_row}: multiples of 8)"
+            ));
         }
         let (block_m, block_n) = (plan.block[plan.m], plan.block[plan.n]);
         let (wg_m, wg_n) = (plan.warp_m * 4, plan.warp_n);
@@ -215,6 +256,8 @@ impl WgmmaPlan {
             wg_n,
             wg_n_pad,
             b_k_major,
+            a_m_major,
+            batch: batch.map(|b| plan.extents[b]),
             grid_m: (m + block_m - 1) / block_m,
             grid_n: (n + block_n - 1) / block_n,
             threads,
@@ -235,6 +278,20 @@ impl WgmmaPlan {
         self.block_m * K_STEP * 2
     }
 
+    /// Blocks of the grid.
+    pub fn blocks(&self) -> i64 {
+        self.batch.unwrap_or(1) * self.grid_m * self.grid_n
+    }
+
+    /// The shape a TMA box of `rows × cols` is loaded as: `[1, rows, cols]` for a batch
+    /// matmul (one batch slice), else `[rows, cols]`.
+    fn box_dims(&self, rows: i64, cols: i64) -> Vec<i64> {
+        match self.batch {
+            Some(_) => vec![1, rows, cols],
+            None => vec![rows, cols],
+        }
+    }
+
     /// Threads of the consumer warpgroups (the ones computing; the block's first).
     pub fn consumer_threads(&self) -> i64 {
         self.block_m / self.wg_m * (self.block_n / self.wg_n) * WARPGROUP
@@ -248,10 +305,13 @@ fn nvgpu_type(body: String) -> Type {
     })
 }
 
-/// `!nvgpu.tensormap.descriptor` of a `rows × cols` box, 128-byte swizzled, zero filled.
-pub fn tensor_map_type(rows: i64, cols: i64, e: ElemType) -> Type {
+/// `!nvgpu.tensormap.descriptor` of a box of shape `dims` (outermost first), 128-byte
+/// swizzled, zero filled.
+pub fn tensor_map_type(dims: &[i64], e: ElemType) -> Type {
+    let shape: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
     nvgpu_type(format!(
-        "tensormap.descriptor<tensor = memref<{rows}x{cols}x{}, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>",
+        "tensormap.descriptor<tensor = memref<{}x{}, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>",
+        shape.join("x"),
         type_to_string(&e.to_type())
     ))
 }
@@ -285,9 +345,10 @@ struct Build<'a, 'c> {
     bar: Value,
     tid: Value,
     first: Value,
-    /// The block's origin along m and n.
+    /// The block's origin along m and n, and its batch index (a batch matmul).
     m0: Value,
     n0: Value,
+    b0: Option<Value>,
 }
 
 impl Build<'_, '_> {
@@ -319,6 +380,29 @@ impl Build<'_, '_> {
         self.em.add(s, e)
     }
 
+    /// One TMA box `rows × cols` of tensor map `map` completing on barrier `st`, into the
+    /// shared buffer at byte `off`, its
+    /// coordinates `(inner, outer)` (plus the block's batch index outermost for a batch
+    /// matmul).
+    fn tma(
+        &mut self,
+        (map, st): (usize, Value),
+        (off, rows, cols): (Value, i64, i64),
+        coords: [Value; 2],
+    ) {
+        let p = self.p;
+        let dst = self.view(off, shared_memref(&p.box_dims(rows, cols), p.input));
+        let mut operands = vec![dst, self.bar, self.maps[map], coords[0], coords[1]];
+        operands.extend(self.b0);
+        operands.push(st);
+        let seg = segment_sizes(&[1, 1, 1, operands.len() as i64 - 4, 1, 0, 0]);
+        self.em.op0(
+            "nvgpu.tma.async.load",
+            &operands,
+            &[("operandSegmentSizes", seg)],
+        );
+    }
+
     /// Thread 0's loads of k-step `kt` into stage `st`: announce the stage's bytes on its
     /// barrier, then one TMA box per warpgroup row band of A and per 64 columns of B.
     fn issue(&mut self, st: Value, kt: Value) {
@@ -327,31 +411,31 @@ impl Build<'_, '_> {
         self.em
             .op0("nvgpu.mbarrier.arrive.expect_tx", &[self.bar, tx, st], &[]);
         let k0 = self.em.mul_const(kt, K_STEP);
-        let seg = segment_sizes(&[1, 1, 1, 2, 1, 0, 0]);
-        for w in 0..p.block_m / p.wg_m {
-            let off = self.byte_offset(st, w * p.wg_m * K_STEP * 2);
-            let dst = self.view(off, shared_memref(&[p.wg_m, K_STEP], p.input));
-            let row = self.em.idx(w * p.wg_m);
-            let m = self.em.add(self.m0, row);
-            self.em.op0(
-                "nvgpu.tma.async.load",
-                &[dst, self.bar, self.maps[0], k0, m, st],
-                &[("operandSegmentSizes", seg)],
-            );
+        if p.a_m_major {
+            // A [k, m]: boxes of 64 k × 64 m, coordinates (m, k); a warpgroup's wg_m rows
+            // are its wg_m / 64 boxes one after the other.
+            for j in 0..p.block_m / A_BOX_COLS {
+                let off = self.byte_offset(st, j * A_BOX_COLS * K_STEP * 2);
+                let row = self.em.idx(j * A_BOX_COLS);
+                let m = self.em.add(self.m0, row);
+                self.tma((0, st), (off, K_STEP, A_BOX_COLS), [m, k0]);
+            }
+        } else {
+            for w in 0..p.block_m / p.wg_m {
+                let off = self.byte_offset(st, w * p.wg_m * K_STEP * 2);
+                let row = self.em.idx(w * p.wg_m);
+                let m = self.em.add(self.m0, row);
+                self.tma((0, st), (off, p.wg_m, K_STEP), [k0, m]);
+            }
         }
         if p.b_k_major {
             // B [n, k]: one box of the warpgroup's wg_n rows of n × 64 k per column group,
             // coordinates (k, n) innermost first.
             for g in 0..p.block_n / p.wg_n {
                 let off = self.byte_offset(st, p.a_bytes() + g * p.wg_n * K_STEP * 2);
-                let dst = self.view(off, shared_memref(&[p.wg_n, K_STEP], p.input));
                 let col = self.em.idx(g * p.wg_n);
                 let n = self.em.add(self.n0, col);
-                self.em.op0(
-                    "nvgpu.tma.async.load",
-                    &[dst, self.bar, self.maps[1], k0, n, st],
-                    &[("operandSegmentSizes", seg)],
-                );
+                self.tma((1, st), (off, p.wg_n, K_STEP), [k0, n]);
             }
             return;
         }
@@ -360,14 +444,9 @@ impl Build<'_, '_> {
         let boxes = p.wg_n_pad / B_BOX_COLS;
         for j in 0..p.block_n / p.wg_n * boxes {
             let off = self.byte_offset(st, p.a_bytes() + j * K_STEP * B_BOX_COLS * 2);
-            let dst = self.view(off, shared_memref(&[K_STEP, B_BOX_COLS], p.input));
             let col = self.em.idx(j / boxes * p.wg_n + j % boxes * B_BOX_COLS);
             let n = self.em.add(self.n0, col);
-            self.em.op0(
-                "nvgpu.tma.async.load",
-                &[dst, self.bar, self.maps[1], n, k0, st],
-                &[("operandSegmentSizes", seg)],
-            );
+            self.tma((1, st), (off, K_STEP, B_BOX_COLS), [n, k0]);
         }
     }
 
@@ -441,13 +520,15 @@ impl Build<'_, '_> {
             descriptor_type(b_ty),
         );
         let acc_ty = self.em.ty(acc);
-        let attrs: &[(&str, Attribute)] = if p.b_k_major {
-            &[]
-        } else {
-            &[("transposeB", Attribute::unit())]
-        };
+        let mut attrs: Vec<(&str, Attribute)> = Vec::new();
+        if p.a_m_major {
+            attrs.push(("transposeA", Attribute::unit()));
+        }
+        if !p.b_k_major {
+            attrs.push(("transposeB", Attribute::unit()));
+        }
         self.em
-            .op("nvgpu.warpgroup.mma", &[da, db, acc], attrs, acc_ty)
+            .op("nvgpu.warpgroup.mma", &[da, db, acc], &attrs, acc_ty)
     }
 
     /// The stage of k-step `kt` and whether its round (`kt / S`) is odd (`pred` = `Ne`) or
@@ -590,7 +671,11 @@ impl Build<'_, '_> {
         } else {
             self.em.op("arith.truncf", &[v], &[], p.output.to_type())
         };
-        self.em.op0("memref.store", &[v, output, gr, gc], &[]);
+        let mut at = Vec::from_iter(self.b0);
+        at.extend([gr, gc]);
+        let mut operands = vec![v, output];
+        operands.extend(at);
+        self.em.op0("memref.store", &operands, &[]);
         if guard.is_some() {
             self.em.end_then();
         }
@@ -615,9 +700,14 @@ pub fn lower_wgmma(
     } else {
         (K_STEP, B_BOX_COLS)
     };
+    let a_box = if p.a_m_major {
+        (K_STEP, A_BOX_COLS)
+    } else {
+        (p.wg_m, K_STEP)
+    };
     let maps = [
-        tensor_map_type(p.wg_m, K_STEP, p.input),
-        tensor_map_type(b_box.0, b_box.1, p.input),
+        tensor_map_type(&p.box_dims(a_box.0, a_box.1), p.input),
+        tensor_map_type(&p.box_dims(b_box.0, b_box.1), p.input),
     ];
     arg_types.extend(maps);
     let entry = ctx.create_block(arg_types.clone());
@@ -649,9 +739,18 @@ pub fn lower_wgmma(
         first,
         m0: zero,
         n0: zero,
+        b0: None,
     };
+    // Blocks n fastest, then m, then the batch index.
     let bn = b.rem(bid, p.grid_n);
-    let bm = b.div(bid, p.grid_n);
+    let rest = b.div(bid, p.grid_n);
+    let bm = if p.batch.is_some() {
+        let bm = b.rem(rest, p.grid_m);
+        b.b0 = Some(b.div(rest, p.grid_m));
+        bm
+    } else {
+        rest
+    };
     b.m0 = b.em.mul_const(bm, p.block_m);
     b.n0 = b.em.mul_const(bn, p.block_n);
     let wg = b.div(tid, WARPGROUP);
@@ -679,7 +778,7 @@ pub fn lower_wgmma(
     }
     b.em.finish(&[base_op]);
     let launch = Launch::new(
-        [(p.grid_m * p.grid_n) as u32, 1, 1],
+        [p.blocks() as u32, 1, 1],
         [p.threads as u32, 1, 1],
         p.shared_bytes as u64,
         arg_types,

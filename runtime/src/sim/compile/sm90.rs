@@ -29,8 +29,9 @@ pub struct MbarRef {
 pub struct MapInfo {
     /// The global memref (index into [`super::Kernel::mems`]).
     pub src: u32,
-    /// `[rows, cols]`, outermost first.
-    pub box_shape: [usize; 2],
+    /// The box `[slices, rows, cols]`, outermost first (a 2-d box has one slice, a 1-d
+    /// box one row too).
+    pub box_shape: [usize; 3],
     pub elem: Num,
     pub swizzle: Swizzle,
 }
@@ -40,12 +41,14 @@ pub struct MapInfo {
 pub struct TmaInst {
     /// The global memref (index into [`super::Kernel::mems`]).
     pub src: u32,
-    pub box_shape: [usize; 2],
+    /// `[slices, rows, cols]` as [`MapInfo::box_shape`].
+    pub box_shape: [usize; 3],
     pub elem: Num,
     pub swizzle: Swizzle,
     pub bar: MbarRef,
-    /// Coordinate registers, innermost dimension first (PTX order).
-    pub coords: [u32; 2],
+    /// Coordinate registers, innermost dimension first (PTX order); `None` past the map's
+    /// rank (coordinate 0).
+    pub coords: [Option<u32>; 3],
     /// The shared destination memref.
     pub dst: u32,
     pub pred: Option<u32>,
@@ -277,7 +280,7 @@ impl Compiler<'_> {
                     "does not have the tensor map's element type and rank ({})",
                     m.ty
                 ))
-            } else if m.shape.len() == 2 && pitch % 16 != 0 {
+            } else if m.shape.len() >= 2 && pitch % 16 != 0 {
                 Some(format!(
                     "{} has a row pitch of {pitch} bytes; cuTensorMapEncodeTiled needs a multiple of 16",
                     m.ty
@@ -298,14 +301,11 @@ impl Compiler<'_> {
                 ));
             }
             let box_shape = match map.box_shape[..] {
-                [c] => [1, c as usize],
-                [r, c] => [r as usize, c as usize],
+                [c] => [1, 1, c as usize],
+                [r, c] => [1, r as usize, c as usize],
+                [s, r, c] => [s as usize, r as usize, c as usize],
                 _ => {
-                    return Err(err(
-                        ctx,
-                        func,
-                        "simulator: tensor maps of rank 1 and 2 only",
-                    ));
+                    return Err(err(ctx, func, "simulator: tensor maps of rank 1 to 3 only"));
                 }
             };
             self.sm90.maps.insert(
@@ -334,23 +334,18 @@ impl Compiler<'_> {
                 "simulator: the destination's element type must be the tensor map's",
             ));
         }
-        let c0 = self.reg(t.coords[0], op)?;
-        // A 1-d box is one row: its outer coordinate is row 0 (a zero register).
-        let c1 = match t.coords.get(1) {
-            Some(&v) => self.reg(v, op)?,
-            None => {
-                let z = self.fresh(1);
-                self.emit(Inst::Const { dst: z, v: 0.0 });
-                z
-            }
-        };
+        // A box of lower rank has coordinate 0 on the missing outer dimensions.
+        let mut coords = [None; 3];
+        for (c, &v) in coords.iter_mut().zip(&t.coords) {
+            *c = Some(self.reg(v, op)?);
+        }
         let i = Sm90Inst::Tma(TmaInst {
             src: map.src,
             box_shape: map.box_shape,
             elem: map.elem,
             swizzle: map.swizzle,
             bar: self.group(t.barriers, t.mbar_id, op)?,
-            coords: [c0, c1],
+            coords,
             dst,
             pred: self.opt_reg(t.predicate.as_ref(), op)?,
         });

@@ -1,10 +1,11 @@
-//! TMA loads (`nvgpu.tma.async.load`, PTX `cp.async.bulk.tensor.2d.shared::cluster.global
+//! TMA loads (`nvgpu.tma.async.load`, PTX `cp.async.bulk.tensor.{1,2,3}d.shared::cluster.global
 //! .mbarrier::complete_tx::bytes`; PTX ISA §5.5 "Tensors": bounding box, out-of-bound
 //! elements filled with zero, swizzling modes; and "cp.async.bulk.tensor"). One
-//! thread issues the copy of a box of the tensor map's global tensor: box row `r`, column
-//! `c` (origin at the coordinates, innermost first) goes to byte `r · box_row_bytes +
-//! c · elem_bytes` from the destination's base address, swizzled
-//! ([`rtile_gpu_vocab::nvgpu_sm90::swizzle_byte`]); elements outside the tensor are 0. The
+//! thread issues the copy of a box of the tensor map's global tensor: box slice `s`, row
+//! `r`, column `c` (origin at the coordinates, innermost first; a 3-d box of a batched
+//! operand is `[1, rows, cols]`) goes to byte `((s · rows + r) · cols + c) · elem_bytes`
+//! from the destination's base address, swizzled
+//! ([`rtile_gpu_vocab::nvgpu_sm90::swizzle_byte`]); elements outside the tensor on any dimension are 0. The
 //! copy performs `complete-tx(box bytes)` on its mbarrier.
 //!
 //! The simulator reads the source when the copy is issued and keeps the box in flight; it
@@ -258,8 +259,8 @@ impl BlockState<'_> {
         self.mbar_use(bar, tid, at)?;
         let (dm, sm) = (&k.mems[op.dst as usize], &k.mems[op.src as usize]);
         let eb = op.elem.bytes() as usize;
-        let [rows, cols] = op.box_shape;
-        let bytes = rows * cols * eb;
+        let [slices, rows, cols] = op.box_shape;
+        let bytes = slices * rows * cols * eb;
         let base = base_byte(dm, r);
         if !base.is_multiple_of(128) {
             let msg = format!(
@@ -276,32 +277,40 @@ impl BlockState<'_> {
             );
             return Err(self.error(SimErrorKind::OutOfBounds, Some(at), tid, msg));
         }
-        let (x0, y0) = (
-            r[op.coords[0] as usize] as i64,
-            r[op.coords[1] as usize] as i64,
-        );
-        // A 1-d tensor is one row.
-        let (h, w, s0, s1) = match sm.shape[..] {
-            [w] => (1, w, 0, 1),
-            _ => (sm.shape[0], sm.shape[1], sm.strides[0], sm.strides[1]),
-        };
+        // The box's origin, outermost first: (slice, row, column).
+        let origin = [2, 1, 0].map(|i| op.coords[i].map_or(0, |c| r[c as usize] as i64));
+        // The tensor's extents and element strides as 3 dimensions, outermost first (a
+        // lower-rank tensor has extent 1 on the missing outer ones).
+        let mut ext = [1i64; 3];
+        let mut strides = [0i64; 3];
+        let rank = sm.shape.len().min(3);
+        ext[3 - rank..].copy_from_slice(&sm.shape[sm.shape.len() - rank..]);
+        strides[3 - rank..].copy_from_slice(&sm.strides[sm.strides.len() - rank..]);
         let mut read = 0u64;
-        let mut vals = Vec::with_capacity(rows * cols);
-        for row in 0..rows {
-            for col in 0..cols {
-                let (y, x) = (y0 + row as i64, x0 + col as i64);
-                let v = if (0..h).contains(&y) && (0..w).contains(&x) {
-                    read += eb as u64;
-                    let off = (y * s0 + x * s1) as usize;
-                    self.globals[sm.buf]
-                        .get(off)
-                        .map_or(0.0, |g| f64::from_bits(g.load(Ordering::Relaxed)))
-                } else {
-                    0.0
-                };
-                let addr = op.swizzle_addr(base + row * cols * eb + col * eb);
-                self.tma_claim(dm, (addr, (addr - base) / eb), bar, (tid, at))?;
-                vals.push((addr, op.elem.round(v)));
+        let mut vals = Vec::with_capacity(slices * rows * cols);
+        let mut i = 0;
+        for slice in 0..slices {
+            for row in 0..rows {
+                for col in 0..cols {
+                    let at_ = [slice, row, col];
+                    let g: [i64; 3] = std::array::from_fn(|d| origin[d] + at_[d] as i64);
+                    // Out of bounds on any dimension reads zero (PTX ISA §5.5, the tensor
+                    // map's out-of-bound fill).
+                    let inside = (0..3).all(|d| (0..ext[d]).contains(&g[d]));
+                    let v = if inside {
+                        read += eb as u64;
+                        let off = (0..3).map(|d| g[d] * strides[d]).sum::<i64>() as usize;
+                        self.globals[sm.buf]
+                            .get(off)
+                            .map_or(0.0, |g| f64::from_bits(g.load(Ordering::Relaxed)))
+                    } else {
+                        0.0
+                    };
+                    let addr = op.swizzle_addr(base + i * eb);
+                    i += 1;
+                    self.tma_claim(dm, (addr, (addr - base) / eb), bar, (tid, at))?;
+                    vals.push((addr, op.elem.round(v)));
+                }
             }
         }
         self.tma.flights.push_back(Flight {

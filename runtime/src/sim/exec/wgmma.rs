@@ -4,7 +4,8 @@
 //! §9.7.15.5.1 "Matrix Descriptor" and the shared-memory matrix layouts) and the
 //! accumulator ops around it. Every thread of the warpgroup stops at the MMA
 //! ([`super::Stop::Warpgroup`]); when all 128 have arrived (`exec/sched.rs`) it executes
-//! once: A (M×K) and B (K×N, MN-major with `transposeB`, else K-major: stored N×K) are read
+//! once: A (M×K, K-major, or with `transposeA` MN-major: stored K×M, PTX `imm-trans-a` 1)
+//! and B (K×N, MN-major with `transposeB`, else K-major: stored N×K) are read
 //! from shared memory through the descriptors' swizzled layouts (the tiles' [`SharedTile::byte`]: TMA's box order, then `swizzle_byte`), C is gathered
 //! from the threads' accumulator fragments ([`acc_coord`]), `D = A·B + C` is computed with
 //! every product exact in f32 (f16 and bf16 significands have 11 and 8 bits) and the sum
@@ -34,7 +35,16 @@ impl BlockState<'_> {
         };
         let (op, at) = (&**op, *at);
         let (m, n, kk) = (op.mma.m as usize, op.mma.n as usize, op.mma.k as usize);
-        let a = self.gather(op.a, &op.mma.a, (first, at))?;
+        let tile_a = self.gather(op.a, &op.mma.a, (first, at))?;
+        // A as M×K row-major, whichever layout (K- or MN-major) its tile has.
+        let cols_a = op.mma.a.cols as usize;
+        let mut a = vec![0.0f64; m * kk];
+        for i in 0..m {
+            for x in 0..kk {
+                let (r, c) = op.mma.a_at(i as u64, x as u64);
+                a[i * kk + x] = tile_a[r as usize * cols_a + c as usize];
+            }
+        }
         let tile_b = self.gather(op.b, &op.mma.b, (first, at))?;
         // B as K×N row-major, whichever layout (MN- or K-major) its tile has.
         let cols_b = op.mma.b.cols as usize;
