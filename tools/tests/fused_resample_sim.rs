@@ -11,7 +11,8 @@
 
 use proptest::prelude::*;
 use rtile_runtime::sim::{run_check_text, run_models_text};
-use rtile_tools::{OptOptions, Pipeline, run_opt};
+
+mod common;
 
 /// How a read indexes one dim of the shared stage (of twice the sink's extent).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -185,22 +186,7 @@ fn pyramid_te(h: i64, w: i64, mixed: bool) -> String {
 
 /// `--lower-to-gpu` on connected `text`.
 fn lower(text: &str) -> Result<String, String> {
-    pipeline(text, vec![("lower-to-gpu".into(), String::new())])
-}
-
-/// Runs the `rtile-opt` pass flags `flags` on `text`.
-fn pipeline(text: &str, flags: Vec<(String, String)>) -> Result<String, String> {
-    let opts = OptOptions {
-        pipeline: Pipeline::Flags(flags),
-        color: Some(false),
-        ..OptOptions::default()
-    };
-    let out = run_opt(&opts, "f.mlir", text.to_string());
-    if out.success {
-        Ok(out.output)
-    } else {
-        Err(out.log)
-    }
+    common::opt_flags(text, vec![("lower-to-gpu".into(), String::new())])
 }
 
 /// Lowers `text`, checks it is one kernel with `stages` shared stages, and runs it in the
@@ -322,7 +308,7 @@ proptest! {
             ("connect".into(), format!("device={device} connect-level={level}")),
             ("lower-to-gpu".into(), String::new()),
         ];
-        let lowered = pipeline(&text, flags).unwrap_or_else(|log| panic!("{log}\n{text}"));
+        let lowered = common::opt_flags(&text, flags).unwrap_or_else(|log| panic!("{log}\n{text}"));
         simulate(&lowered, &text);
     }
 }

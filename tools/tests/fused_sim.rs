@@ -9,44 +9,28 @@ use proptest::prelude::*;
 use rtile_dialects::te::model::{ElemType, TensorType};
 use rtile_runtime::sim::{run_check_text, run_models_text};
 use rtile_runtime::tensor::Tensor;
-use rtile_tools::{OptOptions, Pipeline, run_opt};
+
+mod common;
 
 const LEVELS: [&str; 3] = ["none", "register", "shared"];
 
 /// `--connect="device=v100 connect-level=<level>" --lower-to-gpu` on `text`.
 fn lower(text: &str, level: &str) -> Result<String, String> {
-    let opts = OptOptions {
-        pipeline: Pipeline::Flags(vec![
+    common::opt_flags(
+        text,
+        vec![
             (
                 "connect".into(),
                 format!("device=v100 connect-level={level}"),
             ),
             ("lower-to-gpu".into(), String::new()),
-        ]),
-        color: Some(false),
-        ..OptOptions::default()
-    };
-    let out = run_opt(&opts, "f.mlir", text.to_string());
-    if out.success {
-        Ok(out.output)
-    } else {
-        Err(out.log)
-    }
+        ],
+    )
 }
 
 /// `--lower-to-gpu` alone on `text`, already connected (`tilegraph.kernel`s).
 fn lower_connected(text: &str) -> Result<String, String> {
-    let opts = OptOptions {
-        pipeline: Pipeline::Flags(vec![("lower-to-gpu".into(), String::new())]),
-        color: Some(false),
-        ..OptOptions::default()
-    };
-    let out = run_opt(&opts, "f.mlir", text.to_string());
-    if out.success {
-        Ok(out.output)
-    } else {
-        Err(out.log)
-    }
+    common::opt_flags(text, vec![("lower-to-gpu".into(), String::new())])
 }
 
 /// Runs the lowered module: the function end to end and each kernel alone; returns the
@@ -166,17 +150,15 @@ fn max_rel(got: &[f64], want: &[f64]) -> f64 {
 
 /// The `tilegraph.kernel` result lists of `--connect` at `level` on `text`.
 fn kernel_results(text: &str, level: &str) -> Vec<String> {
-    let opts = OptOptions {
-        pipeline: Pipeline::Flags(vec![(
+    let connected = common::opt_flags(
+        text,
+        vec![(
             "connect".into(),
             format!("device=v100 connect-level={level}"),
-        )]),
-        color: Some(false),
-        ..OptOptions::default()
-    };
-    let out = run_opt(&opts, "f.mlir", text.to_string());
-    assert!(out.success, "{}", out.log);
-    out.output
+        )],
+    )
+    .unwrap_or_else(|log| panic!("{log}"));
+    connected
         .lines()
         .filter_map(|l| l.split("tilegraph.kernel -> ").nth(1))
         .map(|r| r.trim_end_matches(" {").to_string())

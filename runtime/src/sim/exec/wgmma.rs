@@ -35,26 +35,11 @@ impl BlockState<'_> {
         };
         let (op, at) = (&**op, *at);
         let (m, n, kk) = (op.mma.m as usize, op.mma.n as usize, op.mma.k as usize);
+        // A as M×K and B as K×N row-major, whichever layout (K- or MN-major) each tile has.
         let tile_a = self.gather(op.a, &op.mma.a, (first, at))?;
-        // A as M×K row-major, whichever layout (K- or MN-major) its tile has.
-        let cols_a = op.mma.a.cols as usize;
-        let mut a = vec![0.0f64; m * kk];
-        for i in 0..m {
-            for x in 0..kk {
-                let (r, c) = op.mma.a_at(i as u64, x as u64);
-                a[i * kk + x] = tile_a[r as usize * cols_a + c as usize];
-            }
-        }
+        let a = row_major(&tile_a, op.mma.a.cols, (m, kk), |i, x| op.mma.a_at(i, x));
         let tile_b = self.gather(op.b, &op.mma.b, (first, at))?;
-        // B as K×N row-major, whichever layout (MN- or K-major) its tile has.
-        let cols_b = op.mma.b.cols as usize;
-        let mut b = vec![0.0f64; kk * n];
-        for x in 0..kk {
-            for j in 0..n {
-                let (r, c) = op.mma.b_at(x as u64, j as u64);
-                b[x * n + j] = tile_b[r as usize * cols_b + c as usize];
-            }
-        }
+        let b = row_major(&tile_b, op.mma.b.cols, (kk, n), |x, j| op.mma.b_at(x, j));
         let nregs = self.nregs;
         let per = m * n / WARPGROUP as usize;
         let reg = |t: usize, base: u32, i: usize| (first as usize + t) * nregs + base as usize + i;
@@ -213,4 +198,22 @@ impl BlockState<'_> {
         }
         Ok(())
     }
+}
+
+/// The `rows × cols` operand as row-major values, element `(i, j)` read from `tile` (a
+/// shared tile of `tile_cols` columns) at the cell `at(i, j)` gives.
+fn row_major(
+    tile: &[f64],
+    tile_cols: u64,
+    (rows, cols): (usize, usize),
+    at: impl Fn(u64, u64) -> (u64, u64),
+) -> Vec<f64> {
+    let mut out = vec![0.0f64; rows * cols];
+    for i in 0..rows {
+        for j in 0..cols {
+            let (r, c) = at(i as u64, j as u64);
+            out[i * cols + j] = tile[(r * tile_cols + c) as usize];
+        }
+    }
+    out
 }
