@@ -403,6 +403,17 @@ pub fn accumulator_of(ctx: &Context, v: Value) -> Option<AccumulatorType> {
 mod tests {
     use super::*;
 
+    /// A `rows × cols` f16 tile of 64-column boxes, 128-byte swizzled.
+    fn t(rows: u64, cols: u64) -> SharedTile {
+        SharedTile {
+            rows,
+            cols,
+            box_cols: 64,
+            elem_bytes: 2,
+            swizzle: Swizzle::B128,
+        }
+    }
+
     #[test]
     fn swizzle_128b_permutes_chunks_within_rows() {
         // Row 0 is unchanged; row 1's chunk 0 moves to chunk 1; row 7's chunk 0 to chunk 7.
@@ -435,13 +446,6 @@ mod tests {
 
     #[test]
     fn steps_advance_like_upstream() {
-        let t = |rows, cols| SharedTile {
-            rows,
-            cols,
-            box_cols: 64,
-            elem_bytes: 2,
-            swizzle: Swizzle::B128,
-        };
         let w = WarpgroupMma {
             m: 128,
             n: 128,
@@ -463,13 +467,6 @@ mod tests {
 
     #[test]
     fn k_major_b_steps_like_a() {
-        let t = |rows, cols| SharedTile {
-            rows,
-            cols,
-            box_cols: 64,
-            elem_bytes: 2,
-            swizzle: Swizzle::B128,
-        };
         // B stored n × k (k contiguous): a 96-row tile of 64 k, one box.
         let w = WarpgroupMma {
             m: 64,
@@ -504,13 +501,6 @@ mod tests {
 
     #[test]
     fn m_major_a_steps_by_boxes_and_k_rows() {
-        let t = |rows, cols| SharedTile {
-            rows,
-            cols,
-            box_cols: 64,
-            elem_bytes: 2,
-            swizzle: Swizzle::B128,
-        };
         // A stored k × m (m contiguous): a 64 k × 128 m tile of two 64-column boxes.
         let w = WarpgroupMma {
             m: 128,

@@ -152,7 +152,7 @@ proptest! {
         let red: Vec<bool> = c.axes.iter().map(|a| a.kind == rtile_dialects::te::model::AxisKind::Reduction).collect();
         let mut p = program(&ext, &red, &picks, staged);
         // Storage padding only on the leading (last) dimension of each access.
-        p.pad = rtile_passes::lower_to_gpu::adapter::distinct_reads(c).into_iter().map(|r| {
+        p.pad = rtile_dialects::rtile::verify::distinct_reads(c).into_iter().map(|r| {
             let a = &c.accesses[r];
             let r = a.map.results.len();
             let mut v = vec![0; r];

@@ -119,10 +119,7 @@ fn repeated_read_shares_one_shared_tile() {
     let c = &sc[0].compute;
     let info = expr_info(c);
     assert_eq!(info.inputs.len(), 1, "one distinct read");
-    assert_eq!(
-        rtile_passes::lower_to_gpu::adapter::distinct_reads(c),
-        vec![0]
-    );
+    assert_eq!(rtile_dialects::rtile::verify::distinct_reads(c), vec![0]);
     let p = RProgram {
         grid: vec![3],
         ..RProgram::manual("v100", &[3, 8], &[1, 1], vec![vec![0, 1]], 3)
@@ -429,7 +426,7 @@ fn stencil_taps_are_staged_once_as_their_union_box() {
         "four taps of I are one read; W; I unpadded"
     );
     assert_eq!(
-        rtile_passes::lower_to_gpu::adapter::distinct_reads(c),
+        rtile_dialects::rtile::verify::distinct_reads(c),
         vec![0, 4, 5]
     );
     let mut checked = 0;

@@ -19,13 +19,6 @@ pub fn linearize(e: &AffineExpr, n: usize) -> Option<(Vec<i64>, i64)> {
     e.linear_form(n)
 }
 
-/// The reads a program stages, in order of their first access: the first access of each
-/// read group ([`rtile_dialects::rtile::reads`]: identical reads, and reads of one input at
-/// constant offsets of each other, share one staged box).
-pub fn distinct_reads(c: &TeCompute) -> Vec<usize> {
-    rtile_dialects::rtile::verify::distinct_reads(c)
-}
-
 /// The construction's view of `c`.
 pub fn expr_info(c: &TeCompute) -> TensorExprInfo {
     let n = c.axes.len();
