@@ -97,7 +97,8 @@ pub(super) fn plan_inputs(
         let linear = a.map.results.iter().all(|e| linearize(e, nv).is_some());
         let view_acc = &view.inputs[read];
         let vshape: Vec<i64> = view_acc.shape.iter().map(|&d| d as i64).collect();
-        let source = if p.staged && linear {
+        // A scalar (rank 0) has no tile to stage: every thread reads its one word.
+        let source = if p.staged && linear && !vshape.is_empty() {
             let g = dim_groups(&t.shape, &vshape)
                 .ok_or("cannot map a fused tensor view back to its tensor")?;
             // The access's offset in the box per view dim (a fused view dim linearizes the
