@@ -155,6 +155,14 @@ fn decision_attr(d: Option<&Decision>) -> Attribute {
 /// Moves `plan`'s members into a new `tilegraph.kernel`, placed where the last member
 /// was, with the attributes of the schedule ([`reorder_block`] then fixes the order).
 fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device: &str) {
+    // A reshape alone is a view, not a kernel: it stays a plain op between kernels, which
+    // `--lower-to-gpu` lowers as a view of its operand's buffer (its edges are global:
+    // `best_plan` keeps reshapes out of fused kernels).
+    if let [m] = plan.members[..]
+        && g.nodes[m].compute.is_none()
+    {
+        return;
+    }
     let k = build_kernel_op(ctx, g, &plan.members, &s.levels, &plan.tiles, device);
     for &m in &plan.members {
         let o = g.nodes[m].op;

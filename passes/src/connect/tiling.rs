@@ -319,6 +319,15 @@ pub fn best_plan(
     dev: &Device,
     top_k: usize,
 ) -> Result<Plan, String> {
+    // A reshape is a view the host applies between kernels (`--lower-to-gpu` lowers
+    // it as no kernel); inside a fused kernel the lowering has no stage for it, so a
+    // kernel that would hold one is not a configuration to choose (the edge stays global).
+    if members.len() > 1 && members.iter().any(|&n| g.nodes[n].compute.is_none()) {
+        return Err(
+            "the kernel would hold a tensor reshape, which --lower-to-gpu does not lower inside a fused kernel"
+                .into(),
+        );
+    }
     let conn = |n: usize, i: usize| levels[n][i] != Level::Global;
     let sg = SubGraph {
         graph: g,

@@ -11,8 +11,8 @@
 // LEVEL: connect-level must be none, register or shared, not 'l2'
 // TOPK: top-k must be at least 1
 
-// An op between two connected ops that uses the first (a reshape, left in a kernel of
-// its own): it moves after the kernel, which now defines the value it reads.
+// An op between two connected ops that uses the first (a reshape, left a plain op: a
+// view, not a kernel): it moves after the kernel, which now defines the value it reads.
 // CHECK-LABEL: func.func @moved
 // CHECK: %[[K:.*]]:2 = tilegraph.kernel -> (tensor<256xf32>, tensor<256xf32>)
 // CHECK: tilegraph.yield
