@@ -8,6 +8,7 @@ use rtile::ir::types::Type;
 use rtile::ir::{Context, NamedAttribute, OpId};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::tilegraph::{FOOTPRINT, Level, bytes_per_level_attr};
+use rtile_dialects::te::ir::COMPUTE;
 
 use super::cost::{Coefficients, stage_cost};
 use super::features::featurize;
@@ -188,7 +189,15 @@ impl Pass for AutoscheduleBeam {
                     "autoschedule-beam: the function is already scheduled (it holds a tilegraph.kernel)".into(),
                 ));
             }
-            let p = Pipeline::build(ctx, &ops)
+            // A tensor reshape is a view the lowering's host code applies between kernels:
+            // the search schedules the te computes around it, the reshape's operand an
+            // output of the pipeline (computed at root) and its result an input.
+            let computes: Vec<OpId> = ops
+                .iter()
+                .copied()
+                .filter(|&o| ctx.op_name(o) == COMPUTE)
+                .collect();
+            let p = Pipeline::build(ctx, &computes)
                 .map_err(|m| err(ctx, f, format!("autoschedule-beam: {m}")))?;
             if p.is_empty() {
                 continue;
