@@ -7,8 +7,8 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::types::Type;
 use rtile::ir::{Context, NamedAttribute, OpId};
 use rtile::pass::{Pass, PassStatistics};
-use rtile_dialects::tilegraph::{FOOTPRINT, Level, bytes_per_level_attr};
 use rtile_dialects::te::ir::COMPUTE;
+use rtile_dialects::tilegraph::{FOOTPRINT, Level, bytes_per_level_attr};
 
 use super::cost::{Coefficients, stage_cost};
 use super::features::featurize;
