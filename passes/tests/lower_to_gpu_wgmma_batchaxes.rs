@@ -374,3 +374,28 @@ fn planted_batch_coordinate_bugs_are_caught() {
         }
     }
 }
+
+/// The result's dims follow the compute's axes, whatever their order: `C[h, n, m, b]`
+/// stores each element at its own batch indices, column and row (the epilogue's index
+/// order comes from the plan, not from a fixed `[b.., m, n]`), equal to the oracle.
+#[test]
+fn a_result_in_another_axis_order_matches_the_interpreter() {
+    let c = compute(
+        "func.func @t(%A: tensor<2x3x100x64xf16>, %B: tensor<2x3x64x72xf16>) -> tensor<3x72x100x2xf32> {
+  %C = te.compute (%h, %n, %m, %b) reduce (%k) in [3, 72, 100, 2, 64] acc(f32) : (tensor<2x3x100x64xf16>, tensor<2x3x64x72xf16>) -> tensor<3x72x100x2xf32> { te.sum(f32(%A[%b, %h, %m, %k]) * f32(%B[%b, %h, %k, %n])) }
+  func.return %C : tensor<3x72x100x2xf32>
+}",
+    );
+    let mut p = wg_batches_program(0, [128, 64], [64, 64]);
+    // Axes (h, n, m, b, k): the batch axes' tiles 1, m 128, n 64.
+    p.block = vec![1, 64, 128, 1, 64];
+    p.thread = vec![1, 64, 64, 1, 16];
+    let dev = Device::builtin("h100").expect("device");
+    let m = MmaPlan::new(&c, &p, &dev).expect("mma plan");
+    let w = WgmmaPlan::new(&c, &m, &dev, true).expect("applies");
+    assert_eq!(w.out, [Dim::Batch(0), Dim::N, Dim::M, Dim::Batch(1)]);
+    assert_eq!(w.maps[0], [Dim::Batch(1), Dim::Batch(0), Dim::M, Dim::K]);
+    for ws in [true, false] {
+        check(&c, &p, 13, ws).expect("C[h, n, m, b]");
+    }
+}
