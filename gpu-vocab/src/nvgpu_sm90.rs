@@ -134,7 +134,9 @@ pub struct TmaLoad {
 
 impl TmaLoad {
     /// Decodes `op`, refusing what rtile does not execute: multicast (no clusters), rank
-    /// above 3 (a batched operand's `[batch, rows, cols]` is the most rtile builds), interleaved maps, NaN fill, element types other than f16/bf16/f32.
+    /// above 5 (TMA's limit, `cuTensorMapEncodeTiled`'s `tensorRank`: a batch matmul's
+    /// operand of up to 3 batch axes), interleaved maps, NaN fill, element types other than
+    /// f16/bf16/f32.
     pub fn decode(ctx: &Context, op: OpId) -> Result<TmaLoad, Diagnostic> {
         let bad = |m: &str| Diagnostic::op_error(ctx, op, m);
         let [_, _, _, nc, _, nm, np] =
@@ -148,9 +150,9 @@ impl TmaLoad {
                 "rtile executes no multicast TMA loads (no thread-block clusters)",
             ));
         }
-        if !(1..=3).contains(&nc) || map.box_shape.len() != nc {
+        if !(1..=5).contains(&nc) || map.box_shape.len() != nc {
             return Err(bad(
-                "rtile executes TMA loads of 1-d, 2-d and 3-d boxes only",
+                "rtile executes TMA loads of boxes of rank 1 to 5 (the tensor map's rank) only",
             ));
         }
         if !map.interleave_none || !map.oob_zero {
@@ -262,7 +264,7 @@ impl WarpgroupMma {
             // batched operand's box is one slice, `[1, rows, cols]`.
             let Some((box_rows, box_cols)) = map.matrix_box() else {
                 return Err(bad(&format!(
-                    "operand #{i}'s tensor map box {:?} is not a matrix (outer extents must be 1)",
+                    "operand #{i}'s tensor map box {:?} is not a matrix (extents of 1 but on its rows and last dimension)",
                     map.box_shape
                 )));
             };

@@ -14,13 +14,15 @@ use rtile_dialects::te::model::TeCompute;
 use rtile_dialects::te::module::parse_computes;
 use rtile_passes::construct_rtile::RProgram;
 use rtile_passes::device::Device;
+use rtile_passes::lower_to_gpu::mma::MmaPlan;
 use rtile_passes::lower_to_gpu::mma::wgmma::WgmmaPlan;
-use rtile_passes::lower_to_gpu::mma::{MmaPlan, TensorCoreMode};
-use rtile_passes::lower_to_gpu::{LowerOptions, lower_compute_opts};
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::{compute, context, count_ops, gemm_text, mma_tolerance as tolerance, module_text};
+use common::wgmma::{
+    check, lowered, program_for, wg_batch_program, wg_batches_program, wg_program,
+};
+use common::{Shared, bmm_text, compute, gemm_text};
 
 /// `C[m, n] = Σ_k A[m, k]·B[k, n]` with `acc(f32)`.
 fn gemm((m, n, k): (i64, i64, i64), input: &str, output: &str) -> TeCompute {
@@ -44,82 +46,6 @@ fn gemm_bt((m, n, k): (i64, i64, i64), input: &str, output: &str) -> TeCompute {
     );
     let sc = parse_computes("t.mlir", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     sc[0].compute.clone()
-}
-
-/// An H100 warpgroup program: block `[bm, bn, 64]`, warpgroup tiles `wg_m × wg_n`.
-fn wg_program(block: [u64; 2], wg: [u64; 2]) -> RProgram {
-    let threads = block[0] / wg[0] * (block[1] / wg[1]) * 128;
-    RProgram {
-        tensor_core: true,
-        mma: Some([64, 8, 16]),
-        grid: vec![],
-        ..RProgram::manual(
-            "h100",
-            &[block[0], block[1], 64],
-            &[wg[0], wg[1], 16],
-            vec![vec![0, 0], vec![0, 0]],
-            threads,
-        )
-    }
-}
-
-/// [`wg_program`] over a batch matmul's axes `(b, m, n, k)`: one batch index per block.
-fn wg_batch_program(block: [u64; 2], wg: [u64; 2]) -> RProgram {
-    let mut p = wg_program(block, wg);
-    p.block = vec![1, block[0], block[1], 64];
-    p.thread = vec![1, wg[0], wg[1], 16];
-    p
-}
-
-/// The program of `shape` (`batch` some: a batch matmul) with tiles `block` / `wg`.
-fn program_for(batch: Option<i64>, block: [u64; 2], wg: [u64; 2]) -> RProgram {
-    match batch {
-        Some(_) => wg_batch_program(block, wg),
-        None => wg_program(block, wg),
-    }
-}
-
-fn wgmma_options(warp_specialize: bool) -> LowerOptions {
-    LowerOptions {
-        tensor_core: TensorCoreMode::Wgmma,
-        warp_specialize,
-        ..LowerOptions::default()
-    }
-}
-
-/// The kernel's module text (generic form, as the simulator reads it), warp-specialised
-/// when `ws` asks for it and the block has room (two mbarrier groups then, one otherwise).
-fn lowered(c: &TeCompute, p: &RProgram, ws: bool) -> Result<String, String> {
-    let mut ctx = context();
-    let k = lower_compute_opts(&mut ctx, c, p, "k", wgmma_options(ws))
-        .map_err(|e| format!("lowering: {e}"))?;
-    if count_ops(&ctx, &k, "nvgpu.warpgroup.mma") == 0 {
-        return Err("no nvgpu.warpgroup.mma".into());
-    }
-    let consumers = p.threads as u32;
-    let block = k.launch.block.map_or(0, |b| b[0]);
-    let specialized = block == consumers + 128;
-    let groups = count_ops(&ctx, &k, "nvgpu.mbarrier.create");
-    if groups != 1 + specialized as usize || (specialized && !ws) {
-        return Err(format!(
-            "{groups} mbarrier groups for {block} threads (ws = {ws})"
-        ));
-    }
-    if ws && consumers + 128 <= 1024 && p.threads <= 512 && !specialized {
-        return Err("a block of at most 512 threads is not warp-specialised".into());
-    }
-    Ok(module_text(&mut ctx, &[k]))
-}
-
-/// Lowers `c` under `p` with wgmma and checks it in the simulator.
-fn check(c: &TeCompute, p: &RProgram, seed: u64, ws: bool) -> Result<f64, String> {
-    let text = lowered(c, p, ws)?;
-    let r = run_check_text("k.mlir", &text, seed).map_err(|e| format!("{e}\n{text}"))?;
-    let tol = tolerance(c.result.elem);
-    if r.max_rel_err() > tol {
-        return Err(format!("error {:e} over {tol:e}", r.max_rel_err()));
-    }
-    Ok(r.max_rel_err())
 }
 
 /// `(m, n, k)`, `(input, output)` types, block and warpgroup tiles.
@@ -468,8 +394,8 @@ fn a_m_contiguous_plan_and_planted_bugs() {
     }
 }
 
-/// The batch matmul plan (the batch extent, blocks over it) and its refusals: a block tile
-/// of two batch slices, an operand without the batch axis; planted bugs: every TMA load's
+/// The batch matmul plan (the batch extent, blocks over it, a shared B's 2-d map) and its
+/// refusal of a block tile of two batch slices; planted bugs: every TMA load's
 /// batch coordinate replaced by 0 (each block reads batch 0) gives wrong numbers.
 #[test]
 fn batch_plan_refusals_and_planted_bug() {
@@ -492,7 +418,7 @@ fn batch_plan_refusals_and_planted_bug() {
     let m2 = MmaPlan::new(&c, &two, &dev).expect("mma plan of two slices");
     let e = WgmmaPlan::new(&c, &m2, &dev, true).expect_err("two slices");
     assert!(e.contains("one batch index"), "{e}");
-    // B shared by every batch index ([k, n]): not a batched operand.
+    // B shared by every batch index ([k, n]): its tensor map stays 2-d.
     let shared_b = compute(
         "func.func @mm(%A: tensor<3x64x64xf16>, %B: tensor<64x64xf16>) -> tensor<3x64x64xf16> {
   %C = te.compute (%b, %m, %n) reduce (%k) in [3, 64, 64, 64] acc(f32) : (tensor<3x64x64xf16>, tensor<64x64xf16>) -> tensor<3x64x64xf16> { te.sum(f32(%A[%b, %m, %k]) * f32(%B[%k, %n])) }
@@ -501,8 +427,8 @@ fn batch_plan_refusals_and_planted_bug() {
     );
     let p64 = wg_batch_program([64, 64], [64, 64]);
     let m = MmaPlan::new(&shared_b, &p64, &dev).expect("mma plan");
-    let e = WgmmaPlan::new(&shared_b, &m, &dev, true).expect_err("2-d B");
-    assert!(e.contains("[batch, .., ..]"), "{e}");
+    let w = WgmmaPlan::new(&shared_b, &m, &dev, true).expect("2-d B");
+    assert_eq!((w.maps[1].len(), w.batch), (2, Some(3)));
     for (b_nk, ws) in [(false, true), (true, false)] {
         let c = compute(&gemm_text(
             (Some(3), 64, 64, 128),
@@ -816,23 +742,31 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Random shapes (n and k multiples of 8 as TMA needs, m any, or a multiple of 8 when A
-    /// is m-contiguous), batch (none: a matmul; 1 to 3: a batch matmul), types, A's layout
-    /// ([m, k] or [k, m]), B's ([k, n] or [n, k]) and warpgroup tilings: the kernel
-    /// matches the oracle.
+    /// is m-contiguous), batch axes (none: a matmul; one of 1 to 3, or two or three with the
+    /// later ones of 1 or 2), either operand shared by every batch index or neither,
+    /// types, A's layout ([.., m, k] or [.., k, m]), B's ([.., k, n] or [.., n, k]) and
+    /// warpgroup tilings: the kernel matches the oracle.
     #[test]
     fn random_shapes_match(m in 1i64..160, n8 in 1i64..24, k8 in 1i64..24, bf16 in any::<bool>(),
                            out in 0usize..3, tiles in wg_tiles(), seed in 0u64..1000,
-                           b_nk in any::<bool>(), batch in 0i64..4, a_km in any::<bool>()) {
+                           b_nk in any::<bool>(), batch in 0i64..4, a_km in any::<bool>(),
+                           more in prop::collection::vec(1i64..3, 0..3), shared in 0usize..3) {
         let input = if bf16 { "bf16" } else { "f16" };
         let output = [input, "f32", input][out];
-        let batch = (batch > 0).then_some(batch);
+        let mut axes: Vec<i64> = Vec::new();
+        if batch > 0 {
+            axes.push(batch);
+            axes.extend(&more);
+        }
+        let shared = if axes.is_empty() { Shared::Neither } else { [Shared::Neither, Shared::A, Shared::B][shared] };
         let m = if a_km { (m + 7) / 8 * 8 } else { m };
-        let shape = (batch, m, n8 * 8, k8 * 8);
-        let c = compute(&gemm_text(shape, (input, output), (a_km, b_nk)));
+        let shape = (m, n8 * 8, k8 * 8);
+        let c = compute(&bmm_text(&axes, shape, (input, output), (a_km, b_nk), shared));
         let (block, wg) = tiles;
+        let p = if axes.is_empty() { wg_program(block, wg) } else { wg_batches_program(axes.len(), block, wg) };
         for ws in [true, false] {
-            let r = check(&c, &program_for(batch, block, wg), seed, ws);
-            prop_assert!(r.is_ok(), "{shape:?} a_km={a_km} b_nk={b_nk} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", r);
+            let r = check(&c, &p, seed, ws);
+            prop_assert!(r.is_ok(), "{axes:?} {shared:?} {shape:?} a_km={a_km} b_nk={b_nk} {input}->{output} {block:?}/{wg:?} ws={ws}: {:?}", r);
         }
     }
 }

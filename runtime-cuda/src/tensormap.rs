@@ -313,6 +313,57 @@ mod tests {
     }
 
     #[test]
+    fn several_batch_axes_map_in_4d_and_5d_and_a_shared_weight_in_2d() {
+        // BERT's attention Q [1, 12, 128, 64] f16 (batch, heads, seq, d) in [1, 1, 64, 64]
+        // boxes: one slice of each batch axis, the heads stepped by whole 128×64 slices.
+        let q = TiledMap::for_arg(
+            &map("f16", vec![1, 1, 64, 64], 128),
+            &memref("f16", vec![1, 12, 128, 64]),
+        )
+        .unwrap();
+        assert_eq!(q.global_dim, vec![64, 128, 12, 1]);
+        assert_eq!(q.global_strides, vec![128, 128 * 128, 12 * 128 * 128]);
+        assert_eq!(q.box_dim, vec![64, 64, 1, 1]);
+        assert_eq!(q.element_strides, vec![1, 1, 1, 1]);
+        // The heads inside the operand (Q [2, 100, 3, 64]: batch, seq, heads, d) in
+        // [1, 64, 1, 64] boxes: the box's 1 sits on the heads dimension (1).
+        let inner = TiledMap::for_arg(
+            &map("bf16", vec![1, 64, 1, 64], 128),
+            &memref("bf16", vec![2, 100, 3, 64]),
+        )
+        .unwrap();
+        assert_eq!(inner.global_dim, vec![64, 3, 100, 2]);
+        assert_eq!(inner.global_strides, vec![128, 3 * 128, 100 * 3 * 128]);
+        assert_eq!(inner.box_dim, vec![64, 1, 64, 1]);
+        // Three batch axes: rank 5, TMA's most.
+        let five = TiledMap::for_arg(
+            &map("f16", vec![1, 1, 1, 64, 64], 128),
+            &memref("f16", vec![2, 1, 3, 72, 136]),
+        )
+        .unwrap();
+        assert_eq!(five.global_dim, vec![136, 72, 3, 1, 2]);
+        assert_eq!(
+            five.global_strides,
+            vec![272, 272 * 72, 272 * 72 * 3, 272 * 72 * 3]
+        );
+        assert_eq!(five.box_dim, vec![64, 64, 1, 1, 1]);
+        // A weight shared by every batch index keeps its own rank: W [136, 96] (n, k).
+        let w = TiledMap::for_arg(
+            &map("f16", vec![48, 64], 128),
+            &memref("f16", vec![136, 96]),
+        )
+        .unwrap();
+        assert_eq!((w.global_dim, w.box_dim), (vec![96, 136], vec![64, 48]));
+        // Four batch axes would be rank 6.
+        let e = TiledMap::for_arg(
+            &map("f16", vec![1, 1, 1, 1, 64, 64], 128),
+            &memref("f16", vec![2, 1, 2, 1, 64, 64]),
+        )
+        .unwrap_err();
+        assert!(e.contains("rank 6"), "{e}");
+    }
+
+    #[test]
     fn maps_outside_the_drivers_limits_are_refused_with_the_reason() {
         let err = |m: ArgManifest, of: ArgManifest| TiledMap::for_arg(&m, &of).unwrap_err();
         // 3 f16 per row: a 6-byte row stride.

@@ -201,13 +201,14 @@ impl TensorMapType {
         elem_bytes(&self.elem)
     }
 
-    /// The box as a matrix `(rows, columns)`: its last two dimensions when every outer one
-    /// is 1 (a batched operand's 3-d box `[1, rows, cols]`, one batch slice at a time), a
-    /// 1-d box as one row; `None` otherwise.
+    /// The box as a matrix `(rows, columns)`: columns its last dimension, rows the one
+    /// other dimension above 1 when there is at most one (a batched operand's box is
+    /// `[1, .., rows, .., 1, cols]`, one slice of each batch axis wherever the axis sits:
+    /// its bytes are the `rows × cols` matrix's), a 1-d box as one row; `None` otherwise.
     pub fn matrix_box(&self) -> Option<(i64, i64)> {
-        match self.box_shape.as_slice() {
-            [c] => Some((1, *c)),
-            [outer @ .., r, c] if outer.iter().all(|&d| d == 1) => Some((*r, *c)),
+        let (c, outer) = self.box_shape.split_last()?;
+        match outer.iter().filter(|&&d| d != 1).count() {
+            0 | 1 => Some((outer.iter().product(), *c)),
             _ => None,
         }
     }
@@ -333,6 +334,19 @@ mod tests {
             "tensormap.descriptor<tensor = memref<2x64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>",
         );
         assert_eq!(TensorMapType::of(&two).unwrap().unwrap().matrix_box(), None);
+        // One slice of two batch axes, one of them between the matrix's rows and columns.
+        let mid = dialect(
+            "tensormap.descriptor<tensor = memref<1x64x1x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>",
+        );
+        let mid = TensorMapType::of(&mid).unwrap().unwrap();
+        assert_eq!((mid.matrix_box(), mid.box_bytes()), (Some((64, 64)), 8192));
+        let spread = dialect(
+            "tensormap.descriptor<tensor = memref<2x1x64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>",
+        );
+        assert_eq!(
+            TensorMapType::of(&spread).unwrap().unwrap().matrix_box(),
+            None
+        );
     }
 
     #[test]

@@ -273,12 +273,13 @@ fn verify_generate(ctx: &Context, o: OpId) -> Result<(), String> {
     if d.shape != shape || d.elem != *elem {
         return Err("the descriptor's tensor must be the operand's memref type".into());
     }
-    // A batched operand's box is one slice `[1, rows, cols]`: its matrix is the last two.
+    // A batched operand's box is one slice of each batch axis (`[1, rows, cols]`,
+    // `[rows, 1, cols]`, ..): its matrix is rows × the last dimension.
     let (b0, b1) = match (map.box_shape.len(), map.matrix_box()) {
         (2.., Some(rc)) => rc,
         _ => {
             return Err(
-                "the tensor map's box must be 2-d, or have outer extents of 1 (one batch slice)"
+                "the tensor map's box must be 2-d, or have extents of 1 but on its rows and last dimension (one batch slice)"
                     .into(),
             );
         }

@@ -8,6 +8,8 @@ use rtile::ir::{AttrKind, Context, OpId, Value, WalkOrder};
 use rtile::printer::{PrintOptions, print_op};
 use rtile_passes::lower_to_gpu::{LoweredKernel, kernels_module};
 
+pub mod wgmma;
+
 /// A context with every rtile dialect registered.
 pub fn context() -> Context {
     rtile_runtime::sim::check::context()
@@ -161,4 +163,73 @@ pub fn simulate_within_tolerance(
         return Err(format!("error {:e} over {tol:e}", r.max_rel_err()));
     }
     Ok(r.max_rel_err())
+}
+
+/// Which operand of [`bmm_text`] lacks the batch axes (shared by every batch index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shared {
+    Neither,
+    A,
+    B,
+}
+
+/// A batch matmul over the batch axes of extents `batch` (`%b0`, `%b1`, .., outermost first;
+/// none: a matmul) in te with `acc(f32)`: `C[b.., m, n] = Σ_k A[b.., m, k]·B[b.., k, n]`,
+/// `a_kmajor`: A stored `[b.., k, m]`, `b_nmajor`: B stored `[b.., n, k]`, and the operand
+/// `shared` without the batch axes (`W[k, n]`).
+pub fn bmm_text(
+    batch: &[i64],
+    (m, n, k): (i64, i64, i64),
+    (input, output): (&str, &str),
+    (a_kmajor, b_nmajor): (bool, bool),
+    shared: Shared,
+) -> String {
+    let names: Vec<String> = (0..batch.len()).map(|i| format!("%b{i}")).collect();
+    let operand = |has: bool, dims: [(i64, &str); 2]| {
+        let mut shape: Vec<String> = Vec::new();
+        let mut idx: Vec<String> = Vec::new();
+        if has {
+            shape.extend(batch.iter().map(|b| b.to_string()));
+            idx.extend(names.iter().cloned());
+        }
+        for (e, x) in dims {
+            shape.push(e.to_string());
+            idx.push(x.to_string());
+        }
+        (
+            format!("tensor<{}x{input}>", shape.join("x")),
+            idx.join(", "),
+        )
+    };
+    let (at, ai) = operand(
+        shared != Shared::A,
+        if a_kmajor {
+            [(k, "%k"), (m, "%m")]
+        } else {
+            [(m, "%m"), (k, "%k")]
+        },
+    );
+    let (bt, bi) = operand(
+        shared != Shared::B,
+        if b_nmajor {
+            [(n, "%n"), (k, "%k")]
+        } else {
+            [(k, "%k"), (n, "%n")]
+        },
+    );
+    let mut out_shape: Vec<String> = batch.iter().map(|b| b.to_string()).collect();
+    out_shape.extend([m.to_string(), n.to_string()]);
+    let out = format!("tensor<{}x{output}>", out_shape.join("x"));
+    let mut axes = names.clone();
+    axes.extend(["%m".to_string(), "%n".to_string()]);
+    let mut ext: Vec<String> = batch.iter().map(|b| b.to_string()).collect();
+    ext.extend([m, n, k].map(|v| v.to_string()));
+    format!(
+        "func.func @mm(%A: {at}, %B: {bt}) -> {out} {{
+  %C = te.compute ({}) reduce (%k) in [{}] acc(f32) : ({at}, {bt}) -> {out} {{ te.sum(f32(%A[{ai}]) * f32(%B[{bi}])) }}
+  func.return %C : {out}
+}}",
+        axes.join(", "),
+        ext.join(", ")
+    )
 }

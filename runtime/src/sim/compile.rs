@@ -22,7 +22,7 @@ mod spin;
 mod vector;
 
 pub use nvgpu::{AsyncCopyInst, WarpInst};
-pub use sm90::{MapInfo, MbarRef, Sm90Inst, TmaInst, WgmmaInst};
+pub use sm90::{MAX_TMA_RANK, MapInfo, MbarRef, Sm90Inst, TmaInst, WgmmaInst};
 pub use spin::WaitPair;
 
 /// Which memory a buffer lives in.

@@ -245,7 +245,7 @@ func.func @descriptor_shape(%tm: !tm, %s: memref<128x32xf16, 3>) {
 // A batched operand's box is one slice: a box of two slices is no matrix.
 !tm = !nvgpu.tensormap.descriptor<tensor = memref<2x64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 func.func @descriptor_two_slices(%tm: !tm, %s: memref<64x64xf16, 3>) {
-  // expected-error @+1 {{the tensor map's box must be 2-d, or have outer extents of 1 (one batch slice)}}
+  // expected-error @+1 {{the tensor map's box must be 2-d, or have extents of 1 but on its rows and last dimension (one batch slice)}}
   %d = nvgpu.warpgroup.generate.descriptor %s, %tm : memref<64x64xf16, 3>, !tm -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, 3>>
   return
 }

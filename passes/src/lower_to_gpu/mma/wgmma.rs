@@ -31,8 +31,7 @@
 //! Register reallocation (`setmaxnreg`) is not used: the producer keeps the block's
 //! per-thread register count.
 //!
-//! Applies to 2-d matmuls and batch matmuls (one batch axis indexing both operands first;
-//! one batch index per block, 3-d tensor maps with boxes `[1, rows, cols]`) with A either
+//! Applies to 2-d matmuls and batch matmuls with A either
 //! [m, k] (K contiguous) or [k, m] (M contiguous: taken MN-major, `transposeA`, boxes of
 //! 64 k × 64 m) and B either [k, n] (N
 //! contiguous) or [n, k] (K contiguous: A·Bᵀ, as Q·Kᵀ or a Linear layer's weight),
@@ -42,6 +41,16 @@
 //! box, its extra columns dropped by the epilogue; a k-contiguous B's box is the tile's
 //! own rows); otherwise [`WgmmaPlan::new`] says why and the sm_80 `mma.sync` lowering
 //! is used.
+//!
+//! A batch matmul has any number of batch axes (BERT's attention `[batch, heads, seq, d]`
+//! has two), each block computing one index of each: the block index is decoded n
+//! fastest, then m, then the batch axes, the last fastest. Each operand's tensor map keeps
+//! its tensor's own dims (rank 2 + the batch axes it has, at most 5, TMA's limit): a box
+//! is one slice of each batch axis, `[1, .., 1, rows, cols]` when they come first, and a
+//! batch axis may sit anywhere but innermost (`[rows, 1, cols]`: the same bytes in shared
+//! memory). An operand without some batch axis is shared by those indices (a batched
+//! activation times a weight, `A[b, m, k]·W[k, n]` or `W[n, k]`): its coordinates are only
+//! its m or n and k.
 
 use rtile::ir::{Attribute, Context, Type, TypeKind, Value};
 use rtile::printer::type_to_string;
@@ -96,11 +105,18 @@ pub struct WgmmaPlan {
     /// n-contiguous B's), `wg_m / 64` per warpgroup, and the MMA takes it MN-major
     /// (`transposeA`, PTX `imm-trans-a` 1).
     pub a_m_major: bool,
-    /// The batch extent of a batch matmul (`C[b, m, n] = Σ_k A[b, ..]·B[b, ..]`, each block
-    /// one batch index: its tensor maps are 3-d, boxes `[1, rows, cols]`), `None` for a
-    /// matmul.
+    /// The batch indices of a batch matmul (`C[b.., m, n] = Σ_k A[b.., ..]·B[b.., ..]`, the
+    /// product of its batch axes' extents: each block computes one), `None` for a matmul.
     pub batch: Option<i64>,
-    /// Blocks along m and n (the grid is `batch × grid_m × grid_n`, n fastest).
+    /// The extent of each batch axis, in the compute's order (empty for a matmul).
+    pub batch_extents: Vec<i64>,
+    /// What indexes each dimension of A's and B's tensors (outermost first): the tensor
+    /// maps keep the tensors' own dims, one slice of each batch axis per box.
+    pub maps: [Vec<Dim>; 2],
+    /// What indexes each dimension of the result.
+    pub out: Vec<Dim>,
+    /// Blocks along m and n (the grid is `batch × grid_m × grid_n`: n fastest, then m,
+    /// then the batch axes, the last fastest).
     pub grid_m: i64,
     pub grid_n: i64,
     /// Threads of the block: the consumer warpgroups, plus the producer warpgroup when
@@ -140,41 +156,33 @@ impl WgmmaPlan {
                 dev.name
             ));
         }
-        if plan.batch.len() > 1
-            || plan
-                .ops
-                .iter()
-                .any(|o| o.gather.is_some() || o.collapse.is_some())
+        if plan
+            .ops
+            .iter()
+            .any(|o| o.gather.is_some() || o.collapse.is_some())
         {
             return Err(
-                "the wgmma lowering takes matmuls and batch matmuls with one batch axis only"
+                "the wgmma lowering takes matmuls and batch matmuls (operands indexed by single axes), not convolutions"
                     .into(),
             );
         }
-        // A batch matmul: the result [b, m, n], both operands indexed by the batch axis
-        // first (their tensor maps' outermost dimension), one batch index per block.
-        let batch = plan.batch.first().copied();
-        let lead = batch.map_or(0, |_| 1);
-        if plan.groups[plan.m] != [lead] || plan.groups[plan.n] != [lead + 1] {
-            return Err(if batch.is_some() {
-                "the result must be [batch, m, n]".into()
-            } else {
-                "the result must be [m, n]".into()
-            });
+        if plan.slices != 1 {
+            return Err(format!(
+                "a wgmma block computes one batch index (one of each batch axis); the program's block tile has {} batch slices",
+                plan.slices
+            ));
         }
-        if let Some(b) = batch {
-            if plan.ops.iter().any(|o| o.dims.len() != 3 || o.dims[0] != b) {
-                return Err(
-                    "a batch matmul's operands must both be indexed [batch, .., ..]".into(),
-                );
-            }
-            if plan.slices != 1 {
-                return Err(format!(
-                    "a wgmma block computes one batch index; the program's block tile has {} along the batch axis",
-                    plan.slices
-                ));
-            }
-        }
+        let layouts = [
+            map_layout(plan, 0, Dim::M, "A")?,
+            map_layout(plan, 1, Dim::N, "B")?,
+        ];
+        let out = plan
+            .spatial()
+            .iter()
+            .map(|&x| {
+                dim_of(plan, x).ok_or("the result must be indexed by the batch axes, m and n")
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let [a, b] = &plan.ops;
         // A stored [k, m] (m contiguous) is taken MN-major (`transposeA`).
         let a_m_major = a.inner == plan.m;
@@ -246,6 +254,11 @@ impl WgmmaPlan {
             ));
         }
         let input_arg = |w: usize| c.accesses[plan.ops[w].access].input;
+        let batch_extents: Vec<i64> = plan.batch.iter().map(|&b| plan.extents[b]).collect();
+        let (grid_m, grid_n) = ((m + block_m - 1) / block_m, (n + block_n - 1) / block_n);
+        if batch_extents.iter().product::<i64>() * grid_m * grid_n > i32::MAX as i64 {
+            return Err("grid too large".into());
+        }
         Ok(WgmmaPlan {
             m,
             n,
@@ -257,9 +270,12 @@ impl WgmmaPlan {
             wg_n_pad,
             b_k_major,
             a_m_major,
-            batch: batch.map(|b| plan.extents[b]),
-            grid_m: (m + block_m - 1) / block_m,
-            grid_n: (n + block_n - 1) / block_n,
+            batch: (!plan.batch.is_empty()).then(|| batch_extents.iter().product()),
+            batch_extents,
+            maps: layouts,
+            out,
+            grid_m,
+            grid_n,
             threads,
             warp_specialized,
             stages,
@@ -283,19 +299,93 @@ impl WgmmaPlan {
         self.batch.unwrap_or(1) * self.grid_m * self.grid_n
     }
 
-    /// The shape a TMA box of `rows × cols` is loaded as: `[1, rows, cols]` for a batch
-    /// matmul (one batch slice), else `[rows, cols]`.
-    fn box_dims(&self, rows: i64, cols: i64) -> Vec<i64> {
-        match self.batch {
-            Some(_) => vec![1, rows, cols],
-            None => vec![rows, cols],
-        }
+    /// The shape a TMA box of `rows × cols` of operand `w` (0: A, 1: B) is loaded as, over
+    /// its tensor's dims: `cols` on the last (contiguous) one, 1 on each batch axis (one
+    /// slice), `rows` on the other GEMM axis: `[rows, cols]`, `[1, rows, cols]`,
+    /// `[rows, 1, cols]`, .. (the same bytes as the `rows × cols` matrix).
+    fn box_dims(&self, w: usize, rows: i64, cols: i64) -> Vec<i64> {
+        let dims = &self.maps[w];
+        dims.iter()
+            .enumerate()
+            .map(|(i, d)| match d {
+                _ if i + 1 == dims.len() => cols,
+                Dim::Batch(_) => 1,
+                _ => rows,
+            })
+            .collect()
     }
 
     /// Threads of the consumer warpgroups (the ones computing; the block's first).
     pub fn consumer_threads(&self) -> i64 {
         self.block_m / self.wg_m * (self.block_n / self.wg_n) * WARPGROUP
     }
+}
+
+/// What indexes one dimension of an operand or of the result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    /// Batch axis `i` of the plan (in the compute's order): the block's own index.
+    Batch(usize),
+    M,
+    N,
+    K,
+}
+
+/// Most dimensions of a TMA tensor map (`cuTensorMapEncodeTiled`'s `tensorRank`, CUDA Driver
+/// API §6.30 "Tensor Map Object Management"; PTX `cp.async.bulk.tensor.{1..5}d`).
+pub const MAX_MAP_RANK: usize = 5;
+
+/// The role of plan axis `x`.
+fn dim_of(plan: &MmaPlan, x: usize) -> Option<Dim> {
+    if x == plan.m {
+        Some(Dim::M)
+    } else if x == plan.n {
+        Some(Dim::N)
+    } else if x == plan.k {
+        Some(Dim::K)
+    } else {
+        plan.batch.iter().position(|&b| b == x).map(Dim::Batch)
+    }
+}
+
+/// The tensor-map layout of operand `w` (`own`: its m or n, `name`: "A" or "B"): what
+/// indexes each of its tensor's dims, outermost first, or why TMA cannot load it. The map
+/// keeps the tensor's own dims in their own order, so a batch axis may sit anywhere but
+/// innermost: `cuTensorMapEncodeTiled` takes dimension 0 as the contiguous one (its
+/// `globalStrides` give only dimensions 1..rank-1) and the box's innermost extent is the
+/// shared tile's row; a tensor whose contiguous dim is a batch axis would need a box of one
+/// element per row. The operand may lack any batch axis (shared by those batch indices:
+/// `A[b, m, k]·W[k, n]`).
+fn map_layout(plan: &MmaPlan, w: usize, own: Dim, name: &str) -> Result<Vec<Dim>, String> {
+    let dims: Vec<Dim> = plan.ops[w]
+        .dims
+        .iter()
+        .map(|&x| dim_of(plan, x))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            format!("{name} is indexed by an axis that is not m, n, k or a batch axis")
+        })?;
+    if (1..dims.len()).any(|i| dims[..i].contains(&dims[i])) {
+        return Err(format!(
+            "{name} indexes two of its dims by one axis: a TMA box steps each dim on its own"
+        ));
+    }
+    let other = if own == Dim::M { Dim::N } else { Dim::M };
+    if !dims.contains(&own) || !dims.contains(&Dim::K) || dims.contains(&other) {
+        return Err(format!("{name} must be indexed by its own GEMM axis and k"));
+    }
+    if dims.len() > MAX_MAP_RANK {
+        return Err(format!(
+            "{name} has rank {}: TMA tensor maps have at most {MAX_MAP_RANK} dims (cuTensorMapEncodeTiled), so at most 3 batch axes",
+            dims.len()
+        ));
+    }
+    if let Some(Dim::Batch(_)) = dims.last() {
+        return Err(format!(
+            "{name}'s contiguous (last) dim is a batch axis: TMA's innermost dim is the box's row, which must be the tile's m, n or k"
+        ));
+    }
+    Ok(dims)
 }
 
 fn nvgpu_type(body: String) -> Type {
@@ -345,10 +435,10 @@ struct Build<'a, 'c> {
     bar: Value,
     tid: Value,
     first: Value,
-    /// The block's origin along m and n, and its batch index (a batch matmul).
+    /// The block's origin along m and n, and its index of each batch axis.
     m0: Value,
     n0: Value,
-    b0: Option<Value>,
+    batch: Vec<Value>,
 }
 
 impl Build<'_, '_> {
@@ -381,9 +471,8 @@ impl Build<'_, '_> {
     }
 
     /// One TMA box `rows × cols` of tensor map `map` completing on barrier `st`, into the
-    /// shared buffer at byte `off`, its
-    /// coordinates `(inner, outer)` (plus the block's batch index outermost for a batch
-    /// matmul).
+    /// shared buffer at byte `off`, its GEMM coordinates `(inner, outer)` (plus the block's
+    /// index of each batch axis the operand has, where its tensor has it).
     fn tma(
         &mut self,
         (map, st): (usize, Value),
@@ -391,9 +480,18 @@ impl Build<'_, '_> {
         coords: [Value; 2],
     ) {
         let p = self.p;
-        let dst = self.view(off, shared_memref(&p.box_dims(rows, cols), p.input));
-        let mut operands = vec![dst, self.bar, self.maps[map], coords[0], coords[1]];
-        operands.extend(self.b0);
+        let dst = self.view(off, shared_memref(&p.box_dims(map, rows, cols), p.input));
+        let mut operands = vec![dst, self.bar, self.maps[map]];
+        // The tensor's dims innermost first: the row (`coords[0]`), then the batch axes'
+        // indices and the other GEMM axis's coordinate where they sit.
+        let dims = &p.maps[map];
+        for (i, d) in dims.iter().enumerate().rev() {
+            operands.push(match d {
+                _ if i + 1 == dims.len() => coords[0],
+                Dim::Batch(b) => self.batch[*b],
+                _ => coords[1],
+            });
+        }
         operands.push(st);
         let seg = segment_sizes(&[1, 1, 1, operands.len() as i64 - 4, 1, 0, 0]);
         self.em.op0(
@@ -455,13 +553,17 @@ impl Build<'_, '_> {
         let p = self.p;
         let s = p.stages;
         let (zero, one) = (self.em.idx(0), self.em.idx(1));
-        // Stages 0..S-2 loaded ahead.
-        self.em.begin_then(self.first);
-        for st in 0..(s - 1).min(p.k_steps) {
-            let v = self.em.idx(st);
-            self.issue(v, v);
+        // Stages 0..S-2 loaded ahead (none with one stage: no empty `scf.if`, whose
+        // printed form `scf.if %c {}` has no block to parse back).
+        let preloaded = (s - 1).min(p.k_steps);
+        if preloaded > 0 {
+            self.em.begin_then(self.first);
+            for st in 0..preloaded {
+                let v = self.em.idx(st);
+                self.issue(v, v);
+            }
+            self.em.end_then();
         }
-        self.em.end_then();
         let acc0 = self.zero_accumulator();
         let steps = self.em.idx(p.k_steps);
         let (kt, acc, res) = self.em.begin_for(zero, steps, one, &[acc0]);
@@ -671,10 +773,12 @@ impl Build<'_, '_> {
         } else {
             self.em.op("arith.truncf", &[v], &[], p.output.to_type())
         };
-        let mut at = Vec::from_iter(self.b0);
-        at.extend([gr, gc]);
         let mut operands = vec![v, output];
-        operands.extend(at);
+        operands.extend(p.out.iter().map(|d| match d {
+            Dim::Batch(b) => self.batch[*b],
+            Dim::M => gr,
+            _ => gc,
+        }));
         self.em.op0("memref.store", &operands, &[]);
         if guard.is_some() {
             self.em.end_then();
@@ -706,8 +810,8 @@ pub fn lower_wgmma(
         (p.wg_m, K_STEP)
     };
     let maps = [
-        tensor_map_type(&p.box_dims(a_box.0, a_box.1), p.input),
-        tensor_map_type(&p.box_dims(b_box.0, b_box.1), p.input),
+        tensor_map_type(&p.box_dims(0, a_box.0, a_box.1), p.input),
+        tensor_map_type(&p.box_dims(1, b_box.0, b_box.1), p.input),
     ];
     arg_types.extend(maps);
     let entry = ctx.create_block(arg_types.clone());
@@ -739,17 +843,25 @@ pub fn lower_wgmma(
         first,
         m0: zero,
         n0: zero,
-        b0: None,
+        batch: Vec::new(),
     };
-    // Blocks n fastest, then m, then the batch index.
+    // Blocks n fastest, then m, then the batch axes (the last fastest; the first takes
+    // what is left).
     let bn = b.rem(bid, p.grid_n);
     let rest = b.div(bid, p.grid_n);
-    let bm = if p.batch.is_some() {
-        let bm = b.rem(rest, p.grid_m);
-        b.b0 = Some(b.div(rest, p.grid_m));
-        bm
-    } else {
+    let bm = if p.batch_extents.is_empty() {
         rest
+    } else {
+        let bm = b.rem(rest, p.grid_m);
+        let mut rest = b.div(rest, p.grid_m);
+        let mut batch = vec![rest; p.batch_extents.len()];
+        for (i, &e) in p.batch_extents.iter().enumerate().skip(1).rev() {
+            batch[i] = b.rem(rest, e);
+            rest = b.div(rest, e);
+        }
+        batch[0] = rest;
+        b.batch = batch;
+        bm
     };
     b.m0 = b.em.mul_const(bm, p.block_m);
     b.n0 = b.em.mul_const(bn, p.block_n);

@@ -15,6 +15,10 @@ use rtile_gpu_vocab::nvgpu_sm90::{
 
 use super::{Compiler, Inst, Num, Space, err};
 
+/// Most dimensions of a TMA tensor map (`cuTensorMapEncodeTiled`'s `tensorRank`, CUDA
+/// Driver API §6.30; PTX `cp.async.bulk.tensor.{1..5}d`).
+pub const MAX_TMA_RANK: usize = 5;
+
 /// An mbarrier of a group: the group's first object (of the block's flattened objects), its
 /// size, and the register of the index.
 #[derive(Clone, Copy, Debug)]
@@ -29,9 +33,9 @@ pub struct MbarRef {
 pub struct MapInfo {
     /// The global memref (index into [`super::Kernel::mems`]).
     pub src: u32,
-    /// The box `[slices, rows, cols]`, outermost first (a 2-d box has one slice, a 1-d
-    /// box one row too).
-    pub box_shape: [usize; 3],
+    /// The box, outermost first, over [`MAX_TMA_RANK`] dimensions (a box of lower rank
+    /// has extent 1 on the missing outer ones: a 2-d box is `[1, 1, 1, rows, cols]`).
+    pub box_shape: [usize; MAX_TMA_RANK],
     pub elem: Num,
     pub swizzle: Swizzle,
 }
@@ -41,14 +45,14 @@ pub struct MapInfo {
 pub struct TmaInst {
     /// The global memref (index into [`super::Kernel::mems`]).
     pub src: u32,
-    /// `[slices, rows, cols]` as [`MapInfo::box_shape`].
-    pub box_shape: [usize; 3],
+    /// The box as [`MapInfo::box_shape`].
+    pub box_shape: [usize; MAX_TMA_RANK],
     pub elem: Num,
     pub swizzle: Swizzle,
     pub bar: MbarRef,
     /// Coordinate registers, innermost dimension first (PTX order); `None` past the map's
     /// rank (coordinate 0).
-    pub coords: [Option<u32>; 3],
+    pub coords: [Option<u32>; MAX_TMA_RANK],
     /// The shared destination memref.
     pub dst: u32,
     pub pred: Option<u32>,
@@ -300,14 +304,21 @@ impl Compiler<'_> {
                     format!("simulator: the tensor map bound to parameter {i} {why}"),
                 ));
             }
-            let box_shape = match map.box_shape[..] {
-                [c] => [1, 1, c as usize],
-                [r, c] => [1, r as usize, c as usize],
-                [s, r, c] => [s as usize, r as usize, c as usize],
-                _ => {
-                    return Err(err(ctx, func, "simulator: tensor maps of rank 1 to 3 only"));
-                }
-            };
+            let rank = map.box_shape.len();
+            if !(1..=MAX_TMA_RANK).contains(&rank) {
+                return Err(err(
+                    ctx,
+                    func,
+                    "simulator: tensor maps of rank 1 to 5 only (cuTensorMapEncodeTiled's tensorRank)",
+                ));
+            }
+            let mut box_shape = [1usize; MAX_TMA_RANK];
+            for (b, &d) in box_shape[MAX_TMA_RANK - rank..]
+                .iter_mut()
+                .zip(&map.box_shape)
+            {
+                *b = d as usize;
+            }
             self.sm90.maps.insert(
                 *v,
                 MapInfo {
@@ -335,7 +346,7 @@ impl Compiler<'_> {
             ));
         }
         // A box of lower rank has coordinate 0 on the missing outer dimensions.
-        let mut coords = [None; 3];
+        let mut coords = [None; MAX_TMA_RANK];
         for (c, &v) in coords.iter_mut().zip(&t.coords) {
             *c = Some(self.reg(v, op)?);
         }

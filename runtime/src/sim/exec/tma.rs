@@ -1,10 +1,11 @@
-//! TMA loads (`nvgpu.tma.async.load`, PTX `cp.async.bulk.tensor.{1,2,3}d.shared::cluster.global
+//! TMA loads (`nvgpu.tma.async.load`, PTX `cp.async.bulk.tensor.{1..5}d.shared::cluster.global
 //! .mbarrier::complete_tx::bytes`; PTX ISA §5.5 "Tensors": bounding box, out-of-bound
 //! elements filled with zero, swizzling modes; and "cp.async.bulk.tensor"). One
-//! thread issues the copy of a box of the tensor map's global tensor: box slice `s`, row
-//! `r`, column `c` (origin at the coordinates, innermost first; a 3-d box of a batched
-//! operand is `[1, rows, cols]`) goes to byte `((s · rows + r) · cols + c) · elem_bytes`
-//! from the destination's base address, swizzled
+//! thread issues the copy of a box of the tensor map's global tensor (rank 1 to 5): the
+//! box element at row-major position `i` (origin at the coordinates, innermost first; a
+//! batched operand's box is one slice of each batch axis, `[1, rows, cols]`,
+//! `[1, 1, rows, cols]`, `[rows, 1, cols]`, ..) goes to byte `i · elem_bytes` from the
+//! destination's base address, swizzled
 //! ([`rtile_gpu_vocab::nvgpu_sm90::swizzle_byte`]); elements outside the tensor on any dimension are 0. The
 //! copy performs `complete-tx(box bytes)` on its mbarrier.
 //!
@@ -30,7 +31,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 
-use super::super::compile::{MemDesc, Space, TmaInst};
+use super::super::compile::{MAX_TMA_RANK as R, MemDesc, Space, TmaInst};
 use super::{BlockState, SimError, SimErrorKind, dyn_byte};
 
 /// A destination cell's last TMA: the mbarrier object and the phase it completed
@@ -259,8 +260,9 @@ impl BlockState<'_> {
         self.mbar_use(bar, tid, at)?;
         let (dm, sm) = (&k.mems[op.dst as usize], &k.mems[op.src as usize]);
         let eb = op.elem.bytes() as usize;
-        let [slices, rows, cols] = op.box_shape;
-        let bytes = slices * rows * cols * eb;
+        let shape = op.box_shape;
+        let elems: usize = shape.iter().product();
+        let bytes = elems * eb;
         let base = base_byte(dm, r);
         if !base.is_multiple_of(128) {
             let msg = format!(
@@ -277,41 +279,42 @@ impl BlockState<'_> {
             );
             return Err(self.error(SimErrorKind::OutOfBounds, Some(at), tid, msg));
         }
-        // The box's origin, outermost first: (slice, row, column).
-        let origin = [2, 1, 0].map(|i| op.coords[i].map_or(0, |c| r[c as usize] as i64));
-        // The tensor's extents and element strides as 3 dimensions, outermost first (a
+        // The box's origin, outermost first (the coordinates are innermost first).
+        let origin: [i64; R] =
+            std::array::from_fn(|d| op.coords[R - 1 - d].map_or(0, |c| r[c as usize] as i64));
+        // The tensor's extents and element strides as R dimensions, outermost first (a
         // lower-rank tensor has extent 1 on the missing outer ones).
-        let mut ext = [1i64; 3];
-        let mut strides = [0i64; 3];
-        let rank = sm.shape.len().min(3);
-        ext[3 - rank..].copy_from_slice(&sm.shape[sm.shape.len() - rank..]);
-        strides[3 - rank..].copy_from_slice(&sm.strides[sm.strides.len() - rank..]);
+        let mut ext = [1i64; R];
+        let mut strides = [0i64; R];
+        let rank = sm.shape.len().min(R);
+        ext[R - rank..].copy_from_slice(&sm.shape[sm.shape.len() - rank..]);
+        strides[R - rank..].copy_from_slice(&sm.strides[sm.strides.len() - rank..]);
         let mut read = 0u64;
-        let mut vals = Vec::with_capacity(slices * rows * cols);
-        let mut i = 0;
-        for slice in 0..slices {
-            for row in 0..rows {
-                for col in 0..cols {
-                    let at_ = [slice, row, col];
-                    let g: [i64; 3] = std::array::from_fn(|d| origin[d] + at_[d] as i64);
-                    // Out of bounds on any dimension reads zero (PTX ISA §5.5, the tensor
-                    // map's out-of-bound fill).
-                    let inside = (0..3).all(|d| (0..ext[d]).contains(&g[d]));
-                    let v = if inside {
-                        read += eb as u64;
-                        let off = (0..3).map(|d| g[d] * strides[d]).sum::<i64>() as usize;
-                        self.globals[sm.buf]
-                            .get(off)
-                            .map_or(0.0, |g| f64::from_bits(g.load(Ordering::Relaxed)))
-                    } else {
-                        0.0
-                    };
-                    let addr = op.swizzle_addr(base + i * eb);
-                    i += 1;
-                    self.tma_claim(dm, (addr, (addr - base) / eb), bar, (tid, at))?;
-                    vals.push((addr, op.elem.round(v)));
-                }
+        let mut vals = Vec::with_capacity(elems);
+        // Box element `i` in row-major order lands at byte `i · elem_bytes` (before the
+        // swizzle): its position in the box is `i` delinearised over the box's extents.
+        for i in 0..elems {
+            let mut rest = i;
+            let mut g = [0i64; R];
+            for d in (0..R).rev() {
+                g[d] = origin[d] + (rest % shape[d]) as i64;
+                rest /= shape[d];
             }
+            // Out of bounds on any dimension reads zero (PTX ISA §5.5, the tensor map's
+            // out-of-bound fill).
+            let inside = (0..R).all(|d| (0..ext[d]).contains(&g[d]));
+            let v = if inside {
+                read += eb as u64;
+                let off = (0..R).map(|d| g[d] * strides[d]).sum::<i64>() as usize;
+                self.globals[sm.buf]
+                    .get(off)
+                    .map_or(0.0, |g| f64::from_bits(g.load(Ordering::Relaxed)))
+            } else {
+                0.0
+            };
+            let addr = op.swizzle_addr(base + i * eb);
+            self.tma_claim(dm, (addr, (addr - base) / eb), bar, (tid, at))?;
+            vals.push((addr, op.elem.round(v)));
         }
         self.tma.flights.push_back(Flight {
             dst: op.dst,
