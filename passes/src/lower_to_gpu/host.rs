@@ -255,7 +255,7 @@ fn read_func(
             KERNEL => {
                 // One kernel writing every result (`results.rs`) where it plans and lowers.
                 let kname = format!("{name}_{}", kernels.len());
-                let one = (ctx.results(op).len() > 1)
+                let one = (opts.one_kernel_results && ctx.results(op).len() > 1)
                     .then(|| fuse_kernel_results(ctx, op).ok())
                     .flatten()
                     .and_then(|g| Some((lower_fused(ctx, &g, &kname, opts).ok()?, g.args)));

@@ -112,6 +112,10 @@ pub struct LowerOptions {
     /// Whether wgmma kernels get a producer warpgroup (warp specialisation) where the block
     /// has room for it.
     pub warp_specialize: bool,
+    /// Whether a `tilegraph.kernel` with several results lowers as one kernel writing all
+    /// of them where `results::fuse_results` plans it (`false`: one kernel per result, the
+    /// fallback; for comparisons).
+    pub one_kernel_results: bool,
 }
 
 impl Default for LowerOptions {
@@ -122,6 +126,7 @@ impl Default for LowerOptions {
             thread_mapping: ThreadMapping::Auto,
             tensor_core: super::mma::TensorCoreMode::default(),
             warp_specialize: true,
+            one_kernel_results: true,
         }
     }
 }

@@ -24,8 +24,10 @@ use super::shared_stage::{SharedStage, Span, stage_slot};
 pub enum OwnDim {
     /// The stage's tile moves by `step` per block index along anchor axis `axis`: block
     /// `b` owns `[b·step, (b+1)·step)`, clipped to the extent (its halo, which overlaps the
-    /// neighbours' tiles, is left to them).
-    Moves { axis: usize, step: i64 },
+    /// neighbours' tiles, is left to them); the last of the `blocks` blocks along the
+    /// axis owns everything from its start to the extent (a stencil's producer is larger
+    /// than the grid's steps by its halo, which only the last block's tile covers).
+    Moves { axis: usize, step: i64, blocks: i64 },
     /// The tile does not move with the block and covers the whole dim: owned whole.
     Whole,
 }
@@ -122,13 +124,17 @@ fn owned_moving(
             s.size, s.lo
         ));
     }
-    if n * step < ext {
+    if s.lo + (n - 1) * step + s.size < ext {
         return Err(format!(
-            "{n} blocks moving by {step} do not reach the extent {ext}"
+            "{n} blocks' tiles moving by {step} do not reach the extent {ext}"
         ));
     }
     moving[a] = true;
-    Ok(OwnDim::Moves { axis: a, step })
+    Ok(OwnDim::Moves {
+        axis: a,
+        step,
+        blocks: n,
+    })
 }
 
 /// The kernel of `views` (every member of a `tilegraph.kernel`, in order) writing every
@@ -201,13 +207,16 @@ impl Lowering<'_> {
         }
         let mut lo = Vec::new();
         let mut sizes = Vec::new();
+        // Per moving dim: the step, and whether this block is the last along its axis.
+        let mut limits: Vec<Option<(i64, Value)>> = Vec::new();
         for (d, own) in r.owned.dims.iter().enumerate() {
             match *own {
                 OwnDim::Whole => {
                     lo.push(self.em.idx(0));
                     sizes.push(shape[d]);
+                    limits.push(None);
                 }
-                OwnDim::Moves { axis, step } => {
+                OwnDim::Moves { axis, step, blocks } => {
                     let block = plan.stages[0].axes[axis].block_tile;
                     let base = self.tile_base[axis];
                     let v = if step % block == 0 {
@@ -218,7 +227,12 @@ impl Lowering<'_> {
                         self.em.mul_const(b, step)
                     };
                     lo.push(v);
-                    sizes.push(step.min(shape[d]));
+                    let last_at = self.em.idx((blocks - 1) * block);
+                    let last = self.em.cmp(CmpIPredicate::Eq, base, last_at);
+                    // The last block's part: from its start to the extent.
+                    let tail = shape[d] - (blocks - 1) * step;
+                    sizes.push(step.max(tail).min(shape[d]));
+                    limits.push((tail > step).then_some((step, last)));
                 }
             }
         }
@@ -243,7 +257,18 @@ impl Lowering<'_> {
                 )
             })
             .collect();
-        let cond = self.in_bounds(&at, shape, &checks);
+        let mut cond = self.in_bounds(&at, shape, &checks);
+        for (&c, lim) in coords.iter().zip(&limits) {
+            // Past the step only in the last block.
+            if let Some((step, last)) = *lim {
+                let s = self.em.idx(step);
+                let inside = self.em.cmp(CmpIPredicate::Slt, c, s);
+                let ok = self
+                    .em
+                    .op("arith.ori", &[inside, last], &[], rtile::ir::Type::i1());
+                cond = self.em.and(cond, ok);
+            }
+        }
         if let Some(c) = cond {
             self.em.begin_then(c);
         }
