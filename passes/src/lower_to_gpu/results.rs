@@ -227,12 +227,15 @@ impl Lowering<'_> {
                         self.em.mul_const(b, step)
                     };
                     lo.push(v);
-                    let last_at = self.em.idx((blocks - 1) * block);
-                    let last = self.em.cmp(CmpIPredicate::Eq, base, last_at);
                     // The last block's part: from its start to the extent.
                     let tail = shape[d] - (blocks - 1) * step;
                     sizes.push(step.max(tail).min(shape[d]));
-                    limits.push((tail > step).then_some((step, last)));
+                    limits.push(if tail > step {
+                        let last_at = self.em.idx((blocks - 1) * block);
+                        Some((step, self.em.cmp(CmpIPredicate::Eq, base, last_at)))
+                    } else {
+                        None
+                    });
                 }
             }
         }
