@@ -17,8 +17,9 @@
 //! another reduction or through a non-identity index (it would be recomputed per point), a
 //! shared tile read through a non-affine index, kernels with reshapes.
 //!
-//! A kernel with several results is lowered as one fused kernel per result
-//! ([`result_members`]).
+//! A kernel with several results is lowered as one kernel writing all of them where
+//! `super::results` plans it ([`fuse_kernel_results`]), else as one fused kernel per
+//! result ([`result_members`]).
 
 use rtile::ir::{AffineExpr, AffineMap, Context, OpId, Value};
 use rtile_dialects::te::expr::{print_body, print_header};
@@ -337,12 +338,10 @@ const MAX_DEFAULT_THREADS: u64 = 256;
 ///
 /// A kernel with several results (Welder §3.1's multi-output node rule: every value that
 /// leaves the sub-graph is an output node, also when members inside read it) is lowered
-/// as one kernel per result over these members: a producer that two results share is
-/// computed in each (inlined, or in each kernel's shared stage), never read back from
-/// another kernel's output. One launch writing every result would need the kernel plan,
-/// its launch arguments and the simulator's per-kernel check to take several outputs,
-/// and results of different shapes (interpolate's pyramid levels) a tiling that covers
-/// both; see docs/passes/lower-to-gpu.md, "Kernels with several results".
+/// over these members as one kernel per result when one kernel writing every result
+/// ([`fuse_kernel_results`]) does not plan: a producer that two results share is computed
+/// in each (inlined, or in each kernel's shared stage), never read back from another
+/// kernel's output. See docs/passes/lower-to-gpu.md, "Kernels with several results".
 pub(super) fn result_members(ctx: &Context, kernel: OpId) -> Result<Vec<Vec<OpId>>, String> {
     let (ops, yielded) = yielded_members(ctx, kernel)?;
     let mut out = Vec::new();

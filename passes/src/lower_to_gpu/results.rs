@@ -141,7 +141,7 @@ fn owned_moving(
 /// result: `results` are the members yielded, in yield order, the last one the kernel's
 /// sink (the anchor). The other results are made shared stages, each with its owned part.
 /// `Err` with the reason when the one kernel cannot be planned: the caller then lowers
-/// one kernel per result. `--connect` asks the same ([`super::super::connect`]'s `fit`)
+/// one kernel per result. `--connect` asks the same (`connect::fit::planned_as_one`)
 /// to know how many kernels it costs.
 pub fn fuse_results(
     views: &[MemberView],
