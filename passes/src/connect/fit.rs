@@ -14,11 +14,12 @@ use super::tiling::Levels;
 use crate::device::Device;
 use crate::lower_to_gpu::fuse::{MemberView, ReSrc, fuse_members, program_of_tiles};
 use crate::lower_to_gpu::kernel::{compute_shared_bytes, fused_shared_bytes};
+use crate::lower_to_gpu::results::fuse_results;
 use crate::lower_to_gpu::shared_stage::SharedStage;
 
 /// The members of `sg` that compute output `o`: `o` and its producers among the members
 /// (ascending), as the lowering splits a kernel with several results into one kernel per
-/// result (`lower_to_gpu::fuse::result_members`).
+/// result where it cannot write them all from one (`lower_to_gpu::fuse::result_members`).
 fn result_members(sg: &SubGraph<'_>, o: usize) -> Vec<usize> {
     let g = sg.graph;
     let mut needed = vec![false; g.nodes.len()];
@@ -53,6 +54,9 @@ pub struct Lowered {
     /// stages ([`unstaged_bytes`]). The traffic model (§3.1) counts each boundary tile
     /// once per block; these reads are what the kernel will do instead.
     pub unstaged: u64,
+    /// The results the kernel writes: 1, or every output of a kernel with several that
+    /// the lowering plans as one kernel ([`fuse_results`]).
+    pub results: usize,
 }
 
 impl Lowered {
@@ -78,22 +82,7 @@ fn planned(
     tiles: &[LayerTiles],
     dev: &Device,
 ) -> Result<Option<Lowered>, String> {
-    let g = sg.graph;
-    let views = sub
-        .iter()
-        .map(|&n| {
-            let (c, vals) = g.nodes[n].compute.clone()?;
-            let k = sg.members.binary_search(&n).ok()?;
-            Some(MemberView {
-                c,
-                vals,
-                levels: levels[n].clone(),
-                result: g.nodes[n].result,
-                tiles: tiles[k].clone(),
-            })
-        })
-        .collect::<Option<Vec<_>>>();
-    let Some(views) = views else {
+    let Some(views) = member_views(sg, sub, levels, tiles) else {
         return Ok(None);
     };
     let shape = |p: &rtile_dialects::rtile::RProgram, np: usize| Lowered {
@@ -101,6 +90,7 @@ fn planned(
         threads: p.threads,
         points: p.block.iter().take(np).product(),
         unstaged: 0,
+        results: 1,
     };
     if let [v] = &views[..] {
         let Ok(p) = program_of_tiles(&v.tiles, &v.c, &dev.name) else {
@@ -127,6 +117,61 @@ fn planned(
         unstaged: unstaged_bytes(&fused.shared_stages),
         ..shape(&fused.program, fused.anchor.num_parallel())
     }))
+}
+
+/// The lowering's plan of `sg` as ONE kernel writing all of its outputs (when it has
+/// several): what `--lower-to-gpu` lowers when [`fuse_results`] (the one rule both ask)
+/// plans it and its shared memory is known; `None`: one kernel per result.
+fn planned_as_one(
+    sg: &SubGraph<'_>,
+    levels: &Levels,
+    tiles: &[LayerTiles],
+    dev: &Device,
+) -> Option<Lowered> {
+    let mut outs = sg.outputs();
+    if outs.len() < 2 {
+        return None;
+    }
+    outs.reverse();
+    let views = member_views(sg, &sg.members, levels, tiles)?;
+    let results: Vec<usize> = outs
+        .iter()
+        .map(|o| sg.members.binary_search(o).ok())
+        .collect::<Option<_>>()?;
+    let fused = fuse_results(&views, &results, &dev.name).ok()?;
+    let bytes = fused_shared_bytes(&fused).ok()?;
+    let p = &fused.program;
+    Some(Lowered {
+        bytes,
+        threads: p.threads,
+        points: p.block.iter().take(fused.anchor.num_parallel()).product(),
+        unstaged: unstaged_bytes(&fused.shared_stages),
+        results: outs.len(),
+    })
+}
+
+/// The members `sub` of `sg` as the lowering reads them (`None` when one is not a
+/// te.compute the lowering reads).
+fn member_views(
+    sg: &SubGraph<'_>,
+    sub: &[usize],
+    levels: &Levels,
+    tiles: &[LayerTiles],
+) -> Option<Vec<MemberView>> {
+    let g = sg.graph;
+    sub.iter()
+        .map(|&n| {
+            let (c, vals) = g.nodes[n].compute.clone()?;
+            let k = sg.members.binary_search(&n).ok()?;
+            Some(MemberView {
+                c,
+                vals,
+                levels: levels[n].clone(),
+                result: g.nodes[n].result,
+                tiles: tiles[k].clone(),
+            })
+        })
+        .collect()
 }
 
 /// Bytes a block reads from global memory in the reducing shared stages of `stages` whose
@@ -157,14 +202,17 @@ pub fn unstaged_bytes(stages: &[SharedStage]) -> u64 {
         .sum()
 }
 
-/// The lowering's plans of the kernels of `sg` (one per result it would plan, see
-/// [`planned`]) with `tiles` (indexed like `sg.members`) and edge levels `levels`.
+/// The lowering's plans of the kernels of `sg` (one writing every result when
+/// [`planned_as_one`] plans it, else one per result it would plan, see [`planned`]) with `tiles` (indexed like `sg.members`) and edge levels `levels`.
 pub fn lowering_plans(
     sg: &SubGraph<'_>,
     levels: &Levels,
     tiles: &[LayerTiles],
     dev: &Device,
 ) -> Vec<Lowered> {
+    if let Some(one) = planned_as_one(sg, levels, tiles, dev) {
+        return vec![one];
+    }
     sg.outputs()
         .into_iter()
         .filter_map(|o| {
@@ -186,8 +234,13 @@ pub fn check_lowering_fits(
     dev: &Device,
 ) -> Result<Vec<Lowered>, String> {
     let cap = dev.layers[Device::SHARED].capacity_bytes;
-    let mut plans = Vec::new();
-    for o in sg.outputs() {
+    let mut plans: Vec<Lowered> = planned_as_one(sg, levels, tiles, dev).into_iter().collect();
+    let split = if plans.is_empty() {
+        sg.outputs()
+    } else {
+        Vec::new()
+    };
+    for o in split {
         match planned(sg, &result_members(sg, o), levels, tiles, dev) {
             Ok(p) => plans.extend(p),
             Err(m) => return Err(format!("the lowering cannot fuse it: {m}")),

@@ -416,7 +416,7 @@ pub fn best_plan(
             }
         };
         let p = match check_lowering_fits(&sg, levels, &p.tiles, dev) {
-            Ok(plans) => with_unstaged_reads(p, &plans, dev),
+            Ok(plans) => with_unstaged_reads(with_launches(p, &plans, dev), &plans, dev),
             Err(m) => {
                 let n = refused.as_ref().map_or(0, |r| r.0);
                 refused = Some((n + 1, m.clone()));
@@ -430,6 +430,17 @@ pub fn best_plan(
         }
     }
     best.map(|p| Plan { refused, ..p }).ok_or(why)
+}
+
+/// `p` without the launches the lowering saves where one kernel writes several results
+/// ([`super::fit::Lowered::results`]; `finish_plan` charged one launch per result).
+fn with_launches(mut p: Plan, plans: &[super::fit::Lowered], dev: &Device) -> Plan {
+    let saved = plans
+        .iter()
+        .map(|l| l.results.saturating_sub(1))
+        .sum::<usize>();
+    p.est_us -= dev.launch_us * saved as f64;
+    p
 }
 
 /// `p` with the reads the lowering makes once per point instead of once per block
@@ -565,8 +576,10 @@ fn finish_plan(
     //
     // Each launch costs `launch_us` (the device's host-side launch cost, which Rammer's
     // packing saves): the paper's profiler times kernels with it, Fig. 13 counts the
-    // launches fusion saves, and without it two tiny kernels looked as cheap as one. The
-    // lowering launches one kernel per result (`fuse::result_members`) **[Interp]**.
+    // launches fusion saves, and without it two tiny kernels looked as cheap as one. Here
+    // one kernel per result (`fuse::result_members`), the most the lowering launches;
+    // [`with_launches`] takes back those it saves by writing several results from one
+    // kernel **[Interp]**.
     let launches = sg.outputs().len().max(1) as f64;
     let est_us = (c.coalesced as f64 / dev.bandwidth(Device::GLOBAL)
         + shared_traffic as f64 / dev.bandwidth(Device::SHARED)

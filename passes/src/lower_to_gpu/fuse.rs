@@ -17,8 +17,9 @@
 //! another reduction or through a non-identity index (it would be recomputed per point), a
 //! shared tile read through a non-affine index, kernels with reshapes.
 //!
-//! A kernel with several results is lowered as one fused kernel per result
-//! ([`result_members`]).
+//! A kernel with several results is lowered as one kernel writing all of them where
+//! `super::results` plans it ([`fuse_kernel_results`]), else as one fused kernel per
+//! result ([`result_members`]).
 
 use rtile::ir::{AffineExpr, AffineMap, Context, OpId, Value};
 use rtile_dialects::te::expr::{print_body, print_header};
@@ -29,6 +30,7 @@ use rtile_dialects::tilegraph::{
     CONNECT, DEVICE, LayerTiles, Level, TILES, YIELD, levels_from_attr,
 };
 
+use super::results::StageResult;
 use super::shared_stage::{SharedStage, plan_stages};
 use crate::construct_rtile::RProgram;
 
@@ -109,6 +111,10 @@ pub struct FusedGroup {
     /// The shared-connected producers, in topological order: each computes its
     /// propagated (halo-including) tile into shared memory before the anchor runs.
     pub shared_stages: Vec<SharedStage>,
+    /// The kernel's results other than the anchor's (a kernel with several results lowered
+    /// as one, [`super::results::fuse_results`]), each written from its shared stage, in
+    /// output order before the anchor's; empty: the kernel writes one result.
+    pub stage_results: Vec<StageResult>,
 }
 
 /// Substitutes `subs[i]` for `d_i` in `e` (map composition), canonicalising as it goes.
@@ -332,13 +338,49 @@ const MAX_DEFAULT_THREADS: u64 = 256;
 ///
 /// A kernel with several results (Welder §3.1's multi-output node rule: every value that
 /// leaves the sub-graph is an output node, also when members inside read it) is lowered
-/// as one kernel per result over these members: a producer that two results share is
-/// computed in each (inlined, or in each kernel's shared stage), never read back from
-/// another kernel's output. One launch writing every result would need the kernel plan,
-/// its launch arguments and the simulator's per-kernel check to take several outputs,
-/// and results of different shapes (interpolate's pyramid levels) a tiling that covers
-/// both; see docs/passes/lower-to-gpu.md, "Kernels with several results".
+/// over these members as one kernel per result when one kernel writing every result
+/// ([`fuse_kernel_results`]) does not plan: a producer that two results share is computed
+/// in each (inlined, or in each kernel's shared stage), never read back from another
+/// kernel's output. See docs/passes/lower-to-gpu.md, "Kernels with several results".
 pub(super) fn result_members(ctx: &Context, kernel: OpId) -> Result<Vec<Vec<OpId>>, String> {
+    let (ops, yielded) = yielded_members(ctx, kernel)?;
+    let mut out = Vec::new();
+    for &s in &yielded {
+        // Walk back from the yielded member: members come in topological order, so one
+        // pass from the sink towards the front collects every ancestor.
+        let mut needed = vec![false; ops.len()];
+        needed[s] = true;
+        for m in (0..=s).rev() {
+            if !needed[m] {
+                continue;
+            }
+            for &v in ctx.operands(ops[m]) {
+                if let Some(p) = ops.iter().position(|&o| ctx.result(o, 0) == v) {
+                    needed[p] = true;
+                }
+            }
+        }
+        out.push((0..=s).filter(|&m| needed[m]).map(|m| ops[m]).collect());
+    }
+    let mut covered = vec![false; ops.len()];
+    for sub in &out {
+        for o in sub {
+            if let Some(m) = ops.iter().position(|x| x == o) {
+                covered[m] = true;
+            }
+        }
+    }
+    if let Some(p) = covered.iter().position(|c| !c) {
+        return Err(format!(
+            "member {p}'s result is not read inside the kernel and not yielded"
+        ));
+    }
+    Ok(out)
+}
+
+/// The te ops of `kernel` (its members, in order) and the member each `tilegraph.yield`
+/// operand is, in yield order.
+fn yielded_members(ctx: &Context, kernel: OpId) -> Result<(Vec<OpId>, Vec<usize>), String> {
     let ops = body_ops(ctx, kernel);
     if let Some(&o) = ops.iter().find(|&&o| ctx.op_name(o) != COMPUTE) {
         return Err(format!(
@@ -362,43 +404,31 @@ pub(super) fn result_members(ctx: &Context, kernel: OpId) -> Result<Vec<Vec<OpId
         ));
     }
     let member = |v: Value| ops.iter().position(|&o| ctx.result(o, 0) == v);
-    let mut out = Vec::new();
-    for (i, &y) in yielded.iter().enumerate() {
-        let Some(s) = member(y) else {
-            return Err(format!(
-                "result {i} is not computed by a te.compute of the kernel"
-            ));
-        };
-        // Walk back from the yielded member: members come in topological order, so one
-        // pass from the sink towards the front collects every ancestor.
-        let mut needed = vec![false; ops.len()];
-        needed[s] = true;
-        for m in (0..=s).rev() {
-            if !needed[m] {
-                continue;
-            }
-            for &v in ctx.operands(ops[m]) {
-                if let Some(p) = member(v) {
-                    needed[p] = true;
-                }
-            }
-        }
-        out.push((0..=s).filter(|&m| needed[m]).map(|m| ops[m]).collect());
-    }
-    let mut covered = vec![false; ops.len()];
-    for sub in &out {
-        for o in sub {
-            if let Some(m) = ops.iter().position(|x| x == o) {
-                covered[m] = true;
-            }
-        }
-    }
-    if let Some(p) = covered.iter().position(|c| !c) {
-        return Err(format!(
-            "member {p}'s result is not read inside the kernel and not yielded"
-        ));
-    }
-    Ok(out)
+    let members = yielded
+        .iter()
+        .enumerate()
+        .map(|(i, &y)| {
+            member(y)
+                .ok_or_else(|| format!("result {i} is not computed by a te.compute of the kernel"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((ops, members))
+}
+
+/// A `tilegraph.kernel` with several results as ONE fused kernel writing all of them
+/// ([`super::results::fuse_results`]), or why not (the caller then lowers one kernel per
+/// result, [`result_members`]).
+pub(super) fn fuse_kernel_results(ctx: &Context, kernel: OpId) -> Result<FusedGroup, String> {
+    let device = ctx
+        .attr(kernel, DEVICE)
+        .and_then(|a| a.as_str())
+        .ok_or("has no 'tilegraph.device' (run --connect)")?
+        .to_string();
+    let (ops, results) = yielded_members(ctx, kernel)?;
+    let views = member_views(ctx, &ops)?;
+    let mut g = super::results::fuse_results(&views, &results, &device)?;
+    g.reference = group_reference(ctx, &ops, &g.args, &results)?;
+    Ok(g)
 }
 
 /// One member of a kernel as the fused lowering reads it: what [`fuse_kernel`] takes from
@@ -452,17 +482,28 @@ pub(super) fn fuse_kernel(ctx: &Context, kernel: OpId, ops: &[OpId]) -> Result<F
     }
     let views = member_views(ctx, ops)?;
     let mut g = fuse_members(&views, &device)?;
-    g.reference = group_reference(ctx, ops, &g.args)?;
+    g.reference = group_reference(ctx, ops, &g.args, &[ops.len() - 1])?;
     Ok(g)
 }
 
 /// [`fuse_kernel`] on members already read (`device`: the kernel's `tilegraph.device`),
 /// without the reference te function (left empty: only the lowering needs it).
 pub fn fuse_members(views: &[MemberView], device: &str) -> Result<FusedGroup, String> {
+    fuse_members_forced(views, device, &vec![false; views.len()])
+}
+
+/// [`fuse_members`] with the members marked in `forced` made shared stages whatever the
+/// level their consumers read them at (the results of a kernel with several results,
+/// [`super::results::fuse_results`]); such a member no other member reads is still a stage.
+pub(super) fn fuse_members_forced(
+    views: &[MemberView],
+    device: &str,
+    forced: &[bool],
+) -> Result<FusedGroup, String> {
     if views.is_empty() {
         return Err("has no te.compute".into());
     }
-    let plain = fuse_kernel_with(views, device, false);
+    let plain = fuse_kernel_with(views, device, false, forced);
     let recomputes = |g: &FusedGroup| {
         g.sources
             .iter()
@@ -475,7 +516,7 @@ pub fn fuse_members(views: &[MemberView], device: &str) -> Result<FusedGroup, St
         // (its inputs re-read from global memory each time), or cannot be recomputed at
         // all (inside a staged reduction): computed once per block into shared memory
         // instead, when that lowers.
-        _ => fuse_kernel_with(views, device, true).or(plain),
+        _ => fuse_kernel_with(views, device, true, forced).or(plain),
     }
 }
 
@@ -484,11 +525,13 @@ fn fuse_kernel_with(
     views: &[MemberView],
     device: &str,
     promote: bool,
+    forced: &[bool],
 ) -> Result<FusedGroup, String> {
     let member = |v: Value| views.iter().position(|m| m.result == v);
     let mut nodes: Vec<Node> = Vec::new();
-    let mut used = vec![false; views.len()];
-    let shared = shared_members(views, promote);
+    // A forced member (a result) needs no reader inside the kernel.
+    let mut used = forced.to_vec();
+    let shared = shared_members(views, promote, forced);
     for (m, view) in views.iter().enumerate() {
         let (c, vals) = (view.c.clone(), &view.vals);
         let lv = &view.levels;
@@ -607,15 +650,16 @@ fn fuse_kernel_with(
         reference: String::new(),
         members: views.len(),
         shared_stages,
+        stage_results: Vec::new(),
     })
 }
 
-/// Per member of `views`: whether it is a shared stage. Members some consumer reads at the
+/// Per member of `views`: whether it is a shared stage (every `forced` one is). Members some consumer reads at the
 /// shared level are computed into shared memory and read from there by every consumer in
 /// the kernel; with `promote`, so is every reduction another member reads in registers.
-fn shared_members(views: &[MemberView], promote: bool) -> Vec<bool> {
+fn shared_members(views: &[MemberView], promote: bool, forced: &[bool]) -> Vec<bool> {
     let member = |v: Value| views.iter().position(|m| m.result == v);
-    let mut shared = vec![false; views.len()];
+    let mut shared = forced.to_vec();
     for view in views {
         for (v, l) in view.vals.iter().zip(&view.levels) {
             match (member(*v), l) {
@@ -715,8 +759,14 @@ fn split_tail(nodes: &[Node], s: usize) -> Result<Option<(usize, Node)>, String>
 }
 
 /// The kernel's members as `func.func @ref(%in0, ..) { te.compute ... }` over the kernel's
-/// arguments: the unfused te chain the simulator checks the fused kernel against.
-fn group_reference(ctx: &Context, ops: &[OpId], args: &[Value]) -> Result<String, String> {
+/// arguments, returning the members `returned` (its results, in output order): the unfused
+/// te chain the simulator checks the fused kernel against.
+fn group_reference(
+    ctx: &Context,
+    ops: &[OpId],
+    args: &[Value],
+    returned: &[usize],
+) -> Result<String, String> {
     let name = |v: Value, ops: &[OpId]| -> Result<String, String> {
         if let Some(m) = ops.iter().position(|&o| ctx.result(o, 0) == v) {
             return Ok(format!("m{m}"));
@@ -732,7 +782,7 @@ fn group_reference(ctx: &Context, ops: &[OpId], args: &[Value]) -> Result<String
         params.push(format!("%in{i}: {}", t.text()));
     }
     let mut body = String::new();
-    let mut last = String::new();
+    let mut types = vec![String::new(); ops.len()];
     for (m, &op) in ops.iter().enumerate() {
         let (c, vals) = compute_from_op(ctx, op)?;
         let mut names = vec![String::new(); c.inputs.len()];
@@ -744,12 +794,22 @@ fn group_reference(ctx: &Context, ops: &[OpId], args: &[Value]) -> Result<String
             print_header(&c),
             print_body(&c, &names)
         ));
-        last = c.result.text();
+        types[m] = c.result.text();
     }
+    let tys: Vec<&str> = returned.iter().map(|&m| types[m].as_str()).collect();
+    let vals: Vec<String> = returned.iter().map(|m| format!("%m{m}")).collect();
+    let (tys, ret) = (
+        tys.join(", "),
+        if returned.len() == 1 {
+            tys[0].to_string()
+        } else {
+            format!("({})", tys.join(", "))
+        },
+    );
     Ok(format!(
-        "func.func @ref({}) -> {last} {{ {body}func.return %m{} : {last} }}",
+        "func.func @ref({}) -> {ret} {{ {body}func.return {} : {tys} }}",
         params.join(", "),
-        ops.len() - 1
+        vals.join(", "),
     ))
 }
 

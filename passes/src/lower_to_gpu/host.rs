@@ -18,7 +18,7 @@ use rtile_dialects::tensor::{COLLAPSE, EXPAND};
 use rtile_dialects::tilegraph::{DEVICE as TG_DEVICE, KERNEL};
 
 use super::arena::{Lifetime, assign};
-use super::fuse::{fuse_kernel, program_from_tiles, result_members};
+use super::fuse::{fuse_kernel, fuse_kernel_results, program_from_tiles, result_members};
 use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts, lower_fused};
 use super::pass::{func_name, memref_of, segment_sizes, selected_program, set_locations};
 use super::persistent::Packing;
@@ -27,12 +27,13 @@ use crate::device::Device;
 pub use rtile_dialects::rtile::PEAK_BYTES;
 use rtile_dialects::rtile::SPLIT_RESULT;
 
-/// One `te.compute` of a function: its kernel (an index into the kernels), the te values
-/// it reads in kernel-argument order, and its result.
+/// One launch of a function: its kernel (an index into the kernels), the te values it
+/// reads in kernel-argument order, and the results it writes, in output order (one but
+/// for a `tilegraph.kernel` with several results lowered as one kernel).
 pub(super) struct ComputeLaunch {
     kernel: usize,
     inputs: Vec<Value>,
-    result: Value,
+    results: Vec<Value>,
 }
 
 /// Where a storage's root value lives.
@@ -229,7 +230,7 @@ fn read_func(
                     tf.launches.push(ComputeLaunch {
                         kernel: k,
                         inputs,
-                        result,
+                        results: vec![result],
                     });
                     seen.reused += 1;
                     continue;
@@ -240,10 +241,30 @@ fn read_func(
                     .map_err(|m| Diagnostic::op_error(ctx, op, format!("cannot lower: {m}")))?;
                 super::persistent::mark_rop(ctx, op, k.func);
                 let result = ctx.result(op, 0);
-                push_launch(ctx, op, k, inputs, result, &mut known, &mut tf, kernels)?;
+                push_launch(
+                    ctx,
+                    op,
+                    k,
+                    inputs,
+                    vec![result],
+                    &mut known,
+                    &mut tf,
+                    kernels,
+                )?;
             }
             KERNEL => {
-                // One kernel per result (see `fuse::result_members`).
+                // One kernel writing every result (`results.rs`) where it plans and lowers.
+                let kname = format!("{name}_{}", kernels.len());
+                let one = (opts.one_kernel_results && ctx.results(op).len() > 1)
+                    .then(|| fuse_kernel_results(ctx, op).ok())
+                    .flatten()
+                    .and_then(|g| Some((lower_fused(ctx, &g, &kname, opts).ok()?, g.args)));
+                if let Some((k, args)) = one {
+                    let results = ctx.results(op).to_vec();
+                    push_launch(ctx, op, k, args, results, &mut known, &mut tf, kernels)?;
+                    continue;
+                }
+                // Else one kernel per result (see `fuse::result_members`).
                 let subs = result_members(ctx, op).map_err(|e| {
                     Diagnostic::op_error(ctx, op, format!("cannot lower as one fused kernel: {e}"))
                 })?;
@@ -255,7 +276,16 @@ fn read_func(
                         ctx.set_attr(k.func, SPLIT_RESULT, at);
                     }
                     let result = ctx.result(op, i);
-                    push_launch(ctx, op, k, inputs, result, &mut known, &mut tf, kernels)?;
+                    push_launch(
+                        ctx,
+                        op,
+                        k,
+                        inputs,
+                        vec![result],
+                        &mut known,
+                        &mut tf,
+                        kernels,
+                    )?;
                 }
             }
             COLLAPSE | EXPAND => {
@@ -329,14 +359,14 @@ fn undefined_input(ctx: &Context, op: OpId) -> Diagnostic {
 }
 
 /// Records the launch of kernel `k` for `op` (a compute, or a `tilegraph.kernel` of
-/// which `k` computes `result`) reading `inputs`, which must be defined earlier.
+/// which `k` computes `results`) reading `inputs`, which must be defined earlier.
 #[allow(clippy::too_many_arguments)]
 fn push_launch(
     ctx: &mut Context,
     op: OpId,
     k: LoweredKernel,
     inputs: Vec<Value>,
-    result: Value,
+    results: Vec<Value>,
     known: &mut HashSet<Value>,
     tf: &mut TeFunc,
     kernels: &mut Vec<LoweredKernel>,
@@ -347,11 +377,11 @@ fn push_launch(
     }
     let loc = ctx.op(op).location.clone();
     set_locations(ctx, k.func, &loc);
-    known.insert(result);
+    known.extend(results.iter().copied());
     tf.launches.push(ComputeLaunch {
         kernel: kernels.len(),
         inputs,
-        result,
+        results,
     });
     kernels.push(k);
     Ok(())
@@ -457,7 +487,11 @@ fn storages(
     for (i, (v, _)) in tf.constants.iter().enumerate() {
         roots.insert(*v, Root::Const(i));
     }
-    let computed: HashSet<Value> = tf.launches.iter().map(|l| l.result).collect();
+    let computed: HashSet<Value> = tf
+        .launches
+        .iter()
+        .flat_map(|l| l.results.iter().copied())
+        .collect();
     let at = tf.ret.unwrap_or(f);
     for (j, &r) in tf.returned.iter().enumerate() {
         let root = tf.root(r);
@@ -483,25 +517,27 @@ fn storages(
     }
     let mut lifetimes = Vec::new();
     for (i, l) in tf.launches.iter().enumerate() {
-        if roots.contains_key(&l.result) {
-            continue;
+        for &result in &l.results {
+            if roots.contains_key(&result) {
+                continue;
+            }
+            let last = tf
+                .launches
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.inputs.iter().any(|&v| tf.root(v) == result))
+                .map(|(k, _)| k)
+                .max()
+                .unwrap_or(i);
+            let t = TensorType::from_type(ctx.value_type(result))
+                .ok_or_else(|| Diagnostic::op_error(ctx, f, "results must be static tensors"))?;
+            roots.insert(result, Root::Temp(lifetimes.len()));
+            lifetimes.push(Lifetime {
+                bytes: tensor_bytes(&t),
+                first: i,
+                last,
+            });
         }
-        let last = tf
-            .launches
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.inputs.iter().any(|&v| tf.root(v) == l.result))
-            .map(|(k, _)| k)
-            .max()
-            .unwrap_or(i);
-        let t = TensorType::from_type(ctx.value_type(l.result))
-            .ok_or_else(|| Diagnostic::op_error(ctx, f, "results must be static tensors"))?;
-        roots.insert(l.result, Root::Temp(lifetimes.len()));
-        lifetimes.push(Lifetime {
-            bytes: tensor_bytes(&t),
-            first: i,
-            last,
-        });
     }
     Ok((roots, lifetimes))
 }
@@ -747,7 +783,12 @@ pub(super) fn lower_func(
     let mut tf = read_func(ctx, body, kernels, keys, opts, &name)?;
     let groups = match pack {
         Some((p, _)) => {
-            let results: Vec<Value> = tf.launches.iter().map(|l| l.result).collect();
+            // A packed function's launches are its computes' (one result each).
+            let results: Vec<Value> = tf
+                .launches
+                .iter()
+                .filter_map(|l| l.results.last().copied())
+                .collect();
             let g = p.order(ctx, f, &results)?;
             let mut slots: Vec<Option<ComputeLaunch>> = std::mem::take(&mut tf.launches)
                 .into_iter()
@@ -839,7 +880,7 @@ pub(super) fn lower_func(
             for &pos in members {
                 let l = &tf.launches[pos];
                 let mut mems = Vec::new();
-                for &v in l.inputs.iter().chain([&l.result]) {
+                for &v in l.inputs.iter().chain(&l.results) {
                     let m = views.memref(&mut b, globals, host, v).ok_or_else(|| {
                         Diagnostic::op_error(
                             b.ctx(),
@@ -893,7 +934,7 @@ pub(super) fn lower_func(
         for d in grid.into_iter().chain(block).map(u64::from) {
             operands.push(views.index(&mut b, d));
         }
-        for &v in l.inputs.iter().chain([&l.result]) {
+        for &v in l.inputs.iter().chain(&l.results) {
             let Some(m) = views.memref(&mut b, globals, host, v) else {
                 return Err(Diagnostic::op_error(
                     b.ctx(),

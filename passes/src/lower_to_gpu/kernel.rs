@@ -16,6 +16,7 @@ use super::launch::{
     shared_limit_of,
 };
 use super::plan::{Epilogue, InputSource, KernelPlan, StageBody};
+use super::results::StageResult;
 use super::shared_stage::{SharedStage, plan_shared_stages};
 use super::thread_map::thread_coordinates;
 use super::types::memref;
@@ -111,6 +112,10 @@ pub struct LowerOptions {
     /// Whether wgmma kernels get a producer warpgroup (warp specialisation) where the block
     /// has room for it.
     pub warp_specialize: bool,
+    /// Whether a `tilegraph.kernel` with several results lowers as one kernel writing all
+    /// of them where `results::fuse_results` plans it (`false`: one kernel per result, the
+    /// fallback; for comparisons).
+    pub one_kernel_results: bool,
 }
 
 impl Default for LowerOptions {
@@ -121,6 +126,7 @@ impl Default for LowerOptions {
             thread_mapping: ThreadMapping::Auto,
             tensor_core: super::mma::TensorCoreMode::default(),
             warp_specialize: true,
+            one_kernel_results: true,
         }
     }
 }
@@ -158,6 +164,7 @@ struct Fusion<'a> {
     sources: &'a [ReSrc],
     arg_types: &'a [TensorType],
     shared_stages: &'a [SharedStage],
+    stage_results: &'a [StageResult],
 }
 
 impl<'a> Fusion<'a> {
@@ -169,6 +176,7 @@ impl<'a> Fusion<'a> {
             sources: &g.sources,
             arg_types: &g.arg_types,
             shared_stages: &g.shared_stages,
+            stage_results: &g.stage_results,
         }
     }
 }
@@ -318,7 +326,9 @@ fn kernel_plan(
     plan.tail = fusion.and_then(|f| f.tail.cloned());
     if let Some(f) = fusion {
         plan.sources = f.sources.to_vec();
-        plan_shared_stages(&mut plan, p, f.shared_stages)?;
+        plan.stage_results = f.stage_results.to_vec();
+        let results: Vec<usize> = f.stage_results.iter().map(|r| r.stage).collect();
+        plan_shared_stages(&mut plan, p, f.shared_stages, &results)?;
         // Recomputed inputs have no memory to move 16 bytes at a time from.
         if f.sources
             .iter()
@@ -410,11 +420,18 @@ fn build_kernel(
         }
         result = &t.compute.result;
     }
+    // A kernel with several results: the other results' outputs before the anchor's.
+    let n_in = arg_types.len();
+    for r in &plan.stage_results {
+        let t = &plan.shared_stages[r.stage].compute.result;
+        arg_types.push(memref(&t.shape, t.elem));
+    }
     arg_types.push(memref(&result.shape, result.elem));
     let entry = ctx.create_block(arg_types.clone());
     *entry_out = Some(entry);
     let args = ctx.block_args(entry).to_vec();
-    let (kargs, output) = (args[..args.len() - 1].to_vec(), args[args.len() - 1]);
+    let (kargs, output) = (args[..n_in].to_vec(), args[args.len() - 1]);
+    let stage_outputs = args[n_in..args.len() - 1].to_vec();
     // Per stage input its memref; a recomputed input has none (the output stands in, never
     // read: `point_loads` computes it).
     let inputs: Vec<Value> = if plan.sources.is_empty() {
@@ -439,6 +456,9 @@ fn build_kernel(
     let ids = thread_coordinates(&mut cx);
     // A fused kernel's shared stages, each between barriers, before the anchor's loop.
     cx.materialize(ids.tid)?;
+    for (r, &out) in plan.stage_results.iter().zip(&stage_outputs) {
+        cx.write_stage_result(r, out, ids.tid)?;
+    }
     match &stage.body {
         StageBody::Reduction(r) => {
             let mut tile = Some(cx.init_register_tile(r));

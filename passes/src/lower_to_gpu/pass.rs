@@ -44,6 +44,8 @@ rtile::declare_pass! {
             tensor_core: TensorCoreMode = "mma-sync", "tensor-core";
             /// wgmma kernels with a producer warpgroup issuing the TMA loads and consumer warpgroups computing, synchronised by full/empty mbarriers, where the block has room for 128 more threads (false: every warpgroup computes, thread 0 loads)
             warp_specialize: bool = "true", "warp-specialize";
+            /// a tilegraph.kernel with several results as one kernel writing all of them, where its other results are shared stages whose owned parts partition them (false: one kernel per result)
+            one_kernel_results: bool = "true", "one-kernel-results";
         }
         statistics {
             KERNELS: "kernels", "Number of kernels generated";
@@ -381,6 +383,7 @@ impl Pass for LowerToGpu {
             cross: (!self.opts.cross_thread).then_some(super::kernel::CrossThread::Off),
             tensor_core: self.opts.tensor_core,
             warp_specialize: self.opts.warp_specialize,
+            one_kernel_results: self.opts.one_kernel_results,
         };
         lower_module_dedup(ctx, op, stats, opts, self.opts.dedup_kernels)
     }

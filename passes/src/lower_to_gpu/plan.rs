@@ -57,6 +57,9 @@ pub struct KernelPlan {
     pub sources: Vec<super::fuse::ReSrc>,
     /// A fused kernel's shared stages (Welder §3.2), computed before the stage's loop.
     pub shared_stages: Vec<super::shared_stage::SharedStage>,
+    /// The shared stages a fused kernel with several results writes out to global memory
+    /// (`super::results`), in output order before the stage's own output.
+    pub stage_results: Vec<super::results::StageResult>,
     /// The shared buffers' byte offsets (per [`Self::shared_buffers`]) and the bytes they
     /// span, when a best-fit plan laid them out (a fused kernel with shared stages: one
     /// dynamic shared allocation, buffers whose lifetimes do not overlap sharing space);
@@ -359,6 +362,7 @@ impl KernelPlan {
             tail: None,
             sources: Vec::new(),
             shared_stages: Vec::new(),
+            stage_results: Vec::new(),
             shared_layout: None,
         })
     }

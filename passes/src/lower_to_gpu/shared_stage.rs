@@ -352,9 +352,18 @@ pub fn plan_regions(
     let mut regions: Vec<Option<Vec<Span>>> = vec![None; stages.len()];
     visit(anchor, sources, &axes, &mut regions, &blocks)?;
     for k in (0..stages.len()).rev() {
+        // A stage nothing reads is a result of the kernel (`super::results`) beside the
+        // anchor's: of the anchor's result shape, its tile is the block's.
+        let unread = (stages[k].compute.result.shape[..]
+            == anchor.axes[..np]
+                .iter()
+                .map(|a| a.extent)
+                .collect::<Vec<_>>()[..])
+            .then(|| axes[..np].to_vec());
         let mut r = regions[k]
             .take()
-            .ok_or("internal error: a shared stage that nothing in the kernel reads")?;
+            .or(unread)
+            .ok_or("a shared stage that nothing in the kernel reads, of another shape than the anchor's result")?;
         for (s, &ext) in r.iter_mut().zip(&stages[k].compute.result.shape) {
             if s.coef.iter().all(|&c| c == 0) {
                 let hi = (s.lo + s.size).min(ext);
@@ -395,12 +404,14 @@ fn reads(srcs: &[ReSrc], out: &mut Vec<usize>) {
 /// Adds the shared stages to `plan` (`p`: its program): the anchor's inputs that read a
 /// stage are no longer staged from global memory, each stage gets its buffer, and every
 /// buffer its offset from a best-fit allocation (§4.2) in execution order — stage buffers as
-/// their stages start, freed after their last reading stage's barrier; the anchor's own
+/// their stages start, freed after their last reading stage's barrier (the stages of
+/// `results`, written out to global memory, never); the anchor's own
 /// buffers (staged tiles, cross-thread reduction) last, alive to the end.
 pub(super) fn plan_shared_stages(
     plan: &mut KernelPlan,
     p: &RProgram,
     stages: &[SharedStage],
+    results: &[usize],
 ) -> Result<(), String> {
     plan.shared_stages = stages.to_vec();
     if stages.is_empty() {
@@ -437,7 +448,9 @@ pub(super) fn plan_shared_stages(
     let mut last = vec![0usize; stages.len()];
     let mut anchor_reads = Vec::new();
     reads(&plan.sources, &mut anchor_reads);
-    for k in anchor_reads {
+    // A stage the kernel writes out as a result (`results`) is read back after its
+    // barrier: alive to the end too.
+    for k in anchor_reads.into_iter().chain(results.iter().copied()) {
         last[k] = usize::MAX;
     }
     for (j, st) in stages.iter().enumerate() {

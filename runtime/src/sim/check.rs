@@ -2,7 +2,8 @@
 //! in the simulator and compares the output with the te reference interpreter in f64 (the
 //! oracle). Each kernel carries its reference as `rtile.te`, a string holding a `func.func`
 //! with the `te.compute` it was lowered from (custom form), whose operands are the kernel's
-//! inputs in order; the kernel's last argument is the output.
+//! inputs in order; the kernel's last arguments are its outputs, one per result of the
+//! reference (a fused kernel writing several results returns them all, in order).
 
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ use crate::tensor::Tensor;
 pub struct KernelCheck {
     pub kernel: String,
     /// `max |sim − ref| / max |ref|` over the output (normwise relative error; 0 when both
-    /// are all zero).
+    /// are all zero); the largest over the outputs of a kernel with several.
     pub max_rel_err: f64,
     pub elements: usize,
 }
@@ -72,8 +73,21 @@ pub fn rel_err(got: &[f64], want: &[f64]) -> f64 {
     }
 }
 
-/// A kernel's arguments (inputs, then the output buffer) and the oracle's output.
-pub(crate) type Case = (Vec<Vec<f64>>, Vec<f64>);
+/// A kernel's arguments (inputs, then the output buffers) and the oracle's outputs (the
+/// last `outputs.len()` arguments).
+pub(crate) type Case = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
+/// The largest [`rel_err`] of the kernel's outputs (the last `want.len()` of `args`)
+/// against the oracle's `want`, and the elements compared.
+pub(crate) fn outputs_err(args: &[Vec<f64>], want: &[Vec<f64>]) -> (f64, usize) {
+    let got = &args[args.len().saturating_sub(want.len())..];
+    let err = got
+        .iter()
+        .zip(want)
+        .map(|(g, w)| rel_err(g, w))
+        .fold(0.0, f64::max);
+    (err, got.iter().map(Vec::len).sum())
+}
 
 /// The arguments of kernel `k` on seeded random inputs (the output buffer starts as NaN, so
 /// an element no thread writes shows) and the f64 oracle's output, from its `rtile.te`
@@ -100,7 +114,7 @@ pub(crate) fn reference_case(
         .map_err(|e| Diagnostic::op_error(ctx, k, format!("reference: {e}")))?;
     let mut args: Vec<Vec<f64>> = inputs.iter().map(|t| t.data.clone()).collect();
     args.push(vec![f64::NAN; c.result.num_elements().max(0) as usize]);
-    Ok(Some((args, want.data)))
+    Ok(Some((args, vec![want.data])))
 }
 
 /// The name of kernel `k` (its `sym_name`).
@@ -125,11 +139,11 @@ pub fn run_check(ctx: &Context, module: OpId, seed: u64) -> Result<CheckReport, 
             ));
         };
         run_kernel(ctx, k, &mut args)?;
-        let got = args.pop().unwrap_or_default();
+        let (max_rel_err, elements) = outputs_err(&args, &want);
         report.kernels.push(KernelCheck {
             kernel: kernel_name(ctx, k),
-            max_rel_err: rel_err(&got, &want),
-            elements: got.len(),
+            max_rel_err,
+            elements,
         });
     }
     Ok(report)

@@ -9,7 +9,7 @@ use rtile::diagnostics::{Diagnostic, line_col};
 use rtile::ir::{Context, OpId};
 use serde_json::{Map, Value, json};
 
-use super::check::{kernel_name, load_text, reference_case, rel_err};
+use super::check::{kernel_name, load_text, outputs_err, reference_case};
 use super::compile::{Inst, Kernel, Sm90Inst, Space, WarpInst, compile_kernel};
 use super::counters::InstCounters;
 use super::exec::{Launch, run_profiled};
@@ -249,7 +249,7 @@ pub fn profile(
                 };
                 let (raw, n) = run_profiled(&k, &launch, Some(&mut args), None)
                     .map_err(|e| to_diagnostic(ctx, &k, &e))?;
-                let err = want.map(|w| rel_err(args.last().map_or(&[][..], |v| v), &w));
+                let err = want.map(|w| outputs_err(&args, &w).0);
                 (raw, n, err)
             }
         };

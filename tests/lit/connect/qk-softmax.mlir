@@ -33,7 +33,7 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: tilegraph.kernel -> (tensor<12x512x512xf32>) {
 // CHECK: te.max
-// CHECK-NEXT: } {tilegraph.connect = ["global"], tilegraph.decisions = [{chosen = "global", global = 8.681600e+01 : f64, register = "the register-connected tiles need 4128 B per thread, over the 384 B register layer", shared = 1.716650e+02 : f64}]
+// CHECK-NEXT: } {tilegraph.connect = ["global"], tilegraph.decisions = [{chosen = "global", global = 8.681600e+01 : f64, register = "the register-connected tiles need 4128 B per thread, over the 384 B register layer", shared = 1.666650e+02 : f64}]
 // CHECK: exp(
 // CHECK-NEXT: } {tilegraph.connect = ["global", "register"], tilegraph.decisions = [{chosen = "global", global = 1.214930e+02 : f64, register = 1.673600e+02 : f64, shared = 1.681630e+02 : f64}
 func.func @qk_softmax_128(%Q: tensor<12x128x64xf32>, %K: tensor<12x128x64xf32>) -> tensor<12x128x128xf32> {
