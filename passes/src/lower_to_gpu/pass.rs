@@ -13,10 +13,12 @@ use rtile::ir::{
 };
 use rtile::pass::{OptionKind, OptionType, Pass, PassStatistics};
 use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
-use rtile_dialects::te::ir::COMPUTE;
+use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::TensorType;
 use rtile_dialects::te::walk::compute_ops;
+use rtile_dialects::tilegraph::Level;
 
+use crate::construct_rtile::RProgram;
 use crate::construct_rtile::device_check::program_device;
 use crate::device::Device;
 
@@ -132,7 +134,7 @@ pub fn selected_program(
         Diagnostic::op_error(
             ctx,
             op,
-            "has neither an 'rtile.program' nor 'rtile.programs' candidates (run --construct-rtile first)",
+            "has neither an 'rtile.program' nor 'rtile.programs' candidates (run --construct-rtile first; an op it leaves unchanged, its reads beyond Roller's model, takes the tiles --connect gives it alone when another compute of the module names the device, or schedule the function with --connect)",
         )
     })
 }
@@ -223,6 +225,7 @@ pub fn lower_module_dedup(
         return Ok(());
     }
     let device = module_device(ctx, &funcs)?;
+    give_unconstructed_programs(ctx, &funcs, &device)?;
     // rPrograms (`vdevice.program`, from --wavefront-pack): one persistent kernel each.
     let pack = super::persistent::analyse(ctx, module)?;
     let mut kernels: Vec<LoweredKernel> = Vec::new();
@@ -286,10 +289,62 @@ pub fn lower_module_dedup(
     Ok(())
 }
 
+/// Gives each compute of `funcs` outside a `tilegraph.kernel` that has no program (Roller's
+/// construction leaves unchanged a compute whose reads its model cannot express: `mod`, a
+/// `floordiv` of a `floordiv`, as ONNX's Flatten and ConvTranspose import) the tiles
+/// `--connect` gives the op alone (Welder-none's kernel for it, what the lowering runs
+/// for a one-op `tilegraph.kernel`), as `rtile.programs`, so that `--construct-rtile
+/// --lower-to-gpu` lowers every compute of the module.
+fn give_unconstructed_programs(
+    ctx: &mut Context,
+    funcs: &[OpId],
+    device: &Device,
+) -> Result<(), Diagnostic> {
+    let bare: Vec<OpId> = funcs
+        .iter()
+        .flat_map(|&f| ctx.collect_ops(f))
+        .filter(|&op| ctx.op_name(op) == COMPUTE && !in_kernel(ctx, op))
+        .filter(|&op| selected_program(ctx, op).is_err())
+        .collect();
+    for op in bare {
+        let p = alone_program(ctx, op, device).map_err(|e| {
+            Diagnostic::op_error(
+                ctx,
+                op,
+                format!("has no rtile.program and cannot be tiled alone: {e}"),
+            )
+        })?;
+        let (c, _) = compute_from_op(ctx, op).map_err(|e| Diagnostic::op_error(ctx, op, e))?;
+        let own: Vec<String> = c.axes.iter().map(|a| a.name.clone()).collect();
+        rtile_dialects::rtile::set_programs(ctx, op, &[p], &own);
+    }
+    Ok(())
+}
+
+/// The program of `op` as `--connect` tiles it alone on `device` (its best plan with
+/// every input from global memory).
+fn alone_program(ctx: &Context, op: OpId, device: &Device) -> Result<RProgram, String> {
+    let g = crate::connect::graph::build_graph(ctx, &[op])?;
+    let node = g.nodes.first().ok_or("not a te.compute")?;
+    let levels = vec![vec![Level::Global; node.inputs.len()]];
+    let plan = crate::connect::tiling::best_plan(&g, &[0], &levels, device, 8)?;
+    let (c, _) = compute_from_op(ctx, op)?;
+    let tiles = plan.tiles.first().ok_or("no tiles")?;
+    super::fuse::program_of_tiles(tiles, &c, &device.name)
+}
+
+/// True when `op` is a member of a `tilegraph.kernel`.
+fn in_kernel(ctx: &Context, op: OpId) -> bool {
+    ctx.parent_op(op)
+        .is_some_and(|k| ctx.op_name(k) == rtile_dialects::tilegraph::KERNEL)
+}
+
 /// The device every compute of `funcs` is lowered for (its program's device): one per
-/// `gpu.module`, since the module's target names one architecture.
+/// `gpu.module`, since the module's target names one architecture. A compute outside a
+/// kernel without a program takes the others' ([`give_unconstructed_programs`]).
 fn module_device(ctx: &Context, funcs: &[OpId]) -> Result<Device, Diagnostic> {
     let mut found: Option<Device> = None;
+    let mut bare: Option<Diagnostic> = None;
     for &f in funcs {
         for op in ctx.collect_ops(f) {
             if ctx.op_name(op) != COMPUTE {
@@ -305,7 +360,8 @@ fn module_device(ctx: &Context, funcs: &[OpId]) -> Result<Device, Diagnostic> {
                         .and_then(|k| ctx.attr(k, rtile_dialects::tilegraph::DEVICE))
                         .and_then(|a| a.as_str())
                     else {
-                        return Err(d);
+                        bare.get_or_insert(d);
+                        continue;
                     };
                     Device::builtin(name).map_err(|e| Diagnostic::op_error(ctx, op, e.message))?
                 }
@@ -326,7 +382,9 @@ fn module_device(ctx: &Context, funcs: &[OpId]) -> Result<Device, Diagnostic> {
             }
         }
     }
-    found.ok_or_else(|| Diagnostic::error(None, "internal error: no te.compute to lower"))
+    found.ok_or_else(|| {
+        bare.unwrap_or_else(|| Diagnostic::error(None, "internal error: no te.compute to lower"))
+    })
 }
 
 /// Puts the device on the kernels' `gpu.module`: upstream's target attribute for its chip

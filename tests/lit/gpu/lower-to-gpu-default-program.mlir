@@ -26,7 +26,7 @@
 // SM70: error: 'gpu.module' op gpu.module @kernels targets sm_90 (nvvm), lowered for device 'h100', not sm_70
 // AMD: gpu.module @kernels [#rocdl.target<chip = "gfx90a">] attributes {rtile.device = "mi250x"}
 // MIXED: is lowered for device 'h100' but an earlier compute of the module for 'a100'
-// NONE: error: 'te.compute' op has neither an 'rtile.program' nor 'rtile.programs' candidates (run --construct-rtile first)
+// NONE: error: 'te.compute' op has neither an 'rtile.program' nor 'rtile.programs' candidates (run --construct-rtile first;
 func.func @mm(%A: tensor<256x128xf32>, %B: tensor<128x192xf32>) -> tensor<256x192xf32> {
   %C = te.compute (%m, %n) reduce (%k) in [256, 192, 128]
          : (tensor<256x128xf32>, tensor<128x192xf32>) -> tensor<256x192xf32> {
