@@ -41,6 +41,7 @@ use super::kernel::KernelPlan;
 use super::pipeline::Pipeline;
 use super::runs::{blocked_dims, local_point};
 use super::space::{Loc, Tiling};
+use super::staged::{Counted, Staging, staging_of};
 use crate::connect::graph::{DimIndex, Input};
 use crate::connect::propagate::input_tile;
 use crate::connect::tiling::Levels;
@@ -298,6 +299,16 @@ impl Threads {
     }
 }
 
+impl From<Counted> for Tx {
+    fn from(c: Counted) -> Tx {
+        Tx {
+            count: c.count,
+            used: c.used,
+            moved: c.moved,
+        }
+    }
+}
+
 /// Accumulated transactions of one memory kind.
 #[derive(Default)]
 struct Tx {
@@ -311,6 +322,11 @@ impl Tx {
         self.count += w.transactions as f64 * times;
         self.used += w.bytes_used as f64 * times;
         self.moved += (w.transactions * unit) as f64 * times;
+    }
+    fn merge(&mut self, c: Counted) {
+        self.count += c.count;
+        self.used += c.used;
+        self.moved += c.moved;
     }
     fn efficiency(&self) -> f64 {
         if self.moved > 0.0 {
@@ -354,6 +370,7 @@ pub fn featurize(
     let bx = boxes(p, k);
     let classes = block_classes(p, k, &bx);
     let blocked = blocked_dims(p, k, levels);
+    let staging = staging_of(p, k, levels, dev);
     let cx = Cx {
         p,
         k,
@@ -365,6 +382,7 @@ pub fn featurize(
         bx,
         classes,
         blocked,
+        staging,
         num_blocks,
         block_threads,
         warp,
@@ -384,13 +402,25 @@ pub fn featurize(
             None => ran[consumer_in(k, k.members[mk], p).1],
         };
     }
+    if let Some(s) = &cx.staging {
+        // The staged loop nest guards no point: the anchor and what is fused into it run
+        // every point of every block (only the stores are guarded).
+        for mk in feeders(p, k, s.anchor) {
+            ran[mk] = 1.0;
+        }
+    }
     let mut out = Vec::with_capacity(k.members.len());
     for (mk, &n) in k.members.iter().enumerate() {
         let node = &g.nodes[n];
         let loc = &k.locs[mk];
         let th = &threads[mk];
         let nthreads = th.active.max(1);
-        let (tx, points_computed) = cx.member_counts(mk, th, ran[mk]);
+        let (tx, mut points_computed) = cx.member_counts(mk, th, ran[mk]);
+        if let Some(s) = cx.staging.as_ref().filter(|s| s.anchor == mk) {
+            // The cross-thread split's tree: its combines as points at the anchor's flops.
+            points_computed +=
+                (num_blocks * s.tree_combines()) as f64 / node.flops_per_point.max(1.0);
+        }
         let [gl, sl, gs, ss] = tx;
         let active_warps = nthreads.div_ceil(warp);
         let unique_global: u64 = node
@@ -457,6 +487,11 @@ struct Cx<'a> {
     /// Per root parallel dim: the lowering's threads own blocked runs of 4 points along it
     /// ([`blocked_dims`]).
     blocked: Vec<bool>,
+    /// The lowering's staging of the root's reads from outside the kernel, when the model
+    /// counts it ([`super::staged`]): then those reads are its cooperative loads and the
+    /// compute's shared reads, and every point of every block computes (staged reads need
+    /// no guard; only the stores are guarded).
+    staging: Option<Staging>,
     num_blocks: u64,
     block_threads: u64,
     warp: u64,
@@ -483,10 +518,14 @@ impl Cx<'_> {
         let node = &p.g.nodes[k.members[mk]];
         let red: u64 = node.domain[node.num_parallel..].iter().product();
         match &k.locs[mk] {
-            Loc::Root(_) => Some((
-                p.extents(k.root).iter().product::<u64>() * red,
-                self.num_blocks * self.block_threads * k.tiling.serial_points() * red,
-            )),
+            Loc::Root(_) => {
+                let full = self.num_blocks * self.block_threads * k.tiling.serial_points() * red;
+                let run = match &self.staging {
+                    Some(s) if s.anchor == mk => full,
+                    _ => p.extents(k.root).iter().product::<u64>() * red,
+                };
+                Some((run, full))
+            }
             Loc::Shared(_) => {
                 let sregion = &self.bx[mk][..node.num_parallel];
                 let mut points = 0u64;
@@ -545,6 +584,12 @@ impl Cx<'_> {
                         );
                         tx[0] = gl;
                     }
+                    if let Some(s) = self.staging.as_ref().filter(|s| s.anchor == mk) {
+                        let sc = s.block_counts(&c.origin, warp);
+                        tx[0] = Tx::from(sc.global_loads);
+                        tx[1].merge(sc.shared_loads);
+                        tx[3].merge(sc.shared_stores);
+                    }
                     tx
                 };
                 let points = self.run_points(mk, th).map_or(0, |x| x.0);
@@ -580,6 +625,7 @@ impl Cx<'_> {
                 } else {
                     let r =
                         (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64;
+                    // `ran` is 1 for what feeds a staged anchor (no point guarded).
                     if self.single { r } else { r * ran }
                 };
                 let reqs = th.requests(p, k, mk, n, &zero, &[]);
@@ -596,6 +642,29 @@ impl Cx<'_> {
                     let [gl, ..] =
                         transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
                     tx[0] = gl;
+                }
+                if let Some(s) = &self.staging {
+                    // Its reads from outside the kernel are the anchor's staged tiles; the
+                    // anchor (the reduction of the epilogue form) counts them.
+                    tx[0] = Tx::default();
+                    if mk == s.anchor {
+                        let staged = weigh(&|c: &BlockClass| {
+                            let sc = s.block_counts(&c.origin, warp);
+                            [
+                                Tx::from(sc.global_loads),
+                                Tx::from(sc.shared_loads),
+                                Tx::default(),
+                                Tx::from(sc.shared_stores),
+                            ]
+                        });
+                        for (t, x) in tx.iter_mut().zip(staged) {
+                            t.merge(Counted {
+                                count: x.count,
+                                used: x.used,
+                                moved: x.moved,
+                            });
+                        }
+                    }
                 }
                 let points = match loc {
                     Loc::Inline => inline_points(p, k, n) as f64,
@@ -917,6 +986,25 @@ fn lane_point(
     };
     x.resize(node.domain.len(), 0);
     x
+}
+
+/// The member positions of `anchor` and of the members fused into it in registers,
+/// transitively (what the lowering computes inside the anchor's loop nest).
+fn feeders(p: &Pipeline, k: &KernelPlan, anchor: usize) -> Vec<usize> {
+    let mut out = vec![anchor];
+    let mut i = 0;
+    while i < out.len() {
+        for inp in &p.g.nodes[k.members[out[i]]].inputs {
+            if let Some(q) = inp.producer.and_then(|q| k.pos(q))
+                && k.locs[q].in_registers()
+                && !out.contains(&q)
+            {
+                out.push(q);
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Points an inlined stage computes: one per read per point of each reader's domain
