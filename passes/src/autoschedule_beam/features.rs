@@ -498,15 +498,14 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    /// Some root dim is blocked ([`blocked_dims`]). Then the global loads of the root's
-    /// body (and of what is fused into it in registers) are counted with interleaved
-    /// lanes: the lowering stages every read of an outside tensor by a reduction root
-    /// into shared tiles with cooperative loads whose warps take consecutive units
-    /// whatever the thread map (`staging.rs`), so the runs of 4 (lanes 4 points apart)
-    /// never reach global memory. Those loads are not modelled one by one
-    /// (docs/passes/autoschedule-beam.md, "Not done"); the interleaved lanes' coalesced
-    /// reads stay the estimate they were (for a non-linear read too, which the lowering
-    /// reads directly at each point).
+    /// Some root dim is blocked ([`blocked_dims`]). Where the staging is not counted as
+    /// the lowering runs it ([`Cx::staging`] is `None`: a point guard, a recomputed
+    /// reduction, a loop-form register tile), the global loads of the root's body (and of
+    /// what is fused into it in registers) are counted with interleaved lanes: the
+    /// lowering stages every linear read of an outside tensor by a reduction anchor with
+    /// cooperative loads whose warps take consecutive units whatever the thread map
+    /// (`staging.rs`), so the runs of 4 (lanes 4 points apart) never reach global memory;
+    /// the interleaved lanes' coalesced reads are the estimate there.
     fn any_blocked(&self) -> bool {
         self.blocked.iter().any(|&b| b)
     }
