@@ -262,7 +262,11 @@ fn epilogue_over_a_register_reduction_is_searched_lowered_and_counted() {
             let k = plan_kernel(&p, &locs, &lv, 1, &dev).expect("fits");
             let feats = featurize(&p, &k, &lv, &dev);
             let sum = |g: &dyn Fn(&_) -> f64| -> f64 {
-                feats.iter().map(|s| s.num_blocks * g(s)).sum::<f64>().round()
+                feats
+                    .iter()
+                    .map(|s| s.num_blocks * g(s))
+                    .sum::<f64>()
+                    .round()
             };
             let flags = format!("device=v100 beam-size={beam} fusion-level=register");
             let lowered = opt(text, &flags, true).expect("lowers");
