@@ -245,18 +245,24 @@ fn decompose(mut e: i64, shape: &[i64]) -> Vec<i64> {
 #[derive(Default)]
 struct Warp {
     events: Vec<(u32, u32, i64, u32, u32)>,
-    seen: Vec<((u32, u32), u32)>,
+    /// Per lane: the instructions it executed so far and how often.
+    seen: Vec<Vec<(u32, u32)>>,
 }
 
 impl Warp {
     fn exec(&mut self, pc: u32, lane: u32, addr: i64, bytes: u32) {
-        let occ = match self.seen.iter_mut().find(|s| s.0 == (pc, lane)) {
+        let l = lane as usize;
+        if self.seen.len() <= l {
+            self.seen.resize(l + 1, Vec::new());
+        }
+        let seen = &mut self.seen[l];
+        let occ = match seen.iter_mut().find(|s| s.0 == pc) {
             Some(s) => {
                 s.1 += 1;
                 s.1 - 1
             }
             None => {
-                self.seen.push(((pc, lane), 1));
+                seen.push((pc, 1));
                 0
             }
         };
@@ -273,7 +279,9 @@ impl Warp {
             acc.add(f(&req), unit, times);
         }
         self.events.clear();
-        self.seen.clear();
+        for s in &mut self.seen {
+            s.clear();
+        }
     }
 }
 
@@ -567,6 +575,8 @@ impl Staging {
 /// is a 16-byte read, and its bytes.
 struct ReadKey {
     input: usize,
+    /// The tile's shape (padding included): its row-major layout.
+    shape: Vec<i64>,
     js: Vec<i64>,
     vector: Option<usize>,
     bytes: u32,
@@ -611,8 +621,16 @@ fn read_keys(stage: &StagePlan) -> Vec<ReadKey> {
             }
             seen.push(id);
             let eb = input.elem.width().div_ceil(8);
+            let block: Vec<u64> = stage.axes.iter().map(|a| a.block_tile as u64).collect();
+            let shape = read
+                .indices
+                .iter()
+                .enumerate()
+                .map(|(d, ix)| ix.span(&block) as i64 + stage.pad(input.read, d))
+                .collect();
             keys.push(ReadKey {
                 input: i,
+                shape,
                 js: full.clone(),
                 vector,
                 bytes: if vector.is_some() { 4 * eb } else { eb },
@@ -629,8 +647,7 @@ fn key_address(stage: &StagePlan, key: &ReadKey, tc: &[i64], locals: &mut [i64])
     let InputSource::Shared(read) = &input.source else {
         return 0;
     };
-    for &s in &stage.spatial() {
-        let a = &stage.axes[s];
+    for (s, a) in stage.axes.iter().enumerate().filter(|(_, a)| !a.reduction) {
         let j = key.js[s];
         locals[s] = if Some(s) == key.vector {
             (j / 4) * 4 * a.threads + 4 * tc[s]
@@ -638,20 +655,14 @@ fn key_address(stage: &StagePlan, key: &ReadKey, tc: &[i64], locals: &mut [i64])
             local_point(a.blocked, a.threads as u64, j as u64, tc[s] as u64) as i64
         };
     }
-    let block: Vec<u64> = stage.axes.iter().map(|a| a.block_tile as u64).collect();
-    let shape: Vec<i64> = read
+    let at = read
         .indices
         .iter()
+        .zip(&key.shape)
         .enumerate()
-        .map(|(d, ix)| ix.span(&block) as i64 + stage.pad(input.read, d))
-        .collect();
-    let idx: Vec<i64> = read
-        .indices
-        .iter()
-        .enumerate()
-        .map(|(d, ix)| {
+        .fold(0i64, |acc, (d, (ix, &n))| {
             let off = read.offset.get(d).copied().unwrap_or(0);
-            off + ix
+            let v: i64 = ix
                 .terms
                 .iter()
                 .map(|&(a, cf)| {
@@ -662,10 +673,10 @@ fn key_address(stage: &StagePlan, key: &ReadKey, tc: &[i64], locals: &mut [i64])
                         l * cf
                     }
                 })
-                .sum::<i64>()
-        })
-        .collect();
-    linear(&idx, &shape) * i64::from(input.elem.width().div_ceil(8))
+                .sum();
+            acc * n + off + v
+        });
+    at * i64::from(input.elem.width().div_ceil(8))
 }
 
 /// Tile `t`'s origin per view dim at the bases `base` (block origins and the k-step's;
