@@ -48,6 +48,12 @@ use crate::connect::propagate::input_tile;
 use crate::connect::tiling::Levels;
 use crate::device::Device;
 
+/// The most lane accesses the staging of one kernel is enumerated with
+/// ([`Staging::work`] summed over its kinds of blocks): a bound on the featurization's
+/// time, which the search pays once per distinct kernel (the hand-built cases of
+/// `beam_banks` stay far below it; most paper-size convolution tiles are above).
+pub const STAGED_WORK_LIMIT: u64 = 1 << 16;
+
 /// Transactions of one warp request and the bytes the lanes use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WarpAccess {
@@ -371,7 +377,11 @@ pub fn featurize(
     let bx = boxes(p, k);
     let classes = block_classes(p, k, &bx);
     let blocked = blocked_dims(p, k, levels);
-    let staging = staging_of(p, k, levels, dev);
+    // Counted lane by lane, the staging costs the search time in proportion to the tiles;
+    // past [`STAGED_WORK_LIMIT`] accesses per kernel the reads stay counted as global reads
+    // at each point (docs/passes/autoschedule-beam.md, "Not done").
+    let staging = staging_of(p, k, levels, dev)
+        .filter(|s| s.work().saturating_mul(classes.len() as u64) <= STAGED_WORK_LIMIT);
     let cx = Cx {
         p,
         k,

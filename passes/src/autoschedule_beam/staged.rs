@@ -292,13 +292,28 @@ impl Staging {
         let plan = &self.plan;
         let stage = &plan.stages[0];
         let mut out = StagedCounts::default();
+        let kinds = self.step_kinds(origin);
+        let mut w = Warp::default();
+        for (base, _, _, times) in &kinds {
+            for (ti, t) in plan.staging.tiles.iter().enumerate() {
+                self.tile_loads(t, ti as u32, base, warp, &mut w, &mut out, *times);
+            }
+            self.compute_reads(base, warp, &mut w, &mut out.shared_loads, *times);
+        }
+        self.tree(origin, warp, &mut w, &mut out);
+        out
+    }
+
+    /// The kinds of k-steps of the block at `origin`: the first and last step of each
+    /// stepping axis differ (a halo before the tensor, a partial last step), the others
+    /// are alike up to a shift whole sectors long, which moves no sector and no bank count.
+    fn step_kinds(&self, origin: &[i64]) -> Vec<StepKind> {
+        let plan = &self.plan;
+        let stage = &plan.stages[0];
         let spatial = stage.spatial();
         let red = stage.reduction_axes();
         let steps: Vec<i64> = red.iter().map(|&r| stage.axes[r].steps()).collect();
         let total_steps: i64 = steps.iter().product();
-        // The k-steps by kind: the first and last step of each stepping axis differ (a halo
-        // before the tensor, a partial last step), the others are alike up to a shift
-        // whole sectors long, which moves no sector and no bank count.
         let mut kinds: Vec<StepKind> = Vec::new();
         let mut base = vec![0i64; stage.axes.len()];
         for (j, &s) in spatial.iter().enumerate() {
@@ -325,15 +340,7 @@ impl Staging {
                 None => kinds.push((base.clone(), ends, shifts, 1.0)),
             }
         }
-        let mut w = Warp::default();
-        for (base, _, _, times) in &kinds {
-            for (ti, t) in plan.staging.tiles.iter().enumerate() {
-                self.tile_loads(t, ti as u32, base, warp, &mut w, &mut out, *times);
-            }
-            self.compute_reads(base, warp, &mut w, &mut out.shared_loads, *times);
-        }
-        self.tree(origin, warp, &mut w, &mut out);
-        out
+        kinds
     }
 
     /// The cooperative load of tile `t` (the `ti`-th) at the bases `base`: its units'
@@ -487,6 +494,34 @@ impl Staging {
                 w.count(wavefronts, 128, times * mult, acc);
             }
         }
+    }
+
+    /// An upper bound on the lane accesses [`Self::block_counts`] enumerates for one block:
+    /// per kind of k-step (those of the first block) every tile's units, and every lane's distinct reads per
+    /// evaluated reduction index; the tree's accesses.
+    pub fn work(&self) -> u64 {
+        let plan = &self.plan;
+        let stage = &plan.stages[0];
+        let red = stage.reduction_axes();
+        let kinds = self.step_kinds(&vec![0; stage.spatial().len()]).len() as i64;
+        let units: i64 = plan.staging.tiles.iter().map(StagedTile::total).sum();
+        let keys = read_keys(stage).len() as i64;
+        let iters: i64 = if stage.split.lanes == 1 {
+            1
+        } else {
+            red.iter()
+                .map(|&r| stage.axes[r].block_tile)
+                .product::<i64>()
+                / stage.split.lanes
+        };
+        let points: i64 = stage
+            .spatial()
+            .iter()
+            .map(|&s| stage.axes[s].thread_tile)
+            .product();
+        let lanes = (plan.block_threads + 31) / 32 * 32;
+        let tree = 4 * lanes * points * (stage.split.lanes > 1) as i64;
+        (kinds * (units + lanes * keys * iters) + tree).max(0) as u64
     }
 
     /// Combines one block's cross-thread tree runs: per level the lower half of the lanes
