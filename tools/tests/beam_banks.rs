@@ -666,18 +666,20 @@ fn staged_cases() -> Vec<Staged> {
             want: c(16504, 632, 2048, 32),
             fp: 256 * 64 + 8 * 7 * 32,
         },
-        // 64³ matmul, serial 4×4 on 4×8 threads: 32 threads, split 8 (256 threads), 16×32
-        // block tiles, 8 blocks. Loads: A 8 requests × 16 sectors, B 16 × 16 (4 rows of 128
-        // bytes each): 384 a block. Stores: A 32 + B 64 wavefronts, the tree's 16 points ×
-        // (8 + 4 + 2 + 1): 336 a block. Reads per k (8 a lane): A 4 times (4 rows, 4-way),
-        // B once (16-byte, 4 phases): 20 × 8 × 8 warps, the tree's 16 × 2 × 7 and lane 0's
-        // 16: 1520 a block. Stores: 16 points × 16 sectors a block.
+        // 64³ matmul, serial 2×2 on 4×8 threads: 32 threads, split 8 (256 threads), 8×16
+        // block tiles, 32 blocks; nothing blocked (thread tiles of 2). Loads: A's 8×64
+        // tile 4 requests × 16 sectors, B's 64×16 8 requests of 8 rows × 2 sectors: 192 a
+        // block. Stores: 4 points × 4 sectors (4 rows of 8 floats) a block. Shared
+        // stores: A 16 + B 32 wavefronts, the tree's 4 points × (8 + 4 + 2 + 1): 108 a
+        // block. Reads per k (8 a lane; a warp is one lane): A at 2 points (4 rows, one
+        // bank: 4 wavefronts each), B at 2 (8 consecutive words: 1): 10 × 8 × 8 warps,
+        // the tree's 4 × 2 × 7 and lane 0's 4: 700 a block.
         Staged {
             name: "matmul-split",
             text: MATMUL,
-            locs: vec![tiling([4, 4], [4, 8])],
-            want: c(12160, 2688, 3072, 2048),
-            fp: 2 * 64 * 64 * 64 + 8 * 7 * 32 * 16,
+            locs: vec![tiling([2, 2], [4, 8])],
+            want: c(22400, 3456, 6144, 512),
+            fp: 2 * 64 * 64 * 64 + 32 * 7 * 32 * 4,
         },
         // relu over a row sum computed in its thread level (§4.1 compute_at): the lowering
         // makes the relu the reduction's epilogue, so the kernel is the row sum's (above)

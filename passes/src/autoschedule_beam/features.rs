@@ -52,7 +52,7 @@ use crate::device::Device;
 /// ([`Staging::work`] summed over its kinds of blocks): a bound on the featurization's
 /// time, which the search pays once per distinct kernel (the hand-built cases of
 /// `beam_banks` stay far below it; most paper-size convolution tiles are above).
-pub const STAGED_WORK_LIMIT: u64 = 1 << 16;
+pub const STAGED_WORK_LIMIT: u64 = 1 << 14;
 
 /// Transactions of one warp request and the bytes the lanes use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
