@@ -290,7 +290,6 @@ impl Staging {
     /// over all its k-steps; `warp` lanes a warp.
     pub fn block_counts(&self, origin: &[i64], warp: u64) -> StagedCounts {
         let plan = &self.plan;
-        let stage = &plan.stages[0];
         let mut out = StagedCounts::default();
         let kinds = self.step_kinds(origin);
         let mut w = Warp::default();
