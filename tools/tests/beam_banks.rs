@@ -498,10 +498,9 @@ const COLSUM_DIRECT: &str = "func.func @f(%A: tensor<32x256xf32>) -> tensor<256x
 /// stages A's 32×128 tile per block with 16-byte cooperative loads (1024 units, 32 warp
 /// requests of 16 sectors: 512 a block, 1024 in all), stores it (256 wavefronts: 8-lane
 /// phases of 128 bytes) and reads it a run at a time (one 16-byte load per row and warp,
-/// 4 phases: 32 × 4 × 2 = 256). The model's global loads count the staged reads with
-/// interleaved lanes (4 sectors a warp per point: 4 × 4 × 32 × 2 = 1024, the kernel's
-/// count here), not the blocked lanes 16 bytes apart (4096); its stores follow the runs
-/// (16 sectors a warp per point: 128). The staging's shared traffic is not modelled.
+/// 4 phases: 32 × 4 × 2 = 256). The model counts those cooperative loads (not the blocked
+/// lanes' reads 16 bytes apart as global reads: 4096), the tiles' stores and reads, and its
+/// stores follow the runs (16 sectors a warp per point: 128).
 #[test]
 fn blocked_reduction_root_counts_its_staged_reads_coalesced() {
     let (model, sim, (model_fp, sim_fp)) = model_and_sim(COLSUM_DIRECT, &[tiling([4], [32])]);
@@ -512,7 +511,232 @@ fn blocked_reduction_root_counts_its_staged_reads_coalesced() {
         global_st: 128,
     };
     assert_eq!(sim, want, "the simulator's counts");
-    assert_eq!(model.global_ld, sim.global_ld, "global loads");
-    assert_eq!(model.global_st, sim.global_st, "global stores");
+    assert_eq!(model, sim, "the model's counts");
     assert_eq!(model_fp, sim_fp, "float operations");
+}
+
+const MATMUL: &str = "func.func @f(%A: tensor<64x64xf32>, %B: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %C = te.compute (%i, %j) reduce (%k) in [64, 64, 64] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32> { te.sum(%A[%i, %k] * %B[%k, %j]) }
+  func.return %C : tensor<64x64xf32>
+}";
+
+const ROWSUM: &str = "func.func @f(%A: tensor<256x64xf32>) -> tensor<256xf32> {
+  %C = te.compute (%i) reduce (%j) in [256, 64] : (tensor<256x64xf32>) -> tensor<256xf32> { te.sum(%A[%i, %j]) }
+  func.return %C : tensor<256xf32>
+}";
+
+const ODD_MATMUL: &str = "func.func @f(%A: tensor<37x19xf32>, %B: tensor<19x29xf32>) -> tensor<37x29xf32> {
+  %C = te.compute (%i, %j) reduce (%k) in [37, 29, 19] : (tensor<37x19xf32>, tensor<19x29xf32>) -> tensor<37x29xf32> { te.sum(%A[%i, %k] * %B[%k, %j]) }
+  func.return %C : tensor<37x29xf32>
+}";
+
+const STEPPED_ROWSUM: &str = "func.func @f(%A: tensor<200x300xf32>) -> tensor<200xf32> {
+  %C = te.compute (%i) reduce (%j) in [200, 300] : (tensor<200x300xf32>) -> tensor<200xf32> { te.sum(%A[%i, %j] * 2.0) }
+  func.return %C : tensor<200xf32>
+}";
+
+const RELU_ROWSUM: &str = "func.func @f(%A: tensor<256x64xf32>) -> tensor<256xf32> {
+  %S = te.compute (%i) reduce (%j) in [256, 64] : (tensor<256x64xf32>) -> tensor<256xf32> { te.sum(%A[%i, %j]) }
+  %C = te.compute (%i) in [256] : (tensor<256xf32>) -> tensor<256xf32> { max(%S[%i], 0.0) }
+  func.return %C : tensor<256xf32>
+}";
+
+const RELU_COLSUM: &str = "func.func @f(%A: tensor<32x256xf32>) -> tensor<256xf32> {
+  %S = te.compute (%j) reduce (%i) in [256, 32] : (tensor<32x256xf32>) -> tensor<256xf32> { te.sum(%A[%i, %j]) }
+  %C = te.compute (%j) in [256] : (tensor<256xf32>) -> tensor<256xf32> { max(%S[%j], 0.0) }
+  func.return %C : tensor<256xf32>
+}";
+
+const BIAS_RELU_ROWSUM: &str = "func.func @f(%A: tensor<200x36xf32>, %b: tensor<200xf32>) -> tensor<200xf32> {
+  %S = te.compute (%i) reduce (%j) in [200, 36] : (tensor<200x36xf32>) -> tensor<200xf32> { te.sum(%A[%i, %j]) }
+  %C = te.compute (%i) in [200] : (tensor<200xf32>, tensor<200xf32>) -> tensor<200xf32> { max(%S[%i] + %b[%i], 0.0) }
+  func.return %C : tensor<200xf32>
+}";
+
+/// One staged case: a schedule and the simulator's counts, derived by hand.
+struct Staged {
+    name: &'static str,
+    text: &'static str,
+    locs: Vec<Loc>,
+    want: Counts,
+    fp: u64,
+}
+
+/// Reduction anchors reading tensors from outside their kernel (v100: 16-byte units where
+/// the tile row, the tensor row and the tile origin allow; no storage padding).
+fn staged_cases() -> Vec<Staged> {
+    let c = |shared_ld, shared_st, global_ld, global_st| Counts {
+        shared_ld,
+        shared_st,
+        global_ld,
+        global_st,
+    };
+    vec![
+        // 64³ matmul, serial 2×4 on 8×16 threads: 16×64 block tiles, 4 blocks, k whole.
+        // B's tile has j as its last dim and a thread tile of 4 along j: j is blocked. A's
+        // 16×64 tile (256 units) and B's 64×64 (1024) load in 8 + 32 warp requests of 16
+        // contiguous sectors: 640 a block; stored 4 wavefronts each (8-lane phases): 160.
+        // Per k, a warp (2 i-threads × 16 j-threads) reads A twice (its 2 points along i:
+        // rows 64 words apart, one bank, 2 wavefronts each) and B once, 16 bytes a lane
+        // (4 phases, 1 wavefront each): 8 × 4 warps × 64 × 4 = 8192. Stores: per point, 16
+        // lanes 16 bytes apart on 2 rows: 16 sectors × 8 points × 4 warps × 4 = 2048.
+        Staged {
+            name: "matmul",
+            text: MATMUL,
+            locs: vec![tiling([2, 4], [8, 16])],
+            want: c(8192, 640, 2560, 2048),
+            fp: 2 * 64 * 64 * 64,
+        },
+        // Row sum of 256×64 on 128 threads (2 blocks, no split: 128 > 64 threads): the
+        // 128×64 tile is 64 requests of 16 sectors (1024 a block) and 256 store wavefronts;
+        // lane i reads word 64·i + k: one bank, 32 wavefronts per warp and k: 32 × 4 × 64
+        // × 2 = 16384. Stores: 4 sectors × 4 warps × 2 = 32.
+        Staged {
+            name: "rowsum",
+            text: ROWSUM,
+            locs: vec![tiling([1], [128])],
+            want: c(16384, 512, 2048, 32),
+            fp: 256 * 64,
+        },
+        // Column sum, serial 4 × 32 threads (blocked): see
+        // `blocked_reduction_root_counts_its_staged_reads_coalesced`.
+        Staged {
+            name: "colsum-blocked",
+            text: COLSUM_DIRECT,
+            locs: vec![tiling([4], [32])],
+            want: c(256, 256, 1024, 128),
+            fp: 256 * 32,
+        },
+        // Column sum, serial 2 × 64 threads (interleaved): A's 32×128 tile per block (1024
+        // units, 32 requests of 16 sectors; 128 store wavefronts); lane t reads word 128·i
+        // + t + 64·l: 32 consecutive words, 1 wavefront × 2 warps × 2 points × 32 × 2 =
+        // 256; stores 4 sectors × 2 points × 2 warps × 2 = 32.
+        Staged {
+            name: "colsum-interleaved",
+            text: COLSUM_DIRECT,
+            locs: vec![tiling([2], [64])],
+            want: c(256, 256, 1024, 32),
+            fp: 256 * 32,
+        },
+        // 37×29×19 matmul on 8×32 threads: the block tile is clipped to 8×29 (232 threads),
+        // 5 blocks, the last with 5 rows. Scalar units (19 and 29 are not multiples of 4).
+        // A (rows of 19 floats, 608 bytes a block: 32-byte aligned): 152 units in 5 warp
+        // requests, 4+4+4+4+3 sectors; the last block's 95 inside: 4+4+4: 4 × 19 + 12 =
+        // 88. B (the whole 19×29, 551 floats) in 3 turns of 232: chunks of 32 units, 29 +
+        // 29 + 11 = 69 sectors a block: 345. Stores: A 5 warps, B 19, a wavefront each
+        // (every unit stores, the pad where out of range): 24 × 5 = 120. Per k a warp
+        // reads A at 2 rows (words 19 apart: 2 banks, 1 wavefront) and B's row at 29
+        // consecutive words: 2 × 8 warps × 19 × 5 = 1520 (the last block's padded rows
+        // compute too). Stores: 135 (as `odd-pointwise`).
+        Staged {
+            name: "odd-matmul",
+            text: ODD_MATMUL,
+            locs: vec![tiling([1, 1], [8, 32])],
+            want: c(1520, 120, 433, 135),
+            fp: 2 * 5 * 232 * 19,
+        },
+        // Row sum of 200×300 (A × 2) on 128 threads: the whole rows overflow shared memory,
+        // so k-steps of 64 (5, the last 44 wide), 2 blocks (the second 72 rows). Loads: a
+        // request is 2 rows × 16 units; rows are 1200 bytes (odd rows start 16 bytes into
+        // a sector): 8 + 9 sectors, the last step 6 + 6: 64 × 80 + 36 × 80 = 8000. Stores:
+        // 4 wavefronts a request with every lane in range; the last step's 10 lanes out of
+        // range store the pad as 4 scalar stores, 2 wavefronts each (rows 64 words apart),
+        // 12 a request; the second block's 28 requests past row 199, 16 each: 1024 + 768 +
+        // 4 × (144 + 448) + 432 + 448 = 5040. Reads: 32-way per warp and k: 32 × 300 × 4 ×
+        // 2 = 76800. Stores: 16 + 9 sectors.
+        Staged {
+            name: "stepped-rowsum",
+            text: STEPPED_ROWSUM,
+            locs: vec![tiling([1], [128])],
+            want: c(76800, 5040, 8000, 25),
+            fp: 2 * 2 * 128 * 300,
+        },
+        // The row sum on 32 threads: 64-point reductions on ≤ 64 threads get the
+        // cross-thread split (8 lanes, 256 threads, 8 blocks of 32 rows). Loads: 16
+        // requests × 16 sectors a block: 2048; stores 64 a block plus the tree's (8 warps
+        // store their partials, 4 + 2 + 1 at the levels, 1 wavefront each): 8 × (64 + 15)
+        // = 632. Reads: a warp is one lane, 8 k each, 32-way: 8 × 8 × 32 = 2048 a block,
+        // plus the tree's (2 reads per active warp per level: 14) and lane 0's result
+        // read (1): 8 × 2063 = 16504. Float operations: 256 × 64 and the tree's 7 × 32 per
+        // block.
+        Staged {
+            name: "rowsum-split",
+            text: ROWSUM,
+            locs: vec![tiling([1], [32])],
+            want: c(16504, 632, 2048, 32),
+            fp: 256 * 64 + 8 * 7 * 32,
+        },
+        // 64³ matmul, serial 2×2 on 4×8 threads: 32 threads, split 8 (256 threads), 8×16
+        // block tiles, 32 blocks; nothing blocked (thread tiles of 2). Loads: A's 8×64
+        // tile 4 requests × 16 sectors, B's 64×16 8 requests of 8 rows × 2 sectors: 192 a
+        // block. Stores: 4 points × 4 sectors (4 rows of 8 floats) a block. Shared
+        // stores: A 16 + B 32 wavefronts, the tree's 4 points × (8 + 4 + 2 + 1): 108 a
+        // block. Reads per k (8 a lane; a warp is one lane): A at 2 points (4 rows, one
+        // bank: 4 wavefronts each), B at 2 (8 consecutive words: 1): 10 × 8 × 8 warps,
+        // the tree's 4 × 2 × 7 and lane 0's 4: 700 a block.
+        Staged {
+            name: "matmul-split",
+            text: MATMUL,
+            locs: vec![tiling([2, 2], [4, 8])],
+            want: c(22400, 3456, 6144, 512),
+            fp: 2 * 64 * 64 * 64 + 32 * 7 * 32 * 4,
+        },
+        // relu over a row sum computed in its thread level (§4.1 compute_at): the lowering
+        // makes the relu the reduction's epilogue, so the kernel is the row sum's (above)
+        // with a max per stored point.
+        Staged {
+            name: "relu-rowsum",
+            text: RELU_ROWSUM,
+            locs: vec![Loc::Register, tiling([1], [128])],
+            want: c(16384, 512, 2048, 32),
+            fp: 256 * 64 + 256,
+        },
+        // relu over the blocked column sum: the reduction's thread map (runs of 4) decides
+        // the relu's stores: 128 sectors, as the column sum's own.
+        Staged {
+            name: "relu-colsum",
+            text: RELU_COLSUM,
+            locs: vec![Loc::Register, tiling([4], [32])],
+            want: c(256, 256, 1024, 128),
+            fp: 256 * 32 + 256,
+        },
+        // relu(rowsum + b) on 200×36: 2 blocks of 128 rows, 16-byte units (9 a row, rows
+        // of 144 bytes, a block's tile contiguous): 36 requests of 16 sectors, the second
+        // block's 648 units in range 20 × 16 + 4: 900; b read by the epilogue at the
+        // stored points: 25. Stores: 144; 80 + (1 + 12) + 15 × 16 = 333. Reads: word 36·i
+        // + k: 8 banks, 4-way: 4 × 36 × 4 × 2 = 1152.
+        Staged {
+            name: "bias-relu-rowsum-odd",
+            text: BIAS_RELU_ROWSUM,
+            locs: vec![Loc::Register, tiling([1], [128])],
+            want: c(1152, 477, 925, 25),
+            fp: 2 * 128 * 36 + 2 * 200,
+        },
+        // A column sum of P = A × 2 fused into it in registers (composed into the staged
+        // read of A): as `colsum-interleaved`, two operations a point.
+        Staged {
+            name: "colsum-of-scaled",
+            text: COLSUM,
+            locs: vec![Loc::Register, tiling([2], [64])],
+            want: c(256, 256, 1024, 32),
+            fp: 2 * 256 * 32,
+        },
+    ]
+}
+
+/// The model counts what the lowering runs for reduction anchors reading outside tensors
+/// (the staging of `autoschedule_beam::staged`): cooperative loads' sectors, the tiles'
+/// shared stores, the compute's shared reads by the thread map, the cross-thread split's
+/// tree, every point's arithmetic; each equal to the simulator's counters, which equal
+/// the hand derivation.
+#[test]
+fn staged_reduction_features_match_the_simulator_counters() {
+    for case in staged_cases() {
+        let (model, sim, (model_fp, sim_fp)) = model_and_sim(case.text, &case.locs);
+        let name = case.name;
+        assert_eq!(sim, case.want, "{name}: the simulator's counts");
+        assert_eq!(sim_fp, case.fp, "{name}: the simulator's float operations");
+        assert_eq!(model, sim, "{name}: the model's counts");
+        assert_eq!(model_fp, sim_fp, "{name}: the model's float operations");
+    }
 }

@@ -38,13 +38,21 @@ use super::edges::{
     BlockClass, Request, Span, block_classes, boxes, root_requests, shared_requests,
 };
 use super::kernel::KernelPlan;
+pub use super::kernel::union_tile;
 use super::pipeline::Pipeline;
 use super::runs::{blocked_dims, local_point};
 use super::space::{Loc, Tiling};
+use super::staged::{Counted, Staging, staging_of};
 use crate::connect::graph::{DimIndex, Input};
 use crate::connect::propagate::input_tile;
 use crate::connect::tiling::Levels;
 use crate::device::Device;
+
+/// The most lane accesses the staging of one kernel is enumerated with
+/// ([`Staging::work`] summed over its kinds of blocks): a bound on the featurization's
+/// time, which the search pays once per distinct kernel (the hand-built cases of
+/// `beam_banks` stay far below it; most paper-size convolution tiles are above).
+pub const STAGED_WORK_LIMIT: u64 = 1 << 14;
 
 /// Transactions of one warp request and the bytes the lanes use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -298,6 +306,16 @@ impl Threads {
     }
 }
 
+impl From<Counted> for Tx {
+    fn from(c: Counted) -> Tx {
+        Tx {
+            count: c.count,
+            used: c.used,
+            moved: c.moved,
+        }
+    }
+}
+
 /// Accumulated transactions of one memory kind.
 #[derive(Default)]
 struct Tx {
@@ -311,6 +329,11 @@ impl Tx {
         self.count += w.transactions as f64 * times;
         self.used += w.bytes_used as f64 * times;
         self.moved += (w.transactions * unit) as f64 * times;
+    }
+    fn merge(&mut self, c: Counted) {
+        self.count += c.count;
+        self.used += c.used;
+        self.moved += c.moved;
     }
     fn efficiency(&self) -> f64 {
         if self.moved > 0.0 {
@@ -354,6 +377,11 @@ pub fn featurize(
     let bx = boxes(p, k);
     let classes = block_classes(p, k, &bx);
     let blocked = blocked_dims(p, k, levels);
+    // Counted lane by lane, the staging costs the search time in proportion to the tiles;
+    // past [`STAGED_WORK_LIMIT`] accesses per kernel the reads stay counted as global reads
+    // at each point (docs/passes/autoschedule-beam.md, "Not done").
+    let staging = staging_of(p, k, levels, dev)
+        .filter(|s| s.work().saturating_mul(classes.len() as u64) <= STAGED_WORK_LIMIT);
     let cx = Cx {
         p,
         k,
@@ -365,6 +393,7 @@ pub fn featurize(
         bx,
         classes,
         blocked,
+        staging,
         num_blocks,
         block_threads,
         warp,
@@ -384,13 +413,25 @@ pub fn featurize(
             None => ran[consumer_in(k, k.members[mk], p).1],
         };
     }
+    if let Some(s) = &cx.staging {
+        // The staged loop nest guards no point: the anchor and what is fused into it run
+        // every point of every block (only the stores are guarded).
+        for mk in feeders(p, k, s.anchor) {
+            ran[mk] = 1.0;
+        }
+    }
     let mut out = Vec::with_capacity(k.members.len());
     for (mk, &n) in k.members.iter().enumerate() {
         let node = &g.nodes[n];
         let loc = &k.locs[mk];
         let th = &threads[mk];
         let nthreads = th.active.max(1);
-        let (tx, points_computed) = cx.member_counts(mk, th, ran[mk]);
+        let (tx, mut points_computed) = cx.member_counts(mk, th, ran[mk]);
+        if let Some(s) = cx.staging.as_ref().filter(|s| s.anchor == mk) {
+            // The cross-thread split's tree: its combines as points at the anchor's flops.
+            points_computed +=
+                (num_blocks * s.tree_combines()) as f64 / node.flops_per_point.max(1.0);
+        }
         let [gl, sl, gs, ss] = tx;
         let active_warps = nthreads.div_ceil(warp);
         let unique_global: u64 = node
@@ -457,21 +498,25 @@ struct Cx<'a> {
     /// Per root parallel dim: the lowering's threads own blocked runs of 4 points along it
     /// ([`blocked_dims`]).
     blocked: Vec<bool>,
+    /// The lowering's staging of the root's reads from outside the kernel, when the model
+    /// counts it ([`super::staged`]): then those reads are its cooperative loads and the
+    /// compute's shared reads, and every point of every block computes (staged reads need
+    /// no guard; only the stores are guarded).
+    staging: Option<Staging>,
     num_blocks: u64,
     block_threads: u64,
     warp: u64,
 }
 
 impl Cx<'_> {
-    /// Some root dim is blocked ([`blocked_dims`]). Then the global loads of the root's
-    /// body (and of what is fused into it in registers) are counted with interleaved
-    /// lanes: the lowering stages every read of an outside tensor by a reduction root
-    /// into shared tiles with cooperative loads whose warps take consecutive units
-    /// whatever the thread map (`staging.rs`), so the runs of 4 (lanes 4 points apart)
-    /// never reach global memory. Those loads are not modelled one by one
-    /// (docs/passes/autoschedule-beam.md, "Not done"); the interleaved lanes' coalesced
-    /// reads stay the estimate they were (for a non-linear read too, which the lowering
-    /// reads directly at each point).
+    /// Some root dim is blocked ([`blocked_dims`]). Where the staging is not counted as
+    /// the lowering runs it ([`Cx::staging`] is `None`: a point guard, a recomputed
+    /// reduction, a loop-form register tile), the global loads of the root's body (and of
+    /// what is fused into it in registers) are counted with interleaved lanes: the
+    /// lowering stages every linear read of an outside tensor by a reduction anchor with
+    /// cooperative loads whose warps take consecutive units whatever the thread map
+    /// (`staging.rs`), so the runs of 4 (lanes 4 points apart) never reach global memory;
+    /// the interleaved lanes' coalesced reads are the estimate there.
     fn any_blocked(&self) -> bool {
         self.blocked.iter().any(|&b| b)
     }
@@ -483,10 +528,14 @@ impl Cx<'_> {
         let node = &p.g.nodes[k.members[mk]];
         let red: u64 = node.domain[node.num_parallel..].iter().product();
         match &k.locs[mk] {
-            Loc::Root(_) => Some((
-                p.extents(k.root).iter().product::<u64>() * red,
-                self.num_blocks * self.block_threads * k.tiling.serial_points() * red,
-            )),
+            Loc::Root(_) => {
+                let full = self.num_blocks * self.block_threads * k.tiling.serial_points() * red;
+                let run = match &self.staging {
+                    Some(s) if s.anchor == mk => full,
+                    _ => p.extents(k.root).iter().product::<u64>() * red,
+                };
+                Some((run, full))
+            }
             Loc::Shared(_) => {
                 let sregion = &self.bx[mk][..node.num_parallel];
                 let mut points = 0u64;
@@ -545,6 +594,12 @@ impl Cx<'_> {
                         );
                         tx[0] = gl;
                     }
+                    if let Some(s) = self.staging.as_ref().filter(|s| s.anchor == mk) {
+                        let sc = s.block_counts(&c.origin, warp);
+                        tx[0] = Tx::from(sc.global_loads);
+                        tx[1].merge(sc.shared_loads);
+                        tx[3].merge(sc.shared_stores);
+                    }
                     tx
                 };
                 let points = self.run_points(mk, th).map_or(0, |x| x.0);
@@ -580,6 +635,7 @@ impl Cx<'_> {
                 } else {
                     let r =
                         (union_tile(p, k, n, Level::Register).iter().product::<u64>() * red) as f64;
+                    // `ran` is 1 for what feeds a staged anchor (no point guarded).
                     if self.single { r } else { r * ran }
                 };
                 let reqs = th.requests(p, k, mk, n, &zero, &[]);
@@ -596,6 +652,29 @@ impl Cx<'_> {
                     let [gl, ..] =
                         transactions(p, k, levels, dev, mk, bx, &zero, &reqs, per_thread, &[]);
                     tx[0] = gl;
+                }
+                if let Some(s) = &self.staging {
+                    // Its reads from outside the kernel are the anchor's staged tiles; the
+                    // anchor (the reduction of the epilogue form) counts them.
+                    tx[0] = Tx::default();
+                    if mk == s.anchor {
+                        let staged = weigh(&|c: &BlockClass| {
+                            let sc = s.block_counts(&c.origin, warp);
+                            [
+                                Tx::from(sc.global_loads),
+                                Tx::from(sc.shared_loads),
+                                Tx::default(),
+                                Tx::from(sc.shared_stores),
+                            ]
+                        });
+                        for (t, x) in tx.iter_mut().zip(staged) {
+                            t.merge(Counted {
+                                count: x.count,
+                                used: x.used,
+                                moved: x.moved,
+                            });
+                        }
+                    }
                 }
                 let points = match loc {
                     Loc::Inline => inline_points(p, k, n) as f64,
@@ -813,66 +892,6 @@ fn threads_of(
     }
 }
 
-/// The region of stage `n` its consumers in `k` read per thread (`Register`) or per
-/// block (`Shared`): the bounding box of every read, over each consumer's tile at that
-/// layer with whole reductions. Unlike one access's propagated tile (Welder §3.1, one
-/// read at a time), this covers a stencil's several reads (`%A[y, x]`, `%A[y, x + 1]`,
-/// ...), which is what a stage computed at that level must produce (§4).
-pub fn union_tile(p: &Pipeline, k: &KernelPlan, n: usize, layer: Level) -> Vec<u64> {
-    let node = &p.g.nodes[n];
-    let np = node.num_parallel;
-    let mut lo = vec![i64::MAX; np];
-    let mut hi = vec![i64::MIN; np];
-    for &(c, i) in &p.g.consumers[n] {
-        let Some(ck) = k.pos(c) else { continue };
-        let cnode = &p.g.nodes[c];
-        let mut t = match layer {
-            Level::Register => match &k.locs[ck] {
-                l if l.in_registers() => union_tile(p, k, c, Level::Register),
-                _ => k.tiles[ck].register.clone().unwrap_or_default(),
-            },
-            _ => k.tiles[ck].shared.clone().unwrap_or_default(),
-        };
-        t.resize(cnode.domain.len(), 1);
-        t[cnode.num_parallel..].copy_from_slice(&cnode.domain[cnode.num_parallel..]);
-        for (d, ix) in cnode.inputs[i].index.iter().enumerate().take(np) {
-            let (a, m) = match ix {
-                DimIndex::Affine(a) => (a, None),
-                DimIndex::Mod(a, m) => (a, Some(*m as i64)),
-                DimIndex::Unknown => {
-                    lo[d] = 0;
-                    hi[d] = node.out_shape[d] as i64 - 1;
-                    continue;
-                }
-            };
-            let (mut l, mut h) = (a.constant, a.constant);
-            for &(x, coef) in &a.terms {
-                let span = coef * (t.get(x).copied().unwrap_or(1) as i64 - 1);
-                l += span.min(0);
-                h += span.max(0);
-            }
-            let div = a.div.max(1) as i64;
-            let (mut l, mut h) = (l.div_euclid(div), h.div_euclid(div));
-            if let Some(m) = m
-                && h - l + 1 >= m
-            {
-                (l, h) = (0, m - 1);
-            }
-            lo[d] = lo[d].min(l);
-            hi[d] = hi[d].max(h);
-        }
-    }
-    (0..np)
-        .map(|d| {
-            if hi[d] < lo[d] {
-                1
-            } else {
-                ((hi[d] - lo[d] + 1) as u64).min(node.out_shape[d])
-            }
-        })
-        .collect()
-}
-
 /// The first consumer of `n` inside `k` and its member position.
 fn consumer_in(k: &KernelPlan, n: usize, p: &Pipeline) -> (usize, usize) {
     let c = p
@@ -917,6 +936,25 @@ fn lane_point(
     };
     x.resize(node.domain.len(), 0);
     x
+}
+
+/// The member positions of `anchor` and of the members fused into it in registers,
+/// transitively (what the lowering computes inside the anchor's loop nest).
+fn feeders(p: &Pipeline, k: &KernelPlan, anchor: usize) -> Vec<usize> {
+    let mut out = vec![anchor];
+    let mut i = 0;
+    while i < out.len() {
+        for inp in &p.g.nodes[k.members[out[i]]].inputs {
+            if let Some(q) = inp.producer.and_then(|q| k.pos(q))
+                && k.locs[q].in_registers()
+                && !out.contains(&q)
+            {
+                out.push(q);
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Points an inlined stage computes: one per read per point of each reader's domain

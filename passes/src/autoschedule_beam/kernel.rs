@@ -11,6 +11,7 @@ use rtile_dialects::tilegraph::{LayerTiles, Level};
 
 use super::pipeline::Pipeline;
 use super::space::{Loc, Pruned, Tiling, default_tiling};
+use crate::connect::graph::DimIndex;
 use crate::connect::model::footprint;
 use crate::connect::propagate::{SubGraph, propagate};
 use crate::connect::tiling::{Levels, register_groups};
@@ -210,4 +211,64 @@ pub fn plan_kernel(
         shared_bytes,
         register_bytes,
     })
+}
+
+/// The region of stage `n` its consumers in `k` read per thread (`Register`) or per
+/// block (`Shared`): the bounding box of every read, over each consumer's tile at that
+/// layer with whole reductions. Unlike one access's propagated tile (Welder §3.1, one
+/// read at a time), this covers a stencil's several reads (`%A[y, x]`, `%A[y, x + 1]`,
+/// ...), which is what a stage computed at that level must produce (§4).
+pub fn union_tile(p: &Pipeline, k: &KernelPlan, n: usize, layer: Level) -> Vec<u64> {
+    let node = &p.g.nodes[n];
+    let np = node.num_parallel;
+    let mut lo = vec![i64::MAX; np];
+    let mut hi = vec![i64::MIN; np];
+    for &(c, i) in &p.g.consumers[n] {
+        let Some(ck) = k.pos(c) else { continue };
+        let cnode = &p.g.nodes[c];
+        let mut t = match layer {
+            Level::Register => match &k.locs[ck] {
+                l if l.in_registers() => union_tile(p, k, c, Level::Register),
+                _ => k.tiles[ck].register.clone().unwrap_or_default(),
+            },
+            _ => k.tiles[ck].shared.clone().unwrap_or_default(),
+        };
+        t.resize(cnode.domain.len(), 1);
+        t[cnode.num_parallel..].copy_from_slice(&cnode.domain[cnode.num_parallel..]);
+        for (d, ix) in cnode.inputs[i].index.iter().enumerate().take(np) {
+            let (a, m) = match ix {
+                DimIndex::Affine(a) => (a, None),
+                DimIndex::Mod(a, m) => (a, Some(*m as i64)),
+                DimIndex::Unknown => {
+                    lo[d] = 0;
+                    hi[d] = node.out_shape[d] as i64 - 1;
+                    continue;
+                }
+            };
+            let (mut l, mut h) = (a.constant, a.constant);
+            for &(x, coef) in &a.terms {
+                let span = coef * (t.get(x).copied().unwrap_or(1) as i64 - 1);
+                l += span.min(0);
+                h += span.max(0);
+            }
+            let div = a.div.max(1) as i64;
+            let (mut l, mut h) = (l.div_euclid(div), h.div_euclid(div));
+            if let Some(m) = m
+                && h - l + 1 >= m
+            {
+                (l, h) = (0, m - 1);
+            }
+            lo[d] = lo[d].min(l);
+            hi[d] = hi[d].max(h);
+        }
+    }
+    (0..np)
+        .map(|d| {
+            if hi[d] < lo[d] {
+                1
+            } else {
+                ((hi[d] - lo[d] + 1) as u64).min(node.out_shape[d])
+            }
+        })
+        .collect()
 }

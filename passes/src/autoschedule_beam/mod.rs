@@ -12,6 +12,8 @@
 //!   requests one block of each kind issues.
 //! - [`runs`]: the lowering's blocked thread map (runs of 4 points per thread) where it
 //!   applies, decided by the lowering's own functions.
+//! - [`staged`]: a reduction root's staged inputs (cooperative loads, shared tiles, the
+//!   compute's shared reads) counted from the lowering's own plan.
 //! - [`cost`]: the cost terms of Appendix B with device-derived coefficients.
 //! - [`fit`]: least-squares fitting of the coefficients to kernel times (`rtile-bench
 //!   retrain`).
@@ -28,6 +30,7 @@ pub mod pipeline;
 pub mod runs;
 pub mod search;
 pub mod space;
+pub mod staged;
 
 #[cfg(test)]
 mod tests;

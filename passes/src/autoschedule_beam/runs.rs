@@ -15,6 +15,7 @@ use rtile_dialects::tilegraph::Level;
 
 use super::kernel::KernelPlan;
 use super::pipeline::Pipeline;
+use super::staged::epilogue_anchor;
 use crate::connect::graph::DimIndex;
 use crate::connect::tiling::Levels;
 use crate::construct_rtile::AffineIndex;
@@ -31,15 +32,17 @@ use crate::lower_to_gpu::thread_map::{AxisTiles, runs_can_merge, vector_read_axi
 /// tensor is taken as it is, and a read of another member (a block-level stage, read in
 /// place a word at a time) is left out. Every linear access of a
 /// reduction anchor is staged (`program_of_tiles`: a reduction's program stages), with no
-/// storage padding. A root that is not a reduction blocks nothing (an element-wise root
-/// over a register-fused reduction, the lowering's epilogue form, is not modelled: its
-/// anchor is the reduction, not the root).
+/// storage padding. An element-wise root over a register-fused reduction (the lowering's
+/// epilogue form, [`epilogue_anchor`]) runs the reduction's loop nest: the reduction's
+/// tiles and accesses decide, and the root's stores follow its map. Any other root that
+/// is not a reduction blocks nothing.
 pub fn blocked_dims(p: &Pipeline, k: &KernelPlan, levels: &Levels) -> Vec<bool> {
-    let r = k.root;
+    // In the epilogue form the lowering's loop nest (and thread map) is the reduction's.
+    let rk = epilogue_anchor(p, k, levels).unwrap_or(k.members.len() - 1);
+    let r = k.members[rk];
     let node = &p.g.nodes[r];
     let np = node.num_parallel;
     let mut blocked = vec![false; np];
-    let rk = k.members.len() - 1;
     let (Some(block), Some(thread)) = (&k.tiles[rk].shared, &k.tiles[rk].register) else {
         return blocked;
     };

@@ -12,7 +12,7 @@ use super::types::{fastmath, ty};
 
 /// Whether evaluating `e` on a pad value may be undefined: integer division (`arith.divsi`
 /// by zero is undefined behaviour in LLVM), so such bodies are not computed past the extent.
-pub(super) fn may_trap(e: &Expr, c: &TeCompute) -> bool {
+pub(crate) fn may_trap(e: &Expr, c: &TeCompute) -> bool {
     let tys = c.access_types();
     match e {
         Expr::Binary(op, a, b) => {

@@ -380,6 +380,55 @@ pub fn fused_shared_bytes(g: &FusedGroup) -> Result<u64, String> {
     least_shared_bytes(&g.anchor, &g.program, Some(fusion))
 }
 
+/// The plan `--lower-to-gpu` (default options) lowers the fused kernel `g` with, chosen as
+/// [`lower_fused`] chooses it (the automatic cross-thread split and its halvings down to
+/// none; of those within the device's shared memory, the one keeping the most threads
+/// resident per core, the larger split on ties), without building IR: what the beam
+/// search's features count the staged loads and shared reads of (OOPSLA'21 Appendix A,
+/// `autoschedule_beam::staged`).
+pub fn fused_plan(g: &FusedGroup) -> Result<KernelPlan, String> {
+    let fusion = Some(Fusion::of(g));
+    let (c, p) = (&g.anchor, &g.program);
+    let o = LowerOptions::default();
+    let pf = (o.prefetch, o.thread_mapping);
+    let device = program_device(p);
+    let limit = shared_limit_of(&device, p)?;
+    let dev: &Device = device.as_ref().map_err(Clone::clone)?;
+    let first = kernel_plan((c, p, fusion), Some(dev), CrossThread::Auto, pf)?;
+    let mut split = first.stages.first().map_or(1, |s| s.split.lanes);
+    let mut best: Option<(u64, KernelPlan)> = None;
+    let mut candidate = Some(first);
+    loop {
+        let plan = match candidate.take() {
+            Some(k) => k,
+            None if split > 1 => kernel_plan(
+                (c, p, fusion),
+                Some(dev),
+                CrossThread::Split(split as u32),
+                pf,
+            )?,
+            None => kernel_plan((c, p, fusion), Some(dev), CrossThread::Off, pf)?,
+        };
+        let bytes = declared_shared_bytes(&plan);
+        if bytes <= limit {
+            let r = resident_threads(dev, plan.block_threads as u64, bytes);
+            if best.as_ref().is_none_or(|(b, _)| r > *b) {
+                best = Some((r, plan));
+            }
+        } else if split <= 1 {
+            return Err(format!(
+                "{bytes} bytes of shared memory per block exceed the device's {limit}"
+            ));
+        }
+        if split <= 1 {
+            break;
+        }
+        split /= 2;
+    }
+    best.map(|(_, k)| k)
+        .ok_or_else(|| "internal error: no split was planned".to_string())
+}
+
 /// [`fused_shared_bytes`] of one compute under program `p` (a kernel of one te op).
 pub fn compute_shared_bytes(c: &TeCompute, p: &RProgram) -> Result<u64, String> {
     least_shared_bytes(c, p, None)

@@ -6,7 +6,7 @@
 mod access;
 pub mod adapter;
 pub mod arena;
-mod body;
+pub(crate) mod body;
 mod context;
 pub mod elementwise;
 pub mod emit;
