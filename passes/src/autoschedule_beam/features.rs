@@ -216,6 +216,10 @@ pub fn lane_coords(threads: &[u64], lanes: std::ops::Range<u64>) -> Vec<Vec<u64>
 /// The dims of `threads` from the fastest-varying lane coordinate: the vector dim, then
 /// the others from the innermost outward.
 pub fn lane_order(threads: &[u64]) -> Vec<usize> {
+    // A stage with no parallel dims (a full reduction to a scalar) runs one thread.
+    if threads.is_empty() {
+        return Vec::new();
+    }
     let vd = vector_dim_of_threads(threads);
     let mut order = vec![vd];
     order.extend((0..threads.len()).rev().filter(|&d| d != vd));

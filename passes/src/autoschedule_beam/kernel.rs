@@ -147,6 +147,15 @@ pub fn plan_kernel(
     // The root's thread tile: its serial tile, reductions in steps of 1 (or whole where
     // they read a register-fused producer, set below by propagation).
     let rk = members.len() - 1;
+    // A block tile over the extent is clipped to it (the propagation's domain); the
+    // lowering runs whole thread tiles, so the serial tile must divide the clipped one.
+    for (a, (&c, &s)) in dom[rk].iter().zip(tiling.serial.iter()).enumerate() {
+        if s > 1 && c % s != 0 {
+            return Err(Pruned::Hardware(format!(
+                "axis {a}: the serial tile {s} does not divide the block tile clipped to the extent ({c})"
+            )));
+        }
+    }
     let mut rt = tiling.serial.to_vec();
     rt.extend(std::iter::repeat_n(
         1,
