@@ -13,7 +13,7 @@ DEMO_OUT := target/demo
 DEMO_PASS_CANDIDATES ?= --symbol-dce
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test demo fmt-check clippy deps-check unit lit cuda-kernels bench-gpu onnx-venv onnx-backend onnx-backend-full
+.PHONY: all deps build test demo fmt-check clippy deps-check unit lit cuda-kernels bench-gpu onnx-venv onnx-backend onnx-backend-full onnx-backend-sim
 
 all: build
 
@@ -106,6 +106,13 @@ onnx-backend: onnx-venv build
 	RTILE_BIN=$(BIN) $(ONNX_PY) -W ignore tests/onnx-backend/run.py -j 2 --exclude '$(ONNX_SLOW)'
 onnx-backend-full: onnx-venv build
 	RTILE_BIN=$(BIN) $(ONNX_PY) -W ignore tests/onnx-backend/run.py -j 2 --json target/onnx-backend.json
+# The same suites through a scheduler and the GPU lowering, run in the GPU simulator
+# (every kernel checked against the f64 oracle, the outputs against ONNX's): SIM_OPT names
+# the rtile-opt flags (docs/onnx.md, "Through the GPU path").
+SIM_OPT ?= --connect=device=h100 --lower-to-gpu
+onnx-backend-sim: onnx-venv build
+	RTILE_BIN=$(BIN) RTILE_OPT="$(SIM_OPT)" $(ONNX_PY) -W ignore tests/onnx-backend/run.py -j 2 \
+	  --kinds node,simple,pytorch-operator,pytorch-converted --json target/onnx-backend-sim.json
 
 test: deps fmt-check clippy deps-check unit build lit onnx-backend
 
