@@ -243,3 +243,9 @@ fuzz-seed:
 	done
 fuzz: fuzz-seed
 	fuzz/run-fuzz.sh $(FUZZ_SECONDS)
+
+# Fuzz every rtile-opt pass pipeline on inputs that parse and verify (needs cargo-fuzz;
+# fuzz/run-fuzz-passes.sh seeds fuzz/corpus/pass_pipelines from the lit tests and bench/).
+.PHONY: fuzz-passes
+fuzz-passes:
+	fuzz/run-fuzz-passes.sh $(FUZZ_SECONDS)

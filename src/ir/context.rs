@@ -557,7 +557,8 @@ impl Context {
         self.blocks[block].last = Some(op);
     }
 
-    /// Inserts a detached `op` right before `anchor`.
+    /// Inserts a detached `op` right before `anchor`. Panics when `anchor` is itself
+    /// detached: a caller bug (passes insert next to ops of the parsed IR), never input.
     pub fn insert_op_before(&mut self, anchor: OpId, op: OpId) {
         let block = self.ops[anchor]
             .parent
@@ -576,7 +577,8 @@ impl Context {
         }
     }
 
-    /// Inserts a detached `op` right after `anchor`.
+    /// Inserts a detached `op` right after `anchor`. Panics when `anchor` is detached (a
+    /// caller bug, as [`Context::insert_op_before`]).
     pub fn insert_op_after(&mut self, anchor: OpId, op: OpId) {
         match self.ops[anchor].next {
             Some(n) => self.insert_op_before(n, op),
@@ -682,7 +684,8 @@ impl Context {
         self.blocks[block].parent = Some(region);
         self.regions[region].blocks.push(block);
     }
-    /// Inserts a detached `block` right before `anchor` in `anchor`'s region.
+    /// Inserts a detached `block` right before `anchor` in `anchor`'s region. Panics when
+    /// `anchor` is in no region (a caller bug, never input).
     pub fn insert_block_before(&mut self, anchor: BlockId, block: BlockId) {
         let region = self.blocks[anchor]
             .parent

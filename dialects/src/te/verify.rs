@@ -33,6 +33,26 @@ fn fail_at<T>(access: usize, message: String) -> Result<T, VerifyError> {
     })
 }
 
+/// The most points a domain, or elements a tensor, may have: 2^48 (a 65536³ matmul; a
+/// tensor of 2^48 f32 is 1 PiB, beyond any device). The passes' cost models multiply
+/// sizes by bytes, instances and flops in 64-bit integers; under this bound they cannot
+/// overflow, and a larger size is refused here rather than wrapped there.
+pub const MAX_SIZE: i64 = 1 << 48;
+
+/// Fails when the product of `dims` (positive) is over [`MAX_SIZE`].
+fn check_size(what: &str, dims: &[i64], unit: &str) -> Result<(), VerifyError> {
+    let size = dims
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul(d.max(0)))
+        .filter(|&n| n <= MAX_SIZE);
+    match size {
+        Some(_) => Ok(()),
+        None => fail(format!(
+            "{what} has more than 2^48 {unit}, the most rtile's passes model"
+        )),
+    }
+}
+
 /// The range `[lo, hi]` an affine expression takes over the box `0 <= d_i < extents[i]`
 /// (interval arithmetic: exact for expressions where each dim occurs once, a sound
 /// over-approximation otherwise). `None` for symbols, unknown dims or an empty domain.
@@ -102,6 +122,19 @@ pub fn verify(c: &TeCompute) -> Result<(), VerifyError> {
         }
     }
     let extents = c.extents();
+    check_size("the iteration domain", &extents, "points")?;
+    for (i, t) in c.inputs.iter().enumerate() {
+        check_size(
+            &format!("operand #{i} ({})", t.text()),
+            &t.shape,
+            "elements",
+        )?;
+    }
+    check_size(
+        &format!("the result ({})", c.result.text()),
+        &c.result.shape,
+        "elements",
+    )?;
     // A padded domain records its original extents and needs the may_pad permission.
     if let Some(orig) = &c.padded_from {
         if c.may_pad.is_none() {

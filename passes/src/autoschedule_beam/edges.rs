@@ -362,10 +362,15 @@ fn dim_kinds(e: i64, t: i64, moving: &[(i64, i64, i64, i64)], runs: bool) -> Vec
             kind.runs.push((b0, b1));
         }
     };
-    if lo_b <= hi_b {
+    // The blocks outside the run, one by one: walked as two ranges, not by filtering all
+    // `nb` blocks (2^30 of them on a 2^38-row tensor).
+    let (before, after) = if lo_b <= hi_b {
         add(lo_b, hi_b);
-    }
-    for b in (0..nb).filter(|&b| b < lo_b || b > hi_b) {
+        (0..lo_b.min(nb), (hi_b + 1).max(0)..nb)
+    } else {
+        (0..nb, nb..nb)
+    };
+    for b in before.chain(after) {
         add(b, b);
     }
     kinds.into_iter().map(|(_, k)| k).collect()

@@ -214,9 +214,9 @@ pub fn lane_coords(threads: &[u64], lanes: std::ops::Range<u64>) -> Vec<Vec<u64>
 }
 
 /// The dims of `threads` from the fastest-varying lane coordinate: the vector dim, then
-/// the others from the innermost outward.
+/// the others from the innermost outward. None for a rank-0 stage (a scalar result: one
+/// thread, no coordinates).
 pub fn lane_order(threads: &[u64]) -> Vec<usize> {
-    // A stage with no parallel dims (a full reduction to a scalar) runs one thread.
     if threads.is_empty() {
         return Vec::new();
     }

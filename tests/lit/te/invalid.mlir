@@ -278,3 +278,32 @@ func.func @acc_generic_not_a_type(%X: tensor<3x4xf16>) -> tensor<3xf16> {
   }) {accumulator = "f32", combiner = "max", domain = array<i64: 3, 4>, indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} : (tensor<3x4xf16>) -> tensor<3xf16>
   func.return %0 : tensor<3xf16>
 }
+
+// -----
+
+// Sizes past 2^48 are refused: the passes' cost models multiply them in 64 bits
+// (--axis-fusion and --connect overflowed on this matmul, found by fuzz/pass_pipelines).
+func.func @domain_too_large(%A: tensor<4611686018427387904x2xf32>, %B: tensor<2x2xf32>) -> tensor<4611686018427387904x2xf32> {
+  // expected-error @+1 {{the iteration domain has more than 2^48 points, the most rtile's passes model}}
+  %C = te.compute (%m, %n) reduce (%k) in [4611686018427387904, 2, 2] : (tensor<4611686018427387904x2xf32>, tensor<2x2xf32>) -> tensor<4611686018427387904x2xf32> {
+    te.sum(%A[%m, %k] * %B[%k, %n])
+  }
+  func.return %C : tensor<4611686018427387904x2xf32>
+}
+
+// -----
+
+// A small domain reading a huge operand: its element count overflows i64.
+func.func @operand_too_large(%A: tensor<4611686018427387904x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand #0 (tensor<4611686018427387904x4xf32>) has more than 2^48 elements, the most rtile's passes model}}
+  %C = te.compute (%i) in [4] : (tensor<4611686018427387904x4xf32>) -> tensor<4xf32> { %A[0, %i] }
+  func.return %C : tensor<4xf32>
+}
+
+// -----
+
+// 2^48 points exactly is still a te.compute.
+func.func @domain_at_limit(%A: tensor<281474976710656xf32>) -> tensor<281474976710656xf32> {
+  %C = te.compute (%i) in [281474976710656] : (tensor<281474976710656xf32>) -> tensor<281474976710656xf32> { %A[%i] * 2.0 }
+  func.return %C : tensor<281474976710656xf32>
+}

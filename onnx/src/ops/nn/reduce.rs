@@ -189,6 +189,7 @@ pub fn reduce(node: &Node) -> Result<Expansion, OpError> {
                 Kind::L1 => un(UnOp::Abs, xv),
                 Kind::L2 | Kind::SumSquare => mul(xv.clone(), xv),
                 Kind::LogSumExp => {
+                    // `mx` is built above exactly when the kind is LogSumExp.
                     let m = mx.as_ref().expect("max stage");
                     // The max has every reduced dim as 1.
                     let mi = idx
@@ -222,6 +223,7 @@ pub fn reduce(node: &Node) -> Result<Expansion, OpError> {
             b.map(&shape, elem, |r| post(r.read_dims(&s, &all)))?
         }
         Kind::LogSumExp => {
+            // As above: built for LogSumExp only.
             let m = mx.as_ref().expect("max stage");
             // The max in keepdims layout, read at the result's point.
             let (_, _, idx_of) = reduce_layout(x.shape(), &dims, keepdims);

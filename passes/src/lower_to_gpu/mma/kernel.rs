@@ -421,6 +421,8 @@ impl MmaBuild<'_, '_> {
         let mut inside = None;
         let mut out = Vec::new();
         for (d, e) in g.map.iter().enumerate() {
+            // implicit_gemm accepts data indexed by the m and k groups only, and the gather's
+            // dims are those two groups: every axis of `e` has a value in `vals`.
             let mut v = self
                 .em
                 .affine(e, &vals)
