@@ -20,7 +20,7 @@ use rtile_runtime::sim::run_check_text;
 
 mod common;
 use common::wgmma::{
-    check, lowered, program_for, wg_batch_program, wg_batches_program, wg_program,
+    check, lowered, program_for, wg_batch_program, wg_batches_program, wg_program, zero_coordinate,
 };
 use common::{Shared, bmm_text, compute, gemm_text};
 
@@ -437,7 +437,7 @@ fn batch_plan_refusals_and_planted_bug() {
         ));
         let text = lowered(&c, &p64, ws).expect("lowers");
         run_check_text("k.mlir", &text, 3).expect("the kernel runs clean");
-        let batch0 = zero_batch_coordinate(&text);
+        let batch0 = zero_coordinate(&text, 3, 2);
         assert_ne!(batch0, text);
         let r = run_check_text("k.mlir", &batch0, 3).expect("runs");
         assert!(
@@ -446,38 +446,6 @@ fn batch_plan_refusals_and_planted_bug() {
             r.text()
         );
     }
-}
-
-/// `text` with every 3-coordinate TMA load's outermost (batch) coordinate replaced by the
-/// index constant 0 the kernel defines (the k loop's lower bound).
-fn zero_batch_coordinate(text: &str) -> String {
-    let zero = text
-        .lines()
-        .find(|l| l.contains("\"arith.constant\"() <{value = 0 : index}>"))
-        .and_then(|l| l.split(" = ").next())
-        .expect("an index 0")
-        .trim()
-        .to_string();
-    text.lines()
-        .map(|l| {
-            let Some(at) = l.find("\"nvgpu.tma.async.load\"(") else {
-                return l.to_string();
-            };
-            let args: Vec<&str> = l[at + 23..]
-                .split(')')
-                .next()
-                .unwrap_or("")
-                .split(", ")
-                .collect();
-            if args.len() != 7 {
-                return l.to_string();
-            }
-            let from = format!("{}, {}", args[5], args[6]);
-            let to = format!("{zero}, {}", args[6]);
-            l.replacen(&from, &to, 1)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The K-major B plan: its tile is the warpgroup's own columns (no padding to 64-column

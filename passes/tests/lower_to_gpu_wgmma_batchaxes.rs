@@ -14,7 +14,7 @@ use rtile_passes::lower_to_gpu::mma::wgmma::{Dim, WgmmaPlan};
 use rtile_runtime::sim::run_check_text;
 
 mod common;
-use common::wgmma::{check, lowered, wg_batches_program, wgmma_options};
+use common::wgmma::{check, lowered, wg_batches_program, wgmma_options, zero_coordinate};
 use common::{Shared, bmm_text, compute, context};
 
 /// `batch` extents, `(m, n, k)`, `(input, output)`, `(A stored [.., k, m], B stored
@@ -307,38 +307,6 @@ fn plan_layouts_and_refusals() {
     let m = MmaPlan::new(&c, &two, &dev).expect("mma plan of two slices");
     let e = WgmmaPlan::new(&c, &m, &dev, true).expect_err("two slices");
     assert!(e.contains("one batch index"), "{e}");
-}
-
-/// `text` with every TMA load of `coords` coordinates given the index constant 0 the kernel
-/// defines as its coordinate `at` (innermost first).
-fn zero_coordinate(text: &str, coords: usize, at: usize) -> String {
-    let zero = text
-        .lines()
-        .find(|l| l.contains("\"arith.constant\"() <{value = 0 : index}>"))
-        .and_then(|l| l.split(" = ").next())
-        .expect("an index 0")
-        .trim()
-        .to_string();
-    text.lines()
-        .map(|l| {
-            let Some(s) = l.find("\"nvgpu.tma.async.load\"(") else {
-                return l.to_string();
-            };
-            let args: Vec<&str> = l[s + 23..]
-                .split(')')
-                .next()
-                .unwrap_or("")
-                .split(", ")
-                .collect();
-            if args.len() != coords + 4 {
-                return l.to_string();
-            }
-            let mut new = args.clone();
-            new[3 + at] = &zero;
-            l.replacen(&args.join(", "), &new.join(", "), 1)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Planted bugs: the second batch axis's coordinate of every 4-d TMA load forced to 0

@@ -91,3 +91,35 @@ pub fn check(c: &TeCompute, p: &RProgram, seed: u64, ws: bool) -> Result<f64, St
     }
     Ok(r.max_rel_err())
 }
+
+/// `text` with every TMA load of `coords` coordinates given the index constant 0 the kernel
+/// defines as its coordinate `at` (innermost first).
+pub fn zero_coordinate(text: &str, coords: usize, at: usize) -> String {
+    let zero = text
+        .lines()
+        .find(|l| l.contains("\"arith.constant\"() <{value = 0 : index}>"))
+        .and_then(|l| l.split(" = ").next())
+        .expect("an index 0")
+        .trim()
+        .to_string();
+    text.lines()
+        .map(|l| {
+            let Some(s) = l.find("\"nvgpu.tma.async.load\"(") else {
+                return l.to_string();
+            };
+            let args: Vec<&str> = l[s + 23..]
+                .split(')')
+                .next()
+                .unwrap_or("")
+                .split(", ")
+                .collect();
+            if args.len() != coords + 4 {
+                return l.to_string();
+            }
+            let mut new = args.clone();
+            new[3 + at] = &zero;
+            l.replacen(&args.join(", "), &new.join(", "), 1)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
