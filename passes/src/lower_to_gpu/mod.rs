@@ -32,7 +32,10 @@ pub use kernel::{
     CrossThread, LowerOptions, LoweredKernel, ThreadMapping, auto_split, lower_compute,
     lower_compute_opts, lower_compute_with, lower_fused, reference_text,
 };
-pub use pass::{LowerToGpu, lower_module, lower_module_dedup, lower_module_with, selected_program};
+pub use pass::{
+    LowerToGpu, lower_module, lower_module_dedup, lower_module_on, lower_module_with,
+    selected_program,
+};
 pub use plan::KernelPlan;
 
 use rtile::ir::{Attribute, Builder, Context, OpId};

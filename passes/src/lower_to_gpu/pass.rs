@@ -48,6 +48,8 @@ rtile::declare_pass! {
             warp_specialize: bool = "true", "warp-specialize";
             /// a tilegraph.kernel with several results as one kernel writing all of them, where its other results are shared stages whose owned parts partition them (false: one kernel per result)
             one_kernel_results: bool = "true", "one-kernel-results";
+            /// built-in device for computes without a program when no compute of the module names one (--construct-rtile leaves computes whose reads its model cannot express unchanged); must match the programs' device otherwise
+            device: String = "", "device";
         }
         statistics {
             KERNELS: "kernels", "Number of kernels generated";
@@ -134,7 +136,7 @@ pub fn selected_program(
         Diagnostic::op_error(
             ctx,
             op,
-            "has neither an 'rtile.program' nor 'rtile.programs' candidates (run --construct-rtile first; an op it leaves unchanged, its reads beyond Roller's model, takes the tiles --connect gives it alone when another compute of the module names the device, or schedule the function with --connect)",
+            "has neither an 'rtile.program' nor 'rtile.programs' candidates (run --construct-rtile first; an op it leaves unchanged, its reads beyond Roller's model, takes the tiles --connect gives it alone on the device another compute of the module names, or lower-to-gpu's device option)",
         )
     })
 }
@@ -220,11 +222,24 @@ pub fn lower_module_dedup(
     opts: LowerOptions,
     dedup: bool,
 ) -> Result<(), Diagnostic> {
+    lower_module_on(ctx, module, stats, opts, dedup, None)
+}
+
+/// [`lower_module_dedup`] with `device` for the computes without a program when none of
+/// the module's computes names one (the pass's `device=` option).
+pub fn lower_module_on(
+    ctx: &mut Context,
+    module: OpId,
+    stats: &mut PassStatistics,
+    opts: LowerOptions,
+    dedup: bool,
+    device: Option<&Device>,
+) -> Result<(), Diagnostic> {
     let funcs = te_funcs(ctx, module);
     if funcs.is_empty() {
         return Ok(());
     }
-    let device = module_device(ctx, &funcs)?;
+    let device = module_device(ctx, &funcs, device)?;
     give_unconstructed_programs(ctx, &funcs, &device)?;
     // rPrograms (`vdevice.program`, from --wavefront-pack): one persistent kernel each.
     let pack = super::persistent::analyse(ctx, module)?;
@@ -342,8 +357,13 @@ fn in_kernel(ctx: &Context, op: OpId) -> bool {
 /// The device every compute of `funcs` is lowered for (its program's device): one per
 /// `gpu.module`, since the module's target names one architecture. A compute outside a
 /// kernel without a program takes the others' ([`give_unconstructed_programs`]).
-fn module_device(ctx: &Context, funcs: &[OpId]) -> Result<Device, Diagnostic> {
+fn module_device(
+    ctx: &Context,
+    funcs: &[OpId],
+    given: Option<&Device>,
+) -> Result<Device, Diagnostic> {
     let mut found: Option<Device> = None;
+    let mut first: Option<OpId> = None;
     let mut bare: Option<Diagnostic> = None;
     for &f in funcs {
         for op in ctx.collect_ops(f) {
@@ -378,11 +398,26 @@ fn module_device(ctx: &Context, funcs: &[OpId]) -> Result<Device, Diagnostic> {
                     ));
                 }
                 Some(_) => {}
-                None => found = Some(dev),
+                None => {
+                    found = Some(dev);
+                    first = Some(op);
+                }
             }
         }
     }
-    found.ok_or_else(|| {
+    if let (Some(f), Some(g), Some(op)) = (&found, given, first)
+        && f.name != g.name
+    {
+        return Err(Diagnostic::op_error(
+            ctx,
+            op,
+            format!(
+                "is lowered for device '{}' but lower-to-gpu's device option names '{}'",
+                f.name, g.name
+            ),
+        ));
+    }
+    found.or_else(|| given.cloned()).ok_or_else(|| {
         bare.unwrap_or_else(|| Diagnostic::error(None, "internal error: no te.compute to lower"))
     })
 }
@@ -443,6 +478,19 @@ impl Pass for LowerToGpu {
             warp_specialize: self.opts.warp_specialize,
             one_kernel_results: self.opts.one_kernel_results,
         };
-        lower_module_dedup(ctx, op, stats, opts, self.opts.dedup_kernels)
+        let device = match self.opts.device.as_str() {
+            "" => None,
+            name => Some(Device::builtin(name).map_err(|e| {
+                Diagnostic::op_error(ctx, op, format!("lower-to-gpu: {}", e.message))
+            })?),
+        };
+        lower_module_on(
+            ctx,
+            op,
+            stats,
+            opts,
+            self.opts.dedup_kernels,
+            device.as_ref(),
+        )
     }
 }

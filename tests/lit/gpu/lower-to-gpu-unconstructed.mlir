@@ -3,12 +3,16 @@
 // with a remark. --lower-to-gpu then gives it the tiles --connect gives the op alone on the
 // device the module's other computes name (Welder-none's kernel for it), so the pipeline
 // lowers every compute; the module runs whole in the simulator against the f64 oracle.
-// A module none of whose computes has a program names no device: that stays an error.
+// A module none of whose computes has a program names no device: an error, unless
+// lower-to-gpu's device option names one (which must then match any program's device).
 // RUN: rtile-opt %s --construct-rtile=device=h100 --lower-to-gpu -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --input-file=%t.mlir
 // RUN: rtile-run --sim %t.mlir | FileCheck %s --check-prefix=SIM
 // RUN: rtile-opt %s --construct-rtile=device=v100 --lower-to-gpu | rtile-run --sim | FileCheck %s --check-prefix=SIM
 // RUN: not rtile-opt %s --construct-rtile=device=h100 --lower-to-gpu --split-input-file 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: rtile-opt %s --construct-rtile=device=h100 --lower-to-gpu=device=h100 --split-input-file | FileCheck %s --check-prefix=GIVEN
+// RUN: not rtile-opt %s --construct-rtile=device=h100 --lower-to-gpu=device=a100 --split-input-file 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// RUN: not rtile-opt %s --lower-to-gpu=device=z80 2>&1 | FileCheck %s --check-prefix=BADDEV
 
 // REMARK: remark: construct-rtile: op left unchanged: index 0 of input read #0 is not of the form
 
@@ -22,6 +26,10 @@
 // SIM: max relative error
 
 // NONE: error: 'te.compute' op has neither an 'rtile.program' nor 'rtile.programs' candidates
+// GIVEN: gpu.func @flatten_scale_0
+// GIVEN: gpu.func @flatten_alone_0
+// MISMATCH: error: 'te.compute' op is lowered for device 'h100' but lower-to-gpu's device option names 'a100'
+// BADDEV: error: 'builtin.module' op lower-to-gpu: unknown device 'z80'; built-in devices are: a100,
 
 func.func @flatten_scale(%x: tensor<2x3x4x5xf32>) -> tensor<1x120xf32> {
   %s = te.compute (%a, %b, %c, %d) in [2, 3, 4, 5] : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {

@@ -34,6 +34,7 @@
 // CHECK-NEXT:      --tensor-core=<string>       - tensor-core instructions: mma-sync (sm_80 mma.sync, ldmatrix, cp.async), auto (sm_90a wgmma with TMA where it applies, else mma-sync) or wgmma (an error where it does not apply) (default: mma-sync)
 // CHECK-NEXT:      --warp-specialize=<bool>     - wgmma kernels with a producer warpgroup issuing the TMA loads and consumer warpgroups computing, synchronised by full/empty mbarriers, where the block has room for 128 more threads (false: every warpgroup computes, thread 0 loads) (default: true)
 // CHECK-NEXT:      --one-kernel-results=<bool>  - a tilegraph.kernel with several results as one kernel writing all of them, where its other results are shared stages whose owned parts partition them (false: one kernel per result) (default: true)
+// CHECK-NEXT:      --device=<string>            - built-in device for computes without a program when no compute of the module names one (--construct-rtile leaves computes whose reads its model cannot express unchanged); must match the programs' device otherwise
 // CHECK-NEXT:  --print-op-stats                 - Print statistics of operations
 // CHECK-NEXT:      --json=<bool>                - print the stats as JSON (default: false)
 // CHECK-NEXT:  --rtile-select                   - Keep one of the rtile.programs candidates as rtile.program
