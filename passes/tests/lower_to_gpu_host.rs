@@ -114,21 +114,22 @@ fn host_functions_are_built_and_verify() {
     );
 }
 
+/// A program for blocks of 2048 threads, more than a v100 block may have: it verifies
+/// (its tiles are consistent) and fails only when the lowering checks the device.
+const OVERSIZED: &str = "rtile.program = #rtile.program<device = \"v100\", tiles = [[32, 64, 16], [1, 1, 1]], pad = [[0, 1], [0, 4]], grid = [2, 1], threads = 2048, est_us = 1.0, epsilon = 0.2, footprint = [0, 0, 0], traffic = [0, 0, 0]>";
+
 #[test]
 fn a_function_that_cannot_lower_leaves_the_module_unchanged() {
     let mut ctx = new_context();
-    // The second function's second compute has no selected program.
-    let m = parse_and_verify(&mut ctx, "t.mlir", &module_text("")).expect("parses");
+    // The second function's second compute has a program the lowering refuses (a compute
+    // with no program at all now takes `--connect`'s tiles for it alone).
+    let m = parse_and_verify(&mut ctx, "t.mlir", &module_text(&format!(", {OVERSIZED}")))
+        .expect("parses");
     let before = print_op(&ctx, m, &PrintOptions::default());
     let ops_before = ctx.num_ops();
     let mut stats = PassStatistics::default();
-    let e = lower_module(&mut ctx, m, &mut stats).expect_err("no program");
-    assert!(
-        e.message
-            .contains("has neither an 'rtile.program' nor 'rtile.programs' candidates"),
-        "{}",
-        e.message
-    );
+    let e = lower_module(&mut ctx, m, &mut stats).expect_err("an oversized block");
+    assert!(e.message.contains("2048"), "{}", e.message);
     assert_eq!(print_op(&ctx, m, &PrintOptions::default()), before);
     assert_eq!(
         ctx.num_ops(),
