@@ -13,7 +13,7 @@ use rtile::ir::{
 };
 use rtile::pass::{OptionKind, OptionType, Pass, PassStatistics};
 use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
-use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
+use rtile_dialects::te::ir::COMPUTE;
 use rtile_dialects::te::model::TensorType;
 use rtile_dialects::te::walk::compute_ops;
 use rtile_dialects::tilegraph::Level;
@@ -322,30 +322,33 @@ fn give_unconstructed_programs(
         .filter(|&op| selected_program(ctx, op).is_err())
         .collect();
     for op in bare {
-        let p = alone_program(ctx, op, device).map_err(|e| {
+        let (p, own) = alone_program(ctx, op, device).map_err(|e| {
             Diagnostic::op_error(
                 ctx,
                 op,
                 format!("has no rtile.program and cannot be tiled alone: {e}"),
             )
         })?;
-        let (c, _) = compute_from_op(ctx, op).map_err(|e| Diagnostic::op_error(ctx, op, e))?;
-        let own: Vec<String> = c.axes.iter().map(|a| a.name.clone()).collect();
         rtile_dialects::rtile::set_programs(ctx, op, &[p], &own);
     }
     Ok(())
 }
 
 /// The program of `op` as `--connect` tiles it alone on `device` (its best plan with
-/// every input from global memory).
-fn alone_program(ctx: &Context, op: OpId, device: &Device) -> Result<RProgram, String> {
+/// every input from global memory), with the compute's own axis names.
+fn alone_program(
+    ctx: &Context,
+    op: OpId,
+    device: &Device,
+) -> Result<(RProgram, Vec<String>), String> {
     let g = crate::connect::graph::build_graph(ctx, &[op])?;
     let node = g.nodes.first().ok_or("not a te.compute")?;
+    let (c, _) = node.compute.as_ref().ok_or("not a te.compute")?;
     let levels = vec![vec![Level::Global; node.inputs.len()]];
     let plan = crate::connect::tiling::best_plan(&g, &[0], &levels, device, 8)?;
-    let (c, _) = compute_from_op(ctx, op)?;
     let tiles = plan.tiles.first().ok_or("no tiles")?;
-    super::fuse::program_of_tiles(tiles, &c, &device.name)
+    let own = c.axes.iter().map(|a| a.name.clone()).collect();
+    Ok((super::fuse::program_of_tiles(tiles, c, &device.name)?, own))
 }
 
 /// True when `op` is a member of a `tilegraph.kernel`.
