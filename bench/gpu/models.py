@@ -83,10 +83,16 @@ def run_variant(a, w, v, ins, tmp, graph=False):
         cmd.append("--graph")
     else:
         cmd += ["--dump", dump]
+        if a.per_kernel_dir:
+            cmd += ["--per-kernel", os.path.join(a.per_kernel_dir, f"{w}.{v}.steps.json")]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
     except subprocess.TimeoutExpired:
         return None, None, None, f"timed out after {a.timeout} s"
+    if a.per_kernel_dir and not graph:
+        occ = [l for l in p.stderr.splitlines() if l.startswith("co-residency")]
+        if occ:
+            open(os.path.join(a.per_kernel_dir, f"{w}.{v}.coresidency.txt"), "w").write("\n".join(occ) + "\n")
     m = re.search(r"median ([\d.]+) ms", p.stdout)
     n = re.search(r"(\d+) launches on", p.stdout)
     if p.returncode != 0 or not m:
@@ -215,9 +221,13 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--per-kernel-dir", help="write each variant's per-launch times (rtile-run --per-kernel) "
+                    "and its co-residency check here")
     ap.add_argument("--markdown")
     ap.add_argument("--json")
     a = ap.parse_args()
+    if a.per_kernel_dir:
+        os.makedirs(a.per_kernel_dir, exist_ok=True)
     ws = variants(a.dir)
     if a.only:
         keep = a.only.split(",")

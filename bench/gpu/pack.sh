@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The build-machine half of bench/gpu/session.sh: writes gpu-carry/bundle.tar.xz with
 #   bin/    rtile-run and rtile-run-cuda (release, stripped; they link no LLVM)
-#   tc/ tcsq/ t1/   per operator of bench/ops/{tensor-core-f16,tensor-core-square,
-#                   roller-table1}.mlir: Roller's top-TOPK programs and the naive reference
+#   tcsq/           per operator of bench/ops/tensor-core-square.mlir (mma.sync, sm_90):
+#                   Roller's top-TOPK programs and the naive reference
 #                   as PTX with manifests (bench/gpu/prepare-ptx.sh)
 #   tcwg/ tcsqwg/   the tensor-core suites lowered with tensor-core=wgmma for sm_90a (TMA,
 #                   mbarriers, wgmma; the ranks wgmma does not apply to are left out),
 #                   warp-specialised where the block has room (the default)
 #   tcwgsr/ tcsqwgsr/  the same with warp-specialize=false (every warpgroup computes)
+#   wgx/            bench/ops/tensor-core-wgmma-explicit.mlir: wgmma kernels under explicit
+#                   programs (ragged edges, several batch axes) and their naive references
 #   models/ pipes/ small/  whole workloads per system (bench/gpu/prepare-models.sh): the
 #                   Welder and Rammer workloads and the Halide pipelines at paper sizes, and
 #                   the small Rammer twins for compute-sanitizer
@@ -22,13 +24,12 @@ rm -rf "$stage" && mkdir -p "$stage/bin" gpu-carry
 for b in rtile-run rtile-run-cuda; do
   strip -o "$stage/bin/$b" "$BIN/$b" || exit 1
 done
-bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tc" "$sm" "$device"
 bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsq" "$sm" "$device"
 LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tcwg" sm_90a "$device"
 LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsqwg" sm_90a "$device"
 LOWER_OPTIONS="tensor-core=wgmma warp-specialize=false" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tcwgsr" sm_90a "$device"
 LOWER_OPTIONS="tensor-core=wgmma warp-specialize=false" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsqwgsr" sm_90a "$device"
-bench/gpu/prepare-ptx.sh bench/ops/roller-table1.mlir "$stage/t1" "$sm" "$device"
+LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-explicit.sh bench/ops/tensor-core-wgmma-explicit.mlir "$stage/wgx" sm_90a
 # The full-size NASNet cell is left out: its packed program inlines every rTask body
 # (hundreds of MB of MLIR, minutes to lower), issue 15.
 bench/gpu/prepare-models.sh "$stage/models" "$sm" "$device" \

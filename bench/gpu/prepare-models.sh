@@ -3,7 +3,7 @@
 # workload scheduled by each system, lowered, translated to PTX, and its launch sequence
 # written without simulating it (`rtile-run --model-manifest`), for bench/gpu/models.py on
 # the GPU machine. Per workload W and variant V:
-#   <out>/W.V.ptx  <out>/W.V.json  [<out>/W.V.bin: constants]
+#   <out>/W.V.ptx  <out>/W.V.json  [<out>/W.V.bin: constants]  <out>/W.V.gpu.mlir (lowered)
 # Variants:
 #   Welder workloads (bench/models/welder/*.mlir, paper sizes):  none, register, shared
 #     (--connect connect-level=..., the ablation of Welder §5.5)
@@ -61,11 +61,12 @@ for f in "$@"; do
        timeout "$limit" "$bin/rtile-translate" --to-ptx="$sm" "$tmp/l.mlir" -o "$out/$w.$v.ptx" 2>> "$tmp/err" &&
        "$bin/rtile-run" --model-manifest "$out/$w.$v.json" "$tmp/l.mlir" > /dev/null 2>> "$tmp/err"; then
       ms=$(( ($(date +%s%N) - start) / 1000000 ))
+      cp "$tmp/l.mlir" "$out/$w.$v.gpu.mlir"  # kept here (pack.sh leaves .mlir out of the bundle)
       printf '%s.%s: ok (%s ms, %s launches, PTX %s bytes)\n' "$w" "$v" "$ms" \
         "$(grep -o '"kernel"' "$out/$w.$v.json" | wc -l)" "$(stat -c %s "$out/$w.$v.ptx")" | tee -a "$out/prepare.log"
     else
       echo "$w.$v: FAILED: $(grep -m1 -i 'error' "$tmp/err" || head -1 "$tmp/err")" | tee -a "$out/prepare.log"
-      rm -f "$out/$w.$v.ptx" "$out/$w.$v.json" "$out/$w.$v.bin"
+      rm -f "$out/$w.$v.ptx" "$out/$w.$v.json" "$out/$w.$v.bin" "$out/$w.$v.gpu.mlir"
       status=1
     fi
   done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every GPU measurement of issues 14-17 (and the Table-1 suite of issue 6) in one command, for
+# Every GPU measurement of issues 14-17 in one command, for
 # a lent GPU machine with PyTorch but no Rust or LLVM. Build here first (bench/gpu/pack.sh
 # writes gpu-carry/bundle.tar.xz: stripped rtile-run and rtile-run-cuda, and the PTX, kernel
 # manifests and model launch sequences); carry gpu-carry there and run
@@ -39,52 +39,51 @@ part() { # name, seconds, command...
   pack
 }
 
-# Issue 16: the sm_90a wgmma + TMA kernels first (never run on hardware before: checked
-# against the naive reference kernel; warp-specialised where the block has room, then
-# single-role), then mma.sync (sm_90), against cuBLAS (torch.matmul).
-part tcsqwg 80 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwg" --bin "$bin" \
+# Issue 16: the sm_90a wgmma + TMA kernels first (never run on hardware before). Small
+# explicit programs against the naive reference kernel, one under compute-sanitizer too;
+# then the constructed programs of the large suites, checked and timed against cuBLAS
+# (torch.matmul), warp-specialised (the default); ncu on the largest where it falls short.
+part wgx 30 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-wgmma-explicit.mlir --ptx-dir "$g/wgx" \
+  --bin "$bin" --no-torch --iters 10 --markdown "$out/wgx.md" --json "$out/wgx.json"
+part sanitize-wgx 25 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/rtile-run-cuda" "$g/wgx/mm.ptx" \
+  --reference "$g/wgx/mm.naive.ptx" --rtol 2e-3 --atol 1e-3
+part tcsqwg 70 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwg" --bin "$bin" \
   --top-k --iters 20 --markdown "$out/tcsqwg.md" --json "$out/tcsqwg.json"
-part tcwg 60 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwg" --bin "$bin" \
+part tcwg 50 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwg" --bin "$bin" \
   --top-k --iters 30 --markdown "$out/tcwg.md" --json "$out/tcwg.json"
-# The same suites with warp-specialize=false (single-role: every warpgroup computes), to
-# compare with the warp-specialised default above rank by rank.
-part tcwgsr 60 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwgsr" --bin "$bin" \
-  --top-k --iters 30 --markdown "$out/tcwgsr.md" --json "$out/tcwgsr.json"
-part tcsqwgsr 80 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwgsr" --bin "$bin" \
-  --top-k --iters 20 --markdown "$out/tcsqwgsr.md" --json "$out/tcsqwgsr.json"
-part ncu-wgmma 45 ncu --clock-control none --launch-count 1 --section SpeedOfLight --section Occupancy \
+# Where the largest one spends its time (speed of light, occupancy, pipe use).
+part ncu-wgmma 40 ncu --clock-control none --launch-count 1 --section SpeedOfLight --section Occupancy \
   --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
   "$bin/rtile-run-cuda" "$g/tcsqwg/sq4096_f16.ptx" --iters 1 --warmup 0
-part tc 90 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tc" --bin "$bin" \
-  --top-k --iters 30 --markdown "$out/tc.md" --json "$out/tc.json"
-part tcsq 80 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsq" --bin "$bin" \
-  --top-k --iters 20 --markdown "$out/tcsq.md" --json "$out/tcsq.json"
-# Where the largest one spends its time (speed of light, occupancy, pipe use).
-part ncu 45 ncu --clock-control none --launch-count 1 --section SpeedOfLight --section Occupancy \
-  --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
-  "$bin/rtile-run-cuda" "$g/tcsq/sq4096_f16.ptx" --iters 1 --warmup 0
 
-# Issues 14, 15, 17: whole workloads, every system's schedule, PyTorch eager/compile/graph.
-part models 200 python3 bench/gpu/models.py --dir "$g/models" --bin "$bin" --iters 30 \
+# Issues 14, 15: whole workloads, every system's schedule, PyTorch eager/compile/graph; every
+# launch also timed alone (per-kernel profiles) and the persistent grids checked against the
+# driver's occupancy.
+part models 170 python3 bench/gpu/models.py --dir "$g/models" --bin "$bin" --iters 30 \
   --only bert-layer-128,mobilenet-block-112,lstm,inception,mobilenet-block-14,resnet-bottleneck,conv-bias-relu,layernorm,softmax,bert-layer-512,nerf-mlp \
-  --markdown "$out/models.md" --json "$out/models.json"
-part rammer-small 40 python3 bench/gpu/models.py --dir "$g/small" --bin "$bin" --iters 30 --no-torch \
-  --markdown "$out/rammer-small.md" --json "$out/rammer-small.json"
-part pipes 60 python3 bench/gpu/models.py --dir "$g/pipes" --bin "$bin" --iters 30 --no-torch \
-  --markdown "$out/pipes.md" --json "$out/pipes.json"
+  --per-kernel-dir "$out/perkernel-models" --markdown "$out/models.md" --json "$out/models.json"
+# Issue 17: the pipelines, every system's schedule, per-kernel times for `rtile-bench retrain`.
+part pipes 50 python3 bench/gpu/models.py --dir "$g/pipes" --bin "$bin" --iters 30 --no-torch \
+  --per-kernel-dir "$out/perkernel-pipes" --markdown "$out/pipes.md" --json "$out/pipes.json"
+part rammer-small 25 python3 bench/gpu/models.py --dir "$g/small" --bin "$bin" --iters 30 --no-torch \
+  --per-kernel-dir "$out/perkernel-small" --markdown "$out/rammer-small.md" --json "$out/rammer-small.json"
 
 # Issue 15: the packed persistent programs under compute-sanitizer (small twins: fast).
-for tool in racecheck synccheck memcheck; do
+for tool in racecheck synccheck; do
   for m in "$g"/small/*.rammer.json; do
-    part "sanitize-$tool-$(basename "$m" .json)" 20 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    part "sanitize-$tool-$(basename "$m" .json)" 15 compute-sanitizer --tool "$tool" --error-exitcode 3 \
       "$bin/rtile-run" cuda --model "$m" "${m%.json}.ptx"
   done
 done
 
-# Issue 6: Roller's Table-1 suite (f32), best of top-k, against PyTorch.
-part table1 150 python3 bench/gpu/bench.py --ptx-dir "$g/t1" --bin "$bin" --top-k --iters 20 \
-  --markdown "$out/table1.md" --json "$out/table1.json"
+# Issue 16 again: single-role warpgroups and mma.sync on the same sizes, for comparison.
+part tcsqwgsr 50 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwgsr" --bin "$bin" \
+  --top-k --iters 20 --markdown "$out/tcsqwgsr.md" --json "$out/tcsqwgsr.json"
+part tcwgsr 40 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwgsr" --bin "$bin" \
+  --top-k --iters 30 --markdown "$out/tcwgsr.md" --json "$out/tcwgsr.json"
+part tcsq 50 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsq" --bin "$bin" \
+  --top-k --iters 20 --markdown "$out/tcsq.md" --json "$out/tcsq.json"
 note "done"
 pack
-for f in tcsqwg tcwg tc tcsq models rammer-small pipes table1; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
+for f in wgx tcsqwg tcwg models pipes rammer-small tcsqwgsr tcwgsr tcsq; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/sanitize-*.txt 2>/dev/null | sort | uniq -c

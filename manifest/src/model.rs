@@ -134,6 +134,12 @@ pub struct Step {
     /// the whole of `args[of]`, so the runtime encodes it over that argument's memory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tensor_maps: Vec<crate::TensorMapArg>,
+    /// For a persistent kernel whose barriers span blocks (Rammer's rProgram,
+    /// `rtile.persistent`): the blocks the compiler counted as co-resident on the device
+    /// description. Every block of the grid must be resident at once, so the GPU runtime
+    /// checks the grid against the driver's own occupancy before launching it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coresident: Option<u64>,
 }
 
 impl ModelManifest {
@@ -373,6 +379,7 @@ mod tests {
                         arg(Buffer::Arena, 0, &[4, 8]),
                     ],
                     tensor_maps: vec![],
+                    coresident: None,
                 },
                 Step {
                     kernel: "m_1".into(),
@@ -384,6 +391,7 @@ mod tests {
                         arg(Buffer::Output(0), 0, &[32]),
                     ],
                     tensor_maps: vec![],
+                    coresident: None,
                 },
             ],
         }

@@ -62,6 +62,11 @@ pub struct CudaArgs {
     /// its replays (launch overheads as small as the driver allows).
     #[arg(long, requires = "bench")]
     pub graph: bool,
+    /// With --model --bench: also time every launch alone (repeated back to back) and
+    /// write the per-kernel times as JSON to this file (what `rtile-bench retrain` and
+    /// `--wavefront-pack="profile=..."` are built from).
+    #[arg(long, requires = "bench", value_name = "FILE.json")]
+    pub per_kernel: Option<PathBuf>,
     /// Time every candidate PTX (manifests beside them), keep the fastest, cache the choice
     /// by problem signature and device.
     #[arg(long, value_name = "C1.ptx,C2.ptx,...", value_delimiter = ',', num_args = 1..)]

@@ -124,7 +124,10 @@ pub fn load(
     let func = module
         .load_function(&kernel.name)
         .map_err(cuerr("kernel not found in the PTX"))?;
-    if kernel.dynamic_shared_memory > 48 * 1024 {
+    // Opted in for any dynamic shared memory, not only above 48 KiB: the kernel's static
+    // shared memory (mbarriers, the dynamic region's 1024-byte alignment) counts against
+    // the same 48 KiB default, so 48 KiB of dynamic memory alone can fail to launch.
+    if kernel.dynamic_shared_memory > 0 {
         func.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             kernel.dynamic_shared_memory as i32,

@@ -20,9 +20,6 @@ use rtile_manifest::model::{Buffer, ExecuteError, Executor, ModelManifest, Step,
 use crate::data::median;
 use crate::exec::Gpu;
 
-/// Dynamic shared memory a kernel may use without opting in.
-const DEFAULT_DYNAMIC_SHARED: u64 = 48 * 1024;
-
 /// The GPU as an [`Executor`]: the model's kernels loaded from one PTX module, and its
 /// device buffers. Unwritten buffers (outputs, the arena) start as `0xff` bytes (NaN for
 /// floats), so an element no kernel writes shows in the result.
@@ -62,8 +59,10 @@ impl CudaExecutor {
             let most = smem.entry(s.kernel.clone()).or_default();
             *most = (*most).max(s.dynamic_shared_memory);
         }
+        // Opted in for any dynamic shared memory: static shared memory (mbarriers, the
+        // dynamic region's alignment) counts against the same default limit.
         for (name, bytes) in smem {
-            if bytes > DEFAULT_DYNAMIC_SHARED {
+            if bytes > 0 {
                 funcs[&name]
                     .set_attribute(
                         CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -74,6 +73,7 @@ impl CudaExecutor {
                     })?;
             }
         }
+        check_coresidency(gpu, m, &funcs)?;
         Ok(CudaExecutor {
             stream: gpu.stream.clone(),
             _module: module,
@@ -167,6 +167,47 @@ impl Executor for CudaExecutor {
             .clone_dtoh(buf)
             .map_err(|e| format!("cannot copy {buffer:?} back: {e:?}"))
     }
+}
+
+/// Checks every persistent step whose barriers span blocks (`Step::coresident`) against
+/// the driver's occupancy (`cuOccupancyMaxActiveBlocksPerMultiprocessor` × multiprocessors):
+/// its whole grid must be resident at once, or its rTask barriers would wait forever on
+/// blocks that never start (Rammer OSDI'20 §4.2; the compiler's count rests on the device
+/// description and an estimate of registers). Prints both numbers; refuses the model when
+/// the driver allows fewer blocks than the grid.
+fn check_coresidency(
+    gpu: &Gpu,
+    m: &ModelManifest,
+    funcs: &HashMap<String, CudaFunction>,
+) -> Result<(), String> {
+    let sms = gpu.info().sms.max(0) as u64;
+    for (i, s) in m.steps.iter().enumerate() {
+        let Some(counted) = s.coresident else {
+            continue;
+        };
+        let threads = s.block.iter().product::<u32>();
+        let per_sm = funcs[&s.kernel]
+            .occupancy_max_active_blocks_per_multiprocessor(
+                threads,
+                s.dynamic_shared_memory as usize,
+                None,
+            )
+            .map_err(|e| format!("step {i} (@{}): occupancy query failed: {e:?}", s.kernel))?
+            as u64;
+        let grid = s.grid.iter().map(|&g| g as u64).product::<u64>();
+        let capacity = per_sm * sms;
+        eprintln!(
+            "co-residency: @{}: grid {grid} blocks of {threads} threads, {} bytes of dynamic shared memory; the driver allows {per_sm} per multiprocessor × {sms} = {capacity}; the compiler counted {counted}",
+            s.kernel, s.dynamic_shared_memory
+        );
+        if grid > capacity {
+            return Err(format!(
+                "step {i} (@{}): could deadlock: its barriers span blocks and it launches {grid} blocks, but the driver allows only {capacity} co-resident ({per_sm} per multiprocessor × {sms}); the compiler counted {counted}",
+                s.kernel
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The step's TMA tensor maps, each encoded over the argument it covers and copied to the
@@ -365,4 +406,71 @@ pub fn time_model(
             launches: m.steps.len(),
         },
     ))
+}
+
+/// One launch's time, timed alone (see [`time_steps`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepTime {
+    /// Its index in the launch sequence.
+    pub step: usize,
+    /// The kernel's symbol.
+    pub kernel: String,
+    /// Mean time of one launch over the timed back-to-back launches, µs.
+    pub us: f64,
+}
+
+/// Times each step of `m` alone: after one run of the whole sequence (which allocates and
+/// fills every buffer), each step is launched `warmup` times, then `iters` times back to
+/// back between two CUDA events, and its time is the mean (so launch overhead hides behind
+/// the kernels, as in a sequence whose launches queue ahead). These are the per-kernel
+/// times `rtile-bench retrain` fits the Halide cost model to (OOPSLA'21 §5) and Rammer's
+/// profiles hold (OSDI'20 §3.3). Persistent steps whose barriers span blocks are left out:
+/// their step counters make a repeated launch return without waiting.
+pub fn time_steps(
+    gpu: &Gpu,
+    ptx: &str,
+    m: &ModelManifest,
+    inputs: &[Vec<u8>],
+    constants: &[Vec<u8>],
+    warmup: usize,
+    iters: usize,
+) -> Result<Vec<StepTime>, String> {
+    let mut exec = CudaExecutor::new(gpu, ptx, m)?;
+    execute(m, &mut exec, inputs, constants).map_err(execute_error)?;
+    let stream = exec.stream.clone();
+    let event = || {
+        gpu.ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| format!("cannot create a CUDA event: {e:?}"))
+    };
+    let (start, stop) = (event()?, event()?);
+    let iters = iters.max(1);
+    let mut out = Vec::new();
+    for (k, s) in m.steps.iter().enumerate() {
+        if s.coresident.is_some() {
+            continue;
+        }
+        for _ in 0..warmup {
+            exec.launch(k, s)?;
+        }
+        start
+            .record(&stream)
+            .map_err(|e| format!("event record: {e:?}"))?;
+        for _ in 0..iters {
+            exec.launch(k, s)?;
+        }
+        stop.record(&stream)
+            .map_err(|e| format!("event record: {e:?}"))?;
+        stop.synchronize()
+            .map_err(|e| format!("step {k} (@{}) failed on the GPU: {e:?}", s.kernel))?;
+        let ms = start
+            .elapsed_ms(&stop)
+            .map_err(|e| format!("event timing: {e:?}"))?;
+        out.push(StepTime {
+            step: k,
+            kernel: s.kernel.clone(),
+            us: ms as f64 * 1000.0 / iters as f64,
+        });
+    }
+    Ok(out)
 }

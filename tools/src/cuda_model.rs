@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rtile_cuda::cli::{CudaArgs, EXIT_NO_CUDA};
 use rtile_cuda::exec::{Gpu, check_cuda};
-use rtile_cuda::model::{Replay, TimingPlan, run_model, time_model};
+use rtile_cuda::model::{Replay, TimingPlan, run_model, time_model, time_steps};
 use rtile_dialects::te::model::{ElemType, TensorType};
 use rtile_manifest::model::ModelManifest;
 use rtile_onnx::tensor_file::FILES;
@@ -130,6 +130,19 @@ fn run_model_cli(args: &CudaArgs) -> Result<String, Failure> {
             },
         )
         .map_err(on_gpu)?;
+        if let Some(p) = &args.per_kernel {
+            let steps = time_steps(
+                &gpu,
+                &ptx,
+                &m,
+                &input_bytes,
+                &constants,
+                args.warmup,
+                args.iters,
+            )
+            .map_err(on_gpu)?;
+            write_step_times(p, &m, &steps).map_err(failed)?;
+        }
         (o, Some(t))
     } else {
         (
@@ -175,6 +188,31 @@ fn run_model_cli(args: &CudaArgs) -> Result<String, Failure> {
         ));
     }
     Ok(text)
+}
+
+/// Writes per-launch times as JSON: `{"function", "steps": [{"step", "kernel", "grid",
+/// "block", "us"}]}`.
+fn write_step_times(
+    p: &Path,
+    m: &ModelManifest,
+    steps: &[rtile_cuda::model::StepTime],
+) -> Result<(), String> {
+    let rows: Vec<serde_json::Value> = steps
+        .iter()
+        .map(|t| {
+            let s = &m.steps[t.step];
+            serde_json::json!({
+                "step": t.step,
+                "kernel": t.kernel,
+                "grid": s.grid,
+                "block": s.block,
+                "us": t.us,
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({ "function": m.function, "steps": rows });
+    std::fs::write(p, format!("{doc:#}\n"))
+        .map_err(|e| format!("rtile-run: cannot write {}: {e}", p.display()))
 }
 
 fn distinct_kernels(m: &ModelManifest) -> usize {

@@ -242,7 +242,23 @@ fn launch_step(
         dynamic_shared_memory: smem,
         args,
         tensor_maps: tensor_maps_of(ctx, k),
+        coresident: coresident_of(ctx, k),
     })
+}
+
+/// The co-resident block count of a persistent kernel whose barriers span blocks
+/// (`rtile.persistent` with `blocks_per_core`); `None` for any other kernel, whose blocks
+/// need not be resident together.
+fn coresident_of(ctx: &Context, k: OpId) -> Option<u64> {
+    let a = ctx.attr(k, rtile_dialects::rtile::PERSISTENT)?;
+    let field = |n: &str| {
+        a.as_dictionary()?
+            .iter()
+            .find(|e| e.name == n)
+            .and_then(|e| e.value.as_int())
+    };
+    field("blocks_per_core")?;
+    field("coresident").and_then(|n| u64::try_from(n).ok())
 }
 
 /// The TMA tensor-map parameters of kernel `k` (`rtile.tensor_map_of` with the maps'
