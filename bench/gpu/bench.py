@@ -291,7 +291,9 @@ def main():
     for name, text in funcs:
         t1, tk, ok, notes = time_rtile(name, a, reduce_len(text))
         all_ok &= ok == "ok"
-        pt, perr = (None, "no torch") if name not in ops else time_torch(*ops[name], a.iters)
+        # `<op>__<variant>` (explicit programs of one op) is timed against <op>'s twin.
+        twin = ops.get(name) or ops.get(name.split("__")[0])
+        pt, perr = (None, "no torch") if twin is None else time_torch(*twin, a.iters)
         if perr:
             notes.append(perr)
         flops, nbytes = work_of(text), bytes_of(text)

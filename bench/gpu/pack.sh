@@ -10,6 +10,8 @@
 #   tcwgsr/ tcsqwgsr/  the same with warp-specialize=false (every warpgroup computes)
 #   wgx/            bench/ops/tensor-core-wgmma-explicit.mlir: wgmma kernels under explicit
 #                   programs (ragged edges, several batch axes) and their naive references
+#   wgtiles/        bench/ops/tensor-core-wgmma-tiles.mlir: the square matmuls under explicit
+#                   block and warpgroup tiles
 #   models/ pipes/ small/  whole workloads per system (bench/gpu/prepare-models.sh): the
 #                   Welder and Rammer workloads and the Halide pipelines at paper sizes, and
 #                   the small Rammer twins for compute-sanitizer
@@ -30,6 +32,7 @@ LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-ptx.sh bench/ops/tensor-core
 LOWER_OPTIONS="tensor-core=wgmma warp-specialize=false" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tcwgsr" sm_90a "$device"
 LOWER_OPTIONS="tensor-core=wgmma warp-specialize=false" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsqwgsr" sm_90a "$device"
 LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-explicit.sh bench/ops/tensor-core-wgmma-explicit.mlir "$stage/wgx" sm_90a
+LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-explicit.sh bench/ops/tensor-core-wgmma-tiles.mlir "$stage/wgtiles" sm_90a
 # The full-size NASNet cell is left out: its packed program inlines every rTask body
 # (hundreds of MB of MLIR, minutes to lower), issue 15.
 bench/gpu/prepare-models.sh "$stage/models" "$sm" "$device" \

@@ -28,8 +28,10 @@ fi
 # The whole script ends within DEADLINE_S seconds (the device call's limit, less a margin):
 # each part gets its own limit or what is left, whichever is less.
 deadline=${DEADLINE_S:-540}
+# ONLY="name ..." runs just those parts (a short follow-up call).
 part() { # name, seconds, command...
   local name=$1 secs=$2; shift 2
+  if [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $name "* ]]; then return; fi
   local left=$((deadline - SECONDS - 5))
   [ "$left" -lt "$secs" ] && secs=$left
   if [ "$secs" -le 5 ]; then note "$name: skipped, out of time"; return; fi
@@ -45,8 +47,11 @@ part() { # name, seconds, command...
 # (torch.matmul), warp-specialised (the default); ncu on the largest where it falls short.
 part wgx 30 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-wgmma-explicit.mlir --ptx-dir "$g/wgx" \
   --bin "$bin" --no-torch --iters 10 --markdown "$out/wgx.md" --json "$out/wgx.json"
-part sanitize-wgx 25 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/rtile-run-cuda" "$g/wgx/mm.ptx" \
-  --reference "$g/wgx/mm.naive.ptx" --rtol 2e-3 --atol 1e-3
+part sanitize-wgx 25 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/rtile-run-cuda" "$g/wgx/pv.ptx" \
+  --reference "$g/wgx/pv.naive.ptx" --rtol 2e-3 --atol 1e-3
+# Explicit block and warpgroup tiles on the same square sizes (which shape approaches cuBLAS).
+part wgtiles 100 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-wgmma-tiles.mlir --ptx-dir "$g/wgtiles" \
+  --bin "$bin" --iters 20 --markdown "$out/wgtiles.md" --json "$out/wgtiles.json"
 part tcsqwg 70 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwg" --bin "$bin" \
   --top-k --iters 20 --markdown "$out/tcsqwg.md" --json "$out/tcsqwg.json"
 part tcwg 50 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwg" --bin "$bin" \
@@ -56,12 +61,20 @@ part ncu-wgmma 40 ncu --clock-control none --launch-count 1 --section SpeedOfLig
   --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
   "$bin/rtile-run-cuda" "$g/tcsqwg/sq4096_f16.ptx" --iters 1 --warmup 0
 
+part ncu-wgtiles 40 ncu --clock-control none --launch-count 1 --section SpeedOfLight --section Occupancy \
+  --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+  "$bin/rtile-run-cuda" "$g/wgtiles/sq8192_f16__256x128_wg64x128.ptx" --iters 1 --warmup 0
+
 # Issues 14, 15: whole workloads, every system's schedule, PyTorch eager/compile/graph; every
 # launch also timed alone (per-kernel profiles) and the persistent grids checked against the
 # driver's occupancy.
 part models 170 python3 bench/gpu/models.py --dir "$g/models" --bin "$bin" --iters 30 \
   --only bert-layer-128,mobilenet-block-112,lstm,inception,mobilenet-block-14,resnet-bottleneck,conv-bias-relu,layernorm,softmax,bert-layer-512,nerf-mlp \
   --per-kernel-dir "$out/perkernel-models" --markdown "$out/models.md" --json "$out/models.json"
+# The full-size Rammer workloads alone, with per-kernel times (no PyTorch: measured above).
+part rammer-full 30 python3 bench/gpu/models.py --dir "$g/models" --bin "$bin" --iters 30 --no-torch \
+  --only lstm,inception --per-kernel-dir "$out/perkernel-rammer-full" --markdown "$out/rammer-full.md" \
+  --json "$out/rammer-full.json"
 # Issue 17: the pipelines, every system's schedule, per-kernel times for `rtile-bench retrain`.
 part pipes 50 python3 bench/gpu/models.py --dir "$g/pipes" --bin "$bin" --iters 30 --no-torch \
   --per-kernel-dir "$out/perkernel-pipes" --markdown "$out/pipes.md" --json "$out/pipes.json"
@@ -85,5 +98,5 @@ part tcsq 50 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mli
   --top-k --iters 20 --markdown "$out/tcsq.md" --json "$out/tcsq.json"
 note "done"
 pack
-for f in wgx tcsqwg tcwg models pipes rammer-small tcsqwgsr tcwgsr tcsq; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
+for f in wgx wgtiles tcsqwg tcwg models rammer-full pipes rammer-small tcsqwgsr tcwgsr tcsq; do [ -f "$out/$f.md" ] && { echo "### $f"; cat "$out/$f.md"; }; done
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/sanitize-*.txt 2>/dev/null | sort | uniq -c

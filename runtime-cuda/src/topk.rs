@@ -10,9 +10,12 @@ use serde::{Deserialize, Serialize};
 
 /// The cache key: every argument's role, dtype and shape, plus the device.
 pub fn signature(k: &KernelManifest, device: &str, cc: (i32, i32)) -> String {
+    // TMA tensor-map parameters are how a kernel reads its operands, not part of the
+    // problem: a wgmma candidate and a SIMT one of the same operator compare equal.
     let args: Vec<String> = k
         .args
         .iter()
+        .filter(|a| a.kind != rtile_manifest::ArgKind::Tensormap)
         .map(|a| {
             let shape: Vec<String> = a.shape.iter().map(|d| d.to_string()).collect();
             format!("{:?}:{}[{}]", a.role, a.dtype, shape.join("x")).to_lowercase()
@@ -99,6 +102,25 @@ mod tests {
         };
         let s = signature(&k, "NVIDIA H100", (9, 0));
         assert_eq!(s, "NVIDIA H100|sm_90|input:f32[64x32]");
+        // A wgmma candidate's tensor-map parameters leave the problem unchanged.
+        let mut tma = k.clone();
+        tma.args.push(ArgManifest {
+            name: "map0".into(),
+            kind: ArgKind::Tensormap,
+            shape: vec![],
+            dtype: "f32".into(),
+            role: Role::Input,
+            tensor_map: Some(rtile_manifest::TensorMapArg {
+                of: 0,
+                box_shape: vec![64, 32],
+                swizzle: 128,
+            }),
+        });
+        assert_eq!(signature(&tma, "NVIDIA H100", (9, 0)), s);
+        // A different shape is a different problem.
+        let mut other = k.clone();
+        other.args[0].shape = vec![64, 33];
+        assert_ne!(signature(&other, "NVIDIA H100", (9, 0)), s);
         let all = vec![("a.ptx".to_string(), 2.0), ("b.ptx".to_string(), 1.5)];
         assert_eq!(fastest(&all).unwrap().0, "b.ptx");
         let dir = std::env::temp_dir().join(format!("rtile-topk-test-{}", std::process::id()));

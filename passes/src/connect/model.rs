@@ -108,7 +108,18 @@ impl Traffic {
 /// lanes, and a kernel keeps busy the smaller of
 /// - `blocks / cores`: a block runs on one core, so fewer blocks than cores leave cores
 ///   idle, however many threads each has;
-/// - `blocks × threads / lanes`: the lanes its threads occupy, wherever they run.
+/// - the lanes each busy core's warp schedulers keep working: a scheduler issues one warp
+///   instruction a cycle, which does as many lanes' work as the warp has threads. A core
+///   runs its share of the grid's blocks at once (at least one, at most the device's
+///   resident-block and thread limits), each as `⌈threads / teu_width⌉` warps of
+///   `threads / warps` threads on average; `min(warps, teus_per_core)` of them issue each
+///   cycle, out of `teus_per_core × teu_width` lanes.
+///
+/// Grids of tiny blocks are what this catches: 98,304 one-thread blocks (a row-per-thread
+/// softmax fused at the register level) run 32 one-lane warps a core, and the four
+/// schedulers do 4 of the core's 128 lanes of work a cycle; on an H200 that kernel ran 7.3×
+/// slower than the 128-thread shared-level one (PERF.md, "Welder on the GPU, session 14").
+/// Counting threads as lanes, as this model did before, called that grid fully used.
 ///
 /// **[Interp]** Counting blocks alone (as this model did until issue 14's re-tuning) let a
 /// 1-thread block count as a whole core: at small sizes the search then chose tiles of 32
@@ -117,12 +128,17 @@ impl Traffic {
 /// unfused one (PERF.md, "Welder"). Wave quantisation and latency hiding beyond one warp
 /// per scheduler are not modelled.
 pub fn utilization(blocks: u64, threads: u64, dev: &Device) -> f64 {
-    let cores = dev.cores.max(1) as f64;
-    let lanes = (dev.cores * dev.teus_per_core.max(1) * dev.teu_width.max(1)).max(1) as f64;
-    let blocks = blocks.max(1) as f64;
-    (blocks / cores)
-        .min(blocks * threads.max(1) as f64 / lanes)
-        .min(1.0)
+    let threads = threads.max(1);
+    let width = dev.teu_width.max(1);
+    let schedulers = dev.teus_per_core.max(1) as f64;
+    let share = blocks.max(1) as f64 / dev.cores.max(1) as f64;
+    let resident = (dev.max_blocks_per_core.max(1))
+        .min((dev.max_threads_per_core / threads).max(1)) as f64;
+    let warps_per_block = threads.div_ceil(width) as f64;
+    let warps = share.max(1.0).min(resident) * warps_per_block;
+    let lanes_per_warp = threads as f64 / warps_per_block;
+    let busy = warps.min(schedulers) * lanes_per_warp / (schedulers * width as f64);
+    share.min(1.0) * busy.min(1.0)
 }
 
 /// The traffic of `sg` for the member domain tiles `dom` (from

@@ -376,6 +376,16 @@ fn penalties() {
     assert_eq!(utilization(160, 256, &v100), 1.0);
     // Few blocks stay the limit however many threads they have.
     assert_eq!(utilization(8, 1024, &v100), 0.1);
+    // A core runs at most 32 blocks at once, and each of its 4 schedulers issues one warp
+    // a cycle: 98,304 one-thread blocks do 4 of an H100 core's 128 lanes of work (the grid
+    // alone would count them all), 4-thread blocks 16.
+    let h100 = Device::builtin("h100").unwrap();
+    assert_eq!(utilization(98_304, 1, &h100), 1.0 / 32.0);
+    assert_eq!(utilization(24_576, 4, &h100), 1.0 / 8.0);
+    assert_eq!(utilization(98_304, 128, &h100), 1.0);
+    // 48 threads are two warps of 24 on average.
+    assert_eq!(utilization(98_304, 48, &h100), 0.75);
+    assert_eq!(utilization(1_536, 1, &h100), 1.0 / 32.0);
 }
 
 #[test]

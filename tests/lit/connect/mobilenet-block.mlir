@@ -21,8 +21,8 @@
 // CHECK-LABEL: func.func @block_112
 // CHECK: tilegraph.kernel -> (tensor<1x24x112x112xf32>) {
 // CHECK: } {tilegraph.connect = ["global", "global"]
-// CHECK: } {tilegraph.connect = ["register", "global"], tilegraph.decisions = [{chosen = "register", global = 3.389300e+01 : f64, register = 2.176900e+01 : f64, shared = 2.655400e+01 : f64}, {}]
-// CHECK: } {tilegraph.connect = ["shared", "global"], tilegraph.decisions = [{chosen = "shared", global = 3.961600e+01 : f64, register = "the register-connected tiles need 3456 B per thread, over the 384 B register layer", shared = 3.122500e+01 : f64}, {}]
+// CHECK: } {tilegraph.connect = ["register", "global"], tilegraph.decisions = [{chosen = "register", global = 3.419000e+01 : f64, register = 2.176900e+01 : f64, shared = 2.655400e+01 : f64}, {}]
+// CHECK: } {tilegraph.connect = ["shared", "global"], tilegraph.decisions = [{chosen = "shared", global = 4.145200e+01 : f64, register = "the register-connected tiles need 3456 B per thread, over the 384 B register layer", shared = 3.122500e+01 : f64}, {}]
 // CHECK: tilegraph.yield
 // CHECK-NOT: tilegraph.kernel
 // CHECK: return
@@ -30,7 +30,7 @@
 // CHECK-LABEL: func.func @block_14
 // CHECK: tilegraph.kernel -> (tensor<1x384x14x14xf32>)
 // CHECK: } {tilegraph.connect = ["global", "global"]
-// CHECK: } {tilegraph.connect = ["register", "global"], tilegraph.decisions = [{chosen = "register", global = 1.342400e+01 : f64, register = 9.224000e+00 : f64, shared = 9.301000e+00 : f64}, {}]
+// CHECK: } {tilegraph.connect = ["register", "global"], tilegraph.decisions = [{chosen = "register", global = 1.349600e+01 : f64, register = 9.224000e+00 : f64, shared = 9.301000e+00 : f64}, {}]
 // CHECK: tilegraph.yield
 // CHECK: tilegraph.kernel -> (tensor<1x64x14x14xf32>)
 // CHECK: } {tilegraph.connect = ["global", "global"], tilegraph.decisions = [{chosen = "global", global = 2.093500e+01 : f64, register = "the register-connected tiles need 13824 B per thread, over the 384 B register layer", shared = 5.549100e+01 : f64}, {}]

@@ -26,9 +26,9 @@
 // H100: tilegraph.decisions = [{chosen = "shared", global = 1.425100e+01 : f64, register = 9.451000e+00 : f64, shared = 9.250000e+00 : f64}, {}]
 // H100: tilegraph.kernel
 // H100-NEXT: te.compute (%n, %c, %y, %x) reduce (%ry, %rx) in [1, 64, 112, 112, 3, 3]
-// H100: tilegraph.decisions = [{chosen = "global", global = 1.656500e+01 : f64, register = 77.882999999999995 : f64, shared = 7.820600e+01 : f64}, {}]
+// H100: tilegraph.decisions = [{chosen = "global", global = 1.662000e+01 : f64, register = 77.882999999999995 : f64, shared = 7.820600e+01 : f64}, {}]
 // H100: te.compute (%n, %f, %y, %x) reduce (%c) in [1, 64, 112, 112, 64]
-// H100: tilegraph.decisions = [{chosen = "shared", global = 1.734300e+01 : f64, register = "the register-connected tiles need 768 B per thread, over the 512 B register layer", shared = 1.299900e+01 : f64}, {}]
+// H100: tilegraph.decisions = [{chosen = "shared", global = 1.739800e+01 : f64, register = "the register-connected tiles need 768 B per thread, over the 512 B register layer", shared = 1.299900e+01 : f64}, {}]
 // H100-NOT: tilegraph.kernel
 // H100-LABEL: func.func @bottom
 // H100: tilegraph.kernel
@@ -36,9 +36,9 @@
 // H100: tilegraph.yield
 // H100: tilegraph.kernel
 // H100-NEXT: te.compute (%n, %f, %y, %x) reduce (%c) in [1, 512, 14, 14, 512]
-// H100: tilegraph.decisions = [{chosen = "global", global = 1.792400e+01 : f64, register = "the register-connected tiles need 4096 B per thread, over the 512 B register layer", shared = 3.200600e+01 : f64}, {}]
+// H100: tilegraph.decisions = [{chosen = "global", global = 1.796800e+01 : f64, register = "the register-connected tiles need 4096 B per thread, over the 512 B register layer", shared = 3.200600e+01 : f64}, {}]
 // H100: te.compute (%n, %c, %y, %x) reduce (%ry, %rx) in [1, 512, 14, 14, 3, 3]
-// H100: tilegraph.decisions = [{chosen = "register", global = 1.792400e+01 : f64, register = 1.732200e+01 : f64, shared = 1.737800e+01 : f64}, {}]
+// H100: tilegraph.decisions = [{chosen = "register", global = 1.796800e+01 : f64, register = 1.732200e+01 : f64, shared = 1.737800e+01 : f64}, {}]
 // H100: tilegraph.yield
 // H100: tilegraph.kernel
 // H100-NEXT: te.compute (%n, %f, %y, %x) reduce (%c) in [1, 512, 14, 14, 512]
@@ -73,16 +73,16 @@
 // CHECK: tilegraph.kernel
 // CHECK-NEXT: te.compute (%n, %c, %y, %x) reduce (%ry, %rx) in [1, 32, 112, 112, 3, 3]
 // CHECK: te.compute (%n, %f, %y, %x) reduce (%c) in [1, 64, 112, 112, 32]
-// CHECK: tilegraph.decisions = [{chosen = "register", global = 2.485400e+01 : f64, register = 2.170500e+01 : f64, shared = 2.191000e+01 : f64}, {}]
+// CHECK: tilegraph.decisions = [{chosen = "register", global = 2.495300e+01 : f64, register = 2.170500e+01 : f64, shared = 2.191000e+01 : f64}, {}]
 // CHECK: tilegraph.kernel
 // CHECK-NEXT: te.compute (%n, %c, %y, %x) reduce (%ry, %rx) in [1, 64, 112, 112, 3, 3]
-// CHECK: tilegraph.decisions = [{chosen = "global", global = 3.527300e+01 : f64, register = "the register-connected tiles need 1280 B per thread, over the 384 B register layer", shared = 3.855700e+01 : f64}, {}]
+// CHECK: tilegraph.decisions = [{chosen = "global", global = 3.547100e+01 : f64, register = "the register-connected tiles need 1280 B per thread, over the 384 B register layer", shared = 3.855700e+01 : f64}, {}]
 // CHECK: tilegraph.kernel
 // CHECK-NEXT: te.compute (%n, %f, %y, %x) reduce (%c) in [1, 64, 112, 112, 64]
-// CHECK: tilegraph.decisions = [{chosen = "global", global = 3.563000e+01 : f64, register = "the register-connected tiles need 1056 B per thread, over the 384 B register layer", shared = 4.335200e+01 : f64}, {}]
+// CHECK: tilegraph.decisions = [{chosen = "global", global = 3.582800e+01 : f64, register = "the register-connected tiles need 1056 B per thread, over the 384 B register layer", shared = 4.335200e+01 : f64}, {}]
 // CHECK-LABEL: func.func @bottom
-// CHECK: {chosen = "global", global = 3.533300e+01 : f64, register = "the register-connected tiles need 4096 B per thread, over the 384 B register layer", shared = 9.026440e+02 : f64}
-// CHECK: {chosen = "global", global = 3.533300e+01 : f64, register = 4.415000e+01 : f64, shared = 4.423300e+01 : f64}
+// CHECK: {chosen = "global", global = 3.548900e+01 : f64, register = "the register-connected tiles need 4096 B per thread, over the 384 B register layer", shared = 9.026440e+02 : f64}
+// CHECK: {chosen = "global", global = 3.548900e+01 : f64, register = 4.415000e+01 : f64, shared = 4.472500e+01 : f64}
 
 func.func @top(%I: tensor<1x32x112x112xf32>, %K1: tensor<32x3x3xf32>, %W1: tensor<64x32xf32>, %K2: tensor<64x3x3xf32>, %W2: tensor<64x64xf32>) -> tensor<1x64x112x112xf32> {
   %D1 = te.compute (%n, %c, %y, %x) reduce (%ry, %rx) in [1, 32, 112, 112, 3, 3] : (tensor<1x32x112x112xf32>, tensor<32x3x3xf32>) -> tensor<1x32x112x112xf32> { te.sum(%I[%n, %c, %y + %ry - 1, %x + %rx - 1] pad 0.0 * %K1[%c, %ry, %rx]) }
