@@ -82,13 +82,14 @@ impl StepsFile {
     }
 }
 
-/// Reads and parses `path`; a JSON or layout error points at its line and column.
-fn read_steps(path: &Path) -> Result<StepsFile, Report> {
+/// Reads and parses `path`, the times of beam size `beam` (`variant`); a JSON or layout
+/// error points at its line and column.
+fn read_steps(path: &Path, beam: usize, variant: &str) -> Result<StepsFile, Report> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
         miette!(
             help = "--measured DIR holds <pipeline>.<variant>.steps.json per pipeline and beam size (bench/results/*/perkernel)",
-            "cannot read {name}: {e}"
+            "no measured times for beam {beam} (variant {variant}): {e}: {name}"
         )
     })?;
     match serde_json::from_str::<StepsJson>(&text) {
@@ -345,7 +346,7 @@ pub fn write_measured_records(
                     "{name}: the lowered host function is @{host}, the te function @{fname}"
                 ));
             }
-            let steps = read_steps(&dir.join(format!("{stem}.{variant}.steps.json")))?;
+            let steps = read_steps(&dir.join(format!("{stem}.{variant}.steps.json")), k, variant)?;
             let times = times_by_root(&steps, &fname, &launches)?;
             write_kernels(&mut out, (name, &fname, k), &terms, &times, &steps)?;
         }
@@ -391,4 +392,82 @@ fn write_kernels(
         let _ = writeln!(out, " {time:e}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(json: &str) -> StepsFile {
+        StepsFile {
+            name: "x.steps.json".into(),
+            text: json.into(),
+            json: serde_json::from_str(json).unwrap(),
+        }
+    }
+
+    fn launch(kernel: &str, grid: u32, root: Option<usize>) -> LoweredLaunch {
+        LoweredLaunch {
+            kernel: kernel.into(),
+            grid: [grid, 1, 1],
+            block: [64, 1, 1],
+            root,
+        }
+    }
+
+    const TWO: &str = r#"{"function": "f", "steps": [
+        {"step": 0, "kernel": "f_0", "grid": [8, 1, 1], "block": [64, 1, 1], "us": 2.5},
+        {"step": 1, "kernel": "f_1", "grid": [4, 1, 1], "block": [64, 1, 1], "us": 1.5},
+        {"step": 2, "kernel": "f_2", "grid": [4, 1, 1], "block": [64, 1, 1], "us": 4.0}]}"#;
+
+    /// A search kernel split into two launches (one per result) gets their summed time.
+    #[test]
+    fn split_kernels_sum_their_launches() {
+        let l = [
+            launch("f_0", 8, Some(3)),
+            launch("f_1", 4, Some(5)),
+            launch("f_2", 4, Some(5)),
+        ];
+        let t = times_by_root(&steps(TWO), "f", &l).unwrap();
+        assert_eq!(t.len(), 2);
+        assert!((t[&3].0 - 2.5e-6).abs() < 1e-18);
+        assert!((t[&5].0 - 5.5e-6).abs() < 1e-18);
+        assert_eq!(t[&5].1, ["f_1", "f_2"]);
+    }
+
+    fn err(r: Result<BTreeMap<usize, (f64, Vec<String>)>, Report>) -> String {
+        format!("{:?}", r.unwrap_err())
+    }
+
+    #[test]
+    fn another_lowering_is_refused() {
+        let s = steps(TWO);
+        let ok = [launch("f_0", 8, Some(0)), launch("f_1", 4, Some(1))];
+        let e = err(times_by_root(&s, "f", &ok));
+        assert!(e.contains("launches 2 kernels, the steps file times 3"), "{e}");
+        let grid = [
+            launch("f_0", 8, Some(0)),
+            launch("f_1", 5, Some(1)),
+            launch("f_2", 4, Some(2)),
+        ];
+        let e = err(times_by_root(&s, "f", &grid));
+        assert!(e.contains("step 1: measured f_1 grid [4, 1, 1]"), "{e}");
+        assert!(e.contains("grid [5, 1, 1]"), "{e}");
+        let e = err(times_by_root(&s, "g", &grid));
+        assert!(e.contains("times @f, the pipeline's lowered function is @g"), "{e}");
+        let unrooted = [
+            launch("f_0", 8, Some(0)),
+            launch("f_1", 4, None),
+            launch("f_2", 4, Some(2)),
+        ];
+        let e = err(times_by_root(&s, "f", &unrooted));
+        assert!(e.contains("gpu.func @f_1 carries no beam.root"), "{e}");
+    }
+
+    #[test]
+    fn variants_follow_prepare_models() {
+        assert_eq!(variant_of(1), Some("halide-greedy"));
+        assert_eq!(variant_of(32), Some("halide-beam"));
+        assert_eq!(variant_of(8), None);
+    }
 }

@@ -211,8 +211,7 @@ fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
     let recs = retrain::parse_records(&name, &text)?;
     let base = retrain::base_coefficients(&a.device).map_err(|m| miette::miette!("{m}"))?;
     let (fit, fitted_on, report) = if a.hold_out.is_empty() {
-        let fit =
-            retrain::retrain(&recs, &a.device).map_err(|m| miette::miette!("{m} (in {name})"))?;
+        // Leave-one-out first: its refusals name the fold.
         let report = if a.leave_one_out {
             let (rows, before, after) = holdout::leave_one_out(&recs, &base)
                 .map_err(|m| miette::miette!("{m} (in {name})"))?;
@@ -220,6 +219,8 @@ fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
         } else {
             String::new()
         };
+        let fit =
+            retrain::retrain(&recs, &a.device).map_err(|m| miette::miette!("{m} (in {name})"))?;
         (fit, recs.len(), report)
     } else {
         let h = holdout::hold_out(&recs, &a.hold_out, &base)
