@@ -346,7 +346,11 @@ pub fn write_measured_records(
                     "{name}: the lowered host function is @{host}, the te function @{fname}"
                 ));
             }
-            let steps = read_steps(&dir.join(format!("{stem}.{variant}.steps.json")), k, variant)?;
+            let steps = read_steps(
+                &dir.join(format!("{stem}.{variant}.steps.json")),
+                k,
+                variant,
+            )?;
             let times = times_by_root(&steps, &fname, &launches)?;
             write_kernels(&mut out, (name, &fname, k), &terms, &times, &steps)?;
         }
@@ -444,7 +448,10 @@ mod tests {
         let s = steps(TWO);
         let ok = [launch("f_0", 8, Some(0)), launch("f_1", 4, Some(1))];
         let e = err(times_by_root(&s, "f", &ok));
-        assert!(e.contains("launches 2 kernels, the steps file times 3"), "{e}");
+        assert!(
+            e.contains("launches 2 kernels, the steps file times 3"),
+            "{e}"
+        );
         let grid = [
             launch("f_0", 8, Some(0)),
             launch("f_1", 5, Some(1)),
@@ -454,7 +461,10 @@ mod tests {
         assert!(e.contains("step 1: measured f_1 grid [4, 1, 1]"), "{e}");
         assert!(e.contains("grid [5, 1, 1]"), "{e}");
         let e = err(times_by_root(&s, "g", &grid));
-        assert!(e.contains("times @f, the pipeline's lowered function is @g"), "{e}");
+        assert!(
+            e.contains("times @f, the pipeline's lowered function is @g"),
+            "{e}"
+        );
         let unrooted = [
             launch("f_0", 8, Some(0)),
             launch("f_1", 4, None),

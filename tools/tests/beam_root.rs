@@ -39,11 +39,9 @@ fn searched(text: &str, dev: &Device, beam: usize) -> Vec<(usize, u64, u64)> {
         .iter()
         .enumerate()
         .filter_map(|(r, l)| match l {
-            Loc::Root(Some(t)) => Some((
-                r,
-                t.blocks(p.extents(r)).iter().product(),
-                t.num_threads(),
-            )),
+            Loc::Root(Some(t)) => {
+                Some((r, t.blocks(p.extents(r)).iter().product(), t.num_threads()))
+            }
             _ => None,
         })
         .collect()
@@ -67,7 +65,10 @@ fn every_launch_names_its_search_kernel() {
             let (_, launches) = lowered_launches("p.mlir", &text, "h100", beam).unwrap();
             let launched: BTreeSet<usize> = launches
                 .iter()
-                .map(|l| l.root.unwrap_or_else(|| panic!("{what}: {l:?} has no root")))
+                .map(|l| {
+                    l.root
+                        .unwrap_or_else(|| panic!("{what}: {l:?} has no root"))
+                })
                 .collect();
             let want: BTreeSet<usize> = roots.iter().map(|r| r.0).collect();
             assert_eq!(launched, want, "{what}");
