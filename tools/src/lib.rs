@@ -4,7 +4,9 @@
 
 pub mod construct_bench;
 pub mod cuda_model;
+pub mod holdout;
 pub mod input;
+pub mod measured;
 pub mod parse_bench;
 pub mod retrain;
 

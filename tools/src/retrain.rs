@@ -96,7 +96,7 @@ pub fn write_records(
 }
 
 /// A diagnostic at `span` (byte offset, length) of the records file.
-fn at(name: &str, text: &str, span: (usize, usize), label: &str, msg: String) -> Report {
+pub(crate) fn at(name: &str, text: &str, span: (usize, usize), label: &str, msg: String) -> Report {
     miette!(
         labels = vec![LabeledSpan::at(span.0..span.0 + span.1, label.to_string())],
         "{msg}"
@@ -201,6 +201,12 @@ pub fn parse_records(name: &str, text: &str) -> Result<Vec<NamedRecord>, Report>
         ));
     }
     Ok(out)
+}
+
+/// The device-derived coefficients of `device`.
+pub fn base_coefficients(device: &str) -> Result<Coefficients, String> {
+    let dev = Device::builtin(device).map_err(|e| e.message)?;
+    Ok(Coefficients::from_device(&dev))
 }
 
 /// Fits `records` for `device`; the fit.

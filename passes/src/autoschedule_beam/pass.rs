@@ -25,6 +25,12 @@ pub const LOCATION: &str = "beam.location";
 pub const TILING: &str = "beam.tiling";
 /// Attribute on a kernel: its predicted cost, µs.
 pub const KERNEL_COST: &str = "beam.cost_us";
+/// Attribute on a kernel: its root stage, the index of the root's `te.compute` among the
+/// function's computes in order (the `k<root>` of `rtile-bench records`' kernel names).
+/// `--lower-to-gpu` carries it to the `gpu.func`s it lowers the kernel to, so that a
+/// kernel timed on a GPU is matched to the search's kernel (`rtile-bench records
+/// --measured`).
+pub const ROOT: &str = "beam.root";
 /// Attribute on a function: the schedule's predicted cost, µs.
 pub const COST: &str = "beam.cost_us";
 /// Attribute on a function: the states the search featurized and costed.
@@ -294,6 +300,7 @@ pub fn write_schedule(
         }
         ctx.set_attr(k, FOOTPRINT, bytes_per_level_attr(&fp));
         ctx.set_attr(k, KERNEL_COST, us_attr(cost));
+        ctx.set_attr(k, ROOT, Attribute::int(r as i64, Type::i64()));
         count += 1;
     }
     Ok(count)

@@ -22,6 +22,7 @@ use super::fuse::{fuse_kernel, fuse_kernel_results, program_from_tiles, result_m
 use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts, lower_fused};
 use super::pass::{func_name, memref_of, segment_sizes, selected_program, set_locations};
 use super::persistent::Packing;
+use crate::autoschedule_beam::pass::ROOT as BEAM_ROOT;
 use crate::device::Device;
 
 pub use rtile_dialects::rtile::PEAK_BYTES;
@@ -260,6 +261,7 @@ fn read_func(
                     .flatten()
                     .and_then(|g| Some((lower_fused(ctx, &g, &kname, opts).ok()?, g.args)));
                 if let Some((k, args)) = one {
+                    carry_root(ctx, op, k.func);
                     let results = ctx.results(op).to_vec();
                     push_launch(ctx, op, k, args, results, &mut known, &mut tf, kernels)?;
                     continue;
@@ -271,6 +273,7 @@ fn read_func(
                 for (i, members) in subs.iter().enumerate() {
                     let kname = format!("{name}_{}", kernels.len());
                     let (k, inputs) = lower_tilegraph_kernel(ctx, op, members, opts, &kname)?;
+                    carry_root(ctx, op, k.func);
                     if subs.len() > 1 {
                         let at = Attribute::dense_i64_array(vec![i as i64, subs.len() as i64]);
                         ctx.set_attr(k.func, SPLIT_RESULT, at);
@@ -330,6 +333,15 @@ fn read_func(
         }
     }
     Ok(tf)
+}
+
+/// Copies the search's root stage (`beam.root`, set by `--autoschedule-beam` on a
+/// `tilegraph.kernel`) to a `gpu.func` lowered from that kernel: a kernel timed alone on a
+/// GPU names the search's kernel it implements (`rtile-bench records --measured`).
+fn carry_root(ctx: &mut Context, kernel: OpId, func: OpId) {
+    if let Some(a) = ctx.attr(kernel, BEAM_ROOT).cloned() {
+        ctx.set_attr(func, BEAM_ROOT, a);
+    }
 }
 
 /// The values `c` (the compute `op`) reads, in kernel-argument order (one per input).

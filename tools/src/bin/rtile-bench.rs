@@ -36,10 +36,11 @@ enum Cmd {
     /// scheduling time, kernels, simulated DRAM sectors, predictions, correctness.
     Schedule(ScheduleArgs),
     /// Per-kernel cost terms and times of the Halide search's schedules (a records file
-    /// for `retrain`; the time is the model's prediction).
+    /// for `retrain`; the time is the model's prediction, or with --measured a GPU's).
     Records(RecordsArgs),
     /// Fit the Halide cost model's coefficients to a records file by non-negative least
-    /// squares; writes a weights file for `--autoschedule-beam="weights=FILE"`.
+    /// squares; writes a weights file for `--autoschedule-beam="weights=FILE"`; with
+    /// --hold-out or --leave-one-out, the accuracy on pipelines the fit did not see.
     Retrain(RetrainArgs),
     /// Internal to `parse`: parse+print FILE in this process and print `ms ops` on stdout.
     /// `parse` runs it as a child so that its own memory stays small: a child's peak RSS
@@ -137,24 +138,37 @@ struct RecordsArgs {
     /// Beam sizes to schedule with (comma-separated); each schedule's kernels are records.
     #[arg(long, value_delimiter = ',', default_values_t = [1usize, 32])]
     beam: Vec<usize>,
+    /// Times measured on a GPU instead of the model's: DIR/<pipeline>.<variant>.steps.json
+    /// (variant halide-greedy for beam 1, halide-beam for beam 32), each launch matched to
+    /// the search's kernel through the lowering (`beam.root`).
+    #[arg(long, value_name = "DIR")]
+    measured: Option<PathBuf>,
     /// Where to write the records (default: standard output).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
 }
 
-fn bench_records(a: RecordsArgs) -> Result<(), String> {
+fn bench_records(a: RecordsArgs) -> miette::Result<()> {
     if a.beam.contains(&0) {
-        return Err("--beam: a beam size is at least 1".into());
+        return Err(miette::miette!("--beam: a beam size is at least 1"));
     }
     let mut inputs = Vec::new();
     for f in &a.pipelines {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| miette::miette!("cannot read {}: {e}", f.display()))?;
         inputs.push((f.display().to_string(), text));
     }
-    let out = rtile_tools::retrain::write_records(&inputs, &a.device, &a.beam)?;
+    let out = match &a.measured {
+        Some(dir) => {
+            rtile_tools::measured::write_measured_records(&inputs, &a.device, &a.beam, dir)?
+        }
+        None => rtile_tools::retrain::write_records(&inputs, &a.device, &a.beam)
+            .map_err(|m| miette::miette!("{m}"))?,
+    };
     match &a.output {
-        Some(p) => std::fs::write(p, out).map_err(|e| format!("cannot write {}: {e}", p.display())),
+        Some(p) => {
+            std::fs::write(p, out).map_err(|e| miette::miette!("cannot write {}: {e}", p.display()))
+        }
         None => {
             print!("{out}");
             Ok(())
@@ -172,22 +186,52 @@ struct RetrainArgs {
     /// Where to write the weights file (TOML).
     #[arg(long, short = 'o')]
     output: PathBuf,
+    /// Pipelines (file stems, comma-separated) left out of the fit: the fit is on the
+    /// others (and is the weights file), and its accuracy on these is printed against the
+    /// device-derived coefficients'.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "PIPELINES",
+        conflicts_with = "leave_one_out"
+    )]
+    hold_out: Vec<String>,
+    /// Also fit once per pipeline without it and print each pipeline's accuracy, and the
+    /// pooled one, with the device-derived and the fitted coefficients (the weights file is
+    /// the fit on every record).
+    #[arg(long)]
+    leave_one_out: bool,
 }
 
 fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
-    use rtile_tools::retrain;
+    use rtile_tools::{holdout, retrain};
     let name = a.records.display().to_string();
     let text = std::fs::read_to_string(&a.records)
         .map_err(|e| miette::miette!("cannot read {name}: {e}"))?;
     let recs = retrain::parse_records(&name, &text)?;
-    let fit = retrain::retrain(&recs, &a.device).map_err(|m| miette::miette!("{m} (in {name})"))?;
-    std::fs::write(
-        &a.output,
-        retrain::weights_file(&fit, recs.len(), &a.device),
-    )
-    .map_err(|e| miette::miette!("cannot write {}: {e}", a.output.display()))?;
+    let base = retrain::base_coefficients(&a.device).map_err(|m| miette::miette!("{m}"))?;
+    let (fit, fitted_on, report) = if a.hold_out.is_empty() {
+        // Leave-one-out first: its refusals name the fold.
+        let report = if a.leave_one_out {
+            let (rows, before, after) = holdout::leave_one_out(&recs, &base)
+                .map_err(|m| miette::miette!("{m} (in {name})"))?;
+            holdout::format_leave_one_out(&rows, &before, &after)
+        } else {
+            String::new()
+        };
+        let fit =
+            retrain::retrain(&recs, &a.device).map_err(|m| miette::miette!("{m} (in {name})"))?;
+        (fit, recs.len(), report)
+    } else {
+        let h = holdout::hold_out(&recs, &a.hold_out, &base)
+            .map_err(|m| miette::miette!("{m} (in {name})"))?;
+        let report = holdout::format_hold_out(&h);
+        (h.fit.clone(), h.train.0, report)
+    };
+    std::fs::write(&a.output, retrain::weights_file(&fit, fitted_on, &a.device))
+        .map_err(|e| miette::miette!("cannot write {}: {e}", a.output.display()))?;
     print!(
-        "{}",
+        "{}{report}",
         retrain::summary(&fit, &a.device).map_err(|m| miette::miette!("{m}"))?
     );
     Ok(())
@@ -479,6 +523,17 @@ fn print_report(report: &Report) {
     }
 }
 
+/// The exit code of a subcommand that reports errors as miette diagnostics.
+fn miette_exit(r: miette::Result<()>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(r) => {
+            eprintln!("{r:?}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("rtile-bench: internal error (please report): {info}");
@@ -489,14 +544,8 @@ fn main() -> ExitCode {
         Cmd::Parse(a) => bench_parse(a),
         Cmd::Construct(a) => bench_construct(a),
         Cmd::Schedule(a) => bench_schedule(a),
-        Cmd::Records(a) => bench_records(a),
-        Cmd::Retrain(a) => match bench_retrain(a) {
-            Ok(()) => return ExitCode::SUCCESS,
-            Err(r) => {
-                eprintln!("{r:?}");
-                return ExitCode::FAILURE;
-            }
-        },
+        Cmd::Records(a) => return miette_exit(bench_records(a)),
+        Cmd::Retrain(a) => return miette_exit(bench_retrain(a)),
         Cmd::ParseOnce { file } => parse_once(&file),
     };
     match r {
