@@ -16,6 +16,7 @@ pub mod launch;
 pub mod nvgpu;
 pub mod nvgpu_sm90;
 pub mod op;
+pub mod registers;
 pub mod verify;
 
 pub use attrs::{AddressSpace, CmpFPredicate, CmpIPredicate, FastMathFlags};

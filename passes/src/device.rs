@@ -10,6 +10,8 @@
 //! time ([`Device::builtin`]), or read from a user file ([`Device::from_file`], the pass's
 //! `--device-file`). Each built-in file cites where its numbers come from.
 
+mod occupancy;
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -253,23 +255,6 @@ const BUILTIN: &[(&str, &str)] = &[
 ];
 
 impl Device {
-    /// Blocks of `threads` threads, `shared` bytes of shared memory and `regs` registers per
-    /// thread that one core holds at once: its block, thread, register and shared-memory
-    /// limits (`regs = None` leaves registers out). At least 1.
-    pub fn resident_blocks(&self, threads: u64, shared: u64, regs: Option<u64>) -> u64 {
-        let threads = threads.max(1);
-        let by_regs = regs.map_or(u64::MAX, |r| self.regs_per_core / (threads * r.max(1)));
-        let by_smem = self.layers[Device::SHARED]
-            .core_capacity()
-            .checked_div(shared)
-            .unwrap_or(u64::MAX);
-        self.max_blocks_per_core
-            .min(self.max_threads_per_core / threads)
-            .min(by_regs)
-            .min(by_smem)
-            .max(1)
-    }
-
     /// Names of the built-in devices, sorted.
     pub fn builtin_names() -> Vec<&'static str> {
         BUILTIN.iter().map(|(n, _)| *n).collect()

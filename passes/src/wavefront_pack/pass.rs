@@ -378,7 +378,11 @@ fn vdevice_for(ops: &mut [Op], dev: &Device, all: bool) -> VDevice {
             dev.layers[Device::SHARED].core_capacity(),
         ],
     };
-    vd.veus_per_sm = vd.occupancy().max(1);
+    // The device's own occupancy rules (`Device::resident_blocks`: whole warps, per-warp
+    // register allocation, the driver's per-block shared-memory reservation), which the
+    // persistent lowering admits programs by; `VDevice::occupancy` (the dialect's bound,
+    // from `sm_limits` alone) is never below it.
+    vd.veus_per_sm = dev.resident_blocks(vd.threads, vd.smem, Some(vd.regs));
     for o in ops.iter_mut() {
         o.kernels
             .retain(|k| k.threads <= vd.threads && k.smem <= vd.smem && k.regs <= vd.regs);

@@ -10,9 +10,10 @@
 //! **Deadlock freedom by construction** (nnfusion issues #50, #373): a program whose
 //! barriers span vEUs launches one block per vEU; those blocks must all be co-resident.
 //! The co-resident capacity is `cores × resident_blocks(threads, shared bytes, registers)`
-//! from the device description and the persistent kernel's resources (registers: the
-//! rKernels' estimate, Roller's `thread_registers`); a program over it is refused with both
-//! numbers.
+//! from the device description (the CUDA driver's occupancy rules, `device/occupancy.rs`)
+//! and the persistent kernel's resources: a program over it at the rKernels' estimated
+//! registers (Roller's `thread_registers`) is refused with both numbers; the count recorded
+//! for the runtime uses the `.maxnreg` the back end caps the kernel at ([`coresidency`]).
 
 mod kernel;
 mod rtask;
@@ -302,21 +303,7 @@ pub(crate) fn launch_program(
         .map(|(k, _)| kernels[*k].shared_bytes)
         .max()
         .unwrap_or(0);
-    let per_core = device.resident_blocks(threads, shared, Some(prog.regs));
-    let coresident = device.cores * per_core;
-    if prog.cross && veus > coresident {
-        return Err(Diagnostic::op_error(
-            b.ctx(),
-            prog.op,
-            format!(
-                "could deadlock: its barriers span vEUs and it launches {veus} persistent blocks, but only {coresident} can be co-resident on '{}' ({} cores × {per_core} blocks of {threads} threads, {shared} bytes of shared memory, {} registers per thread)",
-                device.name, device.cores, prog.regs
-            ),
-        ));
-    }
-    // The back ends must keep the kernel's registers low enough for this many blocks per
-    // core (`.maxnreg`, `amdgpu_waves_per_eu`): the figure above rests on Roller's estimate.
-    let blocks_per_core = prog.cross.then(|| veus.div_ceil(device.cores.max(1)));
+    let (blocks_per_core, coresident) = coresidency(b.ctx(), prog, device, threads, shared)?;
     let spec = kernel::Spec {
         name: prog.name.clone(),
         program: &prog.program,
@@ -331,6 +318,71 @@ pub(crate) fn launch_program(
     let args: Vec<Value> = [step, table].into_iter().chain(host_args).collect();
     launch(b, &lk.name, [veus, threads], &args);
     Ok(lk)
+}
+
+/// The blocks per core program `prog`'s persistent kernel (blocks of `threads` threads,
+/// `shared` bytes of dynamic shared memory) must hold when its barriers span vEUs, and the
+/// blocks it can hold at once (`rtile.persistent = {blocks_per_core, coresident}`); refuses
+/// a program that could deadlock.
+///
+/// Two counts, both `cores × resident_blocks` ([`Device::resident_blocks`], which follows
+/// the CUDA driver's occupancy rules):
+/// - *admission*, at the registers Roller's construction charged the rKernels
+///   (`prog.regs`): a program with more vEUs than that would need fewer registers than its
+///   rKernels were built for, and is refused;
+/// - *the recorded count*, at the registers the back end will hold the kernel to: on an
+///   NVIDIA target the `.maxnreg` of `coresident_register_cap(threads, blocks_per_core)`,
+///   which `rtile-translate` emits whatever its `--max-registers` says. ptxas may allocate
+///   any number up to it, so only this count is a bound on what the driver allows
+///   (`cuOccupancyMaxActiveBlocksPerMultiprocessor`, checked by `rtile-run cuda --model`);
+///   counted at Roller's estimate instead it was above the driver's on an H200 (lstm: 2772
+///   against 2112, `bench/results/h200-2026-11-26/call1/session.log`). On other targets
+///   (AMDGPU's `amdgpu-waves-per-eu`) and for a program whose barriers stay within a vEU
+///   (nothing need be co-resident) it is the admission count.
+fn coresidency(
+    ctx: &Context,
+    prog: &Prog,
+    device: &Device,
+    threads: u64,
+    shared: u64,
+) -> Result<(Option<u64>, u64), Diagnostic> {
+    let veus = prog.program.veus.len() as u64;
+    let per_core = device.resident_blocks(threads, shared, Some(prog.regs));
+    let admitted = device.cores * per_core;
+    if prog.cross && veus > admitted {
+        return Err(Diagnostic::op_error(
+            ctx,
+            prog.op,
+            format!(
+                "could deadlock: its barriers span vEUs and it launches {veus} persistent blocks, but only {admitted} can be co-resident on '{}' ({} cores × {per_core} blocks of {threads} threads, {shared} bytes of shared memory, {} registers per thread)",
+                device.name, device.cores, prog.regs
+            ),
+        ));
+    }
+    // The back ends keep the kernel's registers low enough for this many blocks per core
+    // (`.maxnreg`, `amdgpu_waves_per_eu`).
+    let blocks_per_core = prog.cross.then(|| veus.div_ceil(device.cores.max(1)));
+    let regs = match blocks_per_core {
+        Some(bpc) if device.target().backend == "nvvm" => {
+            rtile_gpu_vocab::registers::coresident_register_cap(threads, bpc)
+        }
+        _ => prog.regs,
+    };
+    let coresident = device.cores * device.resident_blocks(threads, shared, Some(regs));
+    // By construction the cap fits `blocks_per_core` blocks, and the admission count's
+    // shared-memory and warp limits do too; checked all the same, as the recorded count is
+    // what the runtime trusts.
+    if prog.cross && veus > coresident {
+        return Err(Diagnostic::op_error(
+            ctx,
+            prog.op,
+            format!(
+                "could deadlock: it launches {veus} persistent blocks, but at the {regs} registers per thread the back end allows only {coresident} can be co-resident on '{}'",
+                device.name
+            ),
+        ));
+    }
+    Ok((blocks_per_core, coresident))
 }
 
 /// `gpu.launch_func @kernels::@name` on a 1-D grid and block (`dims`) with `args`.
