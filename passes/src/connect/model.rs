@@ -132,8 +132,8 @@ pub fn utilization(blocks: u64, threads: u64, dev: &Device) -> f64 {
     let width = dev.teu_width.max(1);
     let schedulers = dev.teus_per_core.max(1) as f64;
     let share = blocks.max(1) as f64 / dev.cores.max(1) as f64;
-    let resident = (dev.max_blocks_per_core.max(1))
-        .min((dev.max_threads_per_core / threads).max(1)) as f64;
+    let resident =
+        (dev.max_blocks_per_core.max(1)).min((dev.max_threads_per_core / threads).max(1)) as f64;
     let warps_per_block = threads.div_ceil(width) as f64;
     let warps = share.max(1.0).min(resident) * warps_per_block;
     let lanes_per_warp = threads as f64 / warps_per_block;
