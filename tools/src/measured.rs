@@ -272,29 +272,7 @@ fn times_by_root(
 
 /// The one te function of a pipeline file (name, stages); an error unless exactly one.
 fn only_function(name: &str, text: &str) -> Result<(String, Pipeline), String> {
-    let mut ctx = Context::new(Arc::new(dialect_registry()));
-    let module = parse_str(&mut ctx, name, text)
-        .map_err(|_| format!("{name}: does not parse"))?
-        .module;
-    let mut found = Vec::new();
-    for f in ctx.collect_ops(module) {
-        if ctx.op_name(f) != "func.func" {
-            continue;
-        }
-        let Some(b) = ctx
-            .regions(f)
-            .first()
-            .and_then(|&r| ctx.region_blocks(r).first().copied())
-        else {
-            continue;
-        };
-        let ops: Vec<_> = ctx.block_ops(b).collect();
-        let p = Pipeline::build(&ctx, &ops).map_err(|m| format!("{name}: {m}"))?;
-        if !p.is_empty() {
-            let fname = rtile_dialects::func::sym_name(&ctx, f).unwrap_or_default();
-            found.push((fname.to_string(), p));
-        }
-    }
+    let mut found = crate::retrain::pipelines_of(name, text)?;
     match found.len() {
         1 => Ok(found.remove(0)),
         n => Err(format!(

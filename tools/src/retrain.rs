@@ -53,29 +53,7 @@ pub fn write_records(
         header()
     );
     for (name, text) in pipelines {
-        let mut ctx = Context::new(Arc::new(dialect_registry()));
-        let module = parse_str(&mut ctx, name, text)
-            .map_err(|_| format!("{name}: does not parse"))?
-            .module;
-        for f in ctx.collect_ops(module) {
-            if ctx.op_name(f) != "func.func" {
-                continue;
-            }
-            let Some(b) = ctx
-                .regions(f)
-                .first()
-                .and_then(|&r| ctx.region_blocks(r).first().copied())
-            else {
-                continue;
-            };
-            let ops: Vec<_> = ctx.block_ops(b).collect();
-            let p = Pipeline::build(&ctx, &ops).map_err(|m| format!("{name}: {m}"))?;
-            if p.is_empty() {
-                continue;
-            }
-            let fname = rtile_dialects::func::sym_name(&ctx, f)
-                .unwrap_or_default()
-                .to_string();
+        for (fname, p) in pipelines_of(name, text)? {
             for &k in beams {
                 let opts = SearchOptions {
                     beam: k,
@@ -93,6 +71,35 @@ pub fn write_records(
         }
     }
     Ok(out)
+}
+
+/// The te functions of pipeline file `name` (its text), each with its stages; functions
+/// holding no te compute are left out.
+pub fn pipelines_of(name: &str, text: &str) -> Result<Vec<(String, Pipeline)>, String> {
+    let mut ctx = Context::new(Arc::new(dialect_registry()));
+    let module = parse_str(&mut ctx, name, text)
+        .map_err(|_| format!("{name}: does not parse"))?
+        .module;
+    let mut found = Vec::new();
+    for f in ctx.collect_ops(module) {
+        if ctx.op_name(f) != "func.func" {
+            continue;
+        }
+        let Some(b) = ctx
+            .regions(f)
+            .first()
+            .and_then(|&r| ctx.region_blocks(r).first().copied())
+        else {
+            continue;
+        };
+        let ops: Vec<_> = ctx.block_ops(b).collect();
+        let p = Pipeline::build(&ctx, &ops).map_err(|m| format!("{name}: {m}"))?;
+        if !p.is_empty() {
+            let fname = rtile_dialects::func::sym_name(&ctx, f).unwrap_or_default();
+            found.push((fname.to_string(), p));
+        }
+    }
+    Ok(found)
 }
 
 /// A diagnostic at `span` (byte offset, length) of the records file.
