@@ -50,9 +50,11 @@ part wgx 30 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-wgmma-expli
 part sanitize-wgx 25 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/rtile-run-cuda" "$g/wgx/pv.ptx" \
   --reference "$g/wgx/pv.naive.ptx" --rtol 2e-3 --atol 1e-3
 # Explicit block and warpgroup tiles on the same square sizes (which shape approaches cuBLAS).
-part wgtiles 100 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-wgmma-tiles.mlir --ptx-dir "$g/wgtiles" \
+# The 8192^3 ones take ~10 s each (the naive reference check dominates): on the H200 the
+# 70 s and 100 s limits of session 14 stopped tcsqwg after two ops and wgtiles after eight.
+part wgtiles 140 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-wgmma-tiles.mlir --ptx-dir "$g/wgtiles" \
   --bin "$bin" --iters 20 --markdown "$out/wgtiles.md" --json "$out/wgtiles.json"
-part tcsqwg 70 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwg" --bin "$bin" \
+part tcsqwg 110 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-square.mlir --ptx-dir "$g/tcsqwg" --bin "$bin" \
   --top-k --iters 20 --markdown "$out/tcsqwg.md" --json "$out/tcsqwg.json"
 part tcwg 50 python3 bench/gpu/bench.py --suite bench/ops/tensor-core-f16.mlir --ptx-dir "$g/tcwg" --bin "$bin" \
   --top-k --iters 30 --markdown "$out/tcwg.md" --json "$out/tcwg.json"
