@@ -62,6 +62,7 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
     };
     let mut output = String::new();
     let mut worst = 0.0f64;
+    let mut within = true;
     if models.is_empty() || sim.check {
         match run_check_text(name, text, opts.seed) {
             Ok(r) if r.kernels.is_empty() => {
@@ -72,6 +73,7 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
             Ok(r) => {
                 output.push_str(&r.text());
                 worst = worst.max(r.max_rel_err());
+                within &= r.within(sim.tolerance);
             }
             Err(rendered) => return fail(rendered),
         }
@@ -80,6 +82,7 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
         for m in &models {
             output.push_str(&m.text());
             worst = worst.max(m.max_rel_err());
+            within &= m.within(sim.tolerance);
         }
         output.push_str(&format!("max relative error {worst:.3e}\n"));
     }
@@ -116,7 +119,7 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
             return fail(format!("rtile-run: error: {e}\n"));
         }
     }
-    if worst <= sim.tolerance {
+    if within {
         RunOutcome {
             output,
             log: String::new(),
@@ -126,7 +129,7 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
         RunOutcome {
             output,
             log: format!(
-                "rtile-run: error: max relative error {worst:e} exceeds the tolerance {:e}\n",
+                "rtile-run: error: max relative error {worst:e} exceeds the tolerance {:e} and the rounding floor\n",
                 sim.tolerance
             ),
             success: false,

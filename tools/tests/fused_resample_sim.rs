@@ -238,17 +238,12 @@ fn simulate(lowered: &str, text: &str) {
         .expect("the simulator runs");
     assert!(!runs.is_empty(), "no host function ran:\n{lowered}");
     for run in &runs {
-        assert!(run.max_rel_err() < 1e-5, "{}\n{text}", run.text());
+        assert!(run.within(1e-5), "{}\n{text}", run.text());
     }
     let report = run_check_text("f.gpu.mlir", lowered, 5).expect("every kernel runs");
     assert!(!report.kernels.is_empty(), "no kernel checked:\n{lowered}");
     for k in &report.kernels {
-        assert!(
-            k.max_rel_err < 1e-5,
-            "{}: {}\n{text}",
-            k.kernel,
-            k.max_rel_err
-        );
+        assert!(k.within(1e-5), "{}: {}\n{text}", k.kernel, k.max_rel_err);
     }
 }
 

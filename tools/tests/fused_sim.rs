@@ -34,17 +34,19 @@ fn lower_connected(text: &str) -> Result<String, String> {
 }
 
 /// Runs the lowered module: the function end to end and each kernel alone; returns the
-/// number of kernels launched and the function's outputs.
+/// number of kernels launched and the function's outputs. Each output is within 1e-5 of
+/// the f64 oracle, or within its rounding floor where the chain itself is ill-conditioned
+/// (a centred row dotted with weights cancels; `runtime::sim::rounding`).
 fn simulate(lowered: &str) -> (usize, Vec<Tensor>) {
     let runs = run_models_text("f.gpu.mlir", lowered, 3, &[], Default::default(), None)
         .expect("the simulator runs");
     let [run] = &runs[..] else {
         panic!("one host function, got {}", runs.len())
     };
-    assert!(run.max_rel_err() < 1e-5, "{}", run.text());
+    assert!(run.within(1e-5), "{}", run.text());
     let report = run_check_text("f.gpu.mlir", lowered, 5).expect("every kernel runs");
     for k in &report.kernels {
-        assert!(k.max_rel_err < 1e-5, "{}: {}", k.kernel, k.max_rel_err);
+        assert!(k.within(1e-5), "{}: {:?}", k.kernel, k.outputs);
     }
     (run.manifest.steps.len(), run.outputs.clone())
 }

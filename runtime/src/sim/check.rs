@@ -23,6 +23,18 @@ pub struct KernelCheck {
     /// are all zero); the largest over the outputs of a kernel with several.
     pub max_rel_err: f64,
     pub elements: usize,
+    /// Per output: its normwise relative error and its rounding floor
+    /// ([`super::rounding`]).
+    pub outputs: Vec<(f64, f64)>,
+}
+
+impl KernelCheck {
+    /// Whether every output is within `tolerance` or its rounding floor.
+    pub fn within(&self, tolerance: f64) -> bool {
+        self.outputs
+            .iter()
+            .all(|&(e, f)| super::rounding::within(e, f, tolerance))
+    }
 }
 
 /// The results of every kernel of a module.
@@ -39,13 +51,20 @@ impl CheckReport {
             .map(|k| k.max_rel_err)
             .fold(0.0, f64::max)
     }
+    /// Whether every kernel is [`KernelCheck::within`] `tolerance`.
+    pub fn within(&self, tolerance: f64) -> bool {
+        self.kernels.iter().all(|k| k.within(tolerance))
+    }
     /// One line per kernel and a summary, as `rtile-run --sim --check` prints.
     pub fn text(&self) -> String {
         let mut s = String::new();
         for k in &self.kernels {
             s.push_str(&format!(
-                "@{}: {} elements, max relative error {:.3e}\n",
-                k.kernel, k.elements, k.max_rel_err
+                "@{}: {} elements, max relative error {:.3e}{}\n",
+                k.kernel,
+                k.elements,
+                k.max_rel_err,
+                super::rounding::floor_note(&k.outputs)
             ));
         }
         s.push_str(&format!("max relative error {:.3e}\n", self.max_rel_err()));
@@ -73,20 +92,29 @@ pub fn rel_err(got: &[f64], want: &[f64]) -> f64 {
     }
 }
 
-/// A kernel's arguments (inputs, then the output buffers) and the oracle's outputs (the
-/// last `outputs.len()` arguments).
-pub(crate) type Case = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+/// A kernel's check: its arguments (inputs, then the output buffers), the oracle's outputs
+/// (the last `want.len()` arguments) and their rounding floors.
+pub(crate) struct Case {
+    pub args: Vec<Vec<f64>>,
+    pub want: Vec<Vec<f64>>,
+    pub floors: Vec<f64>,
+}
 
 /// The largest [`rel_err`] of the kernel's outputs (the last `want.len()` of `args`)
 /// against the oracle's `want`, and the elements compared.
 pub(crate) fn outputs_err(args: &[Vec<f64>], want: &[Vec<f64>]) -> (f64, usize) {
+    let errs = output_errs(args, want);
     let got = &args[args.len().saturating_sub(want.len())..];
-    let err = got
-        .iter()
-        .zip(want)
-        .map(|(g, w)| rel_err(g, w))
-        .fold(0.0, f64::max);
-    (err, got.iter().map(Vec::len).sum())
+    (
+        errs.into_iter().fold(0.0, f64::max),
+        got.iter().map(Vec::len).sum(),
+    )
+}
+
+/// The [`rel_err`] of each of the kernel's outputs against the oracle's `want`.
+fn output_errs(args: &[Vec<f64>], want: &[Vec<f64>]) -> Vec<f64> {
+    let got = &args[args.len().saturating_sub(want.len())..];
+    got.iter().zip(want).map(|(g, w)| rel_err(g, w)).collect()
 }
 
 /// The arguments of kernel `k` on seeded random inputs (the output buffer starts as NaN, so
@@ -110,11 +138,17 @@ pub(crate) fn reference_case(
     };
     let c = &sc.compute;
     let inputs = Tensor::random_inputs(&c.inputs, seed);
-    let want = eval_compute(c, &inputs, Accumulate::F64)
-        .map_err(|e| Diagnostic::op_error(ctx, k, format!("reference: {e}")))?;
+    let on_ref = |e: String| Diagnostic::op_error(ctx, k, format!("reference: {e}"));
+    let want = vec![
+        eval_compute(c, &inputs, Accumulate::F64)
+            .map_err(on_ref)?
+            .data,
+    ];
+    let floors = super::rounding::floors(seed, &want, |n| Ok(vec![n.compute(c, &inputs)?.data]))
+        .map_err(on_ref)?;
     let mut args: Vec<Vec<f64>> = inputs.iter().map(|t| t.data.clone()).collect();
     args.push(vec![f64::NAN; c.result.num_elements().max(0) as usize]);
-    Ok(Some((args, vec![want.data])))
+    Ok(Some(Case { args, want, floors }))
 }
 
 /// The name of kernel `k` (its `sym_name`).
@@ -131,7 +165,12 @@ pub fn run_check(ctx: &Context, module: OpId, seed: u64) -> Result<CheckReport, 
     rtile_gpu_vocab::check_module(ctx, module, "rtile-run --sim")?;
     let mut report = CheckReport::default();
     for k in kernels(ctx, module) {
-        let Some((mut args, want)) = reference_case(ctx, k, seed)? else {
+        let Some(Case {
+            mut args,
+            want,
+            floors,
+        }) = reference_case(ctx, k, seed)?
+        else {
             return Err(Diagnostic::op_error(
                 ctx,
                 k,
@@ -144,6 +183,7 @@ pub fn run_check(ctx: &Context, module: OpId, seed: u64) -> Result<CheckReport, 
             kernel: kernel_name(ctx, k),
             max_rel_err,
             elements,
+            outputs: output_errs(&args, &want).into_iter().zip(floors).collect(),
         });
     }
     Ok(report)

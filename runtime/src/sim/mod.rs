@@ -15,6 +15,7 @@ pub mod model;
 pub mod model_check;
 pub mod ops;
 pub mod profile;
+pub mod rounding;
 
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId, WalkOrder};

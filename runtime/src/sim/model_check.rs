@@ -14,6 +14,7 @@ use rtile_manifest::model::ModelManifest;
 
 use super::check::{context, load_text, rel_err};
 use super::model::{constant_bytes, model_manifest, run_manifest};
+use super::rounding::Noise;
 use crate::driver::module_funcs;
 use crate::func::{func_input_types, func_name};
 use crate::interp::{Accumulate, eval_compute};
@@ -30,6 +31,8 @@ pub struct ModelRun {
     pub outputs: Vec<Tensor>,
     /// Per output: normwise relative error against the f64 oracle.
     pub errors: Vec<f64>,
+    /// Per output: its rounding floor ([`super::rounding`]).
+    pub floors: Vec<f64>,
     /// The constants' bytes, in manifest order.
     pub constants: Vec<Vec<u8>>,
 }
@@ -38,6 +41,13 @@ impl ModelRun {
     /// The largest error over the outputs.
     pub fn max_rel_err(&self) -> f64 {
         self.errors.iter().copied().fold(0.0, f64::max)
+    }
+    /// Whether every output is within `tolerance` or its rounding floor.
+    pub fn within(&self, tolerance: f64) -> bool {
+        self.errors
+            .iter()
+            .zip(&self.floors)
+            .all(|(&e, &f)| super::rounding::within(e, f, tolerance))
     }
     /// What `rtile-run --sim` prints for it.
     pub fn text(&self) -> String {
@@ -49,11 +59,18 @@ impl ModelRun {
             m.constants.len(),
             m.arena_bytes
         );
-        for (i, (t, e)) in self.outputs.iter().zip(&self.errors).enumerate() {
+        for (i, ((t, &e), &f)) in self
+            .outputs
+            .iter()
+            .zip(&self.errors)
+            .zip(&self.floors)
+            .enumerate()
+        {
             s.push_str(&format!(
-                "@{} output {i}: {}, max relative error {e:.3e}\n",
+                "@{} output {i}: {}, max relative error {e:.3e}{}\n",
                 self.function,
-                t.ty().text()
+                t.ty().text(),
+                super::rounding::floor_note(&[(e, f)])
             ));
         }
         s
@@ -98,19 +115,45 @@ pub(crate) fn chain_case(text: &str, seed: u64) -> Result<super::check::Case, St
         .ok_or("no func.func")?;
     let types = func_input_types(&rctx, f)?;
     let inputs = Tensor::random_inputs(&types, seed);
-    let want = oracle(&rctx, f, &inputs)?;
+    let want: Vec<Vec<f64>> = oracle(&rctx, f, &inputs, None)?
+        .into_iter()
+        .map(|w| w.data)
+        .collect();
     if want.is_empty() {
         return Err("a reference without results".into());
     }
+    let floors = oracle_floors(&rctx, f, &inputs, seed, &want)?;
     let mut args: Vec<Vec<f64>> = inputs.iter().map(|t| t.data.clone()).collect();
     for w in &want {
-        args.push(vec![f64::NAN; w.data.len()]);
+        args.push(vec![f64::NAN; w.len()]);
     }
-    Ok((args, want.into_iter().map(|w| w.data).collect()))
+    Ok(super::check::Case { args, want, floors })
 }
 
-/// Runs te function `f` in f64 (the oracle): computes, reshapes, tensor constants.
-fn oracle(ctx: &Context, f: OpId, args: &[Tensor]) -> Result<Vec<Tensor>, String> {
+/// The rounding floor of each output of te function `f` on `args` ([`super::rounding`]).
+fn oracle_floors(
+    ctx: &Context,
+    f: OpId,
+    args: &[Tensor],
+    seed: u64,
+    want: &[Vec<f64>],
+) -> Result<Vec<f64>, String> {
+    super::rounding::floors(seed, want, |n| {
+        Ok(oracle(ctx, f, args, Some(n))?
+            .into_iter()
+            .map(|t| t.data)
+            .collect())
+    })
+}
+
+/// Runs te function `f` in f64 (the oracle): computes, reshapes, tensor constants; with
+/// `noise`, every compute perturbed as [`super::rounding`] estimates rounding.
+fn oracle(
+    ctx: &Context,
+    f: OpId,
+    args: &[Tensor],
+    noise: Option<&mut Noise>,
+) -> Result<Vec<Tensor>, String> {
     let block = ctx
         .regions(f)
         .first()
@@ -122,7 +165,7 @@ fn oracle(ctx: &Context, f: OpId, args: &[Tensor]) -> Result<Vec<Tensor>, String
         .copied()
         .zip(args.iter().cloned())
         .collect();
-    run_block(ctx, block, &mut env)
+    run_block(ctx, block, &mut env, noise)
 }
 
 /// Runs the ops of `block` over `env` up to its terminator (`func.return`, or
@@ -132,6 +175,7 @@ fn run_block(
     ctx: &Context,
     block: rtile::ir::BlockId,
     env: &mut HashMap<Value, Tensor>,
+    mut noise: Option<&mut Noise>,
 ) -> Result<Vec<Tensor>, String> {
     let get = |env: &HashMap<Value, Tensor>, v: Value| {
         env.get(&v)
@@ -153,7 +197,11 @@ fn run_block(
                         })
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                env.insert(ctx.result(op, 0), eval_compute(&c, &ins, Accumulate::F64)?);
+                let out = match noise.as_deref_mut() {
+                    Some(n) => n.compute(&c, &ins)?,
+                    None => eval_compute(&c, &ins, Accumulate::F64)?,
+                };
+                env.insert(ctx.result(op, 0), out);
             }
             "tensor.collapse_shape" | "tensor.expand_shape" => {
                 let mut t = get(env, ctx.operands(op)[0])?;
@@ -185,7 +233,7 @@ fn run_block(
                     .first()
                     .and_then(|r| ctx.region_blocks(*r).first().copied())
                     .ok_or("a tilegraph.kernel without a body")?;
-                let outs = run_block(ctx, body, env)?;
+                let outs = run_block(ctx, body, env, noise.as_deref_mut())?;
                 for (r, t) in ctx.results(op).to_vec().into_iter().zip(outs) {
                     env.insert(r, t);
                 }
@@ -250,8 +298,8 @@ pub fn run_model(
         ..
     } = sequence_with(ctx, module, host, types.len())?;
     let outputs = run_manifest(ctx, module, &manifest, &args, constants.clone())?;
-    let want = oracle(&rctx, rf, &args)
-        .map_err(|m| Diagnostic::op_error(ctx, host, format!("reference: {m}")))?;
+    let on_ref = |m: String| Diagnostic::op_error(ctx, host, format!("reference: {m}"));
+    let want = oracle(&rctx, rf, &args, None).map_err(on_ref)?;
     if want.len() != outputs.len() {
         return Err(Diagnostic::op_error(
             ctx,
@@ -268,11 +316,14 @@ pub fn run_model(
         .zip(&want)
         .map(|(g, w)| rel_err(&g.data, &w.data))
         .collect();
+    let want: Vec<Vec<f64>> = want.into_iter().map(|w| w.data).collect();
+    let floors = oracle_floors(&rctx, rf, &args, seed, &want).map_err(on_ref)?;
     Ok(ModelRun {
         function: name,
         manifest,
         outputs,
         errors,
+        floors,
         constants,
     })
 }

@@ -244,7 +244,7 @@ pub fn profile(
             }
             None => {
                 let (mut args, want) = match reference_case(ctx, f, seed)? {
-                    Some((a, w)) => (a, Some(w)),
+                    Some(case) => (case.args, Some(case.want)),
                     None => (k.args.iter().map(|m| vec![0.0; m.len()]).collect(), None),
                 };
                 let (raw, n) = run_profiled(&k, &launch, Some(&mut args), None)
