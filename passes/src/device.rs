@@ -198,6 +198,16 @@ pub struct Device {
     /// 1 (no latency term, the earlier model) when a file leaves it out.
     #[serde(default = "default_latency_warps")]
     pub latency_warps: f64,
+    /// Global-memory bandwidth one resident TEU sustains, GB/s: memory latency hidden by
+    /// requests in flight (Little's law, bytes in flight = latency × bandwidth), which one
+    /// warp bounds by the requests it may have outstanding. A core reaches its share of the
+    /// device bandwidth only with `bandwidth / cores / warp_load_gbps` resident TEUs; the
+    /// micro-performance model scales global loading by `min(1, resident TEUs ×
+    /// warp_load_gbps / (bandwidth / cores))` (`construct_rtile::perf_model`). Roller §3.3
+    /// profiles "the smaller accessing sizes" once per device; this is that profile for
+    /// under-occupied programs. Optional: no such term when a file leaves it out.
+    #[serde(default)]
+    pub warp_load_gbps: Option<f64>,
     /// Boost clock, GHz (documentation and derived figures only).
     #[serde(default)]
     pub clock_ghz: f64,
@@ -387,6 +397,11 @@ impl Device {
         if !(self.latency_warps.is_finite() && self.latency_warps >= 1.0) {
             return Err("'latency_warps' must be a number of at least 1".into());
         }
+        if let Some(g) = self.warp_load_gbps
+            && !(g.is_finite() && g > 0.0)
+        {
+            return Err("'warp_load_gbps' must be a positive number".into());
+        }
         if self.max_threads_per_block < self.teu_width {
             return Err("'max_threads_per_block' is smaller than one TEU".into());
         }
@@ -567,6 +582,23 @@ mod tests {
         let bad = include_str!("../devices/v100.toml").replace("cores = 80", "cores = 0");
         let e = Device::from_toml_str(&bad, "y.toml").unwrap_err();
         assert!(e.message.contains("'cores' must be positive"), "{e}");
+    }
+
+    #[test]
+    fn warp_load_gbps_is_optional_and_checked() {
+        let h100 = include_str!("../devices/h100.toml");
+        let line = h100
+            .lines()
+            .find(|l| l.starts_with("warp_load_gbps"))
+            .expect("h100.toml sets warp_load_gbps");
+        let without = h100.replace(line, "");
+        let d = Device::from_toml_str(&without, "user.toml").unwrap();
+        assert_eq!(d.warp_load_gbps, None);
+        for bad in ["0", "-1.5", "nan", "inf"] {
+            let text = h100.replace(line, &format!("warp_load_gbps = {bad}"));
+            let e = Device::from_toml_str(&text, "bad.toml").unwrap_err();
+            assert!(e.message.contains("'warp_load_gbps' must be"), "{bad}: {e}");
+        }
     }
 
     #[test]

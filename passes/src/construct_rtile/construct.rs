@@ -575,6 +575,7 @@ impl<'a> Search<'a> {
                 shared_bytes: sh,
                 register_bytes: reg,
                 staged: !self.al.direct,
+                async_loads: self.al.tc.is_some(),
             },
         );
         let global_fp: u64 = e

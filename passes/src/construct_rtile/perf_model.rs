@@ -99,6 +99,10 @@ pub struct ProgramShape<'a> {
     pub register_bytes: u64,
     /// Whether inputs go through shared memory (otherwise threads load from global directly).
     pub staged: bool,
+    /// Whether global loads are asynchronous copies (the tensor-core lowerings' `cp.async`
+    /// and TMA pipelines): their bytes in flight are the pipeline's stages, not what each
+    /// warp's outstanding loads allow, so [`load_utilisation`] does not apply.
+    pub async_loads: bool,
 }
 
 /// Fraction of a core's compute peak that `warps` resident TEUs reach: each TEU group
@@ -117,11 +121,30 @@ pub fn latency_utilisation(dev: &Device, warps: u64) -> f64 {
     (warps as f64 / needed).min(1.0)
 }
 
+/// Fraction of a core's share of the global bandwidth that `warps` resident TEUs reach when
+/// each sustains [`Device::warp_load_gbps`]: `min(1, warps × warp_load_gbps / (bandwidth /
+/// cores))`, 1 where the device file does not say.
+///
+/// Goes beyond Roller's model (§3.3 splits the bandwidth evenly over the cores, whatever
+/// their occupancy), as [`latency_utilisation`] does for compute: a one-warp block keeps
+/// too few loads in flight to cover the memory latency. On an H200, Rammer's LSTM gate
+/// (one 26-thread block streaming 586 KB) ran at 1.48 GB/s, 1/25 of one SM's share (PERF.md).
+pub fn load_utilisation(dev: &Device, warps: u64) -> f64 {
+    match dev.warp_load_gbps {
+        Some(g) => {
+            let share = dev.bandwidth(Device::GLOBAL) / 1e9 / dev.cores as f64;
+            (warps as f64 * g / share).min(1.0)
+        }
+        None => 1.0,
+    }
+}
+
 /// Estimates an rProgram after scale-out (§3.2): blocks are spread evenly over the cores in
 /// waves; within a wave, one core's time is the slowest of computing, loading from global memory
 /// and loading from shared memory (the pipeline's bottleneck stage), each resource split evenly.
 /// Computing runs at the peak scaled by [`latency_utilisation`] of the resident warps and by
-/// the filled fraction of each warp's lanes.
+/// the filled fraction of each warp's lanes; loading from global memory at the core's share
+/// scaled by [`load_utilisation`] of the resident warps (synchronous loads only).
 pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<'_>) -> Estimate {
     let mut grid = 1u64;
     let mut k_steps = 1u64;
@@ -157,7 +180,13 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
     let peak_core = gflops * 1e9 / cores as f64 * util * lane_eff;
     let r = resident as f64;
     let compute_s = r * flops_block / peak_core;
-    let global_s = r * global_block / (dev.bandwidth(Device::GLOBAL) / cores as f64);
+    let loads = if p.async_loads {
+        1.0
+    } else {
+        load_utilisation(dev, warps)
+    };
+    let global_core = dev.bandwidth(Device::GLOBAL) / cores as f64 * loads;
+    let global_s = r * global_block / global_core;
     let shared_s = if p.staged {
         r * shared_block / (dev.bandwidth(Device::SHARED) / cores as f64)
     } else {
@@ -223,6 +252,7 @@ mod tests {
                 shared_bytes: 2048,
                 register_bytes: 64,
                 staged: true,
+                async_loads: false,
             },
         );
         let big = estimate(
@@ -237,6 +267,7 @@ mod tests {
                 shared_bytes: 8192,
                 register_bytes: 320,
                 staged: true,
+                async_loads: false,
             },
         );
         assert!(big.total_s < small.total_s, "{big:?} vs {small:?}");
@@ -266,6 +297,7 @@ mod tests {
                 shared_bytes: 4096,
                 register_bytes: 4 * (thread[0] * thread[1] + thread[0] + thread[1]),
                 staged: true,
+                async_loads: false,
             },
         )
     }
@@ -283,6 +315,54 @@ mod tests {
         let mi50 = Device::builtin("mi50").unwrap();
         assert_eq!(latency_utilisation(&mi50, 1), 0.25);
         assert_eq!(latency_utilisation(&mi50, 4), 1.0);
+    }
+
+    #[test]
+    fn load_utilisation_counts_warps_against_the_core_share() {
+        let h100 = Device::builtin("h100").unwrap();
+        assert_eq!(h100.warp_load_gbps, Some(1.48));
+        // 3,350 GB/s over 132 SMs: 25.4 GB/s each, reached with 18 warps of 1.48 GB/s.
+        let share = 3350.0 / 132.0;
+        assert!((load_utilisation(&h100, 1) - 1.48 / share).abs() < 1e-12);
+        assert!(load_utilisation(&h100, 17) < 1.0);
+        assert_eq!(load_utilisation(&h100, 18), 1.0);
+        // A device file without the figure: no term.
+        let v100 = Device::builtin("v100").unwrap();
+        assert_eq!(v100.warp_load_gbps, None);
+        assert_eq!(load_utilisation(&v100, 1), 1.0);
+    }
+
+    /// Rammer's LSTM gate on h100 (`bench/models/lstm.mlir`): a 1×256 by 256×256 pair of
+    /// matrix-vector products as one 26-thread block, the program the construction ranked
+    /// first before this term. Its 585,680 B of global loads take 1/17 of an SM's share
+    /// with one warp: the estimate follows the H200's 401.5 µs, not the share's 23 µs.
+    #[test]
+    fn a_one_warp_block_is_bound_by_its_loads_in_flight() {
+        let dev = Device::builtin("h100").unwrap();
+        let mut e = TensorExprInfo::matmul(1, 256, 256, "f32");
+        e.inputs.push(e.inputs[0].clone());
+        e.inputs.push(e.inputs[1].clone());
+        e.flops_per_point *= 2.0;
+        let g = max_compute_gflops(&e, &dev, None);
+        let est = estimate(
+            &e,
+            &dev,
+            g,
+            &ProgramShape {
+                block: &[1, 260, 40],
+                thread: &[1, 10, 5],
+                threads: 26,
+                lanes: 1,
+                shared_bytes: 85440,
+                register_bytes: 480,
+                staged: true,
+                async_loads: false,
+            },
+        );
+        assert_eq!((est.waves, est.blocks_per_core), (1, 2));
+        let bytes = 585680.0;
+        assert!((est.global_s - bytes / 1.48e9).abs() < 1e-9, "{est:?}");
+        assert!(est.total_s > 350e-6 && est.total_s < 450e-6, "{est:?}");
     }
 
     #[test]

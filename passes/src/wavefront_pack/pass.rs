@@ -38,7 +38,7 @@ rtile::declare_pass! {
             /// launch cost, µs (negative: the device description's launch_us)
             launch_us: f64 = "-1", "launch-us";
             /// Roller rPrograms per te.compute turned into rKernel variants
-            top_k: i64 = "4", "top-k", check = check_top_k;
+            top_k: i64 = "10", "top-k", check = check_top_k;
             /// print the programs in the expanded form (one line per rTask)
             expanded: bool = "false", "expanded";
             /// TOML file of rKernel times measured on the GPU, used by time() instead of the model's (te input)

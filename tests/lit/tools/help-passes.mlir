@@ -49,7 +49,7 @@
 // CHECK-NEXT:      --kernels=<string>           - rKernel choice: fast (fastest kernel per op) or select (SelectRKernels, §3.3) (default: select)
 // CHECK-NEXT:      --barriers=<string>          - barriers inside an rProgram: fine (barrier-rTasks) or global (between waves) (default: fine)
 // CHECK-NEXT:      --launch-us=<number>         - launch cost, µs (negative: the device description's launch_us) (default: -1)
-// CHECK-NEXT:      --top-k=<int>                - Roller rPrograms per te.compute turned into rKernel variants (default: 4)
+// CHECK-NEXT:      --top-k=<int>                - Roller rPrograms per te.compute turned into rKernel variants (default: 10)
 // CHECK-NEXT:      --expanded=<bool>            - print the programs in the expanded form (one line per rTask) (default: false)
 // CHECK-NEXT:      --profile=<string>           - TOML file of rKernel times measured on the GPU, used by time() instead of the model's (te input)
 // CHECK-NOT:{{.}}
