@@ -375,27 +375,10 @@ pub fn time_model(
     stream
         .synchronize()
         .map_err(|e| format!("warm-up failed: {e:?}"))?;
-    let event = || {
-        gpu.ctx
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| format!("cannot create a CUDA event: {e:?}"))
-    };
-    let (start, stop) = (event()?, event()?);
+    let events = EventPair::new(gpu)?;
     let mut samples = Vec::with_capacity(iters);
     for _ in 0..iters {
-        start
-            .record(&stream)
-            .map_err(|e| format!("event record: {e:?}"))?;
-        run()?;
-        stop.record(&stream)
-            .map_err(|e| format!("event record: {e:?}"))?;
-        stop.synchronize()
-            .map_err(|e| format!("the model failed on the GPU: {e:?}"))?;
-        samples.push(
-            start
-                .elapsed_ms(&stop)
-                .map_err(|e| format!("event timing: {e:?}"))?,
-        );
+        samples.push(events.time(&stream, &mut run, || "the model failed on the GPU".into())?);
     }
     Ok((
         outputs,
@@ -406,6 +389,49 @@ pub fn time_model(
             launches: m.steps.len(),
         },
     ))
+}
+
+/// Two CUDA events on one stream: the time of the work recorded between them.
+struct EventPair {
+    start: cudarc::driver::CudaEvent,
+    stop: cudarc::driver::CudaEvent,
+}
+
+impl EventPair {
+    fn new(gpu: &Gpu) -> Result<EventPair, String> {
+        let event = || {
+            gpu.ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| format!("cannot create a CUDA event: {e:?}"))
+        };
+        Ok(EventPair {
+            start: event()?,
+            stop: event()?,
+        })
+    }
+
+    /// Records the start, runs `work` (which queues on `stream`), records the stop, waits
+    /// for it and returns the milliseconds between; `failed` says what failed when the
+    /// stream reports an error.
+    fn time(
+        &self,
+        stream: &Arc<CudaStream>,
+        work: impl FnOnce() -> Result<(), String>,
+        failed: impl FnOnce() -> String,
+    ) -> Result<f32, String> {
+        let record = |e: &cudarc::driver::CudaEvent| {
+            e.record(stream).map_err(|e| format!("event record: {e:?}"))
+        };
+        record(&self.start)?;
+        work()?;
+        record(&self.stop)?;
+        self.stop
+            .synchronize()
+            .map_err(|e| format!("{}: {e:?}", failed()))?;
+        self.start
+            .elapsed_ms(&self.stop)
+            .map_err(|e| format!("event timing: {e:?}"))
+    }
 }
 
 /// One launch's time, timed alone (see [`time_steps`]).
@@ -438,12 +464,7 @@ pub fn time_steps(
     let mut exec = CudaExecutor::new(gpu, ptx, m)?;
     execute(m, &mut exec, inputs, constants).map_err(execute_error)?;
     let stream = exec.stream.clone();
-    let event = || {
-        gpu.ctx
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| format!("cannot create a CUDA event: {e:?}"))
-    };
-    let (start, stop) = (event()?, event()?);
+    let events = EventPair::new(gpu)?;
     let iters = iters.max(1);
     let mut out = Vec::new();
     for (k, s) in m.steps.iter().enumerate() {
@@ -453,19 +474,11 @@ pub fn time_steps(
         for _ in 0..warmup {
             exec.launch(k, s)?;
         }
-        start
-            .record(&stream)
-            .map_err(|e| format!("event record: {e:?}"))?;
-        for _ in 0..iters {
-            exec.launch(k, s)?;
-        }
-        stop.record(&stream)
-            .map_err(|e| format!("event record: {e:?}"))?;
-        stop.synchronize()
-            .map_err(|e| format!("step {k} (@{}) failed on the GPU: {e:?}", s.kernel))?;
-        let ms = start
-            .elapsed_ms(&stop)
-            .map_err(|e| format!("event timing: {e:?}"))?;
+        let ms = events.time(
+            &stream,
+            || (0..iters).try_for_each(|_| exec.launch(k, s)),
+            || format!("step {k} (@{}) failed on the GPU", s.kernel),
+        )?;
         out.push(StepTime {
             step: k,
             kernel: s.kernel.clone(),
