@@ -15,6 +15,10 @@
 // RUN: FileCheck %s --check-prefix=ONLY --input-file=%t.only.mlir
 // RUN: rtile-opt %t.only.mlir --mlir-print-op-generic | mlir-opt --verify-each > /dev/null
 // RUN: rtile-run --sim --seed 2 %t.only.mlir | FileCheck %s --check-prefix=ONLYSIM
+// Without --sim the manifest is written as it is (the constant's bytes in the .bin).
+// RUN: rtile-run --func folded %t.only.mlir --model-manifest %t.folded.json | FileCheck %s --check-prefix=NOSIM
+// RUN: FileCheck %s --check-prefix=FOLDED --input-file=%t.folded.json
+// RUN: od -An -tx1 %t.folded.bin | FileCheck %s --check-prefix=BIN
 
 // CHECK: func.func @returns_an_argument(%[[A:arg0]]: memref<4xf32>, %[[O0:arg1]]: memref<4xf32>, %[[O1:arg2]]: memref<4xf32>)
 // CHECK: "gpu.launch_func"({{.*}}, %[[A]], %[[O0]]) <{kernel = @kernels::@returns_an_argument_0,
@@ -88,6 +92,16 @@
 // ONLY-NEXT: %[[W:[0-9]+]] = "memref.get_global"() <{name = @__constant_{{.*}}}> : () -> memref<2x2xi8>
 // ONLY-NEXT: "gpu.memcpy"(%[[O]], %[[W]]) : (memref<2x2xi8>, memref<2x2xi8>) -> ()
 // ONLY-NEXT: return
+
+// NOSIM: folded: 0 launches, 1 copies -> {{.*}}folded.json
+// FOLDED: "constants_file": "{{.*}}folded.bin",
+// FOLDED: "copy": {
+// FOLDED-NEXT: "src": {
+// FOLDED-NEXT: "buffer": {
+// FOLDED-NEXT: "constant": 0
+// FOLDED: "output": 0
+// FOLDED: "bytes": 4
+// BIN: 01 fe 03 7f
 
 // ONLYSIM: @views_only: 0 kernels, 3 copies, 0 constants, peak intermediate memory 0 bytes
 // ONLYSIM-NEXT: @views_only output 0: tensor<6xf32>, max relative error 0.000e0
