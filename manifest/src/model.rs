@@ -288,13 +288,18 @@ impl ModelManifest {
             }
         }
         for (k, s) in self.steps.iter().enumerate() {
-            match s {
-                Step::Launch(l) => self.check_launch(l),
-                Step::Copy(c) => self.check_copy(c),
-            }
-            .map_err(|m| format!("step {k} ({}): {m}", s.what()))?;
+            self.check_step(s)
+                .map_err(|m| format!("step {k} ({}): {m}", s.what()))?;
         }
         Ok(())
+    }
+
+    /// [`ModelManifest::check`]'s rules for one step, against this manifest's buffers.
+    pub fn check_step(&self, s: &Step) -> Result<(), String> {
+        match s {
+            Step::Launch(l) => self.check_launch(l),
+            Step::Copy(c) => self.check_copy(c),
+        }
     }
 
     fn check_launch(&self, s: &LaunchStep) -> Result<(), String> {

@@ -183,7 +183,13 @@ pub fn model_manifest(
             "gpu.launch_func" => m.steps.push(Step::Launch(launch_step(
                 ctx, module, op, &at, &ints, &maps,
             )?)),
-            "gpu.memcpy" => m.steps.push(Step::Copy(copy_step(ctx, op, &at)?)),
+            "gpu.memcpy" => {
+                // Checked here, to point at the op (the buffers it names are known).
+                let s = Step::Copy(copy_step(ctx, op, &at)?);
+                m.check_step(&s)
+                    .map_err(|e| err(op, &format!("step {} (copy): {e}", m.steps.len())))?;
+                m.steps.push(s);
+            }
             "memref.dealloc" | "func.return" => {}
             other => {
                 return Err(err(op, &format!("'{other}' is not run in host code")));
