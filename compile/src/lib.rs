@@ -396,7 +396,7 @@ fn write_models(
         files.push(json_path);
         out.push(ModelSummary {
             function: name,
-            launches: m.steps.len(),
+            launches: m.launches().count(),
             peak_bytes: ctx
                 .attr(host, "rtile.peak_bytes")
                 .and_then(|a| a.as_int())

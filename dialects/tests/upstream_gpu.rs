@@ -42,6 +42,7 @@ fn registered_names() {
         "gpu.barrier",
         "gpu.return",
         "gpu.launch_func",
+        "gpu.memcpy",
         "scf.for",
         "scf.if",
         "scf.yield",
@@ -117,6 +118,37 @@ fn rejects_bad_ops() {
             .unwrap_err()
             .contains("element type")
     );
+}
+
+/// Upstream's `gpu.memcpy` rules (`MemcpyOp::verify`): the destination and the source share
+/// the element type and their static sizes; async dependencies are tokens.
+#[test]
+fn memcpy_verifies_as_upstream() {
+    let host = |body: &str, types: &str| {
+        format!(
+            r#""func.func"() <{{function_type = ({types}) -> (), sym_name = "h"}}> ({{
+^bb0(%d: memref<2x2xf32>, %s: {types_src}):
+{body}
+  "func.return"() : () -> ()
+}}) : () -> ()
+"#,
+            types_src = types.rsplit(", ").next().unwrap_or(types)
+        )
+    };
+    let copy = r#"  "gpu.memcpy"(%d, %s) : (memref<2x2xf32>, memref<2x2xf32>) -> ()"#;
+    check(&host(copy, "memref<2x2xf32>, memref<2x2xf32>")).unwrap();
+    let dynamic = r#"  "gpu.memcpy"(%d, %s) : (memref<2x2xf32>, memref<?x2xf32>) -> ()"#;
+    check(&host(dynamic, "memref<2x2xf32>, memref<?x2xf32>")).unwrap();
+    let elem = r#"  "gpu.memcpy"(%d, %s) : (memref<2x2xf32>, memref<2x2xi32>) -> ()"#;
+    let e = check(&host(elem, "memref<2x2xf32>, memref<2x2xi32>")).unwrap_err();
+    assert!(e.contains("incompatible element type"), "{e}");
+    let shape = r#"  "gpu.memcpy"(%d, %s) : (memref<2x2xf32>, memref<4xf32>) -> ()"#;
+    let e = check(&host(shape, "memref<2x2xf32>, memref<4xf32>")).unwrap_err();
+    assert!(e.contains("incompatible shape"), "{e}");
+    let dep = r#"  %i = "test.i"() : () -> index
+  "gpu.memcpy"(%i, %d, %s) : (index, memref<2x2xf32>, memref<2x2xf32>) -> ()"#;
+    let e = check(&host(dep, "memref<2x2xf32>, memref<2x2xf32>")).unwrap_err();
+    assert!(e.contains("!gpu.async.token"), "{e}");
 }
 
 fn print(c: &rtile::ir::Context, m: rtile::ir::OpId, generic: bool) -> String {

@@ -15,14 +15,18 @@
 //!              "dynamic_shared_memory": 0,
 //!              "args": [{"buffer": {"input": 0}, "offset": 0, "shape": [1, 3, 8, 8], "dtype": "f32"},
 //!                       {"buffer": {"constant": 0}, "offset": 0, "shape": [4, 3, 3, 3], "dtype": "f32"},
-//!                       {"buffer": "arena", "offset": 0, "shape": [1, 4, 6, 6], "dtype": "f32"}]}]
+//!                       {"buffer": "arena", "offset": 0, "shape": [1, 4, 6, 6], "dtype": "f32"}]},
+//!             {"copy": {"src": {"buffer": {"input": 0}, "offset": 0},
+//!                       "dst": {"buffer": {"output": 1}, "offset": 0}, "bytes": 768}}]
 //! }
 //! ```
 //! Every device buffer is one allocation: each input, each output, each constant (its
 //! bytes at `offset` in `constants_file`, little-endian row-major), and the arena of the
 //! intermediates (`arena_bytes`, 256-byte aligned offsets). A step's argument is a pointer
 //! `offset` bytes into its buffer (reshapes are views: another shape over the same bytes);
-//! the last argument of each step is the one the kernel writes.
+//! the last argument of each launch step is the one the kernel writes. A copy step (a host
+//! `gpu.memcpy`: a result that is an argument, a constant, a view of one, or a result
+//! returned twice) copies `bytes` from one buffer to another, device to device.
 
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +56,7 @@ pub struct ModelManifest {
     /// none or they are taken from the IR, as the simulator does).
     #[serde(default)]
     pub constants_file: Option<String>,
-    /// The launches, in order.
+    /// The launches and copies, in order.
     pub steps: Vec<Step>,
 }
 
@@ -120,9 +124,91 @@ impl ArgRef {
     }
 }
 
+/// One step of the host function: a kernel launch or a device-to-device copy. In JSON a
+/// launch is its fields (`{"kernel": ..}`), a copy `{"copy": {..}}`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Launch(LaunchStep),
+    Copy(CopyStep),
+}
+
+impl Step {
+    /// The launch, for a launch step.
+    pub fn launch(&self) -> Option<&LaunchStep> {
+        match self {
+            Step::Launch(l) => Some(l),
+            Step::Copy(_) => None,
+        }
+    }
+    /// The copy, for a copy step.
+    pub fn copy(&self) -> Option<&CopyStep> {
+        match self {
+            Step::Copy(c) => Some(c),
+            Step::Launch(_) => None,
+        }
+    }
+    /// What a message about the step names it: `@kernel` or `copy`.
+    pub fn what(&self) -> String {
+        match self {
+            Step::Launch(l) => format!("@{}", l.kernel),
+            Step::Copy(_) => "copy".into(),
+        }
+    }
+}
+
+/// A copy step's JSON: `{"copy": {...}}`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CopyJson {
+    copy: CopyStep,
+}
+
+impl Serialize for Step {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Step::Launch(l) => l.serialize(s),
+            Step::Copy(c) => CopyJson { copy: c.clone() }.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Step {
+    /// An object with a `copy` key is a copy step, any other a launch step (each with its
+    /// own error messages, rather than an untagged enum's "matched no variant").
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Step, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        if v.get("copy").is_some() {
+            let c: CopyJson = serde_json::from_value(v).map_err(D::Error::custom)?;
+            Ok(Step::Copy(c.copy))
+        } else {
+            serde_json::from_value(v)
+                .map(Step::Launch)
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+/// Where a copy reads or writes: `offset` bytes into `buffer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Place {
+    pub buffer: Buffer,
+    pub offset: u64,
+}
+
+/// A device-to-device copy of `bytes` bytes (the host function's `gpu.memcpy`): an output
+/// that is an input, a constant or a view of one, or a result returned twice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CopyStep {
+    pub src: Place,
+    pub dst: Place,
+    pub bytes: u64,
+}
+
 /// One kernel launch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Step {
+pub struct LaunchStep {
     /// The kernel's symbol in [`ModelManifest::module`].
     pub kernel: String,
     pub grid: [u32; 3],
@@ -172,10 +258,19 @@ impl ModelManifest {
         }
     }
 
+    /// The launch steps with their indices in [`ModelManifest::steps`].
+    pub fn launches(&self) -> impl Iterator<Item = (usize, &LaunchStep)> {
+        self.steps
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| Some((k, s.launch()?)))
+    }
+
     /// Checks what a launch relies on: each constant's size matches its type, every
-    /// argument lies inside its buffer, every step
-    /// writes its last argument into an output or the arena, and no step's written range
-    /// overlaps one of its inputs in the same buffer (the arena assignment's guarantee).
+    /// argument lies inside its buffer, every launch step writes its last argument into an
+    /// output or the arena, and no step's written range overlaps one of its inputs in the
+    /// same buffer (the arena assignment's guarantee); every copy step reads and writes
+    /// inside its buffers, writes an output or the arena, and does not overlap itself.
     pub fn check(&self) -> Result<(), String> {
         for (i, c) in self.constants.iter().enumerate() {
             let t = TensorSpec {
@@ -193,38 +288,77 @@ impl ModelManifest {
             }
         }
         for (k, s) in self.steps.iter().enumerate() {
-            let at = |m: String| format!("step {k} (@{}): {m}", s.kernel);
-            let mut ranges = Vec::new();
-            for (i, a) in s.args.iter().enumerate() {
-                let (lo, hi) = a
-                    .range()
-                    .ok_or_else(|| at(format!("argument {i} has unknown dtype '{}'", a.dtype)))?;
-                let size = self
-                    .buffer_bytes(a.buffer)
-                    .ok_or_else(|| at(format!("argument {i} names a missing buffer")))?;
-                if hi > size {
-                    return Err(at(format!(
-                        "argument {i} covers bytes [{lo}, {hi}) of a {size}-byte buffer"
-                    )));
-                }
-                ranges.push((a.buffer, lo, hi));
+            self.check_step(s)
+                .map_err(|m| format!("step {k} ({}): {m}", s.what()))?;
+        }
+        Ok(())
+    }
+
+    /// [`ModelManifest::check`]'s rules for one step, against this manifest's buffers.
+    pub fn check_step(&self, s: &Step) -> Result<(), String> {
+        match s {
+            Step::Launch(l) => self.check_launch(l),
+            Step::Copy(c) => self.check_copy(c),
+        }
+    }
+
+    fn check_launch(&self, s: &LaunchStep) -> Result<(), String> {
+        let mut ranges = Vec::new();
+        for (i, a) in s.args.iter().enumerate() {
+            let (lo, hi) = a
+                .range()
+                .ok_or_else(|| format!("argument {i} has unknown dtype '{}'", a.dtype))?;
+            let size = self
+                .buffer_bytes(a.buffer)
+                .ok_or_else(|| format!("argument {i} names a missing buffer"))?;
+            if hi > size {
+                return Err(format!(
+                    "argument {i} covers bytes [{lo}, {hi}) of a {size}-byte buffer"
+                ));
             }
-            let Some(&(ob, olo, ohi)) = ranges.last() else {
-                return Err(at("has no arguments".into()));
-            };
-            if let Some(t) = s.tensor_maps.iter().find(|t| t.of >= s.args.len()) {
-                return Err(at(format!("a tensor map over missing argument {}", t.of)));
+            ranges.push((a.buffer, lo, hi));
+        }
+        let Some(&(ob, olo, ohi)) = ranges.last() else {
+            return Err("has no arguments".into());
+        };
+        if let Some(t) = s.tensor_maps.iter().find(|t| t.of >= s.args.len()) {
+            return Err(format!("a tensor map over missing argument {}", t.of));
+        }
+        if !matches!(ob, Buffer::Output(_) | Buffer::Arena) {
+            return Err("writes an input or a constant".into());
+        }
+        for (i, &(b, lo, hi)) in ranges[..ranges.len() - 1].iter().enumerate() {
+            if b == ob && lo < ohi && olo < hi {
+                return Err(format!(
+                    "its output overlaps argument {i} (bytes [{lo}, {hi}) and [{olo}, {ohi}))"
+                ));
             }
-            if !matches!(ob, Buffer::Output(_) | Buffer::Arena) {
-                return Err(at("writes an input or a constant".into()));
+        }
+        Ok(())
+    }
+
+    fn check_copy(&self, c: &CopyStep) -> Result<(), String> {
+        let mut ranges = Vec::new();
+        for (what, p) in [("source", c.src), ("destination", c.dst)] {
+            let size = self
+                .buffer_bytes(p.buffer)
+                .ok_or_else(|| format!("its {what} names a missing buffer"))?;
+            let (lo, hi) = (p.offset, p.offset.saturating_add(c.bytes));
+            if hi > size {
+                return Err(format!(
+                    "its {what} covers bytes [{lo}, {hi}) of a {size}-byte buffer"
+                ));
             }
-            for (i, &(b, lo, hi)) in ranges[..ranges.len() - 1].iter().enumerate() {
-                if b == ob && lo < ohi && olo < hi {
-                    return Err(at(format!(
-                        "its output overlaps argument {i} (bytes [{lo}, {hi}) and [{olo}, {ohi}))"
-                    )));
-                }
-            }
+            ranges.push((lo, hi));
+        }
+        if !matches!(c.dst.buffer, Buffer::Output(_) | Buffer::Arena) {
+            return Err("writes an input or a constant".into());
+        }
+        let [(slo, shi), (dlo, dhi)] = [ranges[0], ranges[1]];
+        if c.src.buffer == c.dst.buffer && slo < dhi && dlo < shi {
+            return Err(format!(
+                "its destination overlaps its source (bytes [{slo}, {shi}) and [{dlo}, {dhi}))"
+            ));
         }
         Ok(())
     }
@@ -240,15 +374,18 @@ pub trait Executor {
     /// bytes the executor marks unwritten (outputs, the arena).
     fn alloc(&mut self, buffer: Buffer, bytes: u64, init: Option<&[u8]>)
     -> Result<(), Self::Error>;
-    /// Runs step `index` of the sequence; its arguments point into allocated buffers.
-    fn launch(&mut self, index: usize, step: &Step) -> Result<(), Self::Error>;
+    /// Runs launch step `index` of the sequence; its arguments point into allocated buffers.
+    fn launch(&mut self, index: usize, step: &LaunchStep) -> Result<(), Self::Error>;
+    /// Runs copy step `index`: `step.bytes` from one allocated buffer to another (or to
+    /// another range of the same, never overlapping: [`ModelManifest::check`]).
+    fn copy(&mut self, index: usize, step: &CopyStep) -> Result<(), Self::Error>;
     /// The bytes of `buffer` (outputs, after the last launch).
     fn read(&mut self, buffer: Buffer) -> Result<Vec<u8>, Self::Error>;
 }
 
 /// Runs `m` on `exec`: checks it, allocates the inputs (holding `inputs`, little-endian
 /// row-major bytes), the outputs, the constants (holding `constants`) and the arena, in
-/// that order, launches every step in order, and returns the outputs' bytes.
+/// that order, runs every step (launch or copy) in order, and returns the outputs' bytes.
 pub fn execute<E: Executor>(
     m: &ModelManifest,
     exec: &mut E,
@@ -285,7 +422,10 @@ pub fn execute<E: Executor>(
     }
     run(exec.alloc(Buffer::Arena, m.arena_bytes, None))?;
     for (k, s) in m.steps.iter().enumerate() {
-        run(exec.launch(k, s))?;
+        run(match s {
+            Step::Launch(l) => exec.launch(k, l),
+            Step::Copy(c) => exec.copy(k, c),
+        })?;
     }
     (0..m.outputs.len())
         .map(|i| exec.read(Buffer::Output(i)).map_err(ExecuteError::Executor))
@@ -368,7 +508,7 @@ mod tests {
             }],
             constants_file: Some("m.bin".into()),
             steps: vec![
-                Step {
+                Step::Launch(LaunchStep {
                     kernel: "m_0".into(),
                     grid: [1, 1, 1],
                     block: [32, 1, 1],
@@ -380,8 +520,8 @@ mod tests {
                     ],
                     tensor_maps: vec![],
                     coresident: None,
-                },
-                Step {
+                }),
+                Step::Launch(LaunchStep {
                     kernel: "m_1".into(),
                     grid: [1, 1, 1],
                     block: [32, 1, 1],
@@ -392,7 +532,7 @@ mod tests {
                     ],
                     tensor_maps: vec![],
                     coresident: None,
-                },
+                }),
             ],
         }
     }
@@ -414,6 +554,18 @@ mod tests {
         log: Vec<String>,
     }
 
+    impl Copier {
+        fn move_bytes(&mut self, sb: Buffer, lo: u64, n: u64, db: Buffer, at: u64) -> Res {
+            let (lo, n, at) = (lo as usize, n as usize, at as usize);
+            let data = self.bufs[&sb][lo..lo + n].to_vec();
+            let out = self.bufs.get_mut(&db).ok_or("no buffer")?;
+            out[at..at + n].copy_from_slice(&data);
+            Ok(())
+        }
+    }
+
+    type Res = Result<(), String>;
+
     impl Executor for Copier {
         type Error = String;
         fn alloc(&mut self, b: Buffer, bytes: u64, init: Option<&[u8]>) -> Result<(), String> {
@@ -422,15 +574,16 @@ mod tests {
             self.bufs.insert(b, v);
             Ok(())
         }
-        fn launch(&mut self, k: usize, s: &Step) -> Result<(), String> {
+        fn launch(&mut self, k: usize, s: &LaunchStep) -> Result<(), String> {
             self.log.push(format!("launch {k} {}", s.kernel));
             let (src, dst) = (&s.args[0], &s.args[s.args.len() - 1]);
             let (lo, hi) = src.range().ok_or("dtype")?;
-            let data = self.bufs[&src.buffer][lo as usize..hi as usize].to_vec();
-            let out = self.bufs.get_mut(&dst.buffer).ok_or("no buffer")?;
-            let at = dst.offset as usize;
-            out[at..at + data.len()].copy_from_slice(&data);
-            Ok(())
+            self.move_bytes(src.buffer, lo, hi - lo, dst.buffer, dst.offset)
+        }
+        fn copy(&mut self, k: usize, c: &CopyStep) -> Result<(), String> {
+            self.log.push(format!("copy {k} {} bytes", c.bytes));
+            let (s, d) = (c.src, c.dst);
+            self.move_bytes(s.buffer, s.offset, c.bytes, d.buffer, d.offset)
         }
         fn read(&mut self, b: Buffer) -> Result<Vec<u8>, String> {
             self.log.push(format!("read {b:?}"));
@@ -492,16 +645,23 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    fn launch_mut(m: &mut ModelManifest, k: usize) -> &mut LaunchStep {
+        match &mut m.steps[k] {
+            Step::Launch(l) => l,
+            Step::Copy(_) => panic!("step {k} is a copy"),
+        }
+    }
+
     #[test]
     fn refuses_what_a_launch_cannot_rely_on() {
         let mut m = two_steps();
-        m.steps[0].args[2].offset = 192; // 192 + 128 bytes > 256
+        launch_mut(&mut m, 0).args[2].offset = 192; // 192 + 128 bytes > 256
         assert!(m.check().unwrap_err().contains("of a 256-byte buffer"));
         let mut m = two_steps();
-        m.steps[1].args[1] = arg(Buffer::Arena, 0, &[32]); // writes what it reads
+        launch_mut(&mut m, 1).args[1] = arg(Buffer::Arena, 0, &[32]); // writes what it reads
         assert!(m.check().unwrap_err().contains("overlaps argument 0"));
         let mut m = two_steps();
-        m.steps[1].args[1] = arg(Buffer::Constant(0), 0, &[8]);
+        launch_mut(&mut m, 1).args[1] = arg(Buffer::Constant(0), 0, &[8]);
         assert!(
             m.check()
                 .unwrap_err()
@@ -513,5 +673,141 @@ mod tests {
         let mut m = two_steps();
         m.version = 7;
         assert!(ModelManifest::from_json(&m.to_json()).is_err());
+    }
+
+    /// [`two_steps`] with a second output (the input, copied) and a third (the constant,
+    /// copied at an offset of 16 bytes into its 48 bytes), copies before and after the
+    /// launches.
+    fn with_copies() -> ModelManifest {
+        let mut m = two_steps();
+        m.outputs.push(TensorSpec {
+            shape: vec![4, 8],
+            dtype: "f32".into(),
+        });
+        m.outputs.push(TensorSpec {
+            shape: vec![12],
+            dtype: "f32".into(),
+        });
+        let place = |buffer, offset| Place { buffer, offset };
+        m.steps.insert(
+            0,
+            Step::Copy(CopyStep {
+                src: place(Buffer::Input(0), 0),
+                dst: place(Buffer::Output(1), 0),
+                bytes: 128,
+            }),
+        );
+        m.steps.push(Step::Copy(CopyStep {
+            src: place(Buffer::Constant(0), 0),
+            dst: place(Buffer::Output(2), 16),
+            bytes: 32,
+        }));
+        m
+    }
+
+    #[test]
+    fn copy_steps_round_trip_and_run_in_order() {
+        let m = with_copies();
+        let text = m.to_json();
+        assert!(text.contains("\"copy\": {"), "{text}");
+        assert!(text.contains("\"output\": 2"), "{text}");
+        assert_eq!(ModelManifest::from_json(&text), Ok(m.clone()));
+        assert_eq!(m.launches().map(|(k, _)| k).collect::<Vec<_>>(), [1, 2]);
+        let input: Vec<u8> = (0..128).collect();
+        let mut ex = Copier::default();
+        let outs =
+            execute(&m, &mut ex, std::slice::from_ref(&input), &[vec![7; 32]]).expect("runs");
+        assert_eq!(outs[0], input);
+        assert_eq!(outs[1], input);
+        let mut third = vec![0xff; 16];
+        third.extend([7; 32]);
+        assert_eq!(outs[2], third);
+        assert_eq!(
+            ex.log[6..10],
+            [
+                "copy 0 128 bytes",
+                "launch 1 m_0",
+                "launch 2 m_1",
+                "copy 3 32 bytes"
+            ]
+        );
+        // A copy object with a launch's field, or a launch missing its kernel, is refused
+        // with its own message.
+        let bad = text.replacen("\"bytes\": 128", "\"bytes\": 128, \"kernel\": \"k\"", 1);
+        let e = ModelManifest::from_json(&bad).unwrap_err();
+        assert!(e.contains("unknown field `kernel`"), "{e}");
+        let bad = text.replacen("\"kernel\": \"m_0\",", "", 1);
+        let e = ModelManifest::from_json(&bad).unwrap_err();
+        assert!(e.contains("missing field `kernel`"), "{e}");
+    }
+
+    fn copy_mut(m: &mut ModelManifest, k: usize) -> &mut CopyStep {
+        match &mut m.steps[k] {
+            Step::Copy(c) => c,
+            Step::Launch(_) => panic!("step {k} is a launch"),
+        }
+    }
+
+    #[test]
+    fn refuses_copies_out_of_bounds_into_inputs_or_onto_themselves() {
+        assert_eq!(with_copies().check(), Ok(()));
+        let mut m = with_copies();
+        copy_mut(&mut m, 3).dst.offset = 20; // 20 + 32 > 48
+        let e = m.check().unwrap_err();
+        assert!(
+            e.contains("step 3 (copy): its destination covers bytes [20, 52) of a 48-byte"),
+            "{e}"
+        );
+        let mut m = with_copies();
+        copy_mut(&mut m, 0).src.offset = 1;
+        assert!(
+            m.check()
+                .unwrap_err()
+                .contains("its source covers bytes [1, 129)")
+        );
+        let mut m = with_copies();
+        copy_mut(&mut m, 0).bytes = u64::MAX; // no overflow
+        assert!(m.check().unwrap_err().contains("of a 128-byte buffer"));
+        let mut m = with_copies();
+        copy_mut(&mut m, 0).dst = Place {
+            buffer: Buffer::Constant(0),
+            offset: 0,
+        };
+        copy_mut(&mut m, 0).bytes = 32;
+        assert!(
+            m.check()
+                .unwrap_err()
+                .contains("writes an input or a constant")
+        );
+        let mut m = with_copies();
+        copy_mut(&mut m, 0).dst = Place {
+            buffer: Buffer::Input(0),
+            offset: 0,
+        };
+        assert!(
+            m.check()
+                .unwrap_err()
+                .contains("writes an input or a constant")
+        );
+        let mut m = with_copies();
+        copy_mut(&mut m, 0).src = Place {
+            buffer: Buffer::Output(1),
+            offset: 64,
+        };
+        copy_mut(&mut m, 0).bytes = 64;
+        assert!(m.check().is_ok());
+        copy_mut(&mut m, 0).dst.offset = 32;
+        assert!(
+            m.check()
+                .unwrap_err()
+                .contains("its destination overlaps its source")
+        );
+        let mut m = with_copies();
+        copy_mut(&mut m, 0).src.buffer = Buffer::Input(5);
+        assert!(
+            m.check()
+                .unwrap_err()
+                .contains("its source names a missing buffer")
+        );
     }
 }

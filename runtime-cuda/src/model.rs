@@ -3,7 +3,8 @@
 //! run through [`rtile_manifest::model::execute`], the sequencing the simulator shares:
 //! one device allocation per input, output, constant and the arena; each step's arguments
 //! are pointers `offset` bytes into them (reshapes are views); the steps are launched in
-//! order on one stream.
+//! order on one stream, a copy step (an output the host function copies: an input, a
+//! constant, a result returned twice) as a device-to-device memcpy on the same stream.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +16,9 @@ use cudarc::driver::{
     CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
-use rtile_manifest::model::{Buffer, ExecuteError, Executor, ModelManifest, Step, execute};
+use rtile_manifest::model::{
+    Buffer, CopyStep, ExecuteError, Executor, LaunchStep, ModelManifest, Step, execute,
+};
 
 use crate::data::median;
 use crate::exec::Gpu;
@@ -46,7 +49,7 @@ impl CudaExecutor {
             .map_err(|e| format!("the driver rejected the PTX: {e:?}"))?;
         let mut funcs: HashMap<String, CudaFunction> = HashMap::new();
         let mut smem: HashMap<String, u64> = HashMap::new();
-        for s in &m.steps {
+        for (_, s) in m.launches() {
             if !funcs.contains_key(&s.kernel) {
                 let f = module.load_function(&s.kernel).map_err(|e| {
                     format!(
@@ -83,11 +86,14 @@ impl CudaExecutor {
         })
     }
 
-    /// Launches every step of `m` again on the buffers already allocated (inputs and
+    /// Runs every step of `m` again on the buffers already allocated (inputs and
     /// constants unchanged), without waiting: what is timed.
     pub fn replay(&mut self, m: &ModelManifest) -> Result<(), String> {
         for (k, s) in m.steps.iter().enumerate() {
-            self.launch(k, s)?;
+            match s {
+                Step::Launch(l) => self.launch(k, l)?,
+                Step::Copy(c) => self.copy(k, c)?,
+            }
         }
         Ok(())
     }
@@ -111,7 +117,62 @@ impl Executor for CudaExecutor {
         Ok(())
     }
 
-    fn launch(&mut self, index: usize, step: &Step) -> Result<(), String> {
+    /// A device-to-device copy on the stream (`cuMemcpyDtoDAsync`, through cudarc's
+    /// `CudaStream::memcpy_dtod`), between two buffers or two ranges of one
+    /// (`ModelManifest::check` keeps them apart).
+    fn copy(&mut self, index: usize, step: &CopyStep) -> Result<(), String> {
+        let fail = |m: String| format!("step {index} (copy): {m}");
+        let (s, d, n) = (step.src, step.dst, step.bytes as usize);
+        if n == 0 {
+            return Ok(());
+        }
+        let (slo, dlo) = (s.offset as usize, d.offset as usize);
+        let outside = |what: &str| fail(format!("its {what} lies outside its buffer"));
+        let done = if s.buffer == d.buffer {
+            let buf = self
+                .bufs
+                .get_mut(&d.buffer)
+                .ok_or_else(|| fail(format!("{:?} is not allocated", d.buffer)))?;
+            // Split between the two ranges: the source in one half, the destination in
+            // the other.
+            if slo < dlo {
+                let (a, mut b) = buf.split_at_mut(dlo);
+                let src = a.try_slice(slo..slo + n).ok_or_else(|| outside("source"))?;
+                let mut dst = b
+                    .try_slice_mut(0..n)
+                    .ok_or_else(|| outside("destination"))?;
+                self.stream.memcpy_dtod(&src, &mut dst)
+            } else {
+                let (mut a, b) = buf.split_at_mut(slo);
+                let src = b.try_slice(0..n).ok_or_else(|| outside("source"))?;
+                let mut dst = a
+                    .try_slice_mut(dlo..dlo + n)
+                    .ok_or_else(|| outside("destination"))?;
+                self.stream.memcpy_dtod(&src, &mut dst)
+            }
+        } else {
+            let mut dbuf = self
+                .bufs
+                .remove(&d.buffer)
+                .ok_or_else(|| fail(format!("{:?} is not allocated", d.buffer)))?;
+            let done = match self.bufs.get(&s.buffer) {
+                None => Err(fail(format!("{:?} is not allocated", s.buffer))),
+                Some(sbuf) => match (
+                    sbuf.try_slice(slo..slo + n),
+                    dbuf.try_slice_mut(dlo..dlo + n),
+                ) {
+                    (Some(src), Some(mut dst)) => Ok(self.stream.memcpy_dtod(&src, &mut dst)),
+                    (None, _) => Err(outside("source")),
+                    (_, None) => Err(outside("destination")),
+                },
+            };
+            self.bufs.insert(d.buffer, dbuf);
+            done?
+        };
+        done.map_err(|e| fail(format!("memcpy failed: {e:?}")))
+    }
+
+    fn launch(&mut self, index: usize, step: &LaunchStep) -> Result<(), String> {
         let fail = |m: String| format!("step {index} (@{}): {m}", step.kernel);
         let f = self
             .funcs
@@ -181,7 +242,7 @@ fn check_coresidency(
     funcs: &HashMap<String, CudaFunction>,
 ) -> Result<(), String> {
     let sms = gpu.info().sms.max(0) as u64;
-    for (i, s) in m.steps.iter().enumerate() {
+    for (i, s) in m.launches() {
         let Some(counted) = s.coresident else {
             continue;
         };
@@ -214,7 +275,7 @@ fn check_coresidency(
 /// device (a kernel takes a map's address, `runtime-cuda/src/tensormap.rs`).
 fn encode_maps(
     stream: &Arc<CudaStream>,
-    step: &Step,
+    step: &LaunchStep,
     views: &[cudarc::driver::CudaView<'_, u8>],
 ) -> Result<Vec<CudaSlice<u8>>, String> {
     use crate::tensormap::{TiledMap, map_bytes};
@@ -283,9 +344,9 @@ pub struct ModelTiming {
     pub median_ms: f32,
     /// Fastest sample.
     pub min_ms: f32,
-    /// Every sample (CUDA events around the whole launch sequence).
+    /// Every sample (CUDA events around the whole launch sequence, copy steps included).
     pub samples: Vec<f32>,
-    /// Launches per run.
+    /// Launches per run (copy steps not counted).
     pub launches: usize,
 }
 
@@ -386,7 +447,7 @@ pub fn time_model(
             median_ms: median(&samples),
             min_ms: samples.iter().copied().fold(f32::INFINITY, f32::min),
             samples,
-            launches: m.steps.len(),
+            launches: m.launches().count(),
         },
     ))
 }
@@ -437,7 +498,7 @@ impl EventPair {
 /// One launch's time, timed alone (see [`time_steps`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepTime {
-    /// Its index in the launch sequence.
+    /// Its index in the manifest's steps (a launch step).
     pub step: usize,
     /// The kernel's symbol.
     pub kernel: String,
@@ -451,7 +512,8 @@ pub struct StepTime {
 /// the kernels, as in a sequence whose launches queue ahead). These are the per-kernel
 /// times `rtile-bench retrain` fits the Halide cost model to (OOPSLA'21 §5) and Rammer's
 /// profiles hold (OSDI'20 §3.3). Persistent steps whose barriers span blocks are left out:
-/// their step counters make a repeated launch return without waiting.
+/// their step counters make a repeated launch return without waiting; so are copy steps,
+/// which run no kernel.
 pub fn time_steps(
     gpu: &Gpu,
     ptx: &str,
@@ -467,7 +529,7 @@ pub fn time_steps(
     let events = EventPair::new(gpu)?;
     let iters = iters.max(1);
     let mut out = Vec::new();
-    for (k, s) in m.steps.iter().enumerate() {
+    for (k, s) in m.launches() {
         if s.coresident.is_some() {
             continue;
         }

@@ -160,7 +160,7 @@ fn run_model_cli(args: &CudaArgs) -> Result<String, Failure> {
     let mut text = format!(
         "@{}: {} launches on {} ({} kernels), {} constants, arena {} bytes\n",
         m.function,
-        m.steps.len(),
+        m.launches().count(),
         gpu.info().name,
         distinct_kernels(&m),
         m.constants.len(),
@@ -199,15 +199,15 @@ fn write_step_times(
 ) -> Result<(), String> {
     let rows: Vec<serde_json::Value> = steps
         .iter()
-        .map(|t| {
-            let s = &m.steps[t.step];
-            serde_json::json!({
+        .filter_map(|t| {
+            let s = m.steps.get(t.step)?.launch()?;
+            Some(serde_json::json!({
                 "step": t.step,
                 "kernel": t.kernel,
                 "grid": s.grid,
                 "block": s.block,
                 "us": t.us,
-            })
+            }))
         })
         .collect();
     let doc = serde_json::json!({ "function": m.function, "steps": rows });
@@ -216,7 +216,7 @@ fn write_step_times(
 }
 
 fn distinct_kernels(m: &ModelManifest) -> usize {
-    let mut names: Vec<&str> = m.steps.iter().map(|s| s.kernel.as_str()).collect();
+    let mut names: Vec<&str> = m.launches().map(|(_, s)| s.kernel.as_str()).collect();
     names.sort_unstable();
     names.dedup();
     names.len()

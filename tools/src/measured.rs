@@ -183,9 +183,8 @@ pub fn lowered_launches(
     }
     let launches = seq
         .manifest
-        .steps
-        .iter()
-        .map(|s| LoweredLaunch {
+        .launches()
+        .map(|(_, s)| LoweredLaunch {
             kernel: s.kernel.clone(),
             grid: s.grid,
             block: s.block,

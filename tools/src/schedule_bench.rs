@@ -228,7 +228,7 @@ fn fill_row(
     }
     let mut launches: HashMap<String, u64> = HashMap::new();
     for m in &models {
-        for s in &m.manifest.steps {
+        for (_, s) in m.manifest.launches() {
             *launches.entry(s.kernel.clone()).or_default() += 1;
         }
     }

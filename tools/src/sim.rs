@@ -163,7 +163,15 @@ pub fn sim_run(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> ExitCode 
 pub fn write_manifest_only(name: &str, text: &str, func: Option<&str>, path: &Path) -> ExitCode {
     let written = launch_sequences_text(name, text, func).and_then(|seqs| match &seqs[..] {
         [s] => write_model_manifest(&s.manifest, &s.constants, path)
-            .map(|()| format!("{}: {} launches -> {}\n", s.function, s.manifest.steps.len(), path.display())),
+            .map(|()| {
+                let m = &s.manifest;
+                let launches = m.launches().count();
+                let copies = match m.steps.len() - launches {
+                    0 => String::new(),
+                    n => format!(", {n} copies"),
+                };
+                format!("{}: {launches} launches{copies} -> {}\n", s.function, path.display())
+            }),
         _ => Err(format!(
             "--model-manifest needs exactly one host function carrying rtile.te, {} found (use --func)\n",
             seqs.len()

@@ -196,13 +196,19 @@ fn a_small_model_runs_whole_in_the_simulator() {
     };
     assert!(run.max_rel_err() < 1e-5, "{}", run.text());
     assert_eq!(run.manifest.steps.len(), 5);
+    let launch = |k: usize| {
+        run.manifest.steps[k]
+            .launch()
+            .cloned()
+            .expect("a launch step")
+    };
     assert_eq!(run.manifest.arena_bytes, 3584);
     assert_eq!(run.manifest.constants.len(), 3);
     // The pool writes where the conv was, and the matmul reads the pool through the view.
-    assert_eq!(run.manifest.steps[2].args[1].buffer, Buffer::Arena);
-    assert_eq!(run.manifest.steps[2].args[1].offset, 0);
-    assert_eq!(run.manifest.steps[3].args[0].shape, vec![1, 100]);
-    assert_eq!(run.manifest.steps[4].args[2].buffer, Buffer::Output(0));
+    assert_eq!(launch(2).args[1].buffer, Buffer::Arena);
+    assert_eq!(launch(2).args[1].offset, 0);
+    assert_eq!(launch(3).args[0].shape, vec![1, 100]);
+    assert_eq!(launch(4).args[2].buffer, Buffer::Output(0));
     // The same seeded input as the run, through the naive loops.
     let x = Tensor::random_inputs(&[TensorType::new(vec![1, 3, 10, 10], ElemType::F32)], seed);
     let want = model.reference(&x[0].data);

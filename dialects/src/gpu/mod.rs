@@ -1,6 +1,6 @@
 //! `gpu`: the subset of upstream MLIR's gpu dialect that rtile's kernels use, with upstream
 //! names, generic syntax and verification rules (`gpu.module`, `gpu.func`, the id ops,
-//! `gpu.barrier`, `gpu.return`, `gpu.launch_func`).
+//! `gpu.barrier`, `gpu.return`, `gpu.launch_func`, `gpu.memcpy`).
 
 pub mod common;
 pub mod target;
@@ -374,6 +374,12 @@ impl Dialect for GpuDialect {
                 OpTraits::default(),
                 verify_launch,
             ),
+            op(
+                "gpu.memcpy",
+                "copies a memref's contents to another memref (host code)",
+                OpTraits::default(),
+                verify_memcpy,
+            ),
         ]
     }
 }
@@ -512,6 +518,52 @@ fn verify_return(ctx: &Context, o: OpId) -> Result<(), String> {
         .any(|(v, t)| ctx.value_type(*v) != t)
     {
         return Err("operand types do not match the function result types".into());
+    }
+    Ok(())
+}
+
+/// `!gpu.async.token`.
+fn is_async_token(t: &Type) -> bool {
+    matches!(t.kind(), TypeKind::Dialect { dialect, body } if dialect == "gpu" && body == "async.token")
+}
+
+/// Upstream's `gpu.memcpy`: async dependencies (`!gpu.async.token`), the destination and
+/// the source memrefs, with the same element type and compatible shapes (a dynamic size
+/// matches any), and an optional async token result.
+fn verify_memcpy(ctx: &Context, o: OpId) -> Result<(), String> {
+    let ops = ctx.operands(o);
+    let [deps @ .., dst, src] = ops else {
+        return Err("expects a destination and a source memref".into());
+    };
+    if deps.iter().any(|&v| !is_async_token(ctx.value_type(v))) {
+        return Err("async dependencies must be of type '!gpu.async.token'".into());
+    }
+    match ctx.results(o) {
+        [] => {}
+        [t] if is_async_token(ctx.value_type(*t)) => {}
+        _ => return Err("expects at most one result, of type '!gpu.async.token'".into()),
+    }
+    let memref = |v: &Value| match ctx.value_type(*v).kind() {
+        TypeKind::MemRef { shape, elem, .. } => Some((shape.clone(), *elem)),
+        TypeKind::UnrankedMemRef { elem, .. } => Some((Vec::new(), *elem)),
+        _ => None,
+    };
+    let (Some((ds, de)), Some((ss, se))) = (memref(dst), memref(src)) else {
+        return Err("operands must be memrefs".into());
+    };
+    if de != se {
+        return Err("arguments have incompatible element type".into());
+    }
+    let ranked = |v: &Value| matches!(ctx.value_type(*v).kind(), TypeKind::MemRef { .. });
+    if ranked(dst)
+        && ranked(src)
+        && (ds.len() != ss.len()
+            || ds
+                .iter()
+                .zip(&ss)
+                .any(|(&a, &b)| a >= 0 && b >= 0 && a != b))
+    {
+        return Err("arguments have incompatible shape".into());
     }
     Ok(())
 }

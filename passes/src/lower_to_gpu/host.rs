@@ -3,7 +3,9 @@
 //! one output memref per result), a `memref.global` (tensor constants), or a buffer of the
 //! intermediates' arena (`arena.rs`). Reshapes are views of their operand's storage
 //! (`memref.collapse_shape` / `memref.expand_shape`, no copy); a result computed under a
-//! reshape is written through the inverse view of the output memref. See
+//! reshape is written through the inverse view of the output memref; a result no kernel
+//! writes (an argument, a constant, a view of one, a value returned twice) is copied into
+//! its output memref by a host `gpu.memcpy` after the launches. See
 //! `docs/passes/lower-to-gpu.md`, "Host code".
 
 use std::collections::{HashMap, HashSet};
@@ -11,7 +13,6 @@ use std::collections::{HashMap, HashSet};
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::attributes::Attribute;
 use rtile::ir::{AttrKind, BlockId, Builder, Context, OpId, Type, TypeKind, Value};
-use rtile::printer::{PrintOptions, print_op};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::{TeCompute, TensorType};
 use rtile_dialects::tensor::{COLLAPSE, EXPAND};
@@ -483,15 +484,12 @@ impl TeFunc {
     }
 }
 
-/// The storage of every root value: inputs, constants, outputs (checked: each result is a
-/// compute's result, possibly reshaped, with storage of its own) and the intermediates
-/// with their lifetimes in launch order.
-fn storages(
-    ctx: &Context,
-    f: OpId,
-    args: &[Value],
-    tf: &TeFunc,
-) -> Result<(HashMap<Value, Root>, Vec<Lifetime>), Diagnostic> {
+/// The storage of every root value: inputs, constants, outputs (each result that is a
+/// compute's result, possibly reshaped, whose storage no earlier result holds) and the
+/// intermediates with their lifetimes in launch order. The other results (an argument, a
+/// constant, a view of one, or a value an earlier result already holds) are written by a
+/// host copy: `(j, value)` per such result `j`.
+fn storages(ctx: &Context, f: OpId, args: &[Value], tf: &TeFunc) -> Result<Storages, Diagnostic> {
     let mut roots: HashMap<Value, Root> = HashMap::new();
     for (i, &a) in args.iter().enumerate() {
         roots.insert(a, Root::Input(i));
@@ -504,28 +502,14 @@ fn storages(
         .iter()
         .flat_map(|l| l.results.iter().copied())
         .collect();
-    let at = tf.ret.unwrap_or(f);
+    let mut copies = Vec::new();
     for (j, &r) in tf.returned.iter().enumerate() {
         let root = tf.root(r);
-        if !computed.contains(&root) {
-            return Err(Diagnostic::op_error(
-                ctx,
-                at,
-                format!(
-                    "result {j} is an argument or a constant (or a reshape of one): only values computed by a te.compute can be written to an output memref"
-                ),
-            ));
+        if !computed.contains(&root) || roots.contains_key(&root) {
+            copies.push((j, r));
+        } else {
+            roots.insert(root, Root::Output(j, r));
         }
-        if roots.contains_key(&root) {
-            return Err(Diagnostic::op_error(
-                ctx,
-                at,
-                format!(
-                    "result {j} shares its storage with an earlier result (the same te.compute result, possibly reshaped): each result needs its own compute"
-                ),
-            ));
-        }
-        roots.insert(root, Root::Output(j, r));
     }
     let mut lifetimes = Vec::new();
     for (i, l) in tf.launches.iter().enumerate() {
@@ -551,7 +535,19 @@ fn storages(
             });
         }
     }
-    Ok((roots, lifetimes))
+    Ok(Storages {
+        roots,
+        lifetimes,
+        copies,
+    })
+}
+
+/// What [`storages`] finds: each root value's storage, the intermediates' lifetimes, and
+/// the results a host copy writes (`(result index, returned value)`).
+struct Storages {
+    roots: HashMap<Value, Root>,
+    lifetimes: Vec<Lifetime>,
+    copies: Vec<(usize, Value)>,
 }
 
 /// The host signature of `f`: its arguments, then one output memref per result.
@@ -718,6 +714,30 @@ impl Views<'_> {
     }
 }
 
+impl Views<'_> {
+    /// The host copies of the results no kernel writes (`copies`, from [`storages`]),
+    /// after every launch: one upstream `gpu.memcpy` per result, from the memref of the
+    /// value it returns (an argument, a `memref.get_global`, a view of either, or the
+    /// output memref an earlier result holds, viewed) into its output memref.
+    fn copy_results(
+        &mut self,
+        b: &mut Builder,
+        globals: &mut Globals,
+        anchor: OpId,
+        copies: &[(usize, Value)],
+    ) -> Result<(), Diagnostic> {
+        for &(j, v) in copies {
+            // Every copied value's storage is an argument, a constant or an output.
+            let src = self.memref(b, globals, anchor, v).ok_or_else(|| {
+                Diagnostic::op_error(b.ctx(), anchor, "internal error: a copy from the arena")
+            })?;
+            let dst = self.params[self.n_inputs + j];
+            b.op("gpu.memcpy").operands(&[dst, src]).build();
+        }
+        Ok(())
+    }
+}
+
 /// The view of `src` that te reshape `op` (or, `inverse`, its inverse) gives: a
 /// `memref.collapse_shape` or `memref.expand_shape` with the same reassociation.
 fn reshape_view(b: &mut Builder, op: OpId, src: Value, result: Type, inverse: bool) -> Value {
@@ -738,29 +758,6 @@ fn reshape_view(b: &mut Builder, op: OpId, src: Value, result: Type, inverse: bo
         d = d.property("static_output_shape", Attribute::dense_i64_array(shape));
     }
     d.result(result).value()
-}
-
-/// The te function as a reference for `rtile-run --sim`: `f` printed in custom form
-/// without its computes' `rtile.program(s)` (taken off for the print, then put back).
-fn reference_text(ctx: &mut Context, f: OpId) -> String {
-    let computes: Vec<OpId> = ctx
-        .collect_ops(f)
-        .into_iter()
-        .filter(|&o| ctx.op_name(o) == COMPUTE)
-        .collect();
-    let mut saved = Vec::new();
-    for &o in &computes {
-        for n in ["rtile.program", "rtile.programs"] {
-            if let Some(a) = ctx.remove_attr(o, n) {
-                saved.push((o, n, a));
-            }
-        }
-    }
-    let text = print_op(ctx, f, &PrintOptions::default());
-    for (o, n, a) in saved {
-        ctx.set_attr(o, n, a);
-    }
-    text
 }
 
 /// Lowers one function: its kernels are appended to `kernels`, and its host function
@@ -813,12 +810,16 @@ pub(super) fn lower_func(
     };
     let params = host_params(ctx, f, body, &tf)?;
     let args = ctx.block_args(body).to_vec();
-    let (roots, mut lifetimes) = storages(ctx, f, &args, &tf)?;
+    let Storages {
+        roots,
+        mut lifetimes,
+        copies,
+    } = storages(ctx, f, &args, &tf)?;
     if let Some(g) = &groups {
         g.widen(&mut lifetimes);
     }
     let plan = assign(&lifetimes);
-    let reference = reference_text(ctx, f);
+    let reference = super::reference::reference_text(ctx, f);
     let mut b = Builder::new(ctx);
     b.set_insertion_point(f);
     b.set_location(b.ctx().op(f).location.clone());
@@ -918,6 +919,7 @@ pub(super) fn lower_func(
                 step,
             )?);
         }
+        views.copy_results(&mut b, globals, host, &copies)?;
         b.op("memref.dealloc").operand(arena).build();
         b.op("func.return").build();
         // The computes' own kernels live on inside the persistent ones.
@@ -976,6 +978,7 @@ pub(super) fn lower_func(
             )
             .build();
     }
+    views.copy_results(&mut b, globals, host, &copies)?;
     if let Some(a) = arena {
         b.op("memref.dealloc").operand(a).build();
     }

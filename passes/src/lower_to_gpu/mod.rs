@@ -20,6 +20,7 @@ pub mod pass;
 pub(crate) mod persistent;
 pub mod plan;
 pub mod reduction;
+mod reference;
 pub mod results;
 pub mod shared_stage;
 pub mod shared_steps;

@@ -168,7 +168,9 @@ pub(super) fn set_locations(ctx: &mut Context, root: OpId, loc: &Location) {
     }
 }
 
-/// The `func.func`s directly in `module` that hold a `te.compute`.
+/// The `func.func`s directly in `module` that hold a `te.compute`, or none but whose
+/// results are all arguments, tensor constants and reshapes of them (a model of views
+/// only, or one the ONNX importer folds into constants): host code of copies alone.
 fn te_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
     let Some(body) = ctx
         .regions(module)
@@ -179,8 +181,34 @@ fn te_funcs(ctx: &Context, module: OpId) -> Vec<OpId> {
     };
     ctx.block_ops(body)
         .filter(|&f| ctx.op_name(f) == "func.func")
-        .filter(|&f| !compute_ops(ctx, f).is_empty())
+        .filter(|&f| !compute_ops(ctx, f).is_empty() || copies_only(ctx, f))
         .collect()
+}
+
+/// Whether `f` takes and gives static tensors only (one result at least), and its body
+/// holds only tensor constants, tensor reshapes and the return: a function whose results
+/// the host function copies, without a kernel.
+fn copies_only(ctx: &Context, f: OpId) -> bool {
+    let Some((ins, outs)) = rtile_dialects::gpu::function_type(ctx, f) else {
+        return false;
+    };
+    let tensor =
+        |t: &rtile::ir::Type| rtile_dialects::te::model::TensorType::from_type(t).is_some();
+    if outs.is_empty() || !ins.iter().chain(outs).all(tensor) {
+        return false;
+    }
+    let Some(body) = ctx
+        .regions(f)
+        .first()
+        .and_then(|r| ctx.region_blocks(*r).first().copied())
+    else {
+        return false;
+    };
+    ctx.block_ops(body).all(|op| match ctx.op_name(op) {
+        "func.return" | rtile_dialects::tensor::COLLAPSE | rtile_dialects::tensor::EXPAND => true,
+        "arith.constant" => ctx.results(op).iter().all(|&r| tensor(ctx.value_type(r))),
+        _ => false,
+    })
 }
 
 /// The ops directly in `module`'s body.
@@ -239,8 +267,11 @@ pub fn lower_module_on(
     if funcs.is_empty() {
         return Ok(());
     }
+    // `None`: no compute in the module (its host functions copy, launching nothing).
     let device = module_device(ctx, &funcs, device)?;
-    give_unconstructed_programs(ctx, &funcs, &device)?;
+    if let Some(d) = &device {
+        give_unconstructed_programs(ctx, &funcs, d)?;
+    }
     // rPrograms (`vdevice.program`, from --wavefront-pack): one persistent kernel each.
     let pack = super::persistent::analyse(ctx, module)?;
     let mut kernels: Vec<LoweredKernel> = Vec::new();
@@ -248,7 +279,7 @@ pub fn lower_module_on(
     let mut seen = KernelKeys::new(dedup);
     let before: Vec<OpId> = module_ops(ctx, module);
     for &f in &funcs {
-        let packing = pack.as_ref().map(|p| (p, &device));
+        let packing = pack.as_ref().zip(device.as_ref());
         match lower_func(ctx, f, &mut kernels, &mut globals, &mut seen, opts, packing) {
             Ok((_, peak)) => stats.add(LowerToGpu::PEAK_BYTES, peak),
             Err(d) => {
@@ -285,7 +316,10 @@ pub fn lower_module_on(
         Some(anchor) => rw.set_insertion_point(anchor),
         None => rw.set_insertion_point_to_end(body),
     }
-    let gpu_module = super::build_gpu_module(&mut rw, "kernels", &kernels);
+    // A module whose host functions only copy has no kernels, and no gpu.module (upstream
+    // wants its region to hold a block).
+    let gpu_module =
+        (!kernels.is_empty()).then(|| super::build_gpu_module(&mut rw, "kernels", &kernels));
     if let Err(e) = funcs.iter().try_for_each(|&f| rw.erase_op(f)) {
         return Err(Diagnostic::op_error(
             ctx,
@@ -299,7 +333,9 @@ pub fn lower_module_on(
             ctx.erase_op(op);
         }
     }
-    mark_target(ctx, gpu_module, &device);
+    if let (Some(g), Some(d)) = (gpu_module, &device) {
+        mark_target(ctx, g, d);
+    }
     ctx.set_attr(module, "gpu.container_module", Attribute::unit());
     Ok(())
 }
@@ -364,7 +400,7 @@ fn module_device(
     ctx: &Context,
     funcs: &[OpId],
     given: Option<&Device>,
-) -> Result<Device, Diagnostic> {
+) -> Result<Option<Device>, Diagnostic> {
     let mut found: Option<Device> = None;
     let mut first: Option<OpId> = None;
     let mut bare: Option<Diagnostic> = None;
@@ -420,9 +456,11 @@ fn module_device(
             ),
         ));
     }
-    found.or_else(|| given.cloned()).ok_or_else(|| {
-        bare.unwrap_or_else(|| Diagnostic::error(None, "internal error: no te.compute to lower"))
-    })
+    match (found.or_else(|| given.cloned()), bare) {
+        (Some(d), _) => Ok(Some(d)),
+        (None, Some(d)) => Err(d),
+        (None, None) => Ok(None),
+    }
 }
 
 /// Puts the device on the kernels' `gpu.module`: upstream's target attribute for its chip

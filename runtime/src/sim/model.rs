@@ -12,8 +12,8 @@ use rtile::ir::ResourceValue;
 use rtile::ir::attributes::DenseLiteral;
 use rtile::ir::{AttrKind, Attribute, Context, OpId, Type, TypeKind, Value};
 use rtile_manifest::model::{
-    ArgRef, Buffer, ConstantSpec, ExecuteError, Executor, MODEL_VERSION, ModelManifest, Step,
-    TensorSpec, execute,
+    ArgRef, Buffer, ConstantSpec, CopyStep, ExecuteError, Executor, LaunchStep, MODEL_VERSION,
+    ModelManifest, Place, Step, TensorSpec, execute,
 };
 
 use super::ops::Num;
@@ -180,9 +180,16 @@ pub fn model_manifest(
                 };
                 at.insert(ctx.result(op, 0), (Buffer::Constant(idx), 0));
             }
-            "gpu.launch_func" => m
-                .steps
-                .push(launch_step(ctx, module, op, &at, &ints, &maps)?),
+            "gpu.launch_func" => m.steps.push(Step::Launch(launch_step(
+                ctx, module, op, &at, &ints, &maps,
+            )?)),
+            "gpu.memcpy" => {
+                // Checked here, to point at the op (the buffers it names are known).
+                let s = Step::Copy(copy_step(ctx, op, &at)?);
+                m.check_step(&s)
+                    .map_err(|e| err(op, &format!("step {} (copy): {e}", m.steps.len())))?;
+                m.steps.push(s);
+            }
             "memref.dealloc" | "func.return" => {}
             other => {
                 return Err(err(op, &format!("'{other}' is not run in host code")));
@@ -191,6 +198,38 @@ pub fn model_manifest(
     }
     m.check().map_err(|e| err(host, &e))?;
     Ok((m, globals))
+}
+
+/// One `gpu.memcpy %dst, %src` (synchronous: no async dependencies or token): the bytes
+/// of its source memref, from where the source points to where the destination does.
+fn copy_step(
+    ctx: &Context,
+    op: OpId,
+    at: &HashMap<Value, (Buffer, u64)>,
+) -> Result<CopyStep, Diagnostic> {
+    let err = |m: &str| Diagnostic::op_error(ctx, op, m);
+    let (&[dst, src], []) = (ctx.operands(op), ctx.results(op)) else {
+        return Err(err(
+            "only a synchronous gpu.memcpy (no async dependencies or token) is run in host code",
+        ));
+    };
+    let place = |v: Value| {
+        at.get(&v)
+            .map(|&(buffer, offset)| Place { buffer, offset })
+            .ok_or_else(|| err("uses a memref the host function does not define"))
+    };
+    let (s, d) = (
+        spec(ctx, op, ctx.value_type(src))?,
+        spec(ctx, op, ctx.value_type(dst))?,
+    );
+    if s.bytes() != d.bytes() {
+        return Err(err("copies between memrefs of different sizes"));
+    }
+    Ok(CopyStep {
+        src: place(src)?,
+        dst: place(dst)?,
+        bytes: s.bytes().unwrap_or(0),
+    })
 }
 
 /// One `gpu.launch_func`: the kernel, its grid and block (the launch's constant operands),
@@ -202,7 +241,7 @@ fn launch_step(
     at: &HashMap<Value, (Buffer, u64)>,
     ints: &HashMap<Value, i64>,
     maps: &HashSet<Value>,
-) -> Result<Step, Diagnostic> {
+) -> Result<LaunchStep, Diagnostic> {
     let err = |m: String| Diagnostic::op_error(ctx, op, m);
     let kernel = match ctx.inherent_attr(op, "kernel").map(|a| a.kind()) {
         Some(AttrKind::SymbolRef { nested, .. }) if nested.len() == 1 => nested[0].clone(),
@@ -235,7 +274,7 @@ fn launch_step(
             dtype: s.dtype,
         });
     }
-    Ok(Step {
+    Ok(LaunchStep {
         kernel,
         grid,
         block,
@@ -404,7 +443,25 @@ impl Executor for SimExecutor<'_> {
         Ok(())
     }
 
-    fn launch(&mut self, index: usize, step: &Step) -> Result<(), Diagnostic> {
+    fn copy(&mut self, index: usize, step: &CopyStep) -> Result<(), Diagnostic> {
+        let fail = |m: &str| Diagnostic::error(None, format!("step {index} (copy): {m}"));
+        let (lo, n) = (step.src.offset as usize, step.bytes as usize);
+        let data = self
+            .bufs
+            .get(&step.src.buffer)
+            .and_then(|b| b.get(lo..lo + n))
+            .ok_or_else(|| fail("its source lies outside an allocated buffer"))?
+            .to_vec();
+        let at = step.dst.offset as usize;
+        self.bufs
+            .get_mut(&step.dst.buffer)
+            .and_then(|b| b.get_mut(at..at + n))
+            .ok_or_else(|| fail("its destination lies outside an allocated buffer"))?
+            .copy_from_slice(&data);
+        Ok(())
+    }
+
+    fn launch(&mut self, index: usize, step: &LaunchStep) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let fail =
             |m: String| Diagnostic::error(None, format!("step {index} (@{}): {m}", step.kernel));

@@ -52,10 +52,15 @@ impl ModelRun {
     /// What `rtile-run --sim` prints for it.
     pub fn text(&self) -> String {
         let m = &self.manifest;
+        let copies = m.steps.len() - m.launches().count();
         let mut s = format!(
-            "@{}: {} kernels, {} constants, peak intermediate memory {} bytes\n",
+            "@{}: {} kernels, {}{} constants, peak intermediate memory {} bytes\n",
             self.function,
-            m.steps.len(),
+            m.launches().count(),
+            match copies {
+                0 => String::new(),
+                n => format!("{n} copies, "),
+            },
             m.constants.len(),
             m.arena_bytes
         );
