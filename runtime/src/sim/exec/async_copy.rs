@@ -11,7 +11,11 @@
 //! at the wait, so the usual race check applies to it too (the wait must come before the
 //! barrier that publishes the data).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+// Looked up for every shared-memory access the race checks see: FxHash, not SipHash (no
+// untrusted keys here; SipHash was most of the simulator's time on wgmma kernels).
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::Ordering;
 
 use super::super::compile::{AsyncCopyInst, MemDesc, Space};

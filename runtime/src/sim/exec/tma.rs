@@ -28,7 +28,11 @@
 //! (the consumer release and producer wait of a warp-specialised pipeline; without them
 //! the copy could overwrite a stage the wgmma still reads).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+// Looked up for every shared-memory access the race checks see: FxHash, not SipHash (no
+// untrusted keys here; SipHash was most of the simulator's time on wgmma kernels).
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::Ordering;
 
 use super::super::compile::{MAX_TMA_RANK as R, MemDesc, Space, TmaInst};
