@@ -12,6 +12,7 @@ use super::compile::{Inst, Kernel, MemDesc, Space};
 use super::counters::{BlockProfile, RawProfile, WARP};
 
 mod async_copy;
+mod cells;
 mod mbarrier;
 mod mfma;
 mod sched;

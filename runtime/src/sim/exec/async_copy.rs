@@ -13,12 +13,11 @@
 
 use std::collections::VecDeque;
 
-// Looked up for every shared-memory access the race checks see: FxHash, not SipHash (no
-// untrusted keys here; SipHash was most of the simulator's time on wgmma kernels).
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::Ordering;
 
 use super::super::compile::{AsyncCopyInst, MemDesc, Space};
+use super::cells::CellMap;
 use super::{BlockState, SimError, SimErrorKind, dyn_byte};
 
 /// One copy in flight: destination cells and the values to land there.
@@ -44,7 +43,7 @@ struct ThreadCopies {
 pub(super) struct AsyncState {
     threads: HashMap<u32, ThreadCopies>,
     /// Destination cells (race-metadata buffer, cell) in flight → (thread, op index).
-    pending: HashMap<(usize, usize), (u32, u32)>,
+    pending: CellMap<(u32, u32)>,
 }
 
 impl BlockState<'_> {
@@ -69,7 +68,7 @@ impl BlockState<'_> {
         if self.asyncs.pending.is_empty() {
             return Ok(());
         }
-        let Some(&(t, _)) = self.asyncs.pending.get(&(buf, off)) else {
+        let Some(&(t, _)) = self.asyncs.pending.get((buf, off)) else {
             return Ok(());
         };
         let who = if t == tid {
@@ -190,7 +189,7 @@ impl BlockState<'_> {
                 for (l, &v) in c.vals.iter().enumerate() {
                     let (buf, cells) = self.cells(m, c.off + l, c.byte + l * eb);
                     for cell in cells {
-                        self.asyncs.pending.remove(&(buf, cell));
+                        self.asyncs.pending.remove((buf, cell));
                     }
                     let v = m.elem.round(v);
                     match m.space {

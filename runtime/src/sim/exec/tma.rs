@@ -30,12 +30,11 @@
 
 use std::collections::VecDeque;
 
-// Looked up for every shared-memory access the race checks see: FxHash, not SipHash (no
-// untrusted keys here; SipHash was most of the simulator's time on wgmma kernels).
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::Ordering;
 
 use super::super::compile::{MAX_TMA_RANK as R, MemDesc, Space, TmaInst};
+use super::cells::CellMap;
 use super::{BlockState, SimError, SimErrorKind, dyn_byte};
 
 /// A destination cell's last TMA: the mbarrier object and the phase it completed
@@ -83,7 +82,7 @@ struct Flight {
 /// in flight, oldest first.
 #[derive(Default)]
 pub(super) struct TmaMarks {
-    cells: HashMap<(usize, usize), Mark>,
+    cells: CellMap<Mark>,
     flights: VecDeque<Flight>,
     /// Per warpgroup: the MMAs it has run and its releases, oldest first.
     mmas: HashMap<u32, u64>,
@@ -139,7 +138,7 @@ impl BlockState<'_> {
         if self.tma.cells.is_empty() {
             return Ok(());
         }
-        let Some(mark) = self.tma.cells.get(&(buf, off)) else {
+        let Some(mark) = self.tma.cells.get((buf, off)) else {
             return Ok(());
         };
         if mark.phase != IN_FLIGHT && self.mbar.has_seen(mark.bar, tid, mark.phase) {
@@ -179,7 +178,7 @@ impl BlockState<'_> {
         }
         let mut marks: Vec<(usize, u64)> = cells
             .iter()
-            .filter_map(|c| self.tma.cells.get(c).map(|m| (m.bar, m.phase)))
+            .filter_map(|&c| self.tma.cells.get(c).map(|m| (m.bar, m.phase)))
             .collect();
         marks.sort_unstable();
         marks.dedup();
@@ -216,7 +215,7 @@ impl BlockState<'_> {
             block_phase: self.phase,
         };
         for c in cells {
-            if let Some(m) = self.tma.cells.get_mut(c) {
+            if let Some(m) = self.tma.cells.get_mut(*c) {
                 m.read = Some(read);
             }
         }
@@ -372,7 +371,7 @@ impl BlockState<'_> {
         let (buf, cells) = self.cells_at(m, addr);
         for c in cells {
             self.check_async(buf, c, (tid, at), m, shown)?;
-            if let Some(mark) = self.tma.cells.get(&(buf, c)) {
+            if let Some(mark) = self.tma.cells.get((buf, c)) {
                 if mark.phase == IN_FLIGHT || self.mbar.phase(mark.bar) <= mark.phase {
                     let msg = format!(
                         "TMA load into {} at [{}] while an earlier TMA load to it is in flight (its mbarrier phase has not completed)",
