@@ -24,7 +24,7 @@ pub struct KernelCheck {
     pub max_rel_err: f64,
     pub elements: usize,
     /// Per output: its normwise relative error and its rounding floor
-    /// ([`super::rounding`]).
+    /// ([`super::rounding`]; 0 when no error needed it).
     pub outputs: Vec<(f64, f64)>,
 }
 
@@ -92,29 +92,45 @@ pub fn rel_err(got: &[f64], want: &[f64]) -> f64 {
     }
 }
 
+/// Computes a check's rounding floors, per output, from the oracle's outputs.
+pub(crate) type FloorsFn = Box<dyn FnOnce(&[Vec<f64>]) -> Result<Vec<f64>, String>>;
+
 /// A kernel's check: its arguments (inputs, then the output buffers), the oracle's outputs
-/// (the last `want.len()` arguments) and their rounding floors.
+/// (the last `want.len()` arguments) and how to compute their rounding floors.
 pub(crate) struct Case {
     pub args: Vec<Vec<f64>>,
     pub want: Vec<Vec<f64>>,
-    pub floors: Vec<f64>,
+    pub floors: FloorsFn,
 }
 
-/// The largest [`rel_err`] of the kernel's outputs (the last `want.len()` of `args`)
-/// against the oracle's `want`, and the elements compared.
-pub(crate) fn outputs_err(args: &[Vec<f64>], want: &[Vec<f64>]) -> (f64, usize) {
-    let errs = output_errs(args, want);
-    let got = &args[args.len().saturating_sub(want.len())..];
-    (
-        errs.into_iter().fold(0.0, f64::max),
-        got.iter().map(Vec::len).sum(),
-    )
-}
+impl Case {
+    /// The kernel's outputs: the last `want.len()` arguments.
+    fn outputs(&self) -> &[Vec<f64>] {
+        &self.args[self.args.len().saturating_sub(self.want.len())..]
+    }
 
-/// The [`rel_err`] of each of the kernel's outputs against the oracle's `want`.
-fn output_errs(args: &[Vec<f64>], want: &[Vec<f64>]) -> Vec<f64> {
-    let got = &args[args.len().saturating_sub(want.len())..];
-    got.iter().zip(want).map(|(g, w)| rel_err(g, w)).collect()
+    /// The elements of the kernel's outputs.
+    pub(crate) fn output_elements(&self) -> usize {
+        self.outputs().iter().map(Vec::len).sum()
+    }
+
+    /// Per output of the kernel (run on `args`): its [`rel_err`] against the oracle and its
+    /// rounding floor, computed only when an error needs it
+    /// ([`super::rounding::needs_floors`]; 0 otherwise).
+    pub(crate) fn judge(self) -> Result<Vec<(f64, f64)>, String> {
+        let errs: Vec<f64> = self
+            .outputs()
+            .iter()
+            .zip(&self.want)
+            .map(|(g, w)| rel_err(g, w))
+            .collect();
+        let floors = if super::rounding::needs_floors(&errs) {
+            (self.floors)(&self.want)?
+        } else {
+            vec![0.0; errs.len()]
+        };
+        Ok(errs.into_iter().zip(floors).collect())
+    }
 }
 
 /// The arguments of kernel `k` on seeded random inputs (the output buffer starts as NaN, so
@@ -144,10 +160,12 @@ pub(crate) fn reference_case(
             .map_err(on_ref)?
             .data,
     ];
-    let floors = super::rounding::floors(seed, &want, |n| Ok(vec![n.compute(c, &inputs)?.data]))
-        .map_err(on_ref)?;
     let mut args: Vec<Vec<f64>> = inputs.iter().map(|t| t.data.clone()).collect();
     args.push(vec![f64::NAN; c.result.num_elements().max(0) as usize]);
+    let c = c.clone();
+    let floors: FloorsFn = Box::new(move |want| {
+        super::rounding::floors(seed, want, |n| Ok(vec![n.compute(&c, &inputs)?.data]))
+    });
     Ok(Some(Case { args, want, floors }))
 }
 
@@ -165,25 +183,23 @@ pub fn run_check(ctx: &Context, module: OpId, seed: u64) -> Result<CheckReport, 
     rtile_gpu_vocab::check_module(ctx, module, "rtile-run --sim")?;
     let mut report = CheckReport::default();
     for k in kernels(ctx, module) {
-        let Some(Case {
-            mut args,
-            want,
-            floors,
-        }) = reference_case(ctx, k, seed)?
-        else {
+        let Some(mut case) = reference_case(ctx, k, seed)? else {
             return Err(Diagnostic::op_error(
                 ctx,
                 k,
                 "has no 'rtile.te' reference to check against",
             ));
         };
-        run_kernel(ctx, k, &mut args)?;
-        let (max_rel_err, elements) = outputs_err(&args, &want);
+        run_kernel(ctx, k, &mut case.args)?;
+        let elements = case.output_elements();
+        let outputs = case
+            .judge()
+            .map_err(|e| Diagnostic::op_error(ctx, k, format!("reference: {e}")))?;
         report.kernels.push(KernelCheck {
             kernel: kernel_name(ctx, k),
-            max_rel_err,
+            max_rel_err: outputs.iter().map(|o| o.0).fold(0.0, f64::max),
             elements,
-            outputs: output_errs(&args, &want).into_iter().zip(floors).collect(),
+            outputs,
         });
     }
     Ok(report)

@@ -9,7 +9,7 @@ use rtile::diagnostics::{Diagnostic, line_col};
 use rtile::ir::{Context, OpId};
 use serde_json::{Map, Value, json};
 
-use super::check::{kernel_name, load_text, outputs_err, reference_case};
+use super::check::{kernel_name, load_text, reference_case};
 use super::compile::{Inst, Kernel, Sm90Inst, Space, WarpInst, compile_kernel};
 use super::counters::InstCounters;
 use super::exec::{Launch, run_profiled};
@@ -162,8 +162,12 @@ pub struct KernelProfile {
     pub blocks_total: u64,
     /// Every op executed at least once, in program order.
     pub ops: Vec<OpProfile>,
-    /// The numerical check against the te reference (full runs of kernels carrying one).
+    /// The numerical check against the te reference (full runs of kernels carrying one):
+    /// the largest error over the outputs.
     pub max_rel_err: Option<f64>,
+    /// Per output of a checked run: its error and its rounding floor
+    /// ([`super::check::KernelCheck::outputs`]); empty when unchecked.
+    pub outputs: Vec<(f64, f64)>,
     /// Distinct 32-byte global sectors read: DRAM reads when the L2 holds the kernel's
     /// footprint (`sim::counters::UniqueSectors`; of the blocks run).
     pub unique_sectors_read: u64,
@@ -172,6 +176,13 @@ pub struct KernelProfile {
 }
 
 impl KernelProfile {
+    /// Whether every checked output is within `tolerance` or its rounding floor
+    /// ([`super::rounding::within`]); true when unchecked.
+    pub fn within(&self, tolerance: f64) -> bool {
+        self.outputs
+            .iter()
+            .all(|&(e, f)| super::rounding::within(e, f, tolerance))
+    }
     /// True when only a sample of the grid's blocks ran.
     pub fn sampled(&self) -> bool {
         self.blocks_run < self.blocks_total
@@ -236,23 +247,33 @@ pub fn profile(
             .iter()
             .map(|&x| u64::from(x))
             .product();
-        let (raw, blocks_run, max_rel_err) = match sample {
+        let (raw, blocks_run, outputs) = match sample {
             Some(_) => {
                 let (raw, n) = run_profiled(&k, &launch, None, sample)
                     .map_err(|e| to_diagnostic(ctx, &k, &e))?;
                 (raw, n, None)
             }
-            None => {
-                let (mut args, want) = match reference_case(ctx, f, seed)? {
-                    Some(case) => (case.args, Some(case.want)),
-                    None => (k.args.iter().map(|m| vec![0.0; m.len()]).collect(), None),
-                };
-                let (raw, n) = run_profiled(&k, &launch, Some(&mut args), None)
-                    .map_err(|e| to_diagnostic(ctx, &k, &e))?;
-                let err = want.map(|w| outputs_err(&args, &w).0);
-                (raw, n, err)
-            }
+            None => match reference_case(ctx, f, seed)? {
+                Some(mut case) => {
+                    let (raw, n) = run_profiled(&k, &launch, Some(&mut case.args), None)
+                        .map_err(|e| to_diagnostic(ctx, &k, &e))?;
+                    let outputs = case
+                        .judge()
+                        .map_err(|e| Diagnostic::op_error(ctx, f, format!("reference: {e}")))?;
+                    (raw, n, Some(outputs))
+                }
+                None => {
+                    let mut args: Vec<Vec<f64>> =
+                        k.args.iter().map(|m| vec![0.0; m.len()]).collect();
+                    let (raw, n) = run_profiled(&k, &launch, Some(&mut args), None)
+                        .map_err(|e| to_diagnostic(ctx, &k, &e))?;
+                    (raw, n, None)
+                }
+            },
         };
+        let max_rel_err = outputs
+            .as_ref()
+            .map(|o| o.iter().map(|x| x.0).fold(0.0, f64::max));
         report.kernels.push(KernelProfile {
             kernel: kernel_name(ctx, f),
             launch,
@@ -260,6 +281,7 @@ pub fn profile(
             blocks_total,
             ops: per_op(ctx, &k, &raw.insts),
             max_rel_err,
+            outputs: outputs.unwrap_or_default(),
             unique_sectors_read: raw.unique.read.len() as u64,
             unique_sectors_written: raw.unique.written.len() as u64,
         });
@@ -465,6 +487,7 @@ fn kernel_json(k: &KernelProfile) -> Value {
         "blocks_total": k.blocks_total,
         "sampled": k.sampled(),
         "max_rel_err": k.max_rel_err,
+        "rounding_floor": k.outputs.iter().map(|o| o.1).reduce(f64::max),
         "metrics": m,
         "inst_executed_by_class": by_class,
         "ops": ops,
@@ -504,7 +527,10 @@ fn kernel_text(k: &KernelProfile, s: &mut String) {
         s.push_str(&format!("  blocks: all {}\n", k.blocks_total));
     }
     if let Some(e) = k.max_rel_err {
-        s.push_str(&format!("  max relative error {e:.3e}\n"));
+        s.push_str(&format!(
+            "  max relative error {e:.3e}{}\n",
+            super::rounding::floor_note(&k.outputs)
+        ));
     }
     for (c, what) in [
         (OpClass::GlobalLd, "global loads "),

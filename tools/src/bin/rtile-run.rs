@@ -209,7 +209,7 @@ fn sim_profile(
                 .iter()
                 .filter_map(|k| k.max_rel_err)
                 .fold(0.0, f64::max);
-            if worst <= tolerance {
+            if report.kernels.iter().all(|k| k.within(tolerance)) {
                 ExitCode::SUCCESS
             } else {
                 eprintln!(
