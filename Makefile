@@ -75,8 +75,12 @@ cuda-kernels: build
 	    -o runtime-cuda/kernels/$$k.ptx --manifest=runtime-cuda/kernels/$$k.json; \
 	done
 
+# `make test` builds the binaries together with the test targets: one cargo configuration
+# (the dev-dependencies' features unified in), so lit runs what `cargo test` already
+# compiled instead of the workspace being compiled a second time without them.
+BUILD_TARGETS ?= --bins
 build:
-	cargo build --workspace --bins
+	cargo build --workspace $(BUILD_TARGETS)
 
 fmt-check:
 	cargo fmt --all --check
@@ -115,6 +119,7 @@ onnx-backend-sim: onnx-venv build
 	  --kinds node,simple,pytorch-operator,pytorch-converted --json target/onnx-backend-sim.json
 
 test: deps fmt-check clippy deps-check unit build lit onnx-backend
+test: BUILD_TARGETS = --bins --tests
 
 # The bundled example end to end: rtile-opt (passes, generic output) -> mlir-opt-22
 # verifies and re-prints it -> rtile-opt again, whose output must be identical. Then the
