@@ -10,12 +10,14 @@
 //!   access counts whole 128-byte transactions per contiguous run; too little parallelism
 //!   (too few blocks for the cores, or too few threads for their lanes: [`utilization`])
 //!   scales traffic by the utilisation; a footprint over the layer's capacity is an
-//!   infinite cost.
+//!   infinite cost. The estimate's DRAM term is further bounded by the loads few warps keep
+//!   in flight ([`dram_utilization`], Roller's load term).
 
 use std::collections::HashMap;
 
 use rtile::ir::Value;
 
+use crate::construct_rtile::perf_model::load_utilisation;
 use crate::device::Device;
 
 use super::propagate::{SubGraph, value_tile, with_whole_reductions};
@@ -139,6 +141,34 @@ pub fn utilization(blocks: u64, threads: u64, dev: &Device) -> f64 {
     let lanes_per_warp = threads as f64 / warps_per_block;
     let busy = warps.min(schedulers) * lanes_per_warp / (schedulers * width as f64);
     share.min(1.0) * busy.min(1.0)
+}
+
+/// The utilisation at which a kernel of `blocks` blocks of `threads` threads loads from
+/// DRAM on `dev`, in (0, 1]: a busy core's share of the global bandwidth scaled by Roller's
+/// load term, `min(1, blocks / cores) × min(busy, perf_model::load_utilisation(dev, warps))`,
+/// where `busy` is [`utilization`]'s lane fraction and `warps` the resident warps of a busy
+/// core (`min(⌈blocks / cores⌉, resident blocks) × ⌈threads / teu_width⌉`, as
+/// `perf_model::estimate` counts them).
+///
+/// Extends §4.1's penalty (the paper profiles, so the utilisation needs only to rank
+/// traffic; here the model replaces the profiler, §3): a block of few warps keeps too few
+/// loads in flight to cover DRAM latency, which the lane fraction does not charge. One
+/// 26-thread warp streamed Rammer's LSTM gate at 1.48 GB/s on an H200, 1/25 of one SM's
+/// share (PERF.md, "The model's load term"). Welder's fused kernels load synchronously
+/// (`--lower-to-gpu`'s fused path has no `cp.async` or TMA pipeline), so no exemption
+/// like `perf_model::estimate`'s `async_loads` applies. Where the device file has no
+/// `warp_load_gbps` this is [`utilization`] exactly. **[Interp]**
+pub fn dram_utilization(blocks: u64, threads: u64, dev: &Device) -> f64 {
+    let util = utilization(blocks, threads, dev);
+    let threads = threads.max(1);
+    let cores = dev.cores.max(1);
+    let share = (blocks.max(1) as f64 / cores as f64).min(1.0);
+    let resident =
+        (dev.max_blocks_per_core.max(1)).min((dev.max_threads_per_core / threads).max(1));
+    let per_core = blocks.max(1).div_ceil(cores).min(resident);
+    let warps = per_core * threads.div_ceil(dev.teu_width.max(1));
+    // `util` is `share × busy`: the smaller of it and `share × load`.
+    util.min(share * load_utilisation(dev, warps))
 }
 
 /// The traffic of `sg` for the member domain tiles `dom` (from

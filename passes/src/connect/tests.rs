@@ -6,7 +6,7 @@ use rtile_dialects::te::module::{new_context, parse_and_verify};
 use rtile_dialects::tilegraph::Level;
 
 use super::graph::{Graph, build_graph};
-use super::model::{BestFit, BoundaryTile, footprint, traffic, utilization};
+use super::model::{BestFit, BoundaryTile, dram_utilization, footprint, traffic, utilization};
 use super::propagate::{PropagateError, SubGraph, propagate};
 use super::schedule::schedule;
 use super::tiling::best_plan;
@@ -651,4 +651,100 @@ fn a_floordiv_read_moves_exactly_when_the_divisor_divides_its_step() {
     // A 3-row tile's step is not a multiple of 2: the single reads' bound (3 rows from [y]).
     let (_ctx, g) = graph_of(&resampled("%P[%y floordiv 2, %x] + %P[%y, %x]"));
     assert_eq!(propagate(&whole(&g), &[3, 8], None).unwrap()[0], vec![3, 8]);
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+#[test]
+fn dram_term_counts_the_loads_few_warps_keep_in_flight() {
+    let h100 = Device::builtin("h100").unwrap();
+    // A core's share of the DRAM bandwidth, GB/s; one warp sustains 1.48 of it.
+    let share = 3350.0 / 132.0;
+    // 66 one-warp blocks: half the cores, each a quarter busy by lanes, 1.48 / 25.4 by loads.
+    assert_eq!(utilization(66, 32, &h100), 0.5 * 0.25);
+    assert!(close(dram_utilization(66, 32, &h100), 0.5 * 1.48 / share));
+    // 264 blocks of 64 threads: two blocks of two warps a core.
+    assert_eq!(utilization(264, 64, &h100), 1.0);
+    assert!(close(dram_utilization(264, 64, &h100), 4.0 * 1.48 / share));
+    // 18 warps a core cover the share: the DRAM term is the §4.1 one.
+    assert_eq!(dram_utilization(132 * 18, 32, &h100), 1.0);
+    // One-thread warps: the lanes bind before the loads (32 resident warps a core).
+    assert_eq!(
+        dram_utilization(98_304, 1, &h100),
+        utilization(98_304, 1, &h100)
+    );
+    // Without `warp_load_gbps` (V100, or H100 with the line removed) nothing changes.
+    let v100 = Device::builtin("v100").unwrap();
+    let mut bare = h100.clone();
+    bare.warp_load_gbps = None;
+    for (b, t) in [
+        (40, 128),
+        (160, 32),
+        (160, 1),
+        (8, 1024),
+        (66, 32),
+        (264, 64),
+    ] {
+        assert_eq!(dram_utilization(b, t, &v100), utilization(b, t, &v100));
+        assert_eq!(dram_utilization(b, t, &bare), utilization(b, t, &bare));
+    }
+}
+
+/// Rammer's LSTM gate's shape: a 1×256 row times a 256×256 matrix, then a tanh.
+const GATE: &str = r#"
+func.func @f(%X: tensor<1x256xf32>, %W: tensor<256x256xf32>) -> tensor<1x256xf32> {
+  %C = te.compute (%m, %n) reduce (%k) in [1, 256, 256]
+         : (tensor<1x256xf32>, tensor<256x256xf32>) -> tensor<1x256xf32> {
+    te.sum(%X[%m, %k] * %W[%k, %n])
+  }
+  %T = te.compute (%i, %j) in [1, 256] : (tensor<1x256xf32>) -> tensor<1x256xf32> {
+    tanh(%C[%i, %j])
+  }
+  func.return %T : tensor<1x256xf32>
+}
+"#;
+
+#[test]
+fn a_plan_of_one_warp_blocks_pays_for_its_dram_latency() {
+    let (_ctx, g) = graph_of(GATE);
+    let h100 = Device::builtin("h100").unwrap();
+    let mut bare = h100.clone();
+    bare.warp_load_gbps = None;
+    let levels: Vec<Vec<Level>> = g
+        .nodes
+        .iter()
+        .map(|node| vec![Level::Global; node.inputs.len()])
+        .collect();
+    // The tanh alone: 8 blocks of [1×32], one warp each, 2,048 B from and to DRAM.
+    let p = best_plan(&g, &[1], &levels, &h100, 4).unwrap();
+    let q = best_plan(&g, &[1], &levels, &bare, 4).unwrap();
+    assert_eq!((p.blocks, p.threads, p.global_traffic), (8, 32, 2048));
+    assert_eq!(
+        (q.blocks, q.threads, q.tiles.clone()),
+        (8, 32, p.tiles.clone())
+    );
+    assert_eq!(p.utilization, q.utilization);
+    assert_eq!(q.dram_utilization, q.utilization);
+    // At the busy cores' share the DRAM term is 2,048 B / (8/132 × 3,350 GB/s); one warp
+    // a core loads at 1.48 GB/s of the 25.4 GB/s share, so the term is share / 1.48 times
+    // that.
+    let share = 3350.0 / 132.0;
+    let at_share_us = 2048.0 / (8.0 / 132.0 * 3350e9) * 1e6;
+    let dram_us = at_share_us * share / 1.48;
+    assert!(close(2048.0 / 3350e9 / p.dram_utilization * 1e6, dram_us));
+    // Without the load term the DRAM term was divided by §4.1's utilisation, which counts
+    // the warp's lanes (a quarter of a core) and not its loads in flight.
+    let before_us = 2048.0 / 3350e9 / p.utilization * 1e6;
+    assert!(close(before_us, at_share_us * 4.0));
+    // Only the DRAM term moves: shared-memory, arithmetic and launch terms are unchanged.
+    assert!(
+        (p.est_us - q.est_us - (dram_us - before_us)).abs() < 1e-9,
+        "{} - {} != {} - {}",
+        p.est_us,
+        q.est_us,
+        dram_us,
+        before_us
+    );
 }

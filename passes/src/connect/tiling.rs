@@ -9,7 +9,7 @@ use rtile_dialects::tilegraph::{LayerTiles, Level};
 
 use super::fit::check_lowering_fits;
 use super::graph::{Graph, Node};
-use super::model::{COALESCE_BYTES, footprint, traffic, utilization};
+use super::model::{COALESCE_BYTES, dram_utilization, footprint, traffic, utilization};
 use super::propagate::{SubGraph, input_tile, propagate, with_whole_reductions};
 use crate::construct_rtile::align::Aligner;
 use crate::construct_rtile::expr_info::TensorExprInfo;
@@ -53,6 +53,9 @@ pub struct Plan {
     pub threads: u64,
     /// §4.1's utilisation of the computing cores ([`utilization`]), in (0, 1].
     pub utilization: f64,
+    /// The utilisation of the DRAM term ([`dram_utilization`]): [`Plan::utilization`] or
+    /// less, where few warps a core cannot keep enough loads in flight.
+    pub dram_utilization: f64,
     /// The model's estimate, microseconds.
     pub est_us: f64,
     /// Better-ranked candidates refused because the lowering could not fit them in a
@@ -444,14 +447,14 @@ fn with_launches(mut p: Plan, plans: &[super::fit::Lowered], dev: &Device) -> Pl
 }
 
 /// `p` with the reads the lowering makes once per point instead of once per block
-/// ([`super::fit::Lowered::unstaged`]) added to its global traffic and estimate, at the
-/// plan's utilisation. The paper's model assumes every boundary tile is staged (§3.1);
+/// ([`super::fit::Lowered::unstaged`]) added to its global traffic and estimate. The paper's model assumes every boundary tile is staged (§3.1);
 /// without this term a whole BERT layer in one kernel looked cheap at simulator sizes and
 /// its shared stages then re-read the projection weights once per row (PERF.md, "Welder").
+/// Charged at the DRAM term's utilisation ([`Plan::dram_utilization`]).
 fn with_unstaged_reads(mut p: Plan, plans: &[super::fit::Lowered], dev: &Device) -> Plan {
     let extra = plans.iter().map(|l| l.unstaged).sum::<u64>() * p.blocks;
     p.global_traffic += extra;
-    p.est_us += extra as f64 / dev.bandwidth(Device::GLOBAL) / p.utilization * 1e6;
+    p.est_us += extra as f64 / dev.bandwidth(Device::GLOBAL) / p.dram_utilization * 1e6;
     p
 }
 
@@ -572,7 +575,13 @@ fn finish_plan(
     // Idle cores and lanes slow the shared-memory and arithmetic terms as much as the
     // DRAM term: the paper profiles, so its penalty needs to rank only traffic; the model
     // replaces the profiler, so the whole estimate is divided by the utilisation
-    // (**[Interp]**).
+    // (**[Interp]**). The DRAM term is divided by [`dram_utilization`] instead, which is
+    // that utilisation or less: Roller's load term (`perf_model::load_utilisation`)
+    // charges blocks of few warps for the DRAM latency they cannot hide, as
+    // `perf_model::estimate` does (on an H200 the LSTM gate's one-warp block loaded at
+    // 1.48 GB/s, PERF.md "The model's load term"). Written as the DRAM term weighted by
+    // `util / dram_util` so that a device without `warp_load_gbps` gets the same estimate
+    // to the bit.
     //
     // Each launch costs `launch_us` (the device's host-side launch cost, which Rammer's
     // packing saves): the paper's profiler times kernels with it, Fig. 13 counts the
@@ -581,7 +590,8 @@ fn finish_plan(
     // [`with_launches`] takes back those it saves by writing several results from one
     // kernel **[Interp]**.
     let launches = sg.outputs().len().max(1) as f64;
-    let est_us = (c.coalesced as f64 / dev.bandwidth(Device::GLOBAL)
+    let dram_util = dram_utilization(blocks, threads, dev);
+    let est_us = (c.coalesced as f64 / dev.bandwidth(Device::GLOBAL) * (util / dram_util)
         + shared_traffic as f64 / dev.bandwidth(Device::SHARED)
         + flops / peak)
         / util
@@ -597,6 +607,7 @@ fn finish_plan(
         blocks,
         threads,
         utilization: util,
+        dram_utilization: dram_util,
         est_us,
         refused: None,
     })
