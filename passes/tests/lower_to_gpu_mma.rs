@@ -268,7 +268,10 @@ fn ldmatrix_reads_are_bank_conflict_free() {
         let text = module_text(&mut ctx, &[k]);
         let r = profile_text("k.mlir", &text, 5, None).expect("profiles");
         let k = &r.kernels[0];
-        assert!(k.max_rel_err.is_some_and(|e| e < tolerance(ElemType::F16)));
+        assert!(
+            k.max_rel_err()
+                .is_some_and(|e| e < tolerance(ElemType::F16))
+        );
         assert!(
             k.ops
                 .iter()

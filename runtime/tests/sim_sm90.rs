@@ -473,9 +473,9 @@ fn profile_counts_tma_bytes_and_wgmma() {
     let report = sim::profile::profile_text("k.mlir", GEMM, 1, None).expect("profiles");
     let k = &report.kernels[0];
     assert!(
-        k.max_rel_err.is_some_and(|e| e < 1e-6),
+        k.max_rel_err().is_some_and(|e| e < 1e-6),
         "{:?}",
-        k.max_rel_err
+        k.max_rel_err()
     );
     let ops = |name: &'static str| k.ops.iter().filter(move |o| o.op == name);
     let tma: Vec<_> = ops("nvgpu.tma.async.load").map(|o| o.counters).collect();

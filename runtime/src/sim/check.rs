@@ -124,11 +124,7 @@ impl Case {
             .zip(&self.want)
             .map(|(g, w)| rel_err(g, w))
             .collect();
-        let floors = if super::rounding::needs_floors(&errs) {
-            (self.floors)(&self.want)?
-        } else {
-            vec![0.0; errs.len()]
-        };
+        let floors = super::rounding::floors_if_needed(&errs, || (self.floors)(&self.want))?;
         Ok(errs.into_iter().zip(floors).collect())
     }
 }

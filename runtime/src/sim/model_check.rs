@@ -322,12 +322,10 @@ pub fn run_model(
         .zip(&want)
         .map(|(g, w)| rel_err(&g.data, &w.data))
         .collect();
-    let floors = if super::rounding::needs_floors(&errors) {
+    let floors = super::rounding::floors_if_needed(&errors, || {
         let want: Vec<Vec<f64>> = want.into_iter().map(|w| w.data).collect();
-        oracle_floors(&rctx, rf, &args, seed, &want).map_err(on_ref)?
-    } else {
-        vec![0.0; errors.len()]
-    };
+        oracle_floors(&rctx, rf, &args, seed, &want).map_err(on_ref)
+    })?;
     Ok(ModelRun {
         function: name,
         manifest,

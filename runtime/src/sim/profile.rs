@@ -162,9 +162,6 @@ pub struct KernelProfile {
     pub blocks_total: u64,
     /// Every op executed at least once, in program order.
     pub ops: Vec<OpProfile>,
-    /// The numerical check against the te reference (full runs of kernels carrying one):
-    /// the largest error over the outputs.
-    pub max_rel_err: Option<f64>,
     /// Per output of a checked run: its error and its rounding floor
     /// ([`super::check::KernelCheck::outputs`]); empty when unchecked.
     pub outputs: Vec<(f64, f64)>,
@@ -176,6 +173,11 @@ pub struct KernelProfile {
 }
 
 impl KernelProfile {
+    /// The numerical check against the te reference (full runs of kernels carrying one):
+    /// the largest error over the outputs; `None` when unchecked.
+    pub fn max_rel_err(&self) -> Option<f64> {
+        (!self.outputs.is_empty()).then(|| self.outputs.iter().map(|o| o.0).fold(0.0, f64::max))
+    }
     /// Whether every checked output is within `tolerance` or its rounding floor
     /// ([`super::rounding::within`]); true when unchecked.
     pub fn within(&self, tolerance: f64) -> bool {
@@ -247,41 +249,38 @@ pub fn profile(
             .iter()
             .map(|&x| u64::from(x))
             .product();
-        let (raw, blocks_run, outputs) = match sample {
-            Some(_) => {
-                let (raw, n) = run_profiled(&k, &launch, None, sample)
-                    .map_err(|e| to_diagnostic(ctx, &k, &e))?;
-                (raw, n, None)
-            }
-            None => match reference_case(ctx, f, seed)? {
-                Some(mut case) => {
-                    let (raw, n) = run_profiled(&k, &launch, Some(&mut case.args), None)
-                        .map_err(|e| to_diagnostic(ctx, &k, &e))?;
-                    let outputs = case
-                        .judge()
-                        .map_err(|e| Diagnostic::op_error(ctx, f, format!("reference: {e}")))?;
-                    (raw, n, Some(outputs))
-                }
+        let (raw, blocks_run, outputs) = if sample.is_some() {
+            let (raw, n) =
+                run_profiled(&k, &launch, None, sample).map_err(|e| to_diagnostic(ctx, &k, &e))?;
+            (raw, n, Vec::new())
+        } else {
+            // Kernels without a reference run on zeros, unchecked.
+            let mut case = reference_case(ctx, f, seed)?;
+            let mut zeros: Vec<Vec<f64>>;
+            let args = match case.as_mut() {
+                Some(c) => &mut c.args,
                 None => {
-                    let mut args: Vec<Vec<f64>> =
-                        k.args.iter().map(|m| vec![0.0; m.len()]).collect();
-                    let (raw, n) = run_profiled(&k, &launch, Some(&mut args), None)
-                        .map_err(|e| to_diagnostic(ctx, &k, &e))?;
-                    (raw, n, None)
+                    zeros = k.args.iter().map(|m| vec![0.0; m.len()]).collect();
+                    &mut zeros
                 }
-            },
+            };
+            let (raw, n) = run_profiled(&k, &launch, Some(args), None)
+                .map_err(|e| to_diagnostic(ctx, &k, &e))?;
+            let outputs = match case {
+                Some(c) => c
+                    .judge()
+                    .map_err(|e| Diagnostic::op_error(ctx, f, format!("reference: {e}")))?,
+                None => Vec::new(),
+            };
+            (raw, n, outputs)
         };
-        let max_rel_err = outputs
-            .as_ref()
-            .map(|o| o.iter().map(|x| x.0).fold(0.0, f64::max));
         report.kernels.push(KernelProfile {
             kernel: kernel_name(ctx, f),
             launch,
             blocks_run,
             blocks_total,
             ops: per_op(ctx, &k, &raw.insts),
-            max_rel_err,
-            outputs: outputs.unwrap_or_default(),
+            outputs,
             unique_sectors_read: raw.unique.read.len() as u64,
             unique_sectors_written: raw.unique.written.len() as u64,
         });
@@ -486,7 +485,7 @@ fn kernel_json(k: &KernelProfile) -> Value {
         "blocks_profiled": k.blocks_run,
         "blocks_total": k.blocks_total,
         "sampled": k.sampled(),
-        "max_rel_err": k.max_rel_err,
+        "max_rel_err": k.max_rel_err(),
         "rounding_floor": k.outputs.iter().map(|o| o.1).reduce(f64::max),
         "metrics": m,
         "inst_executed_by_class": by_class,
@@ -526,7 +525,7 @@ fn kernel_text(k: &KernelProfile, s: &mut String) {
     } else {
         s.push_str(&format!("  blocks: all {}\n", k.blocks_total));
     }
-    if let Some(e) = k.max_rel_err {
+    if let Some(e) = k.max_rel_err() {
         s.push_str(&format!(
             "  max relative error {e:.3e}{}\n",
             super::rounding::floor_note(&k.outputs)

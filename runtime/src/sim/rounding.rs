@@ -43,6 +43,19 @@ pub fn needs_floors(errors: &[f64]) -> bool {
     errors.iter().any(|&e| e > ILL_CONDITIONED)
 }
 
+/// The rounding floor of each output with these `errors`: from `floors` when an error needs
+/// them ([`needs_floors`]), zeros otherwise (so the perturbed oracle runs are skipped).
+pub fn floors_if_needed<E>(
+    errors: &[f64],
+    floors: impl FnOnce() -> Result<Vec<f64>, E>,
+) -> Result<Vec<f64>, E> {
+    if needs_floors(errors) {
+        floors()
+    } else {
+        Ok(vec![0.0; errors.len()])
+    }
+}
+
 /// What a report line adds for an ill-conditioned output: `, rounding floor F` (the
 /// largest floor over `outputs`, pairs of error and floor).
 pub fn floor_note(outputs: &[(f64, f64)]) -> String {

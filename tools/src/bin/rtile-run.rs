@@ -207,7 +207,7 @@ fn sim_profile(
             let worst = report
                 .kernels
                 .iter()
-                .filter_map(|k| k.max_rel_err)
+                .filter_map(|k| k.max_rel_err())
                 .fold(0.0, f64::max);
             if report.kernels.iter().all(|k| k.within(tolerance)) {
                 ExitCode::SUCCESS
