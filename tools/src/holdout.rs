@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rtile_passes::autoschedule_beam::cost::{Coefficients, TERM_NAMES};
+use rtile_passes::autoschedule_beam::cost::{Coefficients, NUM_TERMS, TERM_NAMES};
 use rtile_passes::autoschedule_beam::fit::{Fit, Record, fit_coefficients};
 
 use crate::retrain::NamedRecord;
@@ -32,7 +32,7 @@ pub fn pipeline_of(kernel: &str) -> String {
 }
 
 /// The model's time for `r` with linear coefficients `w`, seconds.
-pub fn predict(r: &Record, w: &[f64; 5]) -> f64 {
+pub fn predict(r: &Record, w: &[f64; NUM_TERMS]) -> f64 {
     r.terms.iter().zip(w).map(|(a, c)| a * c).sum()
 }
 
@@ -109,7 +109,7 @@ impl Accuracy {
     }
 
     /// Of `w`'s predictions of `recs`.
-    pub fn with(recs: &[&Record], w: &[f64; 5]) -> Accuracy {
+    pub fn with(recs: &[&Record], w: &[f64; NUM_TERMS]) -> Accuracy {
         let pred: Vec<f64> = recs.iter().map(|r| predict(r, w)).collect();
         let meas: Vec<f64> = recs.iter().map(|r| r.time).collect();
         Accuracy::of(&pred, &meas)
@@ -199,7 +199,7 @@ pub struct LooRow {
     /// See [`HoldOut::after`].
     pub after: Accuracy,
     /// The fitted coefficients (without this pipeline).
-    pub weights: [f64; 5],
+    pub weights: [f64; NUM_TERMS],
 }
 
 /// Leave-one-pipeline-out: per pipeline, a [`hold_out`] of it alone; and pooled over every
@@ -331,23 +331,37 @@ mod tests {
         }
     }
 
+    /// The six-term device-derived coefficients (the block term's derived value).
     fn h100() -> Coefficients {
-        Coefficients::from_device(&Device::builtin("h100").unwrap())
+        Coefficients::from_device_with_blocks(&Device::builtin("h100").unwrap())
     }
 
     /// `pipes` pipelines of `per` kernels each: terms log-uniform over real kernels'
     /// ranges, times from `truth` × (1 + noise·U(−1, 1)).
-    fn synthetic(truth: &[f64; 5], pipes: usize, per: usize, noise: f64) -> Vec<NamedRecord> {
+    fn synthetic(
+        truth: &[f64; NUM_TERMS],
+        pipes: usize,
+        per: usize,
+        noise: f64,
+    ) -> Vec<NamedRecord> {
         let mut rng = Rng(11);
-        let ranges = [(5.0, 10.0), (3.0, 8.0), (0.0, 7.0), (4.0, 9.0), (0.0, 0.5)];
+        let ranges = [
+            (5.0, 10.0),
+            (3.0, 8.0),
+            (0.0, 7.0),
+            (4.0, 9.0),
+            (0.0, 0.5),
+            (0.0, 6.0),
+        ];
         let mut out = Vec::new();
         for p in 0..pipes {
             for k in 0..per {
-                let mut terms = [0.0; 5];
+                let mut terms = [0.0; NUM_TERMS];
                 for (t, (lo, hi)) in terms.iter_mut().zip(ranges) {
                     *t = 10f64.powf(lo + (hi - lo) * rng.unit());
                 }
                 terms[4] = terms[4].round().max(1.0);
+                terms[5] = terms[5].round().max(1.0);
                 let t: f64 = terms.iter().zip(truth).map(|(a, c)| a * c).sum();
                 out.push(NamedRecord {
                     kernel: format!("bench/p{p}.mlir:@p{p}:k{k}:beam1"),
@@ -362,9 +376,16 @@ mod tests {
     }
 
     /// Known coefficients, not the device's: each default scaled by its own factor.
-    fn truth() -> [f64; 5] {
+    fn truth() -> [f64; NUM_TERMS] {
         let w = h100().weights();
-        [w[0] * 3.0, w[1] * 0.25, w[2] * 2.0, w[3] * 4.0, w[4] * 0.5]
+        [
+            w[0] * 3.0,
+            w[1] * 0.25,
+            w[2] * 2.0,
+            w[3] * 4.0,
+            w[4] * 0.5,
+            w[5] * 1.5,
+        ]
     }
 
     #[test]

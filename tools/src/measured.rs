@@ -26,7 +26,6 @@ use std::sync::Arc;
 use miette::{Report, miette};
 use rtile::ir::Context;
 use rtile::parser::parse_str;
-use rtile_passes::autoschedule_beam::cost::Coefficients;
 use rtile_passes::autoschedule_beam::fit::{KernelTerms, schedule_terms};
 use rtile_passes::autoschedule_beam::pass::ROOT;
 use rtile_passes::autoschedule_beam::pipeline::Pipeline;
@@ -34,7 +33,7 @@ use rtile_passes::autoschedule_beam::search::{SearchOptions, search};
 use rtile_passes::device::Device;
 use serde::Deserialize;
 
-use crate::retrain::{at, header};
+use crate::retrain::{at, header, search_coefficients, weights_note};
 use crate::{OptOptions, dialect_registry};
 
 /// The measured variant (`bench/gpu/prepare-models.sh`) a beam size's schedule was timed
@@ -134,13 +133,15 @@ pub fn lowered_launches(
     text: &str,
     device: &str,
     beam: usize,
+    weights: Option<&Path>,
 ) -> Result<(String, Vec<LoweredLaunch>), String> {
+    let mut beam_opts = format!("device={device} beam-size={beam}");
+    if let Some(w) = weights {
+        beam_opts += &format!(" weights={}", w.display());
+    }
     let opts = OptOptions {
         pipeline: crate::Pipeline::Flags(vec![
-            (
-                "autoschedule-beam".into(),
-                format!("device={device} beam-size={beam}"),
-            ),
+            ("autoschedule-beam".into(), beam_opts.clone()),
             ("lower-to-gpu".into(), String::new()),
         ]),
         color: Some(false),
@@ -149,7 +150,7 @@ pub fn lowered_launches(
     let out = crate::run_opt(&opts, name, text.to_string());
     if !out.success {
         return Err(format!(
-            "{name}: does not lower with --autoschedule-beam=\"device={device} beam-size={beam}\" --lower-to-gpu:\n{}",
+            "{name}: does not lower with --autoschedule-beam=\"{beam_opts}\" --lower-to-gpu:\n{}",
             out.log
         ));
     }
@@ -281,20 +282,25 @@ fn only_function(name: &str, text: &str) -> Result<(String, Pipeline), String> {
 }
 
 /// The records of `pipelines` (path, text) scheduled on `device` with beam sizes `beams`,
-/// each kernel's time the one measured in `dir` (see the module doc).
+/// each kernel's time the one measured in `dir` (see the module doc). `weights`: the
+/// weights file the measured modules were searched with (`None`: the device's defaults);
+/// the search and the relowering both use it.
 pub fn write_measured_records(
     pipelines: &[(String, String)],
     device: &str,
     beams: &[usize],
     dir: &Path,
+    weights: Option<&Path>,
 ) -> Result<String, Report> {
     let dev = Device::builtin(device).map_err(|e| miette!("--device: {}", e.message))?;
-    let coef = Coefficients::from_device(&dev);
+    let coef = search_coefficients(device, weights)?;
     let mut out = format!(
-        "# rtile-bench records: per kernel, the cost terms of OOPSLA'21 Appendix B and a time\n\
-         # device = {device}, source = measured (time_s: the kernel's time on a GPU, {})\n\
-         # per kernel, a comment: the gpu.funcs timed (summed), the model's prediction with the device's coefficients\n{}\n",
+        "# rtile-bench records: per kernel, the cost terms of OOPSLA'21 Appendix B and blocks \
+         launched, and a time\n\
+         # device = {device}, source = measured (time_s: the kernel's time on a GPU, {}){}\n\
+         # per kernel, a comment: the gpu.funcs timed (summed), the model's prediction with the coefficients searched with\n{}\n",
         dir.display(),
+        weights_note(weights),
         header()
     );
     for (name, text) in pipelines {
@@ -312,12 +318,13 @@ pub fn write_measured_records(
             })?;
             let opts = SearchOptions {
                 beam: k,
+                coefficients: Some(coef.clone()),
                 ..SearchOptions::default()
             };
             let o = search(&p, &dev, &opts).map_err(|m| miette!("{name}: {m}"))?;
             let terms = schedule_terms(&p, &o.locs, &dev, &coef).map_err(|m| miette!("{m}"))?;
             let (host, launches) =
-                lowered_launches(name, text, device, k).map_err(|m| miette!("{m}"))?;
+                lowered_launches(name, text, device, k, weights).map_err(|m| miette!("{m}"))?;
             if host != fname {
                 return Err(miette!(
                     "{name}: the lowered host function is @{host}, the te function @{fname}"

@@ -62,7 +62,7 @@ fn every_launch_names_its_search_kernel() {
         for beam in [1, 32] {
             let what = format!("{} beam {beam}", f.display());
             let roots = searched(&text, &dev, beam);
-            let (_, launches) = lowered_launches("p.mlir", &text, "h100", beam).unwrap();
+            let (_, launches) = lowered_launches("p.mlir", &text, "h100", beam, None).unwrap();
             let launched: BTreeSet<usize> = launches
                 .iter()
                 .map(|l| {

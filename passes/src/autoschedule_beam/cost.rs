@@ -10,21 +10,54 @@
 //! value (false sharing, malloc, parallel tasks, working set, the per-point/per-task
 //! byte terms) have a coefficient of 0: the register rule prunes what the working-set term
 //! would penalise (§4.6 rule 5).
+//!
+//! One term goes beyond Appendix B: a cost per block launched ([`Coefficients::block`],
+//! [`BLOCK_DISPATCH_CYCLES`]).
 
 use serde::Deserialize;
 
 use super::features::StageFeatures;
 use crate::device::Device;
 
+/// How many linear coefficients the model has (the length of [`TERM_NAMES`]).
+pub const NUM_TERMS: usize = 6;
+
 /// The names of the fitted coefficients, in the order of [`stage_terms`]'s terms and of
 /// [`Coefficients::weights`] (the keys of a weights file).
-pub const TERM_NAMES: [&str; 5] = [
+pub const TERM_NAMES: [&str; NUM_TERMS] = [
     "per_flop",
     "global_transaction",
     "shared_transaction",
     "global_byte",
     "launch",
+    "block",
 ];
+
+/// Cycles one SM spends per block it runs, beyond the block's work: the block-scheduling
+/// cost behind [`Coefficients::block`]'s device-derived value, `BLOCK_DISPATCH_CYCLES /
+/// (clock × SMs)` seconds per block launched (the SMs dispatch and retire blocks in
+/// parallel; [`block_dispatch_seconds`], [`Coefficients::from_device_with_blocks`]; not
+/// among the shipped defaults, see [`Coefficients::from_device`]).
+///
+/// **Measured, not from a datasheet.** On the H200 (132 SMs, 1.98 GHz; PERF.md, "Retrained
+/// on H200 kernel times", measured 2026-11-26), the 75 kernels of ≥ 20,000 blocks (16- to
+/// 64-thread blocks of the Halide schedules, each kernel timed alone) ran 0.61–1.20 ns per
+/// block, median 0.64: block-scheduling bound. The smallest, 0.6106 ns, is the closest to
+/// the bare per-block cost (the others add their blocks' work, which the other terms
+/// count): 0.6106 ns × 1.98 GHz × 132 SMs = 159.6 cycles per block per SM, rounded to 160.
+/// **[Interp]**: the same cycle count is assumed for every device (only Hopper was
+/// measured); the clock and SM count scale it.
+///
+/// **Beyond Appendix B.** Appendix B's parallelism cost is a launch per production (c25)
+/// and `(inner_parallelism − 1) × c26` per production, CPU-style tasks; the paper's prose
+/// (§5.2) counts "the number of kernels and blocks launched", but its blocks enter only
+/// through coefficients the network predicts from the features. With constant
+/// coefficients, occupancy scaling the throughput terms and a launch per kernel, no
+/// coefficient of the five other terms grows with the block count at fixed work: Harris's
+/// first stage with 245,760 16-thread blocks (151 µs measured) and with 20,480 64-thread
+/// blocks (17 µs) has nearly the same five terms. This term is that block count, not
+/// scaled by occupancy.
+pub const BLOCK_DISPATCH_CYCLES: f64 = 160.0;
 
 /// A weights file (`weights=path`): every coefficient of [`TERM_NAMES`], seconds per unit,
 /// and optionally `saturating_warps` (else the device's).
@@ -36,6 +69,7 @@ struct WeightsFile {
     shared_transaction: f64,
     global_byte: f64,
     launch: f64,
+    block: f64,
     saturating_warps: Option<f64>,
 }
 
@@ -54,13 +88,21 @@ pub struct Coefficients {
     pub global_byte: f64,
     /// c25: one kernel launch.
     pub launch: f64,
+    /// One block launched (per kernel, not scaled by occupancy): beyond Appendix B, see
+    /// [`BLOCK_DISPATCH_CYCLES`]. 0 in the shipped defaults.
+    pub block: f64,
     /// The warps per SM that saturate it (occupancy below it scales every throughput
     /// term up; **[Interp]**: a quarter of the SM's warp slots).
     pub saturating_warps: f64,
 }
 
 impl Coefficients {
-    /// Defaults from `dev`'s description.
+    /// The shipped defaults, from `dev`'s description: the five Appendix B terms, and no
+    /// block term (`block = 0`). The block term's device-derived value
+    /// ([`Coefficients::from_device_with_blocks`]) is not shipped: on the H200's kernel
+    /// times it predicts held-back pipelines worse than the five terms alone (pooled
+    /// leave-one-pipeline-out error factor 2.88 against 2.62; PERF.md, "Session 17: the
+    /// per-block term"), though it ranks them better.
     pub fn from_device(dev: &Device) -> Coefficients {
         let sector = dev.layers[Device::GLOBAL].transaction_bytes.unwrap_or(32) as f64;
         let shared = &dev.layers[Device::SHARED];
@@ -72,29 +114,43 @@ impl Coefficients {
             shared_transaction: unit / shared_bw,
             global_byte: 1.0 / dev.bandwidth(Device::GLOBAL),
             launch: dev.launch_us * 1e-6,
+            block: 0.0,
             saturating_warps: (dev.max_threads_per_core / dev.teu_width.max(1)) as f64 / 4.0,
         }
     }
 
+    /// The six-term device-derived model: [`Coefficients::from_device`] with the block term
+    /// at its device-derived value, [`block_dispatch_seconds`] (`--autoschedule-beam`
+    /// loads it from a weights file; `rtile-bench retrain --derived-block` compares fits
+    /// with it).
+    pub fn from_device_with_blocks(dev: &Device) -> Coefficients {
+        Coefficients {
+            block: block_dispatch_seconds(dev),
+            ..Coefficients::from_device(dev)
+        }
+    }
+
     /// The linear coefficients, in [`TERM_NAMES`] order.
-    pub fn weights(&self) -> [f64; 5] {
+    pub fn weights(&self) -> [f64; NUM_TERMS] {
         [
             self.per_flop,
             self.global_transaction,
             self.shared_transaction,
             self.global_byte,
             self.launch,
+            self.block,
         ]
     }
 
     /// These coefficients with the linear ones replaced by `w` ([`TERM_NAMES`] order).
-    pub fn with_weights(&self, w: [f64; 5]) -> Coefficients {
+    pub fn with_weights(&self, w: [f64; NUM_TERMS]) -> Coefficients {
         Coefficients {
             per_flop: w[0],
             global_transaction: w[1],
             shared_transaction: w[2],
             global_byte: w[3],
             launch: w[4],
+            block: w[5],
             saturating_warps: self.saturating_warps,
         }
     }
@@ -119,6 +175,7 @@ impl Coefficients {
             shared_transaction: f.shared_transaction,
             global_byte: f.global_byte,
             launch: f.launch,
+            block: f.block,
             saturating_warps: f.saturating_warps.unwrap_or(base.saturating_warps),
         };
         for (name, w) in TERM_NAMES.iter().zip(c.weights()) {
@@ -147,7 +204,7 @@ pub struct StageCost {
     pub load: f64,
     /// Stores.
     pub store: f64,
-    /// Launches.
+    /// Launches and blocks launched.
     pub parallelism: f64,
 }
 
@@ -197,28 +254,43 @@ pub fn stage_cost(f: &StageFeatures, c: &Coefficients, dev: &Device) -> StageCos
         compute: compute / util,
         load: load / util,
         store: store / util,
-        parallelism: if f.root { c.launch } else { 0.0 },
+        // A kernel's blocks are its root's (the fused stages run inside them).
+        parallelism: if f.root {
+            c.launch + f.num_blocks.max(1.0) * c.block
+        } else {
+            0.0
+        },
     }
 }
 
-/// The five quantities [`stage_cost`] multiplies by the linear coefficients, in
+/// The six quantities [`stage_cost`] multiplies by the linear coefficients, in
 /// [`TERM_NAMES`] order: `stage_cost(f, c, dev).total() == Σ terms[i] × c.weights()[i]`
 /// (up to rounding). They are the features `rtile-bench retrain` fits the coefficients on
 /// (Appendix B's cost is linear in its coefficients once the features are fixed).
-pub fn stage_terms(f: &StageFeatures, saturating_warps: f64, dev: &Device) -> [f64; 5] {
+pub fn stage_terms(f: &StageFeatures, saturating_warps: f64, dev: &Device) -> [f64; NUM_TERMS] {
     let unit = Coefficients {
         per_flop: 1.0,
         global_transaction: 1.0,
         shared_transaction: 1.0,
         global_byte: 1.0,
         launch: 1.0,
+        block: 1.0,
         saturating_warps,
     };
-    let one = |i: usize| {
-        let mut w = [0.0; 5];
+    std::array::from_fn(|i| {
+        let mut w = [0.0; NUM_TERMS];
         w[i] = 1.0;
-        let c = stage_cost(f, &unit.with_weights(w), dev);
-        c.total()
-    };
-    [one(0), one(1), one(2), one(3), one(4)]
+        stage_cost(f, &unit.with_weights(w), dev).total()
+    })
+}
+
+/// [`Coefficients::block`]'s device-derived value: [`BLOCK_DISPATCH_CYCLES`] at the device's clock
+/// on each of its cores, seconds per block; 0 (no block term) for a device file that gives
+/// no clock.
+pub fn block_dispatch_seconds(dev: &Device) -> f64 {
+    if dev.clock_ghz > 0.0 && dev.cores > 0 {
+        BLOCK_DISPATCH_CYCLES / (dev.clock_ghz * 1e9 * dev.cores as f64)
+    } else {
+        0.0
+    }
 }

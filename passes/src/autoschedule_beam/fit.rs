@@ -11,7 +11,7 @@
 //! 1974, ch. 23) with Householder least squares on the passive set; columns are scaled to
 //! unit norm first (the coefficients span seven orders of magnitude).
 
-use super::cost::{Coefficients, TERM_NAMES, stage_cost, stage_terms};
+use super::cost::{Coefficients, NUM_TERMS, TERM_NAMES, stage_cost, stage_terms};
 use super::features::featurize;
 use super::kernel::{levels, plan_kernel};
 use super::pipeline::Pipeline;
@@ -23,7 +23,7 @@ use crate::device::Device;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
     /// The terms, [`TERM_NAMES`] order.
-    pub terms: [f64; 5],
+    pub terms: [f64; NUM_TERMS],
     /// The measured (or modelled) time, seconds; > 0.
     pub time: f64,
 }
@@ -34,7 +34,7 @@ pub struct Fit {
     /// The fitted coefficients (unfitted terms keep the base's).
     pub coefficients: Coefficients,
     /// Per term: fitted (false: its column is zero in every record, the base value kept).
-    pub fitted: [bool; 5],
+    pub fitted: [bool; NUM_TERMS],
     /// Root mean square of the relative residuals of the fit.
     pub rms_rel_err: f64,
     /// The largest relative residual.
@@ -173,11 +173,11 @@ pub fn fit_coefficients(records: &[Record], base: &Coefficients) -> Result<Fit, 
             r.time
         ));
     }
-    let mut fitted = [false; 5];
+    let mut fitted = [false; NUM_TERMS];
     for (j, f) in fitted.iter_mut().enumerate() {
         *f = records.iter().any(|r| r.terms[j] != 0.0);
     }
-    let idx: Vec<usize> = (0..5).filter(|&j| fitted[j]).collect();
+    let idx: Vec<usize> = (0..NUM_TERMS).filter(|&j| fitted[j]).collect();
     if records.len() < idx.len() {
         return Err(format!(
             "{} records cannot determine {} coefficients ({})",
@@ -232,7 +232,7 @@ pub struct KernelTerms {
     /// The root stage.
     pub root: usize,
     /// The terms ([`TERM_NAMES`] order).
-    pub terms: [f64; 5],
+    pub terms: [f64; NUM_TERMS],
     /// `Σ stage_cost` over the kernel's stages.
     pub cost: f64,
 }
@@ -251,7 +251,7 @@ pub fn schedule_terms(
     for r in (0..p.len()).filter(|&r| matches!(locs[r], Some(Loc::Root(_)))) {
         let plan = plan_kernel(p, &locs, &lv, r, dev)
             .map_err(|e| format!("the kernel rooted at stage {r} does not fit: {e:?}"))?;
-        let mut terms = [0.0; 5];
+        let mut terms = [0.0; NUM_TERMS];
         let mut cost = 0.0;
         for f in featurize(p, &plan, &lv, dev) {
             for (t, v) in terms
@@ -294,17 +294,26 @@ mod tests {
     }
 
     /// Synthetic records: terms log-uniform over the ranges real kernels give (flops
-    /// 1e5..1e10, sectors 1e3..1e8, …), times from `truth` times (1 + noise·U(−1, 1)).
-    fn synthetic(truth: &[f64; 5], n: usize, noise: f64, seed: u64) -> Vec<Record> {
+    /// 1e5..1e10, sectors 1e3..1e8, …, blocks 1..1e6), times from `truth` times (1 +
+    /// noise·U(−1, 1)).
+    fn synthetic(truth: &[f64; NUM_TERMS], n: usize, noise: f64, seed: u64) -> Vec<Record> {
         let mut rng = Rng(seed);
-        let ranges = [(5.0, 10.0), (3.0, 8.0), (0.0, 7.0), (4.0, 9.0), (0.0, 1.5)];
+        let ranges = [
+            (5.0, 10.0),
+            (3.0, 8.0),
+            (0.0, 7.0),
+            (4.0, 9.0),
+            (0.0, 1.5),
+            (0.0, 6.0),
+        ];
         (0..n)
             .map(|_| {
-                let mut terms = [0.0; 5];
+                let mut terms = [0.0; NUM_TERMS];
                 for (t, (lo, hi)) in terms.iter_mut().zip(ranges) {
                     *t = 10f64.powf(lo + (hi - lo) * rng.unit());
                 }
                 terms[4] = terms[4].round().max(1.0);
+                terms[5] = terms[5].round().max(1.0);
                 let t: f64 = terms.iter().zip(truth).map(|(a, c)| a * c).sum();
                 let time = t * (1.0 + noise * (2.0 * rng.unit() - 1.0));
                 Record { terms, time }
@@ -312,16 +321,18 @@ mod tests {
             .collect()
     }
 
+    /// Known coefficients, the block term's 0.6 ns a block (the H200's, PERF.md).
+    const TRUTH: [f64; NUM_TERMS] = [3e-13, 2e-11, 8e-12, 1.2e-12, 4e-6, 6e-10];
+
     #[test]
     fn exact_data_recovers_the_coefficients() {
         let (_, base) = v100();
-        let truth = [3e-13, 2e-11, 8e-12, 1.2e-12, 4e-6];
-        let fit = fit_coefficients(&synthetic(&truth, 60, 0.0, 1), &base).unwrap();
-        for (got, want) in fit.coefficients.weights().iter().zip(truth) {
+        let fit = fit_coefficients(&synthetic(&TRUTH, 60, 0.0, 1), &base).unwrap();
+        for (got, want) in fit.coefficients.weights().iter().zip(TRUTH) {
             assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}");
         }
         assert!(fit.rms_rel_err < 1e-12);
-        assert_eq!(fit.fitted, [true; 5]);
+        assert_eq!(fit.fitted, [true; NUM_TERMS]);
     }
 
     /// With ±2% noise on 400 records, each coefficient is recovered within 5% (the
@@ -329,10 +340,9 @@ mod tests {
     #[test]
     fn noisy_data_recovers_the_coefficients_within_5_percent() {
         let (_, base) = v100();
-        let truth = [3e-13, 2e-11, 8e-12, 1.2e-12, 4e-6];
         for seed in 0..5 {
-            let fit = fit_coefficients(&synthetic(&truth, 400, 0.02, seed), &base).unwrap();
-            for (j, (got, want)) in fit.coefficients.weights().iter().zip(truth).enumerate() {
+            let fit = fit_coefficients(&synthetic(&TRUTH, 400, 0.02, seed), &base).unwrap();
+            for (j, (got, want)) in fit.coefficients.weights().iter().zip(TRUTH).enumerate() {
                 let rel = (got - want).abs() / want;
                 assert!(rel < 0.05, "seed {seed} {}: {got} vs {want}", TERM_NAMES[j]);
             }
@@ -340,12 +350,51 @@ mod tests {
         }
     }
 
+    /// Pairs of kernels with the same five other terms and different block counts (as
+    /// Harris's first stage, greedy and beam): the time difference is the block term's
+    /// alone, and the fit recovers it (and the others) from such data.
+    #[test]
+    fn block_term_is_recovered_from_pairs_differing_only_in_blocks() {
+        let (_, base) = v100();
+        let mut recs = Vec::new();
+        for r in synthetic(&TRUTH, 40, 0.0, 11) {
+            for blocks in [20_480.0, 245_760.0] {
+                let mut terms = r.terms;
+                terms[5] = blocks;
+                let time = terms.iter().zip(&TRUTH).map(|(a, c)| a * c).sum();
+                recs.push(Record { terms, time });
+            }
+        }
+        let fit = fit_coefficients(&recs, &base).unwrap();
+        let w = fit.coefficients.weights();
+        for (j, (got, want)) in w.iter().zip(TRUTH).enumerate() {
+            assert!(
+                (got - want).abs() <= 1e-9 * want,
+                "{}: {got} vs {want}",
+                TERM_NAMES[j]
+            );
+        }
+        // Without the block column (the five-term model), the same data cannot be fitted.
+        let five: Vec<Record> = recs
+            .iter()
+            .map(|r| Record {
+                terms: [
+                    r.terms[0], r.terms[1], r.terms[2], r.terms[3], r.terms[4], 0.0,
+                ],
+                time: r.time,
+            })
+            .collect();
+        let fit5 = fit_coefficients(&five, &base).unwrap();
+        assert!(!fit5.fitted[5]);
+        assert!(fit5.rms_rel_err > 0.1, "{}", fit5.rms_rel_err);
+    }
+
     /// A term that does not contribute (truth 0) is fitted ≥ 0 (unconstrained least
     /// squares would go negative on the noise), and a zero column keeps the base value.
     #[test]
     fn nonnegative_and_unfitted_terms() {
         let (_, base) = v100();
-        let truth = [3e-13, 2e-11, 0.0, 1.2e-12, 0.0];
+        let truth = [3e-13, 2e-11, 0.0, 1.2e-12, 0.0, 6e-10];
         let mut recs = synthetic(&truth, 300, 0.03, 7);
         for r in &mut recs {
             r.terms[4] = 0.0;
@@ -353,7 +402,7 @@ mod tests {
         let fit = fit_coefficients(&recs, &base).unwrap();
         let w = fit.coefficients.weights();
         assert!(w.iter().all(|&x| x >= 0.0), "{w:?}");
-        assert_eq!(fit.fitted, [true, true, true, true, false]);
+        assert_eq!(fit.fitted, [true, true, true, true, false, true]);
         assert_eq!(w[4], base.launch);
     }
 
@@ -418,20 +467,23 @@ mod tests {
     #[test]
     fn fewer_records_than_coefficients_is_an_error() {
         let (_, base) = v100();
-        let recs = synthetic(&[1e-13, 1e-11, 1e-11, 1e-12, 1e-6], 3, 0.0, 0);
+        let recs = synthetic(&[1e-13, 1e-11, 1e-11, 1e-12, 1e-6, 1e-9], 3, 0.0, 0);
         let e = fit_coefficients(&recs, &base).unwrap_err();
-        assert!(e.contains("3 records cannot determine 5"), "{e}");
+        assert!(e.contains("3 records cannot determine 6"), "{e}");
     }
 
     #[test]
     fn weights_files_round_trip_and_are_checked() {
         let (_, base) = v100();
-        let c = base.with_weights([1e-13, 2e-11, 3e-11, 4e-12, 5e-6]);
+        let c = base.with_weights([1e-13, 2e-11, 3e-11, 4e-12, 5e-6, 6e-10]);
         assert_eq!(Coefficients::from_toml(&c.to_toml(), &base).unwrap(), c);
         let e = Coefficients::from_toml("per_flop = 1.0\n", &base).unwrap_err();
         assert!(e.contains("missing field"), "{e}");
         let neg = c.to_toml().replace("launch = 5e-6", "launch = -5e-6");
         let e = Coefficients::from_toml(&neg, &base).unwrap_err();
         assert!(e.contains("launch = -0.000005"), "{e}");
+        let no_block = c.to_toml().replace("block = 6e-10\n", "");
+        let e = Coefficients::from_toml(&no_block, &base).unwrap_err();
+        assert!(e.contains("missing field `block`"), "{e}");
     }
 }

@@ -446,6 +446,75 @@ fn cost_terms_are_linear_in_the_coefficients() {
     }
 }
 
+/// Harris's first stage (`gray`, 1536×2560, paper size) as the greedy and the beam search
+/// scheduled it for h100 (PERF.md, "Retrained on H200 kernel times": 1×16 threads,
+/// 245,760 blocks, 150.8 µs on the H200; 1×64 threads × 3 rows serial, 20,480 blocks,
+/// 17.0 µs). The five Appendix B terms are the measured records' (nearly equal), so the
+/// five-term cost cannot tell them apart; the block term is the block counts and
+/// separates them by `(245,760 − 20,480) × block`.
+#[test]
+fn block_term_separates_harris_first_stage_schedules() {
+    use super::cost::{Coefficients, NUM_TERMS};
+    use super::fit::schedule_terms;
+    let p = pipeline(
+        "func.func @gray(%I: tensor<3x1536x2560xf32>) -> tensor<1536x2560xf32> {\n\
+         %gray = te.compute (%y, %x) in [1536, 2560] : (tensor<3x1536x2560xf32>) -> \
+         tensor<1536x2560xf32> { 0.299 * %I[0, %y, %x] + 0.587 * %I[1, %y, %x] + 0.114 * \
+         %I[2, %y, %x] }\n\
+         func.return %gray : tensor<1536x2560xf32>\n}\n",
+    );
+    let dev = Device::builtin("h100").expect("h100");
+    let c = Coefficients::from_device_with_blocks(&dev);
+    let root = |serial: [u64; 2], threads: [u64; 2]| {
+        Loc::Root(Some(Tiling {
+            serial: Arc::from(serial),
+            threads: Arc::from(threads),
+        }))
+    };
+    let (greedy_loc, beam_loc) = (root([1, 1], [1, 16]), root([3, 1], [1, 64]));
+    let sched = |loc: &Loc, c: &Coefficients| {
+        let ks = schedule_terms(&p, std::slice::from_ref(loc), &dev, c).expect("fits");
+        assert_eq!(ks.len(), 1);
+        ks[0].clone()
+    };
+    let greedy = sched(&greedy_loc, &c);
+    let beam = sched(&beam_loc, &c);
+    // The records' terms (bench/results/h200-2026-11-26/records-measured.txt, harris k0).
+    let want = |kt: &super::fit::KernelTerms, flops: f64, blocks: f64| {
+        let t = kt.terms;
+        let expect = [flops, 1.96608e6, 0.0, 6.291456e7, 1.0, blocks];
+        for j in 0..NUM_TERMS {
+            assert!((t[j] - expect[j]).abs() <= 1e-6 * expect[j], "{j}: {t:?}");
+        }
+    };
+    want(&greedy, 2.025374476190476e7, 245_760.0);
+    want(&beam, 2.02752e7, 20_480.0);
+    let five = |kt: &super::fit::KernelTerms| -> f64 {
+        let w = c.weights();
+        (0..5).map(|j| kt.terms[j] * w[j]).sum()
+    };
+    // Five terms: within 0.2% of each other (the measured times are 8.9x apart).
+    assert!((five(&greedy) / five(&beam) - 1.0).abs() < 2e-3);
+    // Six: the difference is the block term's, 138 µs at h100's 0.61 ns a block.
+    let diff = greedy.cost - beam.cost;
+    let blocks = (245_760.0 - 20_480.0) * c.block;
+    assert!(c.block > 6.0e-10 && c.block < 6.2e-10, "{}", c.block);
+    assert!((diff - blocks).abs() < 1e-3 * blocks, "{diff} vs {blocks}");
+    assert!(
+        greedy.cost > 4.0 * beam.cost,
+        "{} vs {}",
+        greedy.cost,
+        beam.cost
+    );
+    // With the block coefficient 0 (the shipped defaults) the model is the five-term
+    // one: no separation.
+    let c0 = Coefficients::from_device(&dev);
+    assert_eq!(c0.block, 0.0);
+    assert_eq!(c0.with_weights(c.weights()), c);
+    let (g0, b0) = (sched(&greedy_loc, &c0).cost, sched(&beam_loc, &c0).cost);
+    assert!((g0 / b0 - 1.0).abs() < 2e-3, "{g0} vs {b0}");
+}
+
 /// `rank`: the r-th best distinct schedule of the final beam; rank 1 is the default
 /// search's result, costs rise with the rank, the schedules differ, and a rank past the
 /// beam's distinct schedules is refused.

@@ -143,6 +143,10 @@ struct RecordsArgs {
     /// the search's kernel through the lowering (`beam.root`).
     #[arg(long, value_name = "DIR")]
     measured: Option<PathBuf>,
+    /// Search (and, with --measured, relower) with this weights file's coefficients
+    /// instead of the device's: those the measured modules were searched with.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
     /// Where to write the records (default: standard output).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
@@ -158,12 +162,12 @@ fn bench_records(a: RecordsArgs) -> miette::Result<()> {
             .map_err(|e| miette::miette!("cannot read {}: {e}", f.display()))?;
         inputs.push((f.display().to_string(), text));
     }
+    let w = a.weights.as_deref();
     let out = match &a.measured {
         Some(dir) => {
-            rtile_tools::measured::write_measured_records(&inputs, &a.device, &a.beam, dir)?
+            rtile_tools::measured::write_measured_records(&inputs, &a.device, &a.beam, dir, w)?
         }
-        None => rtile_tools::retrain::write_records(&inputs, &a.device, &a.beam)
-            .map_err(|m| miette::miette!("{m}"))?,
+        None => rtile_tools::retrain::write_records(&inputs, &a.device, &a.beam, w)?,
     };
     match &a.output {
         Some(p) => {
@@ -201,6 +205,11 @@ struct RetrainArgs {
     /// the fit on every record).
     #[arg(long)]
     leave_one_out: bool,
+    /// Compare with the six-term device-derived model (the block term at its derived
+    /// value) instead of the shipped defaults (block = 0); it also fills what the records
+    /// do not determine.
+    #[arg(long)]
+    derived_block: bool,
 }
 
 fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
@@ -209,7 +218,8 @@ fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
     let text = std::fs::read_to_string(&a.records)
         .map_err(|e| miette::miette!("cannot read {name}: {e}"))?;
     let recs = retrain::parse_records(&name, &text)?;
-    let base = retrain::base_coefficients(&a.device).map_err(|m| miette::miette!("{m}"))?;
+    let base = retrain::base_coefficients(&a.device, a.derived_block)
+        .map_err(|m| miette::miette!("{m}"))?;
     let (fit, fitted_on, report) = if a.hold_out.is_empty() {
         // Leave-one-out first: its refusals name the fold.
         let report = if a.leave_one_out {
@@ -219,8 +229,7 @@ fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
         } else {
             String::new()
         };
-        let fit =
-            retrain::retrain(&recs, &a.device).map_err(|m| miette::miette!("{m} (in {name})"))?;
+        let fit = retrain::retrain(&recs, &base).map_err(|m| miette::miette!("{m} (in {name})"))?;
         (fit, recs.len(), report)
     } else {
         let h = holdout::hold_out(&recs, &a.hold_out, &base)
@@ -230,10 +239,7 @@ fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
     };
     std::fs::write(&a.output, retrain::weights_file(&fit, fitted_on, &a.device))
         .map_err(|e| miette::miette!("cannot write {}: {e}", a.output.display()))?;
-    print!(
-        "{}{report}",
-        retrain::summary(&fit, &a.device).map_err(|m| miette::miette!("{m}"))?
-    );
+    print!("{}{report}", retrain::summary(&fit, &base));
     Ok(())
 }
 
