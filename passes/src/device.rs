@@ -58,6 +58,22 @@ pub struct MemLayer {
     /// together). Required for every layer but the top one.
     #[serde(default)]
     pub bandwidth_gbps: Option<f64>,
+    /// A device-wide cache in front of this layer (the L2 in front of global memory): its
+    /// capacity in bytes. Global layer only, with `cache_bandwidth_gbps`; optional.
+    #[serde(default)]
+    pub cache_bytes: Option<u64>,
+    /// Aggregate bandwidth, GB/s, at which the cores read that cache.
+    #[serde(default)]
+    pub cache_bandwidth_gbps: Option<f64>,
+}
+
+/// A device-wide cache in front of global memory ([`Device::global_cache`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GlobalCache {
+    /// Capacity, bytes.
+    pub bytes: u64,
+    /// Aggregate read bandwidth of all cores, bytes per second.
+    pub bandwidth: f64,
 }
 
 impl MemLayer {
@@ -448,6 +464,27 @@ impl Device {
                     }
                 }
             }
+            if l.cache_bytes.is_some() != l.cache_bandwidth_gbps.is_some() {
+                return Err(format!(
+                    "layer '{}': 'cache_bytes' and 'cache_bandwidth_gbps' go together",
+                    l.name
+                ));
+            }
+            if l.cache_bytes.is_some() && i != Self::GLOBAL {
+                return Err(format!(
+                    "layer '{}': only the global layer has a cache in front of it",
+                    l.name
+                ));
+            }
+            if l.cache_bytes == Some(0)
+                || l.cache_bandwidth_gbps
+                    .is_some_and(|b| !(b.is_finite() && b > 0.0))
+            {
+                return Err(format!(
+                    "layer '{}': 'cache_bytes' and 'cache_bandwidth_gbps' must be positive",
+                    l.name
+                ));
+            }
             if l.banks.is_some() != l.bank_bytes.is_some() {
                 return Err(format!(
                     "layer '{}': 'banks' and 'bank_bytes' go together",
@@ -532,6 +569,17 @@ impl Device {
         Some((c.tensor_gflops?, &c.mma))
     }
 
+    /// The L2 in front of global memory, where the device file describes it: blocks that
+    /// share input tiles read them from DRAM once per wave
+    /// (`construct_rtile::perf_model::estimate`).
+    pub fn global_cache(&self) -> Option<GlobalCache> {
+        let g = self.layers.get(Self::GLOBAL)?;
+        Some(GlobalCache {
+            bytes: g.cache_bytes?,
+            bandwidth: g.cache_bandwidth_gbps? * 1e9,
+        })
+    }
+
     /// Bandwidth (bytes per second, whole device) at which layer `l` is read by the layer above.
     pub fn bandwidth(&self, l: usize) -> f64 {
         self.layers
@@ -609,6 +657,35 @@ mod tests {
             let e = Device::from_toml_str(&text, "bad.toml").unwrap_err();
             assert!(e.message.contains("'warp_load_gbps' must be"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn the_global_cache_is_optional_and_checked() {
+        let h100 = include_str!("../devices/h100.toml");
+        let d = Device::from_toml_str(h100, "h.toml").unwrap();
+        let l2 = d.global_cache().expect("h100.toml describes its L2");
+        assert_eq!((l2.bytes, l2.bandwidth), (52428800, 10138e9));
+        let without = h100
+            .replace("cache_bytes = 52428800", "")
+            .replace("cache_bandwidth_gbps = 10138", "");
+        assert_eq!(
+            Device::from_toml_str(&without, "u.toml")
+                .unwrap()
+                .global_cache(),
+            None
+        );
+        let half = h100.replace("cache_bandwidth_gbps = 10138", "");
+        let e = Device::from_toml_str(&half, "b.toml").unwrap_err();
+        assert!(e.message.contains("go together"), "{e}");
+        let zero = h100.replace("cache_bytes = 52428800", "cache_bytes = 0");
+        let e = Device::from_toml_str(&zero, "b.toml").unwrap_err();
+        assert!(e.message.contains("must be positive"), "{e}");
+        let on_shared = h100.replace(
+            "bandwidth_gbps = 33454",
+            "bandwidth_gbps = 33454\ncache_bytes = 1\ncache_bandwidth_gbps = 1",
+        );
+        let e = Device::from_toml_str(&on_shared, "b.toml").unwrap_err();
+        assert!(e.message.contains("only the global layer"), "{e}");
     }
 
     #[test]

@@ -45,6 +45,9 @@ pub fn within_epsilon(n: u64, s: u64, epsilon: f64) -> bool {
     padding_ratio(n, s) <= epsilon + 1e-12
 }
 
+/// Bytes of one row of a `wgmma` operand's TMA box (the 128-byte swizzle).
+const WGMMA_BOX_BYTES: u64 = 128;
+
 /// Tensor-core mapping of a contraction: which axes play m, n, k, and the MMA instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorCoreMap {
@@ -56,6 +59,30 @@ pub struct TensorCoreMap {
     pub warps: u64,
     /// Peak GFLOP/s of the tensor cores for the input type.
     pub gflops: f64,
+}
+
+impl TensorCoreMap {
+    /// Times each input's data tile is read from shared memory per pass of one register-layer
+    /// tile `tile`. A warp MMA (`mma.sync`) loads its fragments into registers once
+    /// (`ldmatrix`) and reuses them across its instructions: once. A warpgroup MMA
+    /// (`wgmma`, `warps > 1`) reads both operands from shared-memory descriptors on every
+    /// instruction, and a tile `tile[m]` rows tall issues `tile[m] / 64` of them along m, so
+    /// an input without the m axis (B) is read once per m64 slab. §3.3's `MemTraffic` counts
+    /// a tile's data once; on wgmma the instructions decide it (PERF.md, issue 16: the
+    /// H200's 64×128 tiles against 64×64 and 128-row ones).
+    pub fn read_passes(&self, e: &TensorExprInfo, tile: &[u64]) -> Vec<u64> {
+        let m = self.axes[0];
+        e.inputs
+            .iter()
+            .map(|t| {
+                if self.warps > 1 && !t.uses_axis(m) {
+                    ceil_div(tile[m], self.shape[0]).max(1)
+                } else {
+                    1
+                }
+            })
+            .collect()
+    }
 }
 
 /// The tensor-core mappings for `e` on `dev`, one per MMA instruction the device has for its
@@ -192,15 +219,27 @@ impl<'a> Aligner<'a> {
     }
 
     /// Granularity of the register-layer tile along `a`.
+    ///
+    /// A warpgroup MMA (`wgmma`) reads B through TMA boxes of 128-byte rows: where B is
+    /// stored n-contiguous, its n extent is a whole box (64 f16 columns), or the lowering
+    /// pads it to one and computes the padding (§3.1's alignment with the memory
+    /// transaction, at the granularity the hardware moves B in). An n axis shorter than a
+    /// box keeps the instruction's multiple: its one tile is padded either way.
     fn register_base(&self, a: usize) -> Option<u64> {
         match &self.tc {
             // Axes outside m, n, k stay 1 in a warp tile (callers test `base == 1`).
-            Some(tc) => Some(
-                tc.axes
-                    .iter()
-                    .position(|&x| x == a)
-                    .map_or(1, |i| tc.shape[i]),
-            ),
+            Some(tc) => {
+                let Some(i) = tc.axes.iter().position(|&x| x == a) else {
+                    return Some(1);
+                };
+                let b = &self.expr.inputs[1];
+                let n_major = b.indices.last().and_then(|x| x.single_axis()) == Some(a);
+                let box_cols = (WGMMA_BOX_BYTES / b.elem_bytes).max(1);
+                if tc.warps > 1 && i == 1 && n_major && self.expr.axes[a].extent >= box_cols {
+                    return Some(lcm(tc.shape[1], box_cols));
+                }
+                Some(tc.shape[i])
+            }
             None => Some(1),
         }
     }

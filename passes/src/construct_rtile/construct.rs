@@ -457,7 +457,14 @@ impl<'a> Search<'a> {
     }
 
     fn compute_bound(&self, layer: usize, t: &[u64]) -> bool {
-        perf_model::is_compute_bound(self.expr, self.dev, layer, t, self.al.lanes(), self.gflops)
+        perf_model::is_compute_bound(
+            self.expr,
+            self.dev,
+            layer,
+            t,
+            self.al.tc.as_ref(),
+            self.gflops,
+        )
     }
 
     /// Moves to `mem.Next()` with `P.Add(mem, T)` done: entering the shared layer first aligns
@@ -576,6 +583,7 @@ impl<'a> Search<'a> {
                 register_bytes: reg,
                 staged: !self.al.direct,
                 async_loads: self.al.tc.is_some(),
+                mma: self.al.tc.as_ref(),
             },
         );
         let global_fp: u64 = e
@@ -606,9 +614,27 @@ impl<'a> Search<'a> {
             epsilon: self.al.epsilon,
             est_us: rtile_dialects::rtile::attr::round_estimate(est.total_s * 1e6),
             footprint: [reg, sh, global_fp],
-            traffic: [mem_traffic(e, thread), to_shared, to_shared],
+            traffic: [
+                perf_model::register_traffic(e, thread, self.al.tc.as_ref()),
+                to_shared,
+                to_shared,
+            ],
         })
     }
+}
+
+/// The rProgram of an explicit (block, thread) pair, estimated as the construction would
+/// estimate it (tensor cores through `tc`); `None` when the pair breaks a rule of §3.1 or a
+/// capacity. For comparing the model with programs measured outside the construction.
+pub fn program_for(
+    e: &TensorExprInfo,
+    dev: &Device,
+    tc: Option<TensorCoreMap>,
+    epsilon: f64,
+    block: &[u64],
+    thread: &[u64],
+) -> Option<RProgram> {
+    Search::new(e, dev, epsilon, tc, 1, 0).program(block, thread)
 }
 
 /// Checks that `p` obeys every alignment rule of §3.1 and fits every capacity of `dev` for the

@@ -4,8 +4,11 @@
 
 use super::align::TensorCoreMap;
 use super::expr_info::TensorExprInfo;
-use super::rtile::{ceil_div, input_bytes, output_data_tile, thread_registers, tile_elems};
+use super::rtile::{
+    ceil_div, data_tile, input_bytes, num_tiles, output_data_tile, thread_registers, tile_elems,
+};
 use crate::device::Device;
+use std::collections::HashSet;
 
 /// `MaxComputePerf(expr)` (§3.3): peak GFLOP/s of the whole device for the expression's element
 /// type, from the tensor cores when the program uses them.
@@ -27,10 +30,44 @@ pub fn consumers(dev: &Device, layer: usize, lanes: u64) -> f64 {
     }
 }
 
+/// Bytes one pass of a register-layer tile reads from the layer below: its input data
+/// tiles, each as often as the MMA instructions read it ([`TensorCoreMap::read_passes`];
+/// once without tensor cores, as §3.3 counts).
+pub fn register_reads(e: &TensorExprInfo, shape: &[u64], tc: Option<&TensorCoreMap>) -> u64 {
+    let passes = tc.map(|t| t.read_passes(e, shape));
+    e.inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let n = passes.as_ref().map_or(1, |p| p[i]);
+            n * tile_elems(&data_tile(t, shape), None) * t.elem_bytes
+        })
+        .sum()
+}
+
+/// `Q(T)` of a register-layer tile (§3.1): [`super::rtile::mem_traffic`] with each input
+/// counted as often as the instructions read it ([`register_reads`]).
+pub fn register_traffic(e: &TensorExprInfo, shape: &[u64], tc: Option<&TensorCoreMap>) -> u64 {
+    let extra = register_reads(e, shape, tc) - input_bytes(e, shape);
+    super::rtile::mem_traffic(e, shape) + num_tiles(e, shape) * extra
+}
+
 /// `MemPerf(T)` (§3.3) at `layer`: rTiles per second one consumer can load from the layer below
-/// (`traffic / bandwidth` per tile, inverted).
-pub fn mem_perf(e: &TensorExprInfo, dev: &Device, layer: usize, shape: &[u64], lanes: u64) -> f64 {
-    let bytes = input_bytes(e, shape) as f64;
+/// (`traffic / bandwidth` per tile, inverted); a register-layer tile's traffic is
+/// [`register_reads`].
+pub fn mem_perf(
+    e: &TensorExprInfo,
+    dev: &Device,
+    layer: usize,
+    shape: &[u64],
+    lanes: u64,
+    tc: Option<&TensorCoreMap>,
+) -> f64 {
+    let bytes = if layer == Device::REGISTER {
+        register_reads(e, shape, tc) as f64
+    } else {
+        input_bytes(e, shape) as f64
+    };
     let bw = dev.bandwidth(layer + 1) / consumers(dev, layer, lanes);
     if bytes == 0.0 {
         f64::INFINITY
@@ -56,28 +93,24 @@ pub fn compute_perf(
 /// Figure 8 line 17: loading keeps up with computing (`MemPerf(T') > MaxComputePerf(T')`), so
 /// the tile saturates compute at this layer.
 ///
-/// At the register layer this counts the tile's reads from shared memory only, as §3.3 does.
-/// A staged block's global→shared writes use the same bandwidth ([`estimate`]), but Figure 8
-/// enlarges the register tile before any block exists, and the writes per flop depend on
-/// the block (a 64×64 wgmma tile: 0.023 B per multiply-add in a 256×128 block, 0.031 in
-/// 128×128, 0.063 alone). They are checked once the block is chosen: [`estimate`] charges
-/// them to the shared layer and the construction's ranking re-orders by it; nothing is
-/// dropped. A write-aware test here was tried, re-checking each register tile against the
-/// block the shared layer would record first from it: on h100 it moved the f16 wgmma tiles
-/// of a 4096³ matmul from 64×64 (256×128 blocks, 537.1 µs) to 128×96 (128×288 blocks,
-/// 548.7 µs) and BERT-Large FFN1's (512×4096×1024) from 64×64 to 128×96 (32.28 to 38.09
-/// µs), programs the estimate itself rates slower, and whose B operand the two m64
-/// instructions of a 128-row warpgroup tile read twice, which a register tile's traffic
-/// does not count. So the test stays the paper's (`docs/passes/construct-rtile.md`).
+/// At the register layer this counts the tile's reads from shared memory only, as §3.3 does
+/// (per instruction on wgmma, [`register_reads`]). A staged block's global→shared writes
+/// use the same bandwidth ([`estimate`]), but Figure 8 enlarges the register tile before
+/// any block exists, and the writes per flop depend on the block. They are checked once
+/// the block is chosen: [`estimate`] charges them to the shared layer and the
+/// construction's ranking re-orders by it; nothing is dropped. (A write-aware test here,
+/// tried in session 16 before reads were counted per instruction, moved h100's wgmma tiles
+/// to 128×96, which the estimate rated slower: `docs/passes/construct-rtile.md`.)
 pub fn is_compute_bound(
     e: &TensorExprInfo,
     dev: &Device,
     layer: usize,
     shape: &[u64],
-    lanes: u64,
+    tc: Option<&TensorCoreMap>,
     gflops: f64,
 ) -> bool {
-    mem_perf(e, dev, layer, shape, lanes) > compute_perf(e, dev, layer, shape, lanes, gflops)
+    let lanes = tc.map_or(1, |t| dev.teu_width * t.warps);
+    mem_perf(e, dev, layer, shape, lanes, tc) > compute_perf(e, dev, layer, shape, lanes, gflops)
 }
 
 /// The model's estimate of a whole rProgram.
@@ -117,6 +150,9 @@ pub struct ProgramShape<'a> {
     /// and TMA pipelines): their bytes in flight are the pipeline's stages, not what each
     /// warp's outstanding loads allow, so [`load_utilisation`] does not apply.
     pub async_loads: bool,
+    /// The MMA instruction the register-layer tiles issue, if any: how often they read
+    /// their operands ([`register_reads`]).
+    pub mma: Option<&'a TensorCoreMap>,
 }
 
 /// Fraction of a core's compute peak that `warps` resident TEUs reach: each TEU group
@@ -168,8 +204,16 @@ pub fn load_utilisation(dev: &Device, warps: u64) -> f64 {
 /// B/clock of operands through m64n64k16 and 96 through m64n128k16, and TMA writes 48: at
 /// shared memory's 128 B/clock, 73% and 89% of the tensor-core peak, a ratio of 0.82
 /// against the measured 542 / 667 TFLOP/s = 0.81 (PERF.md, `bench/results/h200-2026-11-26/`).
-/// With reads alone neither shape's shared time reached its compute time. (For that 4096³
-/// matmul the global term still binds both: this model has no L2.)
+/// With reads alone neither shape's shared time reached its compute time. A wgmma tile's
+/// reads are counted per instruction ([`register_reads`]).
+///
+/// Global memory: where the device file describes an L2 ([`Device::global_cache`]), every
+/// block's loads and stores cross it at the core's share of its bandwidth, and DRAM serves
+/// each wave's distinct tiles once ([`wave_dram_bytes`]); the slower of the two binds.
+/// Roller §3.3 charges every block's loads to DRAM; the H200 ran the 4096³ wgmma programs
+/// in 1/2.1–1/2.6 of that estimate, because blocks in a row of the grid share their A
+/// panel and a wave holds all of B (PERF.md, issue 16). Devices without the figures keep
+/// the per-block DRAM term.
 pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<'_>) -> Estimate {
     let mut grid = 1u64;
     let mut k_steps = 1u64;
@@ -192,7 +236,7 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
     let thread_tiles = (p.threads / p.lanes.max(1)) * thread_steps * k_steps;
     // Register tiles' reads plus the block's global→shared writes (the inputs of
     // `global_block`).
-    let shared_block = (thread_tiles * input_bytes(e, p.thread)) as f64
+    let shared_block = (thread_tiles * register_reads(e, p.thread, p.mma)) as f64
         + (k_steps * input_bytes(e, p.block)) as f64;
 
     let regs = thread_registers(p.register_bytes);
@@ -213,8 +257,23 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
     } else {
         load_utilisation(dev, warps)
     };
-    let global_core = dev.bandwidth(Device::GLOBAL) / cores as f64 * loads;
-    let global_s = r * global_block / global_core;
+    let global_s = match dev.global_cache() {
+        Some(l2) => {
+            let wave_blocks = (cores * resident).min(grid);
+            let dram = wave_dram_bytes(e, p.block, wave_blocks, l2.bytes)
+                .unwrap_or(wave_blocks as f64 * global_block);
+            // The warps' loads in flight bound the rate whichever layer serves them:
+            // `warp_load_gbps` each, for synchronous loads ([`load_utilisation`]).
+            let in_flight = match dev.warp_load_gbps {
+                Some(g) if !p.async_loads => warps as f64 * g * 1e9,
+                _ => f64::INFINITY,
+            };
+            let l2_core = (l2.bandwidth / cores as f64).min(in_flight);
+            let through_l2 = r * global_block / l2_core;
+            through_l2.max(dram / (dev.bandwidth(Device::GLOBAL) * loads))
+        }
+        None => r * global_block / (dev.bandwidth(Device::GLOBAL) / cores as f64 * loads),
+    };
     let shared_s = if p.staged {
         r * shared_block / (dev.bandwidth(Device::SHARED) / cores as f64)
     } else {
@@ -229,6 +288,60 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
         global_s,
         shared_s,
     }
+}
+
+/// DRAM bytes of the first wave of `wave_blocks` blocks when a device-wide cache of
+/// `cache_bytes` holds the tiles the wave shares; `None` when it does not (then every block
+/// reads its own). The blocks of a wave run their k-steps about together, so the cache has
+/// to hold one k-step's tiles of the whole wave, not the whole reduction's. Blocks are numbered
+/// row-major over the spatial axes, the last fastest, as `--lower-to-gpu` launches them,
+/// and a wave is consecutive blocks. Per input, the wave reads each distinct data tile
+/// once: the blocks that agree on the spatial axes the input uses share its tiles (a
+/// matmul's blocks in one row of the grid share their A panel). Halos shared by
+/// neighbouring blocks count for each (an upper bound). Every block writes its own output.
+fn wave_dram_bytes(
+    e: &TensorExprInfo,
+    block: &[u64],
+    wave_blocks: u64,
+    cache_bytes: u64,
+) -> Option<f64> {
+    let spatial: Vec<usize> = (0..e.axes.len())
+        .filter(|&a| !e.axes[a].reduction)
+        .collect();
+    let grid: Vec<u64> = spatial
+        .iter()
+        .map(|&a| ceil_div(e.axes[a].extent, block[a]))
+        .collect();
+    let coords = |mut b: u64| {
+        let mut c = vec![0u64; grid.len()];
+        for (j, &g) in grid.iter().enumerate().rev() {
+            c[j] = b % g;
+            b /= g;
+        }
+        c
+    };
+    let (mut bytes, mut step_bytes) = (0f64, 0f64);
+    for t in &e.inputs {
+        let used: Vec<usize> = (0..spatial.len())
+            .filter(|&j| t.uses_axis(spatial[j]))
+            .collect();
+        let mut seen: HashSet<Vec<u64>> = HashSet::new();
+        for b in 0..wave_blocks {
+            let c = coords(b);
+            seen.insert(used.iter().map(|&j| c[j]).collect());
+        }
+        // Over the whole reduction: every k-step's tile of an input the reduction indexes.
+        let k_steps: u64 = (0..e.axes.len())
+            .filter(|&a| e.axes[a].reduction && t.uses_axis(a))
+            .map(|a| ceil_div(e.axes[a].extent, block[a]))
+            .product();
+        let tile = tile_elems(&data_tile(t, block), None) * t.elem_bytes;
+        bytes += (seen.len() as u64 * k_steps * tile) as f64;
+        step_bytes += (seen.len() as u64 * tile) as f64;
+    }
+    let out =
+        (wave_blocks * tile_elems(&output_data_tile(e, block), None) * e.output.elem_bytes) as f64;
+    (step_bytes + out <= cache_bytes as f64).then_some(bytes + out)
 }
 
 #[cfg(test)]
@@ -247,7 +360,7 @@ mod tests {
             &dev,
             Device::REGISTER,
             &[1, 1, 1],
-            1,
+            None,
             g
         ));
         assert!(is_compute_bound(
@@ -255,12 +368,19 @@ mod tests {
             &dev,
             Device::REGISTER,
             &[8, 8, 1],
-            1,
+            None,
             g
         ));
         // Element-wise never becomes compute bound.
         let r = TensorExprInfo::elementwise(&[1 << 20], "f32");
-        assert!(!is_compute_bound(&r, &dev, Device::SHARED, &[1024], 1, g));
+        assert!(!is_compute_bound(
+            &r,
+            &dev,
+            Device::SHARED,
+            &[1024],
+            None,
+            g
+        ));
     }
 
     #[test]
@@ -281,6 +401,7 @@ mod tests {
                 register_bytes: 64,
                 staged: true,
                 async_loads: false,
+                mma: None,
             },
         );
         let big = estimate(
@@ -296,6 +417,7 @@ mod tests {
                 register_bytes: 320,
                 staged: true,
                 async_loads: false,
+                mma: None,
             },
         );
         assert!(big.total_s < small.total_s, "{big:?} vs {small:?}");
@@ -326,6 +448,7 @@ mod tests {
                 register_bytes: 4 * (thread[0] * thread[1] + thread[0] + thread[1]),
                 staged: true,
                 async_loads: false,
+                mma: None,
             },
         )
     }
@@ -385,6 +508,7 @@ mod tests {
                 register_bytes: 480,
                 staged: true,
                 async_loads: false,
+                mma: None,
             },
         );
         assert_eq!((est.waves, est.blocks_per_core), (1, 2));
@@ -411,6 +535,7 @@ mod tests {
                 register_bytes,
                 staged: true,
                 async_loads: true,
+                mma: None,
             },
         )
     }
@@ -453,13 +578,39 @@ mod tests {
         assert!((0.95..0.97).contains(&eff128), "{eff128}");
         let ratio = n128.shared_s / n64.shared_s;
         assert!((0.81..0.83).contains(&ratio), "{ratio}");
-        // The whole estimate is still bound by the global term: the block's 3.2 MB from DRAM
-        // at an SM's 25.4 GB/s share (this model has no L2), 126.5 µs per wave. A staged
-        // block's writes are its global loads, so shared memory binds only where the reads
-        // exceed 9× the writes (33,454 / 3,350 GB/s).
-        let global = (writes + 256.0 * 128.0 * 2.0) / (3350e9 / 132.0);
-        assert!(rel(n64.global_s, global) < 1e-12, "{n64:?}");
-        assert!(n64.global_s > n64.shared_s && n128.total_s == n64.total_s);
+        // Global memory through the L2 (h100.toml: 50 MB at 10,138 GB/s): each block's 3.2
+        // MB of loads and stores cross the L2 at an SM's 76.8 GB/s share, 41.8 µs per wave;
+        // the wave's DRAM bytes are its distinct tiles only, 15.7 µs at 3,350 GB/s.
+        let block_bytes = writes + 256.0 * 128.0 * 2.0;
+        let through_l2 = block_bytes / (10138e9 / 132.0);
+        assert!(rel(n64.global_s, through_l2) < 1e-12, "{n64:?}");
+        assert_eq!(n64.global_s, n128.global_s);
+        // So shared memory binds the 64×64 program and the L2 the 64×128 one, which is now
+        // estimated faster (0.92×; the H200 measured 0.81×).
+        assert_eq!(n64.total_s, 4.0 * n64.shared_s);
+        assert_eq!(n128.total_s, 4.0 * n128.global_s);
+        assert!(n128.total_s < n64.total_s);
+    }
+
+    /// A wave of 132 of sq4096's 256×128 blocks (grid 16×32, the last axis fastest) spans 5
+    /// block rows: it reads 5 A panels and all 32 B panels once from DRAM, and writes its
+    /// 132 output tiles.
+    #[test]
+    fn a_wave_reads_each_shared_tile_once() {
+        let e = TensorExprInfo::matmul(4096, 4096, 4096, "f16");
+        let block = [256, 128, 64];
+        let a_tile = 256.0 * 64.0 * 2.0;
+        let b_tile = 64.0 * 128.0 * 2.0;
+        let out = 132.0 * 256.0 * 128.0 * 2.0;
+        let want = 5.0 * 64.0 * a_tile + 32.0 * 64.0 * b_tile + out;
+        assert_eq!(wave_dram_bytes(&e, &block, 132, 50 << 20), Some(want));
+        // One k-step of the wave's tiles and its outputs must fit the cache: 9.3 MB.
+        let step = 5.0 * a_tile + 32.0 * b_tile + out;
+        assert_eq!(wave_dram_bytes(&e, &block, 132, step as u64), Some(want));
+        assert_eq!(wave_dram_bytes(&e, &block, 132, step as u64 - 1), None);
+        // Devices without an L2 in their file keep §3.3's per-block global term.
+        let v100 = Device::builtin("v100").unwrap();
+        assert!(v100.global_cache().is_none());
     }
 
     /// BERT-Large FFN1 (512×4096×1024, f16 inputs, f32 arithmetic) on h100: two SIMT
@@ -485,6 +636,7 @@ mod tests {
                     register_bytes: 80,
                     staged: true,
                     async_loads: false,
+                    mma: None,
                 },
             )
         };
