@@ -26,7 +26,7 @@ rm -rf "$stage" && mkdir -p "$stage/bin" gpu-carry
 for b in rtile-run rtile-run-cuda; do
   strip -o "$stage/bin/$b" "$BIN/$b" || exit 1
 done
-bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsq" "$sm" "$device"
+LOWER_OPTIONS="tensor-core=mma-sync" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsq" "$sm" "$device"
 LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tcwg" sm_90a "$device"
 LOWER_OPTIONS="tensor-core=wgmma" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-square.mlir "$stage/tcsqwg" sm_90a "$device"
 LOWER_OPTIONS="tensor-core=wgmma warp-specialize=false" bench/gpu/prepare-ptx.sh bench/ops/tensor-core-f16.mlir "$stage/tcwgsr" sm_90a "$device"

@@ -42,8 +42,8 @@ rtile::declare_pass! {
             dedup_kernels: bool = "true", "dedup-kernels";
             /// automatic cross-thread reduction split (false: one thread per output point, as packed rTasks always are)
             cross_thread: bool = "true", "cross-thread";
-            /// tensor-core instructions: mma-sync (sm_80 mma.sync, ldmatrix, cp.async), auto (sm_90a wgmma with TMA where it applies, else mma-sync) or wgmma (an error where it does not apply)
-            tensor_core: TensorCoreMode = "mma-sync", "tensor-core";
+            /// tensor-core instructions: auto (sm_90a wgmma with TMA where it applies, i.e. on sm_90 devices, else mma-sync), mma-sync (sm_80 mma.sync, ldmatrix, cp.async) or wgmma (an error where it does not apply)
+            tensor_core: TensorCoreMode = "auto", "tensor-core";
             /// wgmma kernels with a producer warpgroup issuing the TMA loads and consumer warpgroups computing, synchronised by full/empty mbarriers, where the block has room for 128 more threads (false: every warpgroup computes, thread 0 loads)
             warp_specialize: bool = "true", "warp-specialize";
             /// a tilegraph.kernel with several results as one kernel writing all of them, where its other results are shared stages whose owned parts partition them (false: one kernel per result)

@@ -1,20 +1,28 @@
 // --lower-to-gpu on tensor-core programs (sm_80 mma.sync, Roller §5.1): the construction's
 // best program on A100 for a 100x60x72 f16 matmul (tiles [16, 16, 80] / warp [16, 16, 16],
 // one warp) and a bf16 batch matmul into f32 (block [1, 64, 48, 128], warps of 32x48), and
-// on H100 (wgmma-shaped warpgroup tiles, lowered as 4 warps of mma.sync each). On H100 the
+// on H100 (wgmma-shaped warpgroup tiles, lowered with tensor-core=mma-sync as 4 warps of
+// mma.sync each). On H100 the
 // candidates of rank 1 are taken: for the tiny 100x60x72 matmul the model ranks a one-warp
 // SIMT program over 100 SMs (0.32 us) above the tensor-core one on 8 blocks (0.69 us).
 //
 // RUN: rtile-opt %s --construct-rtile="device=a100" --rtile-select --lower-to-gpu | FileCheck %s
 // Upstream MLIR verifies the kernels (nvgpu, gpu, scf, memref, vector, arith ops).
 // RUN: rtile-opt %s --construct-rtile="device=a100" --rtile-select --lower-to-gpu --mlir-print-op-generic | mlir-opt-22 --verify-each | FileCheck %s --check-prefix=UPSTREAM
-// RUN: rtile-opt %s --construct-rtile="device=h100" --rtile-select="rank=1" --lower-to-gpu --mlir-print-op-generic | mlir-opt-22 --verify-each | FileCheck %s --check-prefix=UPSTREAM
+// RUN: rtile-opt %s --construct-rtile="device=h100" --rtile-select="rank=1" --lower-to-gpu="tensor-core=mma-sync" --mlir-print-op-generic | mlir-opt-22 --verify-each | FileCheck %s --check-prefix=UPSTREAM
 // The CPU GPU-simulator runs them against the te interpreter (f64 accumulation, rounded once
 // to the result type): the f16 result may differ by one f16 ulp (2^-10 ~ 9.8e-4 of the
 // largest element) plus the f32 accumulation's ~1e-5, hence 1.1e-3; bf16 inputs into f32
 // accumulate in another order only (well under 1e-4).
 // RUN: rtile-opt %s --construct-rtile="device=a100" --rtile-select --lower-to-gpu | rtile-run --sim --check --tolerance 1.1e-3 | FileCheck %s --check-prefix=SIM
+// RUN: rtile-opt %s --construct-rtile="device=h100" --rtile-select="rank=1" --lower-to-gpu="tensor-core=mma-sync" | rtile-run --sim --check --tolerance 1.1e-3 | FileCheck %s --check-prefix=SIM
+// By default (tensor-core=auto) H100 programs take sm_90a wgmma where it applies: the bf16
+// batch matmul's warpgroup tiles do, fed by TMA; the simulator checks it too.
+// RUN: rtile-opt %s --construct-rtile="device=h100" --rtile-select="rank=1" --lower-to-gpu | FileCheck %s --check-prefix=H100AUTO
 // RUN: rtile-opt %s --construct-rtile="device=h100" --rtile-select="rank=1" --lower-to-gpu | rtile-run --sim --check --tolerance 1.1e-3 | FileCheck %s --check-prefix=SIM
+// H100AUTO-LABEL: gpu.func @bmm
+// H100AUTO: nvgpu.tma.async.load
+// H100AUTO: nvgpu.warpgroup.mma
 // The kernels' shared loads are all ldmatrix, with no bank conflict (padded rows).
 // RUN: rtile-opt %s --construct-rtile="device=a100" --rtile-select --lower-to-gpu | rtile-run --sim --profile --tolerance 1.1e-3 | FileCheck %s --check-prefix=PROFILE
 

@@ -19,7 +19,7 @@
 // CHECK-NEXT:   construct-rtile{device=h100 device-file= epsilon=2.000000e-01 epsilon-max=1.000000e+00 tensor-core=true top-k=3},
 // CHECK-NEXT:   rtile-select{rank=0},
 // CHECK-NEXT:   tensor-padding{epsilon=2.500000e-01 tile=8,4},
-// CHECK-NEXT:   lower-to-gpu{cross-thread=true dedup-kernels=true device= one-kernel-results=true prefetch=true tensor-core=mma-sync thread-mapping=interleaved warp-specialize=true}
+// CHECK-NEXT:   lower-to-gpu{cross-thread=true dedup-kernels=true device= one-kernel-results=true prefetch=true tensor-core=auto thread-mapping=interleaved warp-specialize=true}
 // CHECK-NEXT: )
 
 // What --dump-pass-pipeline prints parses back to the same pipeline.
