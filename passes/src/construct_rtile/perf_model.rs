@@ -613,6 +613,46 @@ mod tests {
         assert!(v100.global_cache().is_none());
     }
 
+    /// What one block moves over its whole reduction: each k-step's input tiles, and its
+    /// output tile (the `global_block` of [`estimate`]).
+    fn block_bytes(e: &TensorExprInfo, block: &[u64]) -> f64 {
+        let k_steps: u64 = (0..e.axes.len())
+            .filter(|&a| e.axes[a].reduction)
+            .map(|a| ceil_div(e.axes[a].extent, block[a]))
+            .product();
+        let out = tile_elems(&output_data_tile(e, block), None) * e.output.elem_bytes;
+        (k_steps * input_bytes(e, block) + out) as f64
+    }
+
+    proptest::proptest! {
+        /// A wave's DRAM bytes never exceed what its blocks load one by one, grow with the
+        /// wave, and equal the blocks' own bytes where no block shares a tile (element-wise).
+        #[test]
+        fn a_wave_reads_at_most_what_its_blocks_load(
+            m in 1u64..300, n in 1u64..300, k in 1u64..300,
+            bm in 1u64..64, bn in 1u64..64, bk in 1u64..64, wave in 1u64..400,
+        ) {
+            let e = TensorExprInfo::matmul(m, n, k, "f16");
+            let block = [bm.min(m), bn.min(n), bk.min(k)];
+            let grid = ceil_div(m, block[0]) * ceil_div(n, block[1]);
+            let w = wave.min(grid);
+            let all = wave_dram_bytes(&e, &block, w, u64::MAX).unwrap();
+            proptest::prop_assert!(all <= w as f64 * block_bytes(&e, &block));
+            if w > 1 {
+                let fewer = wave_dram_bytes(&e, &block, w - 1, u64::MAX).unwrap();
+                proptest::prop_assert!(fewer <= all);
+            }
+            let ew = TensorExprInfo::elementwise(&[m, n], "f32");
+            let eb = [block[0], block[1]];
+            let ew_grid = ceil_div(m, eb[0]) * ceil_div(n, eb[1]);
+            let ew_w = wave.min(ew_grid);
+            proptest::prop_assert_eq!(
+                wave_dram_bytes(&ew, &eb, ew_w, u64::MAX).unwrap(),
+                ew_w as f64 * block_bytes(&ew, &eb)
+            );
+        }
+    }
+
     /// BERT-Large FFN1 (512×4096×1024, f16 inputs, f32 arithmetic) on h100: two SIMT
     /// programs the construction builds (ranks 9 and 10), 4×4 thread tiles in 64×128 or
     /// 64×64 blocks. Their register tiles read alike per flop, so on reads alone they tied
