@@ -290,6 +290,9 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
     }
 }
 
+/// The largest wave [`wave_dram_bytes`] enumerates.
+const MAX_WAVE_BLOCKS: u64 = 1 << 16;
+
 /// DRAM bytes of the first wave of `wave_blocks` blocks when a device-wide cache of
 /// `cache_bytes` holds the tiles the wave shares; `None` when it does not (then every block
 /// reads its own). The blocks of a wave run their k-steps about together, so the cache has
@@ -305,6 +308,11 @@ fn wave_dram_bytes(
     wave_blocks: u64,
     cache_bytes: u64,
 ) -> Option<f64> {
+    // The wave is enumerated block by block; a device file claiming more resident blocks
+    // than any GPU has (132 SMs × 32 on an H100) gets the per-block term, not a long loop.
+    if wave_blocks > MAX_WAVE_BLOCKS {
+        return None;
+    }
     let spatial: Vec<usize> = (0..e.axes.len())
         .filter(|&a| !e.axes[a].reduction)
         .collect();
@@ -608,6 +616,12 @@ mod tests {
         let step = 5.0 * a_tile + 32.0 * b_tile + out;
         assert_eq!(wave_dram_bytes(&e, &block, 132, step as u64), Some(want));
         assert_eq!(wave_dram_bytes(&e, &block, 132, step as u64 - 1), None);
+        // A wave past any real device's (a malformed device file) is not enumerated.
+        let e1 = TensorExprInfo::elementwise(&[1 << 20], "f32");
+        assert_eq!(
+            wave_dram_bytes(&e1, &[1], MAX_WAVE_BLOCKS + 1, u64::MAX),
+            None
+        );
         // Devices without an L2 in their file keep §3.3's per-block global term.
         let v100 = Device::builtin("v100").unwrap();
         assert!(v100.global_cache().is_none());
