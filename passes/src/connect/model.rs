@@ -163,8 +163,9 @@ pub fn dram_utilization(blocks: u64, threads: u64, dev: &Device) -> f64 {
     let threads = threads.max(1);
     let cores = dev.cores.max(1);
     let share = (blocks.max(1) as f64 / cores as f64).min(1.0);
-    let resident =
-        (dev.max_blocks_per_core.max(1)).min((dev.max_threads_per_core / threads).max(1));
+    // Resident blocks by threads and the block limit (the plan's shared memory and
+    // registers are not known here).
+    let resident = dev.resident_blocks(threads, 0, None);
     let per_core = blocks.max(1).div_ceil(cores).min(resident);
     let warps = per_core * threads.div_ceil(dev.teu_width.max(1));
     // `util` is `share × busy`: the smaller of it and `share × load`.

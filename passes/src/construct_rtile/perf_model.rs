@@ -180,13 +180,15 @@ pub fn latency_utilisation(dev: &Device, warps: u64) -> f64 {
 /// too few loads in flight to cover the memory latency. On an H200, Rammer's LSTM gate
 /// (one 26-thread block streaming 586 KB) ran at 1.48 GB/s, 1/25 of one SM's share (PERF.md).
 pub fn load_utilisation(dev: &Device, warps: u64) -> f64 {
-    match dev.warp_load_gbps {
-        Some(g) => {
-            let share = dev.bandwidth(Device::GLOBAL) / 1e9 / dev.cores as f64;
-            (warps as f64 * g / share).min(1.0)
-        }
-        None => 1.0,
-    }
+    let share = dev.bandwidth(Device::GLOBAL) / dev.cores as f64;
+    (loads_in_flight(dev, warps) / share).min(1.0)
+}
+
+/// Bytes per second that `warps` resident TEUs of one core load synchronously, each at
+/// [`Device::warp_load_gbps`]; unbounded where the device file does not say.
+fn loads_in_flight(dev: &Device, warps: u64) -> f64 {
+    dev.warp_load_gbps
+        .map_or(f64::INFINITY, |g| warps as f64 * g * 1e9)
 }
 
 /// Estimates an rProgram after scale-out (§3.2): blocks are spread evenly over the cores in
@@ -264,9 +266,10 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
                 .unwrap_or(wave_blocks as f64 * global_block);
             // The warps' loads in flight bound the rate whichever layer serves them:
             // `warp_load_gbps` each, for synchronous loads ([`load_utilisation`]).
-            let in_flight = match dev.warp_load_gbps {
-                Some(g) if !p.async_loads => warps as f64 * g * 1e9,
-                _ => f64::INFINITY,
+            let in_flight = if p.async_loads {
+                f64::INFINITY
+            } else {
+                loads_in_flight(dev, warps)
             };
             let l2_core = (l2.bandwidth / cores as f64).min(in_flight);
             let through_l2 = r * global_block / l2_core;
