@@ -5,6 +5,7 @@ pub mod axis_fusion;
 pub mod connect;
 pub mod construct_rtile;
 pub mod device;
+pub mod fold_reshapes;
 pub mod lower_to_gpu;
 pub mod print_op_stats;
 pub mod rtile_select;
@@ -39,6 +40,7 @@ pub fn register_all_passes(reg: &mut PassRegistry) {
     reg.register(|| Box::new(symbol_dce::SymbolDce));
     reg.register(|| Box::new(print_op_stats::PrintOpStats::new()));
     reg.register(|| Box::new(axis_fusion::AxisFusion));
+    reg.register(|| Box::new(fold_reshapes::FoldReshapes));
     reg.register(|| Box::new(tensor_padding::TensorPadding::default()));
     reg.register(|| Box::new(construct_rtile::pass::ConstructRtile::default()));
     reg.register(|| Box::new(rtile_select::RtileSelect::default()));

@@ -2,6 +2,7 @@
 //! types, attributes, affine maps and locations.
 
 pub mod affine;
+pub mod affine_bounds;
 pub mod attributes;
 pub mod builder;
 pub mod context;

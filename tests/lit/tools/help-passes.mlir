@@ -26,6 +26,7 @@
 // CHECK-NEXT:      --epsilon=<number>           - initial tensor-padding bound (Roller §3.1) (default: 0.2)
 // CHECK-NEXT:      --epsilon-max=<number>       - epsilon grows by 0.2 up to this bound (at most 1) while fewer than top-k programs exist (default: 1.0)
 // CHECK-NEXT:      --tensor-core=<bool>         - use tensor cores for f16/bf16/i8 contractions when the device has them (default: true)
+// CHECK-NEXT:  --fold-reshapes                  - Fold tensor reshapes between te.computes into the consumers' index maps
 // CHECK-NEXT:  --lower-to-gpu                   - Lower te.compute ops with a selected #rtile.program to gpu.func kernels and gpu.launch_func host code
 // CHECK-NEXT:      --prefetch=<bool>            - register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier) (default: true)
 // CHECK-NEXT:      --thread-mapping=<string>    - thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads), transposed (auto, and A[m, k]-like tiles stored transposed for 16-byte reads too) or interleaved (default: auto)
