@@ -1,6 +1,8 @@
 //! `rtile-compile`: one command from a model to kernels (issue 13 item 4). The stages are
-//! the tools' own, in-process: import (ONNX) or parse (te) → `--axis-fusion` →
-//! `--construct-rtile{device=..}` → `--lower-to-gpu` → PTX (NVIDIA devices) or HIP C++
+//! the tools' own, in-process: import (ONNX) or parse (te) → the scheduler's passes
+//! (Roller: `--axis-fusion` → `--construct-rtile{device=..}`, one kernel per operator;
+//! Welder: `--fold-reshapes` → `--connect{device=..}`, fused kernels) → `--lower-to-gpu`
+//! → PTX (NVIDIA devices) or HIP C++
 //! (AMD devices) → `ptxas` check of every kernel when ptxas is present; the bundle is
 //! written to one directory with the launch manifest and the lowered module.
 
@@ -23,12 +25,39 @@ pub struct CompileOptions {
     pub input_shapes: Vec<(String, Vec<i64>)>,
     /// Device description name (`h100`, `a100`, `mi250x`, ...).
     pub device: String,
-    /// Candidates `--construct-rtile` builds per compute (the best is lowered).
-    pub top_k: usize,
+    /// Candidates kept: rPrograms `--construct-rtile` builds per compute (the best is
+    /// lowered; default 1), or tile configurations `--connect` keeps per sub-graph
+    /// (default: the pass's own).
+    pub top_k: Option<usize>,
     /// The bundle directory.
     pub out_dir: PathBuf,
     /// `ptxas` to check the PTX with; `None`: not checked.
     pub ptxas: Option<PathBuf>,
+    /// Which system schedules the model.
+    pub scheduler: Scheduler,
+}
+
+/// The system that decides the kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scheduler {
+    /// Roller: one kernel per operator, its rProgram constructed (`--axis-fusion`,
+    /// `--construct-rtile`).
+    #[default]
+    Roller,
+    /// Welder: operators fused into kernels connected in registers and shared memory
+    /// (`--fold-reshapes`, `--connect`). Axis fusion is left out: its reshapes would cut
+    /// every fusion that `--fold-reshapes` has to restore.
+    Welder,
+}
+
+impl Scheduler {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Roller => "roller",
+            Scheduler::Welder => "welder",
+        }
+    }
 }
 
 /// One stage's name and wall time.
@@ -150,17 +179,34 @@ pub fn compile(
     let start = Instant::now();
     let mut stages = Vec::new();
     let (mut ctx, module) = stage(&mut stages, progress, "import", || load_input(opts))?;
-    stage(&mut stages, progress, "axis-fusion", || {
-        run_pipeline(&mut ctx, module, "builtin.module(axis-fusion)")
-    })?;
-    let construct = format!(
-        "builtin.module(construct-rtile{{device={} top-k={}}})",
-        opts.device, opts.top_k
-    );
-    stage(&mut stages, progress, "construct-rtile", || {
-        run_pipeline(&mut ctx, module, &construct)
-    })?;
-    let estimates = compute_estimates(&ctx, module);
+    let estimates = match opts.scheduler {
+        Scheduler::Roller => {
+            stage(&mut stages, progress, "axis-fusion", || {
+                run_pipeline(&mut ctx, module, "builtin.module(axis-fusion)")
+            })?;
+            let construct = format!(
+                "builtin.module(construct-rtile{{device={} top-k={}}})",
+                opts.device,
+                opts.top_k.unwrap_or(1)
+            );
+            stage(&mut stages, progress, "construct-rtile", || {
+                run_pipeline(&mut ctx, module, &construct)
+            })?;
+            compute_estimates(&ctx, module)
+        }
+        Scheduler::Welder => {
+            stage(&mut stages, progress, "fold-reshapes", || {
+                run_pipeline(&mut ctx, module, "builtin.module(fold-reshapes)")
+            })?;
+            let top_k = opts.top_k.map(|k| format!(" top-k={k}")).unwrap_or_default();
+            let connect = format!("builtin.module(connect{{device={}{top_k}}})", opts.device);
+            stage(&mut stages, progress, "connect", || {
+                run_pipeline(&mut ctx, module, &connect)
+            })?;
+            // A fused kernel has no per-launch estimate of Roller's model: none is shown.
+            Vec::new()
+        }
+    };
     let arities = function_arities(&ctx, module);
     stage(&mut stages, progress, "lower-to-gpu", || {
         run_pipeline(&mut ctx, module, "builtin.module(lower-to-gpu)")

@@ -1,5 +1,5 @@
-//! `rtile-compile model.onnx --device h100 -o out/`: import → axis fusion → construction →
-//! lowering → PTX or HIP bundle + manifest, with a progress bar and a summary table
+//! `rtile-compile model.onnx --device h100 -o out/`: import → axis fusion → construction
+//! (or, with `--scheduler welder`, reshape folding → Welder's fusion) → lowering → PTX or HIP bundle + manifest, with a progress bar and a summary table
 //! (see the library, `rtile_compile::compile`).
 
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use rtile_compile::{CompileOptions, CompileReport, compile};
+use rtile_compile::{CompileOptions, CompileReport, Scheduler, compile};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -24,9 +24,14 @@ struct Cli {
     /// The bundle directory (created): kernels.ptx or kernels.hip, manifest.json, lowered.mlir.
     #[arg(short = 'o', long = "output", default_value = "out")]
     output: PathBuf,
-    /// rPrograms constructed per compute (the best-ranked is lowered).
-    #[arg(long = "top-k", default_value_t = 1)]
-    top_k: usize,
+    /// Candidates kept: rPrograms constructed per compute (Roller; the best-ranked is
+    /// lowered; default 1), or tile configurations per sub-graph (Welder; default 8).
+    #[arg(long = "top-k")]
+    top_k: Option<usize>,
+    /// Which system decides the kernels: `roller` (one kernel per operator) or `welder`
+    /// (operators fused across registers and shared memory).
+    #[arg(long, default_value = "roller", value_parser = ["roller", "welder"])]
+    scheduler: String,
     /// ptxas to check the PTX with (default: RTILE_PTXAS, else ptxas on PATH; none: unchecked).
     #[arg(long)]
     ptxas: Option<PathBuf>,
@@ -72,11 +77,16 @@ fn print_summary(report: &CompileReport) {
             est
         );
     }
-    println!(
-        "{} kernels for {}, estimated {total:.2} us in all",
-        report.kernels.len(),
-        report.target
-    );
+    if report.kernels.iter().any(|k| k.est_us.is_some()) {
+        println!(
+            "{} kernels for {}, estimated {total:.2} us in all",
+            report.kernels.len(),
+            report.target
+        );
+    } else {
+        // Welder's fused kernels carry no per-launch estimate of Roller's model.
+        println!("{} kernels for {}", report.kernels.len(), report.target);
+    }
     for m in &report.models {
         println!(
             "@{}: {} launches, peak intermediate memory {} bytes, constants {} bytes",
@@ -117,6 +127,11 @@ fn main() -> ExitCode {
         top_k: cli.top_k,
         out_dir: cli.output,
         ptxas: find_ptxas(cli.ptxas),
+        scheduler: if cli.scheduler == "welder" {
+            Scheduler::Welder
+        } else {
+            Scheduler::Roller
+        },
     };
     let bar = if cli.quiet {
         ProgressBar::hidden()
