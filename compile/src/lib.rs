@@ -198,7 +198,10 @@ pub fn compile(
             stage(&mut stages, progress, "fold-reshapes", || {
                 run_pipeline(&mut ctx, module, "builtin.module(fold-reshapes)")
             })?;
-            let top_k = opts.top_k.map(|k| format!(" top-k={k}")).unwrap_or_default();
+            let top_k = opts
+                .top_k
+                .map(|k| format!(" top-k={k}"))
+                .unwrap_or_default();
             let connect = format!("builtin.module(connect{{device={}{top_k}}})", opts.device);
             stage(&mut stages, progress, "connect", || {
                 run_pipeline(&mut ctx, module, &connect)
