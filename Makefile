@@ -204,13 +204,17 @@ demo: deps onnx-venv build
 	$(BIN)/rtile-compile $$($(ONNX_PY) -c "import onnx, os; print(os.path.dirname(onnx.__file__))")/backend/test/data/light/light_squeezenet.onnx \
 	  --device h100 -o $(DEMO_OUT)/14-squeezenet | sed -n '/kernels for/,/^stages:/p'
 	$(BIN)/rtile-run --sim $(DEMO_OUT)/14-squeezenet/lowered.mlir | tail -2
+	@echo "== 18b. the same model with Welder deciding the kernels: rtile-compile --scheduler welder (--fold-reshapes, --connect: fused kernels), simulated whole against the te interpreter"
+	$(BIN)/rtile-compile $$($(ONNX_PY) -c "import onnx, os; print(os.path.dirname(onnx.__file__))")/backend/test/data/light/light_squeezenet.onnx \
+	  --device h100 --scheduler welder -o $(DEMO_OUT)/14-squeezenet-welder | sed -n '/kernels for/,/^stages:/p'
+	$(BIN)/rtile-run --sim $(DEMO_OUT)/14-squeezenet-welder/lowered.mlir | tail -2
 	@echo "== 19. AMD matrix cores: examples/mfma-matmul.mlir --construct-rtile=device=mi250x --lower-to-gpu (amdgpu.mfma over 64-lane wavefronts), simulated and checked, AMDGPU code object (gfx90a) with its v_mfma instructions"
 	$(BIN)/rtile-opt --construct-rtile="device=mi250x" --lower-to-gpu examples/mfma-matmul.mlir -o $(DEMO_OUT)/15-mfma.mlir
 	@grep -m1 -o 'amdgpu.mfma [^:]*' $(DEMO_OUT)/15-mfma.mlir
 	$(BIN)/rtile-run --sim --check --tolerance 1.1e-3 $(DEMO_OUT)/15-mfma.mlir | tail -1
 	$(BIN)/rtile-translate --to-amdgpu $(DEMO_OUT)/15-mfma.mlir -o $(DEMO_OUT)/15-mfma.s --code-object=$(DEMO_OUT)/15-mfma.hsaco
 	@echo "v_mfma instructions in the code object: $$($(LLVM_BIN)/llvm-objdump -d $(DEMO_OUT)/15-mfma.hsaco | grep -c v_mfma_f32_32x32x8f16)"
-	@echo "demo: OK (te -> construct -> lower -> simulated and checked; PTX assembles; HIP and AMDGPU code object emitted; sm_90a wgmma kernel checked; Welder's fused, Rammer's packed and the Halide autoscheduler's kernels checked; an ONNX model compiled and simulated; an MFMA kernel for gfx90a)"
+	@echo "demo: OK (te -> construct -> lower -> simulated and checked; PTX assembles; HIP and AMDGPU code object emitted; sm_90a wgmma kernel checked; Welder's fused, Rammer's packed and the Halide autoscheduler's kernels checked; an ONNX model compiled (Roller and Welder) and simulated; an MFMA kernel for gfx90a)"
 
 # On a GPU machine: the Table-1 suite through rtile and PyTorch in one run (PERF.md).
 # On a machine with a GPU and this toolchain. Where the GPU machine has no Rust or LLVM,
