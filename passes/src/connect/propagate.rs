@@ -155,21 +155,38 @@ fn covering_span(reads: &[Moving], dt: &[u64], domain: &[u64]) -> u64 {
     reads
         .iter()
         .map(|m| {
-            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-            for r in reads {
-                let (mut down, mut up) = (0, 0);
-                for (x, &n) in last.iter().enumerate() {
-                    let far = (r.motion[x] - m.motion[x]) * n;
-                    down += far.min(0);
-                    up += far.max(0);
-                }
-                lo = lo.min(r.lo + down);
-                hi = hi.max(r.hi + up);
-            }
+            let spans = reads.iter().map(|r| (r.lo, r.hi, &r.motion[..]));
+            let (lo, hi) = cover_moving(spans, &m.motion, &last);
             (hi - lo + 1).max(1) as u64
         })
         .min()
         .unwrap_or(1)
+}
+
+/// The interval `lo ..= hi` that covers every span in every instance of a grid, relative
+/// to a start moving by `motion` per instance: span `(lo_r, hi_r, motion_r)` touches
+/// `lo_r + Σ motion_r[x]·b_x ..= hi_r + Σ motion_r[x]·b_x` in instance `b`
+/// (`0 ≤ b_x ≤ last[x]`). Relative to the moving start each end is affine in `b`, so its
+/// extremes are at the grid's corners, taken per column. Shared by `--connect`'s tile
+/// sizes ([`value_tile`]) and the lowering's shared regions (`shared_stage.rs`), so that
+/// what the model counts is what the kernel allocates.
+pub(crate) fn cover_moving<'a>(
+    spans: impl Iterator<Item = (i64, i64, &'a [i64])>,
+    motion: &[i64],
+    last: &[i64],
+) -> (i64, i64) {
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for (slo, shi, smotion) in spans {
+        let (mut down, mut up) = (0, 0);
+        for ((&c, &m), &n) in smotion.iter().zip(motion).zip(last) {
+            let far = (c - m) * n;
+            down += far.min(0);
+            up += far.max(0);
+        }
+        lo = lo.min(slo + down);
+        hi = hi.max(shi + up);
+    }
+    (lo, hi)
 }
 
 /// True when input `inp` is indexed by domain dim `d`.

@@ -25,6 +25,7 @@ use super::shared_steps::KStep;
 use super::staging::plan_staged;
 use super::types::{shared_memref, ty};
 use crate::connect::model::BestFit;
+use crate::connect::propagate::cover_moving;
 use crate::construct_rtile::RProgram;
 
 /// The shared-buffer slot of shared stage `k` (the staged reads' slots are small numbers;
@@ -202,26 +203,19 @@ fn with_reductions(c: &TeCompute, tile: Vec<Span>, nb: usize) -> Vec<Span> {
     b
 }
 
-/// The span covering `x` and `y` in every block, its start moving by `coef` per block:
-/// `lo = min over both spans and blocks b of (lo_r + (coef_r − coef)·b)` and the size from
-/// the largest end the same way. Each term is affine in the block index, so its extremes
-/// over the grid (`0 ..= blocks[a] − 1` per column, the last partial block included) are at
-/// the grid's corners, taken per column.
+/// The span covering `x` and `y` in every block, its start moving by `coef` per block
+/// (`blocks`: blocks per coefficient column, the last partial block included): `--connect`'s
+/// [`cover_moving`], so that the region allocated is the tile the model counted.
 fn cover_with(x: &Span, y: &Span, coef: &[i64], blocks: &[i64]) -> Span {
-    let ext = |s: &Span, hi: bool| -> i64 {
-        let mut v = if hi { s.lo + s.size } else { s.lo };
-        for ((&c, &m), &n) in s.coef.iter().zip(coef).zip(blocks) {
-            let far = (c - m) * (n - 1);
-            v += if hi { far.max(0) } else { far.min(0) };
-        }
-        v
-    };
-    let lo = ext(x, false).min(ext(y, false));
-    let hi = ext(x, true).max(ext(y, true));
+    let last: Vec<i64> = blocks.iter().map(|&n| n - 1).collect();
+    let spans = [x, y]
+        .into_iter()
+        .map(|s| (s.lo, s.lo + s.size - 1, &s.coef[..]));
+    let (lo, hi) = cover_moving(spans, coef, &last);
     Span {
         coef: coef.to_vec(),
         lo,
-        size: hi - lo,
+        size: hi - lo + 1,
     }
 }
 
