@@ -361,6 +361,10 @@ enum Step {
     /// value of ~1 computed from intermediates of ~1000), so any f32 evaluation, fused or
     /// not, is off by ~f32 epsilon × 1000 relative, which is no test of the fusion.
     RowCenter(bool),
+    /// The rows flattened (`tensor.collapse_shape` to `[m·n]`), an element-wise op on the
+    /// flat tensor, and the shape back (`tensor.expand_shape`): the reshapes ONNX's
+    /// `Flatten`/`Reshape` and `--axis-fusion` put between computes.
+    Flat(u8),
 }
 
 fn chain_text(m: i64, n0: i64, steps: &[Step]) -> String {
@@ -404,6 +408,19 @@ fn chain_text_taps(m: i64, n0: i64, steps: &[Step], taps: &[usize]) -> String {
                 ));
                 n = *n2;
             }
+            Step::Flat(u) => {
+                let mn = m * n;
+                let f = format!("tensor<{mn}xf32>");
+                let e = match u % 2 {
+                    0 => format!("exp(%f{i}[%p] * 0.25)"),
+                    _ => format!("%f{i}[%p] * 2.0 - 1.0"),
+                };
+                body.push_str(&format!(
+                    "%f{i} = tensor.collapse_shape {cur} [[0, 1]] : {t} into {f}\n\
+                     %g{i} = te.compute (%p) in [{mn}] : ({f}) -> {f} {{ {e} }}\n\
+                     %v{i} = tensor.expand_shape %g{i} [[0, 1]] output_shape [{m}, {n}] : {f} into {t}\n"
+                ));
+            }
             Step::RowCenter(max) => {
                 let (comb, scale) = if *max {
                     ("max", String::new())
@@ -445,6 +462,70 @@ fn step() -> impl Strategy<Value = Step> {
         prop_oneof![Just(1i64), Just(5), Just(8), Just(13), Just(16)].prop_map(Step::Matmul),
         any::<bool>().prop_map(Step::RowCenter),
     ]
+}
+
+/// `--fold-reshapes`, then [`lower`]'s passes.
+fn lower_folded(text: &str, level: &str) -> Result<String, String> {
+    common::opt_flags(
+        text,
+        vec![
+            ("fold-reshapes".into(), String::new()),
+            (
+                "connect".into(),
+                format!("device=v100 connect-level={level}"),
+            ),
+            ("lower-to-gpu".into(), String::new()),
+        ],
+    )
+}
+
+/// A reshape between two computes keeps them apart under `--connect`; folded, the chain
+/// fuses (the flat compute reads `%X`'s relu through `floordiv`/`mod`, the bias reads the
+/// flat result at `i·n + j`) and still matches the oracle.
+#[test]
+fn reshapes_between_computes_fuse_once_folded() {
+    let text = chain_text(8, 16, &[Step::Unary(0), Step::Flat(0), Step::Bias]);
+    for level in ["register", "shared"] {
+        let apart = simulate(&lower(&text, level).expect("lowers")).0;
+        let folded = lower_folded(&text, level).expect("lowers folded");
+        assert!(!folded.contains("tensor.expand_shape"), "{folded}");
+        let (fused, _) = simulate(&folded);
+        assert_eq!((apart, fused), (3, 1), "at {level}");
+    }
+}
+
+/// [`step`], or rows flattened and back between two computes.
+fn step_or_reshape() -> impl Strategy<Value = Step> {
+    prop_oneof![3 => step(), 1 => (0u8..2).prop_map(Step::Flat)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+
+    /// Random chains with reshapes between their computes, through `--fold-reshapes` (the
+    /// reshapes read through `floordiv`/`mod` and row-major sums), `--connect` at a random
+    /// level and `--lower-to-gpu`: every lowered function and kernel equals the unfolded,
+    /// unfused chain's f64 oracle (< 1e-5), with no more kernels than the chain unfolded
+    /// at connect-level=none; a refusal names what is not lowered.
+    #[test]
+    fn random_chains_with_reshapes_fold_fuse_and_match(
+        m in prop_oneof![Just(1i64), Just(3), Just(8), Just(12), Just(17)],
+        n in prop_oneof![Just(1i64), Just(4), Just(7), Just(16), Just(24)],
+        steps in prop::collection::vec(step_or_reshape(), 1..5),
+        level in 0usize..3,
+    ) {
+        let text = chain_text(m, n, &steps);
+        let none = check(&text, "none");
+        prop_assert!(none.is_ok(), "{text}");
+        match lower_folded(&text, LEVELS[level]) {
+            Ok(l) => {
+                let (k, _) = simulate(&l);
+                let k0 = none.unwrap_or(0);
+                prop_assert!(k <= k0, "{k} kernels folded and fused, {k0} unfused:\n{text}");
+            }
+            Err(log) => prop_assert!(log.contains("not lowered"), "{log}\n{text}"),
+        }
+    }
 }
 
 /// (level, kernels, kernels at connect-level=none) of the random chains that lowered.
