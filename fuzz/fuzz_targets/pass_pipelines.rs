@@ -51,6 +51,11 @@ const PIPELINES: &[&[(&str, &str)]] = &[
     ],
     &[("connect", "device=h100 top-k=2"), ("lower-to-gpu", "")],
     &[
+        ("fold-reshapes", ""),
+        ("connect", "device=h100 top-k=2"),
+        ("lower-to-gpu", ""),
+    ],
+    &[
         ("connect", "device=v100 top-k=2 connect-level=register"),
         ("lower-to-gpu", ""),
     ],
