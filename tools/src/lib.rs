@@ -2,6 +2,7 @@
 //! tool uses, and the `rtile-opt` driver (read → parse → verify → passes → print), kept
 //! here so that it can be tested in-process.
 
+pub mod connect_profile;
 pub mod construct_bench;
 pub mod cuda_model;
 pub mod holdout;

@@ -48,29 +48,29 @@ pub fn variant_of(beam: usize) -> Option<&'static str> {
 
 /// One measured launch (the JSON's step) and where its `"kernel"` key is in the file.
 #[derive(Clone, Debug, Deserialize)]
-struct Step {
-    kernel: String,
-    grid: [u32; 3],
-    block: [u32; 3],
-    us: f64,
+pub(crate) struct Step {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub us: f64,
 }
 
 #[derive(Clone, Debug, Deserialize)]
-struct StepsJson {
-    function: String,
-    steps: Vec<Step>,
+pub(crate) struct StepsJson {
+    pub function: String,
+    pub steps: Vec<Step>,
 }
 
 /// A parsed steps file with its text (for diagnostics).
-struct StepsFile {
-    name: String,
-    text: String,
-    json: StepsJson,
+pub(crate) struct StepsFile {
+    pub name: String,
+    pub text: String,
+    pub json: StepsJson,
 }
 
 impl StepsFile {
     /// A diagnostic at the `n`-th occurrence of `key` (`"kernel"`, `"steps"`, …).
-    fn at_key(&self, key: &str, n: usize, label: &str, msg: String) -> Report {
+    pub(crate) fn at_key(&self, key: &str, n: usize, label: &str, msg: String) -> Report {
         let pat = format!("\"{key}\"");
         let off = self
             .text
@@ -91,6 +91,12 @@ fn read_steps(path: &Path, beam: usize, variant: &str) -> Result<StepsFile, Repo
             "no measured times for beam {beam} (variant {variant}): {e}: {name}"
         )
     })?;
+    parse_steps(name, text)
+}
+
+/// Parses the steps file `name` (its `text`); a JSON or layout error points at its line
+/// and column.
+pub(crate) fn parse_steps(name: String, text: String) -> Result<StepsFile, Report> {
     match serde_json::from_str::<StepsJson>(&text) {
         Ok(json) => Ok(StepsFile { name, text, json }),
         Err(e) => {
@@ -195,13 +201,14 @@ pub fn lowered_launches(
     Ok((seq.function.clone(), launches))
 }
 
-/// Checks the measured `steps` against the lowered `launches` step by step and sums the
-/// measured time per root stage, seconds.
-fn times_by_root(
+/// Checks the measured `steps` against the lowered `launches` of `function` step by step:
+/// the same kernels in the same order with the same grid and block, each time finite and
+/// positive; a difference is refused at the offending step.
+pub(crate) fn check_steps(
     steps: &StepsFile,
     function: &str,
     launches: &[LoweredLaunch],
-) -> Result<BTreeMap<usize, (f64, Vec<String>)>, Report> {
+) -> Result<(), Report> {
     let j = &steps.json;
     if j.function != function {
         return Err(steps.at_key(
@@ -209,7 +216,7 @@ fn times_by_root(
             0,
             "measured function",
             format!(
-                "the steps file times @{}, the pipeline's lowered function is @{function}",
+                "the steps file times @{}, the lowered function is @{function}",
                 j.function
             ),
         ));
@@ -226,7 +233,6 @@ fn times_by_root(
             ),
         ));
     }
-    let mut by_root: BTreeMap<usize, (f64, Vec<String>)> = BTreeMap::new();
     for (i, (s, l)) in j.steps.iter().zip(launches).enumerate() {
         if s.kernel != l.kernel || s.grid != l.grid || s.block != l.block {
             return Err(steps.at_key(
@@ -250,6 +256,20 @@ fn times_by_root(
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Checks the measured `steps` against the lowered `launches` ([`check_steps`]) and sums
+/// the measured time per root stage, seconds.
+fn times_by_root(
+    steps: &StepsFile,
+    function: &str,
+    launches: &[LoweredLaunch],
+) -> Result<BTreeMap<usize, (f64, Vec<String>)>, Report> {
+    check_steps(steps, function, launches)?;
+    let mut by_root: BTreeMap<usize, (f64, Vec<String>)> = BTreeMap::new();
+    for (i, (s, l)) in steps.json.steps.iter().zip(launches).enumerate() {
         let Some(root) = l.root else {
             return Err(steps.at_key(
                 "kernel",
@@ -445,10 +465,7 @@ mod tests {
         assert!(e.contains("step 1: measured f_1 grid [4, 1, 1]"), "{e}");
         assert!(e.contains("grid [5, 1, 1]"), "{e}");
         let e = err(times_by_root(&s, "g", &grid));
-        assert!(
-            e.contains("times @f, the pipeline's lowered function is @g"),
-            "{e}"
-        );
+        assert!(e.contains("times @f, the lowered function is @g"), "{e}");
         let unrooted = [
             launch("f_0", 8, Some(0)),
             launch("f_1", 4, None),

@@ -50,6 +50,10 @@ pub const PARALLELISM: &str = "tilegraph.parallelism";
 /// On a kernel body op: per operand, what `--connect` decided for that edge and why (a
 /// dictionary; empty for an edge from outside the graph, e.g. a function argument).
 pub const DECISIONS: &str = "tilegraph.decisions";
+/// On a kernel, and carried by `--lower-to-gpu` to its `gpu.func`s: the key of the tile
+/// configuration `--connect` chose (16 hex digits; `passes/src/connect/profile.rs`), what a
+/// profile of measured kernel times names it by.
+pub const CONFIG: &str = "tilegraph.config";
 
 /// A connect level (§3.2): the memory layer where a producer's tile is handed to its
 /// consumer. Ordered innermost first, as the device descriptions list their layers.

@@ -9,8 +9,8 @@ use rtile::ir::attributes::Attribute;
 use rtile::ir::{Context, OpId};
 
 use super::{
-    CONNECT, DECISIONS, DEVICE, FOOTPRINT, KERNEL, LayerTiles, Level, PARALLELISM, REFUSED, TILES,
-    TRAFFIC, levels_from_attr,
+    CONFIG, CONNECT, DECISIONS, DEVICE, FOOTPRINT, KERNEL, LayerTiles, Level, PARALLELISM, REFUSED,
+    TILES, TRAFFIC, levels_from_attr,
 };
 
 /// The device- and propagation-dependent rules of a kernel (implemented in the passes
@@ -128,8 +128,16 @@ impl AttributeVerifier for TilegraphAttrVerifier {
                 Some(_) => Ok(()),
                 None => Err(err("expected a string".into())),
             },
+            // On the kernel, and on the gpu.funcs --lower-to-gpu makes of it.
+            CONFIG if !on_kernel && ctx.op_name(op) != "gpu.func" => Err(err(format!(
+                "only valid on '{KERNEL}' or a 'gpu.func' lowered from one"
+            ))),
+            CONFIG => match attr.as_str() {
+                Some(s) if s.len() == 16 && s.chars().all(|c| c.is_ascii_hexdigit()) => Ok(()),
+                _ => Err(err("expected a string of 16 hex digits".into())),
+            },
             _ => Err(err(format!(
-                "unknown tilegraph attribute (expected {DEVICE}, {CONNECT}, {TILES}, {TRAFFIC}, {FOOTPRINT}, {PARALLELISM}, {REFUSED} or {DECISIONS})"
+                "unknown tilegraph attribute (expected {DEVICE}, {CONNECT}, {TILES}, {TRAFFIC}, {FOOTPRINT}, {PARALLELISM}, {REFUSED}, {DECISIONS} or {CONFIG})"
             ))),
         }
     }

@@ -15,6 +15,7 @@ pub mod fit;
 pub mod graph;
 pub mod model;
 pub mod pass;
+pub mod profile;
 pub mod propagate;
 pub mod schedule;
 pub mod tiling;

@@ -7,12 +7,13 @@ use rtile::ir::types::Type;
 use rtile::ir::{BlockId, Context, NamedAttribute, OpId, OperationState, Value};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::tilegraph::{
-    DECISIONS, DEVICE, FOOTPRINT, KERNEL, Level, PARALLELISM, REFUSED, TRAFFIC, YIELD,
+    CONFIG, DECISIONS, DEVICE, FOOTPRINT, KERNEL, Level, PARALLELISM, REFUSED, TRAFFIC, YIELD,
     bytes_per_level_attr, set_connect_levels, set_tiles,
 };
 
 use super::graph::{Graph, build_graph};
-use super::schedule::{Decision, Schedule, schedule};
+use super::profile::ConnectProfile;
+use super::schedule::{Decision, Schedule, schedule_profiled};
 use super::tiling::Plan;
 use crate::device::Device;
 
@@ -29,9 +30,12 @@ rtile::declare_pass! {
             top_k: i64 = "8", "top-k", check = check_top_k;
             /// deepest level to connect at: none (Welder-none), register (Welder-base), shared (Welder)
             connect_level: String = "shared", "connect-level", check = check_level;
+            /// TOML file of kernel times measured on the GPU, by tilegraph.config, used instead of the model's estimate (Fig. 7 Profile)
+            profile: String = "", "profile";
         }
         statistics {
             KERNELS: "kernels", "tilegraph.kernel ops created";
+            PROFILED: "profiled-kernels", "kernels whose chosen configuration the profile timed";
             REGISTER_EDGES: "register-edges", "edges connected in registers";
             SHARED_EDGES: "shared-edges", "edges connected in shared memory";
         }
@@ -91,6 +95,22 @@ impl Pass for Connect {
         let dev = Device::builtin(&self.opts.device).map_err(|e| err(ctx, op, e.message))?;
         let deepest = deepest_level("connect-level", &self.opts.connect_level)
             .map_err(|e| err(ctx, op, e))?;
+        let profile = if self.opts.profile.is_empty() {
+            None
+        } else {
+            let p = ConnectProfile::load(&self.opts.profile).map_err(|m| err(ctx, op, m))?;
+            if !p.device.eq_ignore_ascii_case(&dev.name) {
+                return Err(err(
+                    ctx,
+                    op,
+                    format!(
+                        "profile '{}' was measured on '{}', not on device '{}'",
+                        self.opts.profile, p.device, dev.name
+                    ),
+                ));
+            }
+            Some(p)
+        };
         let funcs: Vec<OpId> = ctx
             .collect_ops(op)
             .into_iter()
@@ -108,7 +128,8 @@ impl Pass for Connect {
             if g.nodes.is_empty() {
                 continue;
             }
-            let s = schedule(&g, &dev, self.opts.top_k.max(1) as usize, deepest)
+            let top_k = self.opts.top_k.max(1) as usize;
+            let s = schedule_profiled(&g, &dev, top_k, deepest, profile.as_ref())
                 .map_err(|m| err(ctx, f, format!("connect: {m}")))?;
             for row in &s.levels {
                 for l in row {
@@ -122,6 +143,9 @@ impl Pass for Connect {
             for plan in &s.kernels {
                 build_kernel(ctx, &g, &s, plan, &dev.name);
                 stats.add(Self::KERNELS, 1);
+                if plan.measured {
+                    stats.add(Self::PROFILED, 1);
+                }
             }
             reorder_block(ctx, b);
         }
@@ -199,6 +223,7 @@ fn build_kernel(ctx: &mut Context, g: &Graph, s: &Schedule, plan: &Plan, device:
         },
     ];
     ctx.set_attr(k, PARALLELISM, Attribute::dictionary(par));
+    ctx.set_attr(k, CONFIG, Attribute::string(plan.config.clone()));
     if let Some((n, why)) = &plan.refused {
         let s = format!("{n} better-ranked tile configurations do not lower: {why}");
         ctx.set_attr(k, REFUSED, Attribute::string(s));

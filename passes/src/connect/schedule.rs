@@ -20,7 +20,8 @@ use std::collections::HashMap;
 use rtile_dialects::tilegraph::Level;
 
 use super::graph::Graph;
-use super::tiling::{Levels, Plan, best_plan};
+use super::profile::ConnectProfile;
+use super::tiling::{Levels, Plan, best_plan_profiled};
 use crate::device::Device;
 
 /// What `--connect` tried for one edge.
@@ -149,6 +150,7 @@ struct Planner<'a> {
     g: &'a Graph,
     dev: &'a Device,
     top_k: usize,
+    profile: Option<&'a ConnectProfile>,
     memo: HashMap<(Vec<usize>, Vec<Level>), Result<Plan, String>>,
 }
 
@@ -162,7 +164,7 @@ impl Planner<'_> {
         if let Some(r) = self.memo.get(&key) {
             return r.clone();
         }
-        let r = best_plan(self.g, members, levels, self.dev, self.top_k);
+        let r = best_plan_profiled(self.g, members, levels, self.dev, self.top_k, self.profile);
         self.memo.insert(key, r.clone());
         r
     }
@@ -241,6 +243,18 @@ pub fn schedule(
     top_k: usize,
     deepest: Option<Level>,
 ) -> Result<Schedule, String> {
+    schedule_profiled(g, dev, top_k, deepest, None)
+}
+
+/// [`schedule`], ranking the tile configurations `profile` names by their measured times
+/// ([`best_plan_profiled`]).
+pub fn schedule_profiled(
+    g: &Graph,
+    dev: &Device,
+    top_k: usize,
+    deepest: Option<Level>,
+    profile: Option<&ConnectProfile>,
+) -> Result<Schedule, String> {
     let mut levels: Levels = g
         .nodes
         .iter()
@@ -250,6 +264,7 @@ pub fn schedule(
         g,
         dev,
         top_k,
+        profile,
         memo: HashMap::new(),
     };
     let mut decisions = HashMap::new();

@@ -10,6 +10,7 @@ use rtile_dialects::tilegraph::{LayerTiles, Level};
 use super::fit::check_lowering_fits;
 use super::graph::{Graph, Node};
 use super::model::{COALESCE_BYTES, dram_utilization, footprint, traffic, utilization};
+use super::profile::{ConnectProfile, config_key};
 use super::propagate::{SubGraph, input_tile, propagate, with_whole_reductions};
 use crate::construct_rtile::align::Aligner;
 use crate::construct_rtile::expr_info::TensorExprInfo;
@@ -61,6 +62,10 @@ pub struct Plan {
     /// Better-ranked candidates refused because the lowering could not fit them in a
     /// block's shared memory ([`check_lowering_fits`]): how many, and the last reason.
     pub refused: Option<(usize, String)>,
+    /// The configuration's key ([`super::profile::config_key`]).
+    pub config: String,
+    /// Whether [`Plan::est_us`] is a measured time from a profile (plus the launch cost).
+    pub measured: bool,
 }
 
 /// Connect levels of the graph's edges, indexed `[consumer][input]`.
@@ -322,6 +327,19 @@ pub fn best_plan(
     dev: &Device,
     top_k: usize,
 ) -> Result<Plan, String> {
+    best_plan_profiled(g, members, levels, dev, top_k, None)
+}
+
+/// [`best_plan`], the candidates a `profile` names ranked by their measured time plus the
+/// device's launch cost (Welder Fig. 7's `Profile`) instead of the model's estimate.
+pub fn best_plan_profiled(
+    g: &Graph,
+    members: &[usize],
+    levels: &Levels,
+    dev: &Device,
+    top_k: usize,
+    profile: Option<&ConnectProfile>,
+) -> Result<Plan, String> {
     // A reshape is a view the host applies between kernels (`--lower-to-gpu` lowers
     // it as no kernel); inside a fused kernel the lowering has no stage for it, so a
     // kernel that would hold one is not a configuration to choose (the edge stays global).
@@ -428,6 +446,14 @@ pub fn best_plan(
             }
         };
         kept += 1;
+        let config = config_key(g, &sg, levels, &p.tiles);
+        let measured = profile.and_then(|pr| pr.time(&config));
+        let p = Plan {
+            est_us: measured.map_or(p.est_us, |us| us + dev.launch_us),
+            measured: measured.is_some(),
+            config,
+            ..p
+        };
         if best.as_ref().is_none_or(|b| p.est_us < b.est_us) {
             best = Some(p);
         }
@@ -610,6 +636,8 @@ fn finish_plan(
         dram_utilization: dram_util,
         est_us,
         refused: None,
+        config: String::new(),
+        measured: false,
     })
 }
 

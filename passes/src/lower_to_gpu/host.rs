@@ -25,6 +25,7 @@ use super::pass::{func_name, memref_of, segment_sizes, selected_program, set_loc
 use super::persistent::Packing;
 use crate::autoschedule_beam::pass::ROOT as BEAM_ROOT;
 use crate::device::Device;
+use rtile_dialects::tilegraph::CONFIG;
 
 pub use rtile_dialects::rtile::PEAK_BYTES;
 use rtile_dialects::rtile::SPLIT_RESULT;
@@ -337,11 +338,15 @@ fn read_func(
 }
 
 /// Copies the search's root stage (`beam.root`, set by `--autoschedule-beam` on a
-/// `tilegraph.kernel`) to a `gpu.func` lowered from that kernel: a kernel timed alone on a
-/// GPU names the search's kernel it implements (`rtile-bench records --measured`).
+/// `tilegraph.kernel`) and `--connect`'s configuration key (`tilegraph.config`) to a
+/// `gpu.func` lowered from that kernel: a kernel timed alone on a GPU names the search's
+/// kernel it implements (`rtile-bench records --measured`) or the configuration it is
+/// (`rtile-bench connect-profile`).
 fn carry_root(ctx: &mut Context, kernel: OpId, func: OpId) {
-    if let Some(a) = ctx.attr(kernel, BEAM_ROOT).cloned() {
-        ctx.set_attr(func, BEAM_ROOT, a);
+    for name in [BEAM_ROOT, CONFIG] {
+        if let Some(a) = ctx.attr(kernel, name).cloned() {
+            ctx.set_attr(func, name, a);
+        }
     }
 }
 

@@ -53,20 +53,7 @@ pub struct Profile {
 impl Profile {
     /// Parses and checks a profile's text (`path` only names it in messages).
     pub fn parse(text: &str, path: &str) -> Result<Profile, String> {
-        let p: Profile = toml::from_str(text).map_err(|e| {
-            let at = e.span().map_or(String::new(), |s| {
-                let mut end = s.start.min(text.len());
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                let before = &text[..end];
-                let line = before.matches('\n').count() + 1;
-                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-                let col = before[line_start..].chars().count() + 1;
-                format!("line {line}, column {col}: ")
-            });
-            format!("{path}: {at}{}", e.message())
-        })?;
+        let p: Profile = toml::from_str(text).map_err(|e| toml_error(text, path, &e))?;
         for (i, k) in p.rkernel.iter().enumerate() {
             if !(k.us.is_finite() && k.us > 0.0) {
                 return Err(format!(
@@ -106,6 +93,24 @@ impl Profile {
             .filter(|o| !ops.iter().any(|n| n == o))
             .collect()
     }
+}
+
+/// `path: line L, column C: message` for a TOML error in `text` (the line and column
+/// where the error's span starts, when it has one). Shared by the profile files of
+/// `--wavefront-pack` and `--connect`.
+pub(crate) fn toml_error(text: &str, path: &str, e: &toml::de::Error) -> String {
+    let at = e.span().map_or(String::new(), |s| {
+        let mut end = s.start.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let before = &text[..end];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before[line_start..].chars().count() + 1;
+        format!("line {line}, column {col}: ")
+    });
+    format!("{path}: {at}{}", e.message())
 }
 
 #[cfg(test)]

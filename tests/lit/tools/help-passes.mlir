@@ -19,6 +19,7 @@
 // CHECK-NEXT:      --device=<string>            - built-in device: v100, k80, mi50, a100, h100, h200, mi250x
 // CHECK-NEXT:      --top-k=<int>                - tile configurations kept per sub-graph (Fig. 7 TopK) (default: 8)
 // CHECK-NEXT:      --connect-level=<string>     - deepest level to connect at: none (Welder-none), register (Welder-base), shared (Welder) (default: shared)
+// CHECK-NEXT:      --profile=<string>           - TOML file of kernel times measured on the GPU, by tilegraph.config, used instead of the model's estimate (Fig. 7 Profile)
 // CHECK-NEXT:  --construct-rtile                - Attach Roller's top-k rPrograms (rtile.programs, best first) to every te.compute
 // CHECK-NEXT:      --device=<string>            - built-in device: v100, k80, mi50, a100, h100, h200, mi250x
 // CHECK-NEXT:      --device-file=<string>       - a TOML device description (passes/devices/*.toml schema) instead

@@ -42,6 +42,9 @@ enum Cmd {
     /// squares; writes a weights file for `--autoschedule-beam="weights=FILE"`; with
     /// --hold-out or --leave-one-out, the accuracy on pipelines the fit did not see.
     Retrain(RetrainArgs),
+    /// A profile of `--connect`'s tile configurations (`--connect="profile=FILE"`) from
+    /// the per-kernel GPU times of a module lowered from --connect's kernels.
+    ConnectProfile(ConnectProfileArgs),
     /// Internal to `parse`: parse+print FILE in this process and print `ms ops` on stdout.
     /// `parse` runs it as a child so that its own memory stays small: a child's peak RSS
     /// counts its parent's RSS at fork, so every tool is spawned from a small process.
@@ -210,6 +213,46 @@ struct RetrainArgs {
     /// do not determine.
     #[arg(long)]
     derived_block: bool,
+}
+
+#[derive(clap::Args)]
+struct ConnectProfileArgs {
+    /// The lowered module that ran (`rtile-opt M --connect=device=D --lower-to-gpu`).
+    lowered: PathBuf,
+    /// Per-kernel times of its host functions (`rtile-run cuda --model ... --per-kernel FILE`).
+    #[arg(long, required = true, num_args = 1..)]
+    steps: Vec<PathBuf>,
+    /// The device the kernels ran on (a built-in device name).
+    #[arg(long)]
+    device: String,
+    /// Where to write the profile.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// Add to the profile already at --output (the same configurations replaced) instead
+    /// of writing a new one.
+    #[arg(long)]
+    merge: bool,
+}
+
+fn bench_connect_profile(a: ConnectProfileArgs) -> miette::Result<()> {
+    let out = a.output.display().to_string();
+    let base = if a.merge && a.output.exists() {
+        Some(
+            rtile_passes::connect::profile::ConnectProfile::load(&out)
+                .map_err(|m| miette::miette!("{m}"))?,
+        )
+    } else {
+        None
+    };
+    let p = rtile_tools::connect_profile::connect_profile(&a.lowered, &a.steps, &a.device, base)?;
+    let text = p.to_toml().map_err(|m| miette::miette!("{m}"))?;
+    std::fs::write(&a.output, text).map_err(|e| miette::miette!("{out}: {e}"))?;
+    eprintln!(
+        "{out}: {} configurations timed on {}",
+        p.kernel.len(),
+        p.device
+    );
+    Ok(())
 }
 
 fn bench_retrain(a: RetrainArgs) -> miette::Result<()> {
@@ -552,6 +595,7 @@ fn main() -> ExitCode {
         Cmd::Schedule(a) => bench_schedule(a),
         Cmd::Records(a) => return miette_exit(bench_records(a)),
         Cmd::Retrain(a) => return miette_exit(bench_retrain(a)),
+        Cmd::ConnectProfile(a) => return miette_exit(bench_connect_profile(a)),
         Cmd::ParseOnce { file } => parse_once(&file),
     };
     match r {
