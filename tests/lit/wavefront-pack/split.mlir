@@ -18,6 +18,12 @@
 // RUN: rtile-opt %s --wavefront-pack="device=h100" --lower-to-gpu -o %t.h100.mlir
 // RUN: FileCheck %s --check-prefix=H100 < %t.h100.mlir
 // RUN: rtile-run --sim %t.h100.mlir | FileCheck %s --check-prefix=SIM
+// The LSTM at full width (hidden 256, 4 steps) on H200: its 16 gate GEMVs are rTasks of
+// 32 threads × 8 lanes (vEUs of 256 threads, one per SM), checked end to end likewise.
+// RUN: rtile-opt %S/../targets/Inputs/lstm-h256-4steps.mlir --wavefront-pack="device=h200" | FileCheck %s --check-prefix=LSTM-PACK
+// RUN: rtile-opt %S/../targets/Inputs/lstm-h256-4steps.mlir --wavefront-pack="device=h200" --lower-to-gpu -o %t.lstm.mlir
+// RUN: FileCheck %s --check-prefix=LSTM < %t.lstm.mlir
+// RUN: rtile-run --sim %t.lstm.mlir | FileCheck %s --check-prefix=LSTM-SIM
 
 func.func @g(%x: tensor<1x2048xf32>, %w: tensor<2048x64xf32>, %x2: tensor<1x128xf32>, %w2: tensor<128x32xf32>, %w3: tensor<512x16xf32>, %x3: tensor<1x512xf32>) -> (tensor<1x64xf32>, tensor<1x32xf32>, tensor<1x16xf32>) {
   %y = te.compute (%b, %n) reduce (%k) in [1, 64, 2048] : (tensor<1x2048xf32>, tensor<2048x64xf32>) -> tensor<1x64xf32> { te.sum(%x[%b, %k] * %w[%k, %n]) }
@@ -96,3 +102,11 @@ func.func @g(%x: tensor<1x2048xf32>, %w: tensor<2048x64xf32>, %x2: tensor<1x128x
 // SIM: @g output 0: tensor<1x64xf32>, max relative error {{[0-9.]+}}e-{{[6-9]|[1-9][0-9]}}{{$}}
 // SIM: @g output 1: tensor<1x32xf32>, max relative error {{[0-9.]+}}e-{{[6-9]|[1-9][0-9]}}{{$}}
 // SIM: @g output 2: tensor<1x16xf32>, max relative error {{[0-9.]+}}e-{{[6-9]|[1-9][0-9]}}{{$}}
+
+// LSTM-PACK: vdevice.device @lstm_vdevice {{{.*}}, threads = 256 : i64, veus_per_sm = 1 : i64}
+// LSTM-PACK-COUNT-16: kernels = [{regs = 56 : i64, rtasks = 8 : i64, smem = 27136 : i64, threads = 256 : i64,
+// LSTM-PACK-COUNT-16: threads = 32, est_us = 51.46,
+// LSTM: gpu.func @lstm_p0(
+// LSTM-SAME: rtile.launch = {block = array<i32: 256, 1, 1>, dynamic_shared_memory = 27136 : i64, grid = array<i32: 132, 1, 1>}
+// LSTM-SIM: @lstm output 0: tensor<1x256xf32>, max relative error {{[0-9.]+}}e-{{[6-9]|[1-9][0-9]}}
+// LSTM-SIM: @lstm output 1: tensor<1x256xf32>, max relative error {{[0-9.]+}}e-{{[6-9]|[1-9][0-9]}}
