@@ -54,20 +54,18 @@ fn unpacked(packed: &str) -> String {
 
 /// Lowers `te` packed and one kernel per compute, runs both whole in the simulator on the
 /// same inputs; returns (packed launches, per-op launches). Asserts equal outputs (the
-/// kernels are the same code, so bit for bit: packed rTasks never split a reduction across
-/// threads, so the per-op kernels are lowered with `cross-thread=false` too, the same
-/// summation order) and the oracle within 1e-4.
+/// kernels are the same code, so bit for bit: a packed rTask carries the cross-thread split
+/// the ordinary lowering gives its compute, `persistent::RTaskShape`, so the per-op kernels,
+/// lowered with the default options, split the same reductions across the same lanes: the
+/// same summation order) and the oracle within 1e-4.
 fn packed_equals_per_op(te: &str, device: &str) -> (usize, usize) {
     let packed = opt(te, &[("wavefront-pack", &format!("device={device}"))])
         .unwrap_or_else(|e| panic!("wavefront-pack: {e}\n{te}"));
     let lowered = opt(&packed, &[("lower-to-gpu", "")])
         .unwrap_or_else(|e| panic!("lower-to-gpu (packed): {e}\n{packed}"));
     assert!(lowered.contains("rtile.persistent"), "no persistent kernel");
-    let per_op = opt(
-        &unpacked(&packed),
-        &[("lower-to-gpu", "cross-thread=false")],
-    )
-    .unwrap_or_else(|e| panic!("lower-to-gpu (per op): {e}"));
+    let per_op = opt(&unpacked(&packed), &[("lower-to-gpu", "")])
+        .unwrap_or_else(|e| panic!("lower-to-gpu (per op): {e}"));
     assert!(!per_op.contains("rtile.persistent"));
     let a = run_models_text("packed.mlir", &lowered, 7, &[], Default::default(), None)
         .unwrap_or_else(|e| panic!("packed run: {e}\n{packed}"));
@@ -193,8 +191,9 @@ proptest! {
 
 #[test]
 fn over_subscribed_program_is_refused_with_both_numbers() {
-    // The full-size LSTM packed for V100 (340 vEUs, one per block, with barriers across
-    // them), lowered for a K80 (13 SMs): its blocks could not all be co-resident.
+    // The full-size LSTM packed for V100 (160 vEUs, one per block, with barriers across
+    // them: 2 per SM, its gate rTasks 32 threads × 8 cross-thread lanes), lowered for a K80
+    // (13 SMs): its blocks could not all be co-resident.
     let full = std::fs::read_to_string(format!(
         "{}/../bench/models/lstm.mlir",
         env!("CARGO_MANIFEST_DIR")
@@ -204,7 +203,7 @@ fn over_subscribed_program_is_refused_with_both_numbers() {
     let on_k80 = packed.replace("device = \"v100\"", "device = \"k80\"");
     let err = opt(&on_k80, &[("lower-to-gpu", "")]).expect_err("must be refused");
     assert!(
-        err.contains("could deadlock: its barriers span vEUs and it launches 340 persistent blocks, but only 208 can be co-resident on 'k80' (13 cores × 16 blocks of 32 threads"),
+        err.contains("could deadlock: its barriers span vEUs and it launches 160 persistent blocks, but only 52 can be co-resident on 'k80' (13 cores × 4 blocks of 256 threads"),
         "{err}"
     );
 }

@@ -204,7 +204,7 @@ fn read_func(
     body: BlockId,
     kernels: &mut Vec<LoweredKernel>,
     seen: &mut KernelKeys,
-    opts: LowerOptions,
+    (opts, packed): (LowerOptions, bool),
     name: &str,
 ) -> Result<TeFunc, Diagnostic> {
     let mut known: HashSet<Value> = ctx.block_args(body).iter().copied().collect();
@@ -222,6 +222,14 @@ fn read_func(
                 let (c, vals) =
                     compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;
                 let p = selected_program(ctx, op)?;
+                // A packed compute (`packed`) is an rOperator: lowered as the pack counted
+                // its rTasks, with their cross-thread split (`persistent::RTaskShape`).
+                let opts = if packed {
+                    let shape = super::persistent::RTaskShape::of(&c, &p);
+                    super::persistent::rtask_options(opts, shape)
+                } else {
+                    opts
+                };
                 let inputs = compute_inputs(ctx, op, &c, &vals)?;
                 let key = format!("{c:?}|{p:?}|{opts:?}");
                 if let Some(&k) = seen.by_key.get(&key).filter(|_| seen.enabled) {
@@ -789,12 +797,8 @@ pub(super) fn lower_func(
     // shared with another compute.
     let mut own = KernelKeys::new(false);
     let keys = if pack.is_some() { &mut own } else { seen };
-    // ... and each is lowered as the pack counted its rTasks' threads.
-    let opts = match pack {
-        Some(_) => super::persistent::rtask_options(opts),
-        None => opts,
-    };
-    let mut tf = read_func(ctx, body, kernels, keys, opts, &name)?;
+    // ... and each is lowered as the pack counted its rTasks (`read_func`).
+    let mut tf = read_func(ctx, body, kernels, keys, (opts, pack.is_some()), &name)?;
     let groups = match pack {
         Some((p, _)) => {
             // A packed function's launches are its computes' (one result each).

@@ -387,8 +387,23 @@ pub fn fused_shared_bytes(g: &FusedGroup) -> Result<u64, String> {
 /// search's features count the staged loads and shared reads of (OOPSLA'21 Appendix A,
 /// `autoschedule_beam::staged`).
 pub fn fused_plan(g: &FusedGroup) -> Result<KernelPlan, String> {
-    let fusion = Some(Fusion::of(g));
-    let (c, p) = (&g.anchor, &g.program);
+    searched_plan(&g.anchor, &g.program, Some(Fusion::of(g)))
+}
+
+/// The plan `--lower-to-gpu` (default options) lowers compute `c` under SIMT program `p`
+/// with, chosen as [`lower_compute`] chooses it (the automatic cross-thread split and its
+/// halvings, see [`fused_plan`]), without building IR: what a packed rTask's shape reads its
+/// cross-thread split from (`persistent::RTaskShape::of`).
+pub fn compute_plan(c: &TeCompute, p: &RProgram) -> Result<KernelPlan, String> {
+    searched_plan(c, p, None)
+}
+
+/// [`fused_plan`] and [`compute_plan`]: the search of [`lower_searched`] over plans.
+fn searched_plan(
+    c: &TeCompute,
+    p: &RProgram,
+    fusion: Option<Fusion>,
+) -> Result<KernelPlan, String> {
     let o = LowerOptions::default();
     let pf = (o.prefetch, o.thread_mapping);
     let device = program_device(p);

@@ -40,7 +40,7 @@ rtile::declare_pass! {
             thread_mapping: ThreadMapping = "auto", "thread-mapping";
             /// one kernel for the computes that lower to the same code (same te compute and program), launched once per compute
             dedup_kernels: bool = "true", "dedup-kernels";
-            /// automatic cross-thread reduction split (false: one thread per output point, as packed rTasks always are)
+            /// automatic cross-thread reduction split (false: one thread per output point, packed rTasks included)
             cross_thread: bool = "true", "cross-thread";
             /// tensor-core instructions: auto (sm_90a wgmma with TMA where it applies, i.e. on sm_90 devices, else mma-sync), mma-sync (sm_80 mma.sync, ldmatrix, cp.async) or wgmma (an error where it does not apply)
             tensor_core: TensorCoreMode = "auto", "tensor-core";

@@ -313,7 +313,8 @@ fn variants(
                 threads,
                 smem,
                 regs,
-            } = RTaskShape::of(p);
+                ..
+            } = RTaskShape::of(&tc, p);
             let mut k = RKernel {
                 rtasks,
                 threads,

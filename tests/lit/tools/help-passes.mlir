@@ -32,7 +32,7 @@
 // CHECK-NEXT:      --prefetch=<bool>            - register-prefetch double buffering of the staged k-step tiles (false: load, barrier, compute, barrier) (default: true)
 // CHECK-NEXT:      --thread-mapping=<string>    - thread-to-point mapping: auto (runs of 4 points per thread where that gives 16-byte shared loads), transposed (auto, and A[m, k]-like tiles stored transposed for 16-byte reads too) or interleaved (default: auto)
 // CHECK-NEXT:      --dedup-kernels=<bool>       - one kernel for the computes that lower to the same code (same te compute and program), launched once per compute (default: true)
-// CHECK-NEXT:      --cross-thread=<bool>        - automatic cross-thread reduction split (false: one thread per output point, as packed rTasks always are) (default: true)
+// CHECK-NEXT:      --cross-thread=<bool>        - automatic cross-thread reduction split (false: one thread per output point, packed rTasks included) (default: true)
 // CHECK-NEXT:      --tensor-core=<string>       - tensor-core instructions: auto (sm_90a wgmma with TMA where it applies, i.e. on sm_90 devices, else mma-sync), mma-sync (sm_80 mma.sync, ldmatrix, cp.async) or wgmma (an error where it does not apply) (default: auto)
 // CHECK-NEXT:      --warp-specialize=<bool>     - wgmma kernels with a producer warpgroup issuing the TMA loads and consumer warpgroups computing, synchronised by full/empty mbarriers, where the block has room for 128 more threads (false: every warpgroup computes, thread 0 loads) (default: true)
 // CHECK-NEXT:      --one-kernel-results=<bool>  - a tilegraph.kernel with several results as one kernel writing all of them, where its other results are shared stages whose owned parts partition them (false: one kernel per result) (default: true)

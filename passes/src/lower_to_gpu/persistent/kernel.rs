@@ -25,7 +25,9 @@
 //!   `gpu.barrier` S times, S = the body's barriers (counted statically through `scf.for`s
 //!   with constant bounds), so every block barrier (`bar.sync 0` / `s_barrier`, which count
 //!   arrivals) is joined by the whole block. This is the rule the paper gives for HIP; it is
-//!   used on every target.
+//!   used on every target. `threads` is the rTask kernel's block, which for a split rTask
+//!   counts its reduction lanes (`rtask.rs`): all of them run the body, and the tree's
+//!   barriers (a constant count) are joined by the surplus threads like any other.
 //! - **After each rTask**: `gpu.barrier`, then thread 0 does `llvm.fence release` (device
 //!   scope) and `memref.atomic_rmw addi 1` on `step[veu]`.
 //! - **A barrier-rTask** over table pairs `a .. a + n`: thread `i` polls pairs `a + i`,
@@ -509,6 +511,15 @@ fn shared_layouts<'s>(
         layouts.insert(name.as_str(), (tys, offs));
     }
     Ok((layouts, dsm))
+}
+
+/// The dynamic shared memory of the persistent kernel of `ops` ([`build`]'s): what its
+/// co-residency is counted with.
+pub(crate) fn dynamic_shared(
+    ctx: &Context,
+    ops: &HashMap<String, RTaskOp<'_>>,
+) -> Result<u64, String> {
+    shared_layouts(ctx, ops).map(|(_, dsm)| dsm)
 }
 
 /// Builds the persistent kernel (detached `gpu.func`) and its schedule table (the data of

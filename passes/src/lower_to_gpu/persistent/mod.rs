@@ -298,11 +298,11 @@ pub(crate) fn launch_program(
     }
     let arg_types: Vec<Type> = host_args.iter().map(|&v| *b.ctx().value_type(v)).collect();
     let veus = prog.program.veus.len() as u64;
-    let shared = launches
-        .iter()
-        .map(|(k, _)| kernels[*k].shared_bytes)
-        .max()
-        .unwrap_or(0);
+    // The block the kernel launches: the most threads of its rTasks (a split rTask counts
+    // its lanes: `RTaskShape`), and the dynamic shared memory it declares (its rOperators'
+    // buffers laid out from byte 0, the most of any; at least each rTask kernel's bytes).
+    let shared = kernel::dynamic_shared(b.ctx(), &ops)
+        .map_err(|m| Diagnostic::op_error(b.ctx(), prog.op, format!("cannot lower: {m}")))?;
     let (blocks_per_core, coresident) = coresidency(b.ctx(), prog, device, threads, shared)?;
     let spec = kernel::Spec {
         name: prog.name.clone(),
