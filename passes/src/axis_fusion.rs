@@ -89,6 +89,23 @@ pub fn replace_op(ctx: &mut Context, op: OpId, values: &[Value]) -> Result<(), D
     r.map_err(|e| Diagnostic::op_error(ctx, op, format!("internal error: {e}")))
 }
 
+/// Replaces the compute `op` by one of model `c` reading `values`, with `op`'s attributes
+/// other than te's own (the rewrite of `--tensor-padding` and `--fold-reshapes`).
+pub fn replace_compute(
+    ctx: &mut Context,
+    op: OpId,
+    c: &TeCompute,
+    values: &[Value],
+) -> Result<(), Diagnostic> {
+    let mut st = build_compute_op(ctx, c, values);
+    for a in extra_attrs(ctx, op, &[]) {
+        st.add_attribute(a.name, a.value);
+    }
+    let new = create_before(ctx, op, st);
+    let out = ctx.result(new, 0);
+    replace_op(ctx, op, &[out])
+}
+
 /// Fuses the axes of one `te.compute` op in place; returns how many axes went away.
 pub fn fuse_op(ctx: &mut Context, op: OpId) -> Result<usize, Diagnostic> {
     let (c, values) = compute_from_op(ctx, op).map_err(|m| Diagnostic::op_error(ctx, op, m))?;

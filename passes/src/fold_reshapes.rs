@@ -26,12 +26,12 @@ use rtile::ir::affine::{AffineExpr, AffineMap};
 use rtile::ir::affine_bounds::simplify_in_domain;
 use rtile::ir::{Context, OpId, Rewriter, Value};
 use rtile::pass::{Pass, PassStatistics};
-use rtile_dialects::te::ir::{COMPUTE, build_compute_op, compute_from_op};
+use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
 use rtile_dialects::te::model::{Access, TensorType};
 use rtile_dialects::te::walk::compute_ops;
 use rtile_dialects::tensor::{COLLAPSE, EXPAND, reassociation_of};
 
-use crate::axis_fusion::{create_before, extra_attrs, replace_op};
+use crate::axis_fusion::replace_compute;
 
 /// The `fold-reshapes` pass.
 pub struct FoldReshapes;
@@ -224,13 +224,7 @@ fn fold_op(ctx: &mut Context, op: OpId) -> Result<usize, Diagnostic> {
         folded += usize::from(through);
     }
     if folded > 0 {
-        let mut st = build_compute_op(ctx, &c, &values);
-        for a in extra_attrs(ctx, op, &[]) {
-            st.add_attribute(a.name, a.value);
-        }
-        let new = create_before(ctx, op, st);
-        let out = ctx.result(new, 0);
-        replace_op(ctx, op, &[out])?;
+        replace_compute(ctx, op, &c, &values)?;
     }
     Ok(folded)
 }

@@ -12,12 +12,12 @@
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId};
 use rtile::pass::{Pass, PassStatistics};
-use rtile_dialects::te::ir::{build_compute_op, compute_from_op};
+use rtile_dialects::te::ir::compute_from_op;
 use rtile_dialects::te::model::{BinOp, CmpOp, Combiner, Expr, TeCompute, UnOp};
 
 use rtile_dialects::te::walk::compute_ops;
 
-use crate::axis_fusion::{create_before, extra_attrs, replace_op};
+use crate::axis_fusion::replace_compute;
 
 /// The attribute giving a compute's rTile shape, one size per axis.
 pub const TILE_ATTR: &str = "rtile.tile";
@@ -100,13 +100,7 @@ pub fn pad_op(ctx: &mut Context, op: OpId, tile: &[i64], epsilon: f64) -> Result
     if padded == c {
         return Ok(false);
     }
-    let mut st = build_compute_op(ctx, &padded, &values);
-    for a in extra_attrs(ctx, op, &[]) {
-        st.add_attribute(a.name, a.value);
-    }
-    let new = create_before(ctx, op, st);
-    let out = ctx.result(new, 0);
-    replace_op(ctx, op, &[out])?;
+    replace_compute(ctx, op, &padded, &values)?;
     Ok(true)
 }
 

@@ -13,41 +13,21 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use miette::{Report, miette};
-use rtile::ir::Context;
-use rtile::parser::parse_str;
 use rtile_dialects::tilegraph::CONFIG;
 use rtile_passes::connect::profile::ConnectProfile;
 use rtile_passes::device::Device;
 
-use crate::dialect_registry;
-use crate::measured::{LoweredLaunch, check_steps, parse_steps};
+use crate::measured::{LoweredLaunch, check_steps, gpu_func_attrs, parse_steps};
 
 /// The `gpu.func`s of `text` (a lowered module) and their configuration keys.
 fn configs_of(name: &str, text: &str) -> Result<BTreeMap<String, Option<String>>, Report> {
-    let mut ctx = Context::new(Arc::new(dialect_registry()));
-    let module = parse_str(&mut ctx, name, text)
-        .map_err(|_| miette!("{name}: the lowered module does not parse (rtile-opt reports why)"))?
-        .module;
-    let mut out = BTreeMap::new();
-    for op in ctx.collect_ops(module) {
-        if ctx.op_name(op) != "gpu.func" {
-            continue;
-        }
-        let f = ctx
-            .inherent_attr(op, "sym_name")
-            .and_then(|a| a.as_str())
-            .unwrap_or_default()
-            .to_string();
-        let key = ctx
-            .attr(op, CONFIG)
-            .and_then(|a| a.as_str())
-            .map(String::from);
-        out.insert(f, key);
-    }
-    Ok(out)
+    let attrs = gpu_func_attrs(name, text, CONFIG).map_err(|m| miette!("{m}"))?;
+    Ok(attrs
+        .into_iter()
+        .map(|(f, a)| (f, a.and_then(|a| a.as_str().map(String::from))))
+        .collect())
 }
 
 /// The profile of the kernels the steps files timed, added to `base` (entries for the same

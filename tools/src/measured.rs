@@ -168,26 +168,15 @@ pub fn lowered_launches(
         ));
     };
     // gpu.func name -> beam.root.
-    let mut ctx = Context::new(Arc::new(dialect_registry()));
-    let module = parse_str(&mut ctx, name, &out.output)
-        .map_err(|_| format!("{name}: the lowered module does not parse"))?
-        .module;
-    let mut roots = BTreeMap::new();
-    for op in ctx.collect_ops(module) {
-        if ctx.op_name(op) != "gpu.func" {
-            continue;
-        }
-        let fname = ctx
-            .inherent_attr(op, "sym_name")
-            .and_then(|a| a.as_str())
-            .unwrap_or_default()
-            .to_string();
-        let root = ctx
-            .attr(op, ROOT)
-            .and_then(|a| a.as_int())
-            .and_then(|r| usize::try_from(r).ok());
-        roots.insert(fname, root);
-    }
+    let roots: BTreeMap<String, Option<usize>> = gpu_func_attrs(name, &out.output, ROOT)?
+        .into_iter()
+        .map(|(f, a)| {
+            let root = a
+                .and_then(|a| a.as_int())
+                .and_then(|r| usize::try_from(r).ok());
+            (f, root)
+        })
+        .collect();
     let launches = seq
         .manifest
         .launches()
@@ -199,6 +188,32 @@ pub fn lowered_launches(
         })
         .collect();
     Ok((seq.function.clone(), launches))
+}
+
+/// Every `gpu.func` of the lowered module `text` (`name`) and its attribute `attr`, if it
+/// has one.
+pub(crate) fn gpu_func_attrs(
+    name: &str,
+    text: &str,
+    attr: &str,
+) -> Result<BTreeMap<String, Option<rtile::ir::Attribute>>, String> {
+    let mut ctx = Context::new(Arc::new(dialect_registry()));
+    let module = parse_str(&mut ctx, name, text)
+        .map_err(|_| format!("{name}: the lowered module does not parse"))?
+        .module;
+    let mut out = BTreeMap::new();
+    for op in ctx.collect_ops(module) {
+        if ctx.op_name(op) != "gpu.func" {
+            continue;
+        }
+        let fname = ctx
+            .inherent_attr(op, "sym_name")
+            .and_then(|a| a.as_str())
+            .unwrap_or_default()
+            .to_string();
+        out.insert(fname, ctx.attr(op, attr).cloned());
+    }
+    Ok(out)
 }
 
 /// Checks the measured `steps` against the lowered `launches` of `function` step by step:
