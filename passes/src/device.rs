@@ -271,6 +271,11 @@ impl fmt::Display for DeviceError {
 impl std::error::Error for DeviceError {}
 
 /// The embedded device files, by name.
+/// Bytes of one row of a Hopper TMA box under the 128-byte swizzle (PTX ISA,
+/// `cp.async.bulk.tensor` and the `wgmma` shared-memory matrix layouts): the unit in which
+/// the construction aligns warpgroup tiles and the sm_90a lowering copies operands.
+pub const TMA_SWIZZLE_BYTES: u64 = 128;
+
 const BUILTIN: &[(&str, &str)] = &[
     ("a100", include_str!("../devices/a100.toml")),
     ("h100", include_str!("../devices/h100.toml")),

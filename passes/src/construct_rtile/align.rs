@@ -45,8 +45,9 @@ pub fn within_epsilon(n: u64, s: u64, epsilon: f64) -> bool {
     padding_ratio(n, s) <= epsilon + 1e-12
 }
 
-/// Bytes of one row of a `wgmma` operand's TMA box (the 128-byte swizzle).
-const WGMMA_BOX_BYTES: u64 = 128;
+/// Bytes of one row of a `wgmma` operand's TMA box (the 128-byte swizzle), as the
+/// lowering copies it.
+const WGMMA_BOX_BYTES: u64 = crate::device::TMA_SWIZZLE_BYTES;
 
 /// Tensor-core mapping of a contraction: which axes play m, n, k, and the MMA instruction.
 #[derive(Clone, Debug, PartialEq)]

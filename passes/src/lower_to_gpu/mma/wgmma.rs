@@ -64,14 +64,17 @@ use super::super::pass::segment_sizes;
 use super::super::types::{dynamic_shared_bytes, memref, shared_memref};
 use super::PIPELINE_STAGES;
 use super::plan::MmaPlan;
-use crate::device::Device;
+use crate::device::{Device, TMA_SWIZZLE_BYTES};
 
+/// 16-bit elements in one 128-byte swizzle span ([`TMA_SWIZZLE_BYTES`]).
+const SPAN_ELEMS: i64 = TMA_SWIZZLE_BYTES as i64 / 2;
 /// Elements of k one stage holds: one 128-byte swizzle span of 16-bit elements.
-pub const K_STEP: i64 = 64;
-/// Columns of one B box (128 bytes of n).
-const B_BOX_COLS: i64 = 64;
+pub const K_STEP: i64 = SPAN_ELEMS;
+/// Columns of one B box (128 bytes of n; the construction aligns n-major warpgroup tiles
+/// to it: `construct_rtile::align`).
+const B_BOX_COLS: i64 = SPAN_ELEMS;
 /// Columns of one m-contiguous A box (128 bytes of m).
-const A_BOX_COLS: i64 = 64;
+const A_BOX_COLS: i64 = SPAN_ELEMS;
 /// Most stages of the TMA ring.
 const MAX_STAGES: i64 = 4;
 /// Registers per thread a wgmma kernel needs beside its accumulator.
