@@ -16,6 +16,7 @@ use super::profile::ConnectProfile;
 use super::schedule::{Decision, Schedule, schedule_profiled};
 use super::tiling::Plan;
 use crate::device::Device;
+use crate::wavefront_pack::profile::same_device;
 
 rtile::declare_pass! {
     pass Connect {
@@ -99,16 +100,7 @@ impl Pass for Connect {
             None
         } else {
             let p = ConnectProfile::load(&self.opts.profile).map_err(|m| err(ctx, op, m))?;
-            if !p.device.eq_ignore_ascii_case(&dev.name) {
-                return Err(err(
-                    ctx,
-                    op,
-                    format!(
-                        "profile '{}' was measured on '{}', not on device '{}'",
-                        self.opts.profile, p.device, dev.name
-                    ),
-                ));
-            }
+            same_device(&self.opts.profile, &p.device, &dev.name).map_err(|m| err(ctx, op, m))?;
             Some(p)
         };
         let funcs: Vec<OpId> = ctx

@@ -446,19 +446,23 @@ pub fn best_plan_profiled(
             }
         };
         kept += 1;
-        let config = config_key(g, &sg, levels, &p.tiles);
-        let measured = profile.and_then(|pr| pr.time(&config));
+        // Keys are only needed to look candidates up; the chosen one's is set below.
+        let measured = profile.and_then(|pr| pr.time(&config_key(g, &sg, levels, &p.tiles)));
         let p = Plan {
             est_us: measured.map_or(p.est_us, |us| us + dev.launch_us),
             measured: measured.is_some(),
-            config,
             ..p
         };
         if best.as_ref().is_none_or(|b| p.est_us < b.est_us) {
             best = Some(p);
         }
     }
-    best.map(|p| Plan { refused, ..p }).ok_or(why)
+    best.map(|p| Plan {
+        refused,
+        config: config_key(g, &sg, levels, &p.tiles),
+        ..p
+    })
+    .ok_or(why)
 }
 
 /// `p` without the launches the lowering saves where one kernel writes several results

@@ -13,7 +13,7 @@ use rtile_dialects::vdevice::{
     DEVICE, PROGRAM, RKernel, ROP_ATTR, ROPERATOR, ROperator, VDevice, siblings,
 };
 
-use super::profile::Profile;
+use super::profile::{Profile, same_device};
 use super::schedule::{BarrierPolicy, KernelPolicy, Op, Plan, Policy, schedule};
 use crate::construct_rtile::te_adapter::expr_from_compute;
 use crate::construct_rtile::{ConstructOptions, construct};
@@ -107,16 +107,7 @@ impl WavefrontPack {
             return Ok(None);
         }
         let p = Profile::load(&self.opts.profile).map_err(|m| err(ctx, op, m))?;
-        if p.device != dev.name {
-            return Err(err(
-                ctx,
-                op,
-                format!(
-                    "profile '{}' was measured on '{}', not on device '{}'",
-                    self.opts.profile, p.device, dev.name
-                ),
-            ));
-        }
+        same_device(&self.opts.profile, &p.device, &dev.name).map_err(|m| err(ctx, op, m))?;
         Ok(Some(p))
     }
 

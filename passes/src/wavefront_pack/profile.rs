@@ -95,6 +95,18 @@ impl Profile {
     }
 }
 
+/// `Err` unless a profile file `path` measured on `measured_on` may serve the pass's
+/// `device` (device names compare as `Device::builtin` reads them, case-insensitively).
+/// Shared by the profiles of `--wavefront-pack` and `--connect`.
+pub(crate) fn same_device(path: &str, measured_on: &str, device: &str) -> Result<(), String> {
+    if measured_on.eq_ignore_ascii_case(device) {
+        return Ok(());
+    }
+    Err(format!(
+        "profile '{path}' was measured on '{measured_on}', not on device '{device}'"
+    ))
+}
+
 /// `path: line L, column C: message` for a TOML error in `text` (the line and column
 /// where the error's span starts, when it has one). Shared by the profile files of
 /// `--wavefront-pack` and `--connect`.
