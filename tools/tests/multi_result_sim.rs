@@ -195,6 +195,50 @@ fn a_normalised_result_feeding_a_matmul_is_one_kernel_and_matches_a_naive_loop_n
     assert!(max_rel(&o.outputs[1].data, &f) < 1e-5, "F");
 }
 
+/// A residual after a matmul, as BERT's last one (`Y = H + L`): the sink reads the matmul
+/// (its epilogue) and another result of the kernel (the normalised rows, a shared stage).
+const RESIDUAL: &str = r#"
+func.func @res(%X: tensor<16x32xf32>, %W: tensor<32x32xf32>) -> (tensor<16x32xf32>, tensor<16x32xf32>) {
+  %Mu = te.compute (%m) reduce (%k) in [16, 32] : (tensor<16x32xf32>) -> tensor<16xf32> { te.sum(%X[%m, %k] / 32.0) }
+  %L = te.compute (%m, %k) in [16, 32] : (tensor<16x32xf32>, tensor<16xf32>) -> tensor<16x32xf32> { %X[%m, %k] - %Mu[%m] }
+  %F = te.compute (%m, %n) reduce (%k) in [16, 32, 32] : (tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<16x32xf32> { te.sum(%L[%m, %k] * %W[%k, %n]) }
+  %Y = te.compute (%m, %n) in [16, 32] : (tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32> { max(%F[%m, %n] + %L[%m, %n] * 0.5, 0.0) * %X[%m, %n] }
+  func.return %L, %Y : tensor<16x32xf32>, tensor<16x32xf32>
+}"#;
+
+#[test]
+fn a_residual_epilogue_reads_another_result_from_shared_memory() {
+    let o = one_against_split(RESIDUAL, "shared", 2);
+    // The matmul is the kernel's loop and the residual its epilogue: the shared stages are
+    // the row means, the normalised rows and the copy of `W` (the matmul made a stage
+    // under an element-wise loop would add itself and its own copy of `W`).
+    let lowered = lower(&connect(RESIDUAL, "shared"), true);
+    assert_eq!(
+        lowered.matches("rtile.shared_stages = ").count(),
+        1,
+        "{lowered}"
+    );
+    assert!(lowered.contains("rtile.shared_stages = 3 :"), "{lowered}");
+    let ins = Tensor::random_inputs(&common_types(&[&[16, 32], &[32, 32]]), 3);
+    let (x, w) = (&ins[0].data, &ins[1].data);
+    let mut l = vec![0.0; 16 * 32];
+    for m in 0..16 {
+        let mu: f64 = (0..32).map(|k| x[m * 32 + k] / 32.0).sum();
+        for k in 0..32 {
+            l[m * 32 + k] = x[m * 32 + k] - mu;
+        }
+    }
+    let y: Vec<f64> = (0..16 * 32)
+        .map(|p| {
+            let (m, n) = (p / 32, p % 32);
+            let f: f64 = (0..32).map(|k| l[m * 32 + k] * w[k * 32 + n]).sum();
+            (f + l[p] * 0.5).max(0.0) * x[p]
+        })
+        .collect();
+    assert!(max_rel(&o.outputs[0].data, &l) < 1e-5, "L");
+    assert!(max_rel(&o.outputs[1].data, &y) < 1e-5, "Y");
+}
+
 /// f32 tensor types of `shapes`.
 fn common_types(shapes: &[&[i64]]) -> Vec<rtile_dialects::te::model::TensorType> {
     use rtile_dialects::te::model::{ElemType, TensorType};

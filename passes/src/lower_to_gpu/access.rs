@@ -127,7 +127,7 @@ pub(super) fn output_map(c: &TeCompute) -> Vec<AffineExpr> {
 impl Lowering<'_> {
     /// Original axis values from view axis values, decomposing only the fused view axes
     /// that cover an axis in `needed` (the others' values stay `None`).
-    fn orig_axes_needed(
+    pub(super) fn orig_axes_needed(
         &mut self,
         view_vals: &[Option<Value>],
         needed: &[bool],

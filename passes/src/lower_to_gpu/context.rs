@@ -26,11 +26,8 @@ pub(super) struct Lowering<'a> {
     /// The kernel's memref arguments: the inputs, then the output.
     pub inputs: Vec<Value>,
     pub output: Value,
-    /// Per input of the plan's epilogue stage ([`KernelPlan::tail`]): its kernel argument,
-    /// `None` for the anchor's own result.
-    pub tail_inputs: Vec<Option<Value>>,
-    /// Every input argument of the kernel (a fused kernel's recomputed reductions read
-    /// theirs by position).
+    /// Every input argument of the kernel (a fused kernel's recomputed reductions and its
+    /// epilogue read theirs by position).
     pub args: Vec<Value>,
     /// The shared buffers by slot: per distinct staged read, and the cross-thread
     /// reduction's ([`REDUCTION_SLOT`]).
@@ -66,7 +63,6 @@ impl<'a> Lowering<'a> {
             em,
             inputs,
             output,
-            tail_inputs: Vec::new(),
             args: Vec::new(),
             shared: Vec::new(),
             // Placeholders: every axis gets its base (and spatial axes their thread

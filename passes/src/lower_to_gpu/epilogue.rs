@@ -4,9 +4,9 @@
 use rtile::ir::Value;
 use rtile_dialects::arith::CmpIPredicate;
 
-use super::access::output_map;
+use super::access::{mark_dims, output_map};
 use super::context::{Lowering, REDUCTION_SLOT};
-use super::fuse::TailStage;
+use super::fuse::{ReSrc, TailStage};
 use super::reduction::RegTile;
 use super::thread_map::ThreadIds;
 use super::types::ty;
@@ -37,9 +37,9 @@ impl Lowering<'_> {
     }
 
     /// The epilogue stage at one point: the tail's body over the stage's value `v` (its
-    /// reads of the anchor's result, all at this point) and its other inputs read from
-    /// global memory at the point (Welder §3.4: a register-connected consumer computed
-    /// in its producer's loop).
+    /// reads of the anchor's result, all at this point), its global inputs read at the
+    /// point, and its shared stages read from their tiles (Welder §3.4: a
+    /// register-connected consumer computed in its producer's loop).
     fn tail_value(
         &mut self,
         t: &TailStage,
@@ -49,21 +49,40 @@ impl Lowering<'_> {
         let tc = &t.compute;
         let mut avals = Vec::new();
         for a in &tc.accesses {
-            let Some(mem) = self.tail_inputs[a.input] else {
-                avals.push(v);
-                continue;
-            };
             let shape = &tc.inputs[a.input].shape;
             let elem = tc.inputs[a.input].elem;
-            let (m, idx, cshape) = self.direct_access(mem, &a.map.results, shape, elem, vals)?;
-            let cond = if a.pad.is_some() {
-                let checks = vec![(true, true); idx.len()];
-                self.in_bounds(&idx, &cshape, &checks)
-            } else {
-                None
-            };
-            let padv = a.pad.unwrap_or(0.0);
-            avals.push(self.guarded_load(m, &idx, cond, elem, padv));
+            match &t.srcs[a.input] {
+                None => avals.push(v),
+                Some(ReSrc::Arg(k)) => {
+                    let mem = self.args[*k];
+                    let (m, idx, cshape) =
+                        self.direct_access(mem, &a.map.results, shape, elem, vals)?;
+                    let cond = if a.pad.is_some() {
+                        let checks = vec![(true, true); idx.len()];
+                        self.in_bounds(&idx, &cshape, &checks)
+                    } else {
+                        None
+                    };
+                    let padv = a.pad.unwrap_or(0.0);
+                    avals.push(self.guarded_load(m, &idx, cond, elem, padv));
+                }
+                Some(src) => {
+                    // The map is over the anchor's parallel axes: its index in the stage's
+                    // (global) index space, at this point.
+                    let mut needed = vec![false; self.compute.axes.len()];
+                    for e in &a.map.results {
+                        mark_dims(e, &mut needed);
+                    }
+                    let orig = self.orig_axes_needed(vals, &needed);
+                    let at = a
+                        .map
+                        .results
+                        .iter()
+                        .map(|e| self.affine(e, &orig))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    avals.push(self.source_load(src, &at, &tc.inputs[a.input], a.pad)?);
+                }
+            }
         }
         Ok(self.body_with(&tc.body, &avals, &tc.access_types())?.0)
     }

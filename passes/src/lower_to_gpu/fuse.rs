@@ -3,7 +3,8 @@
 //! consumer reads them (§3.4 "code generation", TVM's `compute_inline`: the producer's body
 //! substituted into the consumer's, its accesses composed with the consumer's read), and a
 //! register-connected element-wise consumer of a reduction becomes the reduction's
-//! epilogue (its body applied to each point of the register tile before the store). One
+//! epilogue (its body applied to each point of the register tile before the store; it may
+//! read shared stages too, such as a residual's other operand). One
 //! block size for all stages (§4.1's alignment rule): the plan's tiles are the anchor's
 //! tiles in the kernel's `tilegraph.tiles`.
 //!
@@ -81,10 +82,13 @@ pub struct Recompute {
 #[derive(Clone, Debug)]
 pub struct TailStage {
     /// The consumer (its element-wise producers inlined): domain = the anchor's parallel
-    /// axes; the inputs in `from_anchor` are the anchor's result, read at the point.
+    /// axes; the inputs whose source is `None` are the anchor's result, read at the point.
     pub compute: TeCompute,
-    /// Per input of `compute`: its kernel argument, `None` for the anchor's result.
-    pub args: Vec<Option<usize>>,
+    /// Per input of `compute`: `None` for the anchor's result; else a kernel argument
+    /// (`ReSrc::Arg`) or a shared stage of the kernel (`ReSrc::Shared`, read from its tile
+    /// in shared memory at the access's index: another result of a kernel with several,
+    /// such as a residual's other operand).
+    pub srcs: Vec<Option<ReSrc>>,
 }
 
 /// A `tilegraph.kernel` ready to lower as one kernel.
@@ -503,7 +507,7 @@ pub(super) fn fuse_members_forced(
     if views.is_empty() {
         return Err("has no te.compute".into());
     }
-    let plain = fuse_kernel_with(views, device, false, forced);
+    let plain = fuse_kernel_with(views, device, Promote::None, forced);
     let recomputes = |g: &FusedGroup| {
         g.sources
             .iter()
@@ -515,16 +519,57 @@ pub(super) fn fuse_members_forced(
         // A reduction read in registers would be recomputed at every point that reads it
         // (its inputs re-read from global memory each time), or cannot be recomputed at
         // all (inside a staged reduction): computed once per block into shared memory
-        // instead, when that lowers.
-        _ => fuse_kernel_with(views, device, true, forced).or(plain),
+        // instead, when that lowers. The reduction the sink reads, if the sink can be its
+        // epilogue, stays the kernel's loop.
+        _ => epilogue_reduction(views, forced)
+            .and_then(|r| {
+                fuse_kernel_with(views, device, Promote::AllBut(r), forced)
+                    .ok()
+                    .filter(|g| g.tail.is_some() && !recomputes(g))
+            })
+            .map(Ok)
+            .unwrap_or_else(|| fuse_kernel_with(views, device, Promote::All, forced).or(plain)),
     }
 }
 
-/// [`fuse_members`]; `promote`: every reduction another member reads is a shared stage.
+/// Which reductions read in registers by another member [`fuse_kernel_with`] computes as
+/// shared stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Promote {
+    /// None: each is recomputed where read, or is the anchor.
+    None,
+    /// Every one.
+    All,
+    /// Every one but this member (the anchor of the sink's epilogue).
+    AllBut(usize),
+}
+
+/// The reduction member an element-wise sink could be the epilogue of: the first reduction
+/// the sink reads, read by no other member and not a result of its own. The other
+/// reductions the sink reads at the register level may then be shared stages.
+fn epilogue_reduction(views: &[MemberView], forced: &[bool]) -> Option<usize> {
+    let (sink, producers) = views.split_last()?;
+    if sink.c.combiner.is_some() {
+        return None;
+    }
+    let member = |v: Value| producers.iter().position(|m| m.result == v);
+    let read: Vec<usize> = sink
+        .vals
+        .iter()
+        .filter_map(|&v| member(v))
+        .filter(|&p| views[p].c.combiner.is_some())
+        .collect();
+    let &r = read
+        .iter()
+        .find(|&&p| !forced[p] && producers.iter().all(|m| !m.vals.contains(&views[p].result)))?;
+    Some(r)
+}
+
+/// [`fuse_members`]; `promote`: which reductions another member reads are shared stages.
 fn fuse_kernel_with(
     views: &[MemberView],
     device: &str,
-    promote: bool,
+    promote: Promote,
     forced: &[bool],
 ) -> Result<FusedGroup, String> {
     let member = |v: Value| views.iter().position(|m| m.result == v);
@@ -611,19 +656,23 @@ fn fuse_kernel_with(
         .iter()
         .map(|&x| resolve(&nodes, x, &mut args, 0, &staged))
         .collect::<Result<Vec<_>, _>>()?;
-    let tail = tail.map(|t| TailStage {
-        args: t
-            .srcs
-            .iter()
-            .map(|&x| match x {
-                Src::Member(p) if p == anchor_m => None,
-                Src::Outer(v) => Some(arg_index(&mut args, v)),
-                // split_tail lets the tail read only the anchor among the members.
-                Src::Member(_) | Src::Shared(_) => None,
-            })
-            .collect(),
-        compute: t.c,
-    });
+    let mut tail = match tail {
+        Some(t) => Some(TailStage {
+            srcs: t
+                .srcs
+                .iter()
+                .map(|&x| match x {
+                    // split_tail lets the tail read no other member in registers.
+                    Src::Member(_) => Ok(None),
+                    Src::Outer(_) | Src::Shared(_) => {
+                        resolve(&nodes, x, &mut args, 0, &staged).map(Some)
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            compute: t.c,
+        }),
+        None => None,
+    };
     // An argument's type is that of the member input it is.
     let type_of = |v: Value| {
         views.iter().find_map(|m| {
@@ -639,7 +688,26 @@ fn fuse_kernel_with(
         .collect::<Result<Vec<_>, _>>()?;
     let program = program_of_tiles(&views[anchor_m].tiles, &anchor.c, device)?;
     let mut sources = sources;
-    plan_stages(&anchor.c, &program.block, &mut sources, &mut shared_stages)?;
+    plan_stages(
+        &anchor.c,
+        &program.block,
+        (&mut sources, tail.as_mut()),
+        &mut shared_stages,
+    )?;
+    if let Some(t) = &tail {
+        for k in t.srcs.iter().filter_map(|s| match s {
+            Some(ReSrc::Shared(k)) => Some(*k),
+            _ => None,
+        }) {
+            let st = &shared_stages[k];
+            if st.region.iter().any(|s| s.coef[s.step_column()] != 0) {
+                return Err(
+                    "the epilogue reads a shared stage whose tile moves with a k-step (only one step's slice is in shared memory at the store)"
+                        .into(),
+                );
+            }
+        }
+    }
     Ok(FusedGroup {
         anchor: anchor.c.clone(),
         tail,
@@ -654,17 +722,21 @@ fn fuse_kernel_with(
     })
 }
 
-/// Per member of `views`: whether it is a shared stage (every `forced` one is). Members some consumer reads at the
-/// shared level are computed into shared memory and read from there by every consumer in
-/// the kernel; with `promote`, so is every reduction another member reads in registers.
-fn shared_members(views: &[MemberView], promote: bool, forced: &[bool]) -> Vec<bool> {
+/// Per member of `views`: whether it is a shared stage (every `forced` one is). Members
+/// some consumer reads at the shared level are computed into shared memory and read from
+/// there by every consumer in the kernel; so are the reductions other members read in
+/// registers that `promote` names.
+fn shared_members(views: &[MemberView], promote: Promote, forced: &[bool]) -> Vec<bool> {
     let member = |v: Value| views.iter().position(|m| m.result == v);
     let mut shared = forced.to_vec();
     for view in views {
         for (v, l) in view.vals.iter().zip(&view.levels) {
-            match (member(*v), l) {
-                (Some(p), Level::Shared) => shared[p] = true,
-                (Some(p), Level::Register) if promote => {
+            match (member(*v), l, promote) {
+                (Some(p), Level::Shared, _) => shared[p] = true,
+                (Some(p), Level::Register, Promote::All) => {
+                    shared[p] |= views[p].c.combiner.is_some();
+                }
+                (Some(p), Level::Register, Promote::AllBut(r)) if p != r => {
                     shared[p] |= views[p].c.combiner.is_some();
                 }
                 _ => {}
@@ -720,23 +792,24 @@ fn resolve(
     }
 }
 
-/// When the sink `s` is element-wise and reads exactly one reduction member `r`, only at
-/// the identity index over `r`'s parallel axes: `r` is the anchor and the sink its
-/// epilogue.
+/// When the sink `s` is element-wise and reads exactly one member `r` in registers, a
+/// reduction whose inputs are global or shared stages, only at the identity index over
+/// `r`'s parallel axes: `r` is the anchor and the sink its epilogue. The sink may also read
+/// shared stages (at any index inside their tiles: a residual's other operand).
 fn split_tail(nodes: &[Node], s: usize) -> Result<Option<(usize, Node)>, String> {
     let sink = &nodes[s];
     if sink.c.combiner.is_some() {
         return Ok(None);
     }
-    let members: Vec<usize> = sink
+    let in_registers: Vec<usize> = sink
         .srcs
         .iter()
         .filter_map(|x| match x {
-            Src::Member(p) | Src::Shared(p) => Some(*p),
-            Src::Outer(_) => None,
+            Src::Member(p) => Some(*p),
+            Src::Shared(_) | Src::Outer(_) => None,
         })
         .collect();
-    let [r] = members[..] else {
+    let [r] = in_registers[..] else {
         return Ok(None);
     };
     let rn = &nodes[r];
@@ -752,10 +825,17 @@ fn split_tail(nodes: &[Node], s: usize) -> Result<Option<(usize, Node)>, String>
         sink.c.accesses.iter().all(|a| {
             sink.srcs[a.input] != Src::Member(r) || (a.pad.is_none() && a.map.is_identity())
         });
-    let leaf = rn.srcs.iter().all(|x| matches!(x, Src::Outer(_)));
-    // A reduction the sink reads from shared memory is a shared stage, not the loop.
-    let in_registers = !sink.srcs.contains(&Src::Shared(r));
-    Ok((same_points && identity && leaf && in_registers).then(|| (r, sink.clone())))
+    let staged_or_global = rn
+        .srcs
+        .iter()
+        .all(|x| matches!(x, Src::Outer(_) | Src::Shared(_)));
+    // A reduction the sink also reads from shared memory is a shared stage, not the loop.
+    let only_in_registers = !sink.srcs.contains(&Src::Shared(r));
+    let reduction = rn.c.combiner.is_some();
+    Ok(
+        (reduction && same_points && identity && staged_or_global && only_in_registers)
+            .then(|| (r, sink.clone())),
+    )
 }
 
 /// The kernel's members as `func.func @ref(%in0, ..) { te.compute ... }` over the kernel's

@@ -511,9 +511,6 @@ fn build_kernel(
     };
     let mut cx = Lowering::new(plan, stage, Emitter::new(ctx, entry), inputs, output);
     cx.args = kargs.clone();
-    if let Some(t) = &plan.tail {
-        cx.tail_inputs = t.args.iter().map(|a| a.map(|k| kargs[k])).collect();
-    }
     // The staged data tiles' buffers and the cross-thread reduction's, made before the
     // body that uses them.
     let shared = declare_shared(&mut cx, &plan.shared_buffers);

@@ -19,7 +19,7 @@ use rtile::ir::affine::{AffineExpr, floor_div};
 use rtile_dialects::te::model::TeCompute;
 
 use super::context::{Lowering, REDUCTION_SLOT};
-use super::fuse::{ReSrc, Recompute};
+use super::fuse::{ReSrc, Recompute, TailStage};
 use super::plan::{InputSource, KernelPlan, SharedBuffer};
 use super::shared_steps::KStep;
 use super::staging::plan_staged;
@@ -311,7 +311,7 @@ fn visit(
 pub fn plan_regions(
     anchor: &TeCompute,
     block: &[u64],
-    sources: &[ReSrc],
+    (sources, tail): (&[ReSrc], Option<&TailStage>),
     stages: &mut [SharedStage],
 ) -> Result<(), String> {
     let n = anchor.axes.len();
@@ -345,6 +345,16 @@ pub fn plan_regions(
         .collect();
     let mut regions: Vec<Option<Vec<Span>>> = vec![None; stages.len()];
     visit(anchor, sources, &axes, &mut regions, &blocks)?;
+    if let Some(t) = tail {
+        // The epilogue reads its stages at the block's points (the anchor's parallel axes).
+        for a in &t.compute.accesses {
+            if let Some(ReSrc::Shared(k)) = &t.srcs[a.input] {
+                let shape = &t.compute.inputs[a.input].shape;
+                let img = image(&a.map.results, &axes[..np], shape);
+                union(&mut regions[*k], img, shape, &blocks)?;
+            }
+        }
+    }
     for k in (0..stages.len()).rev() {
         // A stage nothing reads is a result of the kernel (`super::results`) beside the
         // anchor's: of the anchor's result shape, its tile is the block's.
@@ -442,6 +452,13 @@ pub(super) fn plan_shared_stages(
     let mut last = vec![0usize; stages.len()];
     let mut anchor_reads = Vec::new();
     reads(&plan.sources, &mut anchor_reads);
+    // The epilogue reads its stages at the store, after the anchor's loop.
+    if let Some(t) = &plan.tail {
+        anchor_reads.extend(t.srcs.iter().filter_map(|s| match s {
+            Some(ReSrc::Shared(k)) => Some(*k),
+            _ => None,
+        }));
+    }
     // A stage the kernel writes out as a result (`results`) is read back after its
     // barrier: alive to the end too.
     for k in anchor_reads.into_iter().chain(results.iter().copied()) {
@@ -719,16 +736,19 @@ const COPY_LIMIT_BYTES: u64 = 48 * 1024;
 
 /// `srcs` with every `Shared(k)` renumbered through `map`.
 fn renumber(srcs: &[ReSrc], map: &[usize]) -> Vec<ReSrc> {
-    srcs.iter()
-        .map(|s| match s {
-            ReSrc::Arg(k) => ReSrc::Arg(*k),
-            ReSrc::Shared(k) => ReSrc::Shared(map[*k]),
-            ReSrc::Recompute(rc) => ReSrc::Recompute(Box::new(Recompute {
-                compute: rc.compute.clone(),
-                srcs: renumber(&rc.srcs, map),
-            })),
-        })
-        .collect()
+    srcs.iter().map(|s| renumber_one(s, map)).collect()
+}
+
+/// `s` with every `Shared(k)` renumbered through `map`.
+fn renumber_one(s: &ReSrc, map: &[usize]) -> ReSrc {
+    match s {
+        ReSrc::Arg(k) => ReSrc::Arg(*k),
+        ReSrc::Shared(k) => ReSrc::Shared(map[*k]),
+        ReSrc::Recompute(rc) => ReSrc::Recompute(Box::new(Recompute {
+            compute: rc.compute.clone(),
+            srcs: renumber(&rc.srcs, map),
+        })),
+    }
 }
 
 /// The identity copy of a tensor of type `t` (a stage that stages a global input).
@@ -807,7 +827,7 @@ fn with_copies(stages: &[SharedStage], step_cap: Option<i64>) -> (Vec<SharedStag
 pub fn plan_stages(
     anchor: &TeCompute,
     block: &[u64],
-    sources: &mut Vec<ReSrc>,
+    (sources, mut tail): (&mut Vec<ReSrc>, Option<&mut TailStage>),
     stages: &mut Vec<SharedStage>,
 ) -> Result<(), String> {
     let caps = [None].into_iter().chain(STEP_CAPS.iter().map(|&c| Some(c)));
@@ -821,15 +841,31 @@ pub fn plan_stages(
             continue;
         }
         let mut with_sources = renumber(sources, &map);
-        let planned = plan_regions(anchor, block, &with_sources, &mut with);
+        let with_tail = tail.as_deref().map(|t| TailStage {
+            srcs: t
+                .srcs
+                .iter()
+                .map(|s| s.as_ref().map(|s| renumber_one(s, &map)))
+                .collect(),
+            compute: t.compute.clone(),
+        });
+        let planned = plan_regions(
+            anchor,
+            block,
+            (&with_sources, with_tail.as_ref()),
+            &mut with,
+        );
         let bytes: u64 = with.iter().map(SharedStage::bytes).sum();
         if planned.is_ok() && bytes <= COPY_LIMIT_BYTES {
             *stages = with;
             std::mem::swap(sources, &mut with_sources);
+            if let (Some(t), Some(w)) = (tail.as_deref_mut(), with_tail) {
+                *t = w;
+            }
             return Ok(());
         }
     }
-    plan_regions(anchor, block, sources, stages)
+    plan_regions(anchor, block, (sources, tail.as_deref()), stages)
 }
 
 /// The k-step sizes [`plan_stages`] tries, largest first: the connect model's reduction
