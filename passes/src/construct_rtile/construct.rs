@@ -553,6 +553,23 @@ impl<'a> Search<'a> {
         (block, thread)
     }
 
+    /// What the micro-performance model reads of a (block, thread) pair
+    /// ([`perf_model::estimate`]).
+    fn shape<'b>(&'b self, block: &'b [u64], thread: &'b [u64]) -> ProgramShape<'b> {
+        let lanes = self.al.lanes();
+        ProgramShape {
+            block,
+            thread,
+            threads: self.al.threads(block, thread),
+            lanes,
+            shared_bytes: self.al.shared_footprint(block, thread),
+            register_bytes: register_bytes(self.expr, thread, lanes),
+            staged: !self.al.direct,
+            async_loads: self.al.tc.is_some(),
+            mma: self.al.tc.as_ref(),
+        }
+    }
+
     /// Assembles the rProgram for a (block, thread) pair, or `None` if it breaks a rule (the
     /// shrink and the search only produce valid pairs; this is the last guard).
     fn program(&mut self, block: &[u64], thread: &[u64]) -> Option<RProgram> {
@@ -565,27 +582,10 @@ impl<'a> Search<'a> {
             return None;
         }
         let e = self.expr;
-        let lanes = self.al.lanes();
         let pad = self.al.storage_padding(block, thread);
-        let threads = self.al.threads(block, thread);
-        let reg = register_bytes(e, thread, lanes);
-        let sh = self.al.shared_footprint(block, thread);
-        let est = perf_model::estimate(
-            e,
-            self.dev,
-            self.gflops,
-            &ProgramShape {
-                block,
-                thread,
-                threads,
-                lanes,
-                shared_bytes: sh,
-                register_bytes: reg,
-                staged: !self.al.direct,
-                async_loads: self.al.tc.is_some(),
-                mma: self.al.tc.as_ref(),
-            },
-        );
+        let shape = self.shape(block, thread);
+        let (threads, reg, sh) = (shape.threads, shape.register_bytes, shape.shared_bytes);
+        let est = perf_model::estimate(e, self.dev, self.gflops, &shape);
         let global_fp: u64 = e
             .inputs
             .iter()
@@ -635,6 +635,37 @@ pub fn program_for(
     thread: &[u64],
 ) -> Option<RProgram> {
     Search::new(e, dev, epsilon, tc, 1, 0).program(block, thread)
+}
+
+/// The micro-performance model's estimate of rProgram `p` of expression `e` (the form it
+/// was built on: `p.axes` are its axes) run with the cross-thread split `split`
+/// ([`perf_model::estimate_split`]): the program's shape as the construction estimated it
+/// (§3.3), with the split's threads and tree on top. With [`perf_model::Split::NONE`] it is
+/// the estimate `p.est_us` was rounded from. `Err` when `p` is not a program of `e` on
+/// `dev` ([`check_program`]).
+pub fn estimate_program(
+    e: &TensorExprInfo,
+    dev: &Device,
+    p: &RProgram,
+    split: perf_model::Split,
+) -> Result<perf_model::Estimate, String> {
+    let names: Vec<&str> = e.axes.iter().map(|a| a.name.as_str()).collect();
+    if names != p.axes.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(format!(
+            "the program's axes ({}) are not the expression's ({})",
+            p.axes.join(", "),
+            names.join(", ")
+        ));
+    }
+    check_program(e, dev, p)?;
+    let tc = if p.tensor_core {
+        tensor_core_map_for(e, dev, p.mma)
+    } else {
+        None
+    };
+    let s = Search::new(e, dev, p.epsilon, tc, 1, 0);
+    let shape = s.shape(&p.block, &p.thread);
+    Ok(perf_model::estimate_split(e, dev, s.gflops, &shape, split))
 }
 
 /// Checks that `p` obeys every alignment rule of §3.1 and fits every capacity of `dev` for the

@@ -128,6 +128,9 @@ pub struct Estimate {
     pub global_s: f64,
     /// See `compute_s`.
     pub shared_s: f64,
+    /// Per-wave time of the cross-thread reduction's tree after the reduction, seconds (0
+    /// without a split: [`tree_seconds`]).
+    pub tree_s: f64,
 }
 
 /// Inputs of [`estimate`].
@@ -191,6 +194,65 @@ fn loads_in_flight(dev: &Device, warps: u64) -> f64 {
         .map_or(f64::INFINITY, |g| warps as f64 * g * 1e9)
 }
 
+/// A cross-thread reduction split of a program's block, as `--lower-to-gpu` runs a
+/// reduction-heavy program with few threads (`lower_to_gpu::reduction::auto_split`): each
+/// output point's reduction is shared by `lanes` threads, each reducing `1/lanes` of the
+/// block's reduction tile, and the lanes' partial accumulators then meet in a tree in
+/// shared memory (`reduction::cross_thread_tree`: the partials stored, one barrier, then
+/// `log2(lanes)` levels, each `lane < half` adding its partner's value, each followed by a
+/// barrier). Roller keeps "the partitions split along a reduction axis on the same
+/// execution unit, as they can share the reduction results in the higher memory layers"
+/// (OSDI'22 §3.2, scale-out); the split does that inside one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// Threads per output point (1: no split); a power of two.
+    pub lanes: u64,
+    /// Bytes of the tree's shared buffer (`outputs per thread × lanes × program threads`
+    /// accumulators; `lower_to_gpu::plan`'s `REDUCTION_SLOT` buffer), on top of the
+    /// program's shared footprint.
+    pub tree_bytes: u64,
+}
+
+impl Split {
+    /// No split: the program's block as Roller constructed it.
+    pub const NONE: Split = Split {
+        lanes: 1,
+        tree_bytes: 0,
+    };
+}
+
+/// Cycles one level of the cross-thread tree costs on its critical path: a dependent
+/// shared-memory load (19 cycles on V100, Jia et al., "Dissecting the NVIDIA Volta GPU
+/// Architecture via Microbenchmarking", 2018), the combine, the store and the block barrier
+/// that ends the level. **[Interp]**, not measured here: the order of those four latencies,
+/// the same cycle count for every device (the clock scales it); neither Roller's model
+/// (§3.3) nor Rammer's profiles (§3.3) have a term for it.
+pub const TREE_LEVEL_CYCLES: f64 = 64.0;
+
+/// Per-wave time of a split block's tree ([`Split`]), seconds: `log2(lanes) + 1` barrier
+/// steps (the partials' store, then one per level) at [`TREE_LEVEL_CYCLES`] each, plus the
+/// tree's shared-memory traffic of the `resident` blocks over the core's share of the
+/// shared bandwidth (§3.3's `MemPerf`: traffic over bandwidth, split evenly over the
+/// cores): the partials written once (`tree_bytes`), and at each level the active half
+/// reads two values and writes one, `3 × tree_bytes × (lanes − 1) / lanes` in all. The tree
+/// waits on the block's whole reduction, so it is added to the wave's bottleneck stage, not
+/// overlapped with it. 0 without a split; no latency part for a device file without a clock.
+pub fn tree_seconds(dev: &Device, split: Split, resident: u64) -> f64 {
+    if split.lanes <= 1 {
+        return 0.0;
+    }
+    let lanes = split.lanes as f64;
+    let steps = f64::from(split.lanes.next_power_of_two().ilog2()) + 1.0;
+    let latency = if dev.clock_ghz > 0.0 {
+        steps * TREE_LEVEL_CYCLES / (dev.clock_ghz * 1e9)
+    } else {
+        0.0
+    };
+    let moved = split.tree_bytes as f64 * (1.0 + 3.0 * (lanes - 1.0) / lanes);
+    let core_bw = dev.bandwidth(Device::SHARED) / dev.cores as f64;
+    latency + resident as f64 * moved / core_bw
+}
+
 /// Estimates an rProgram after scale-out (§3.2): blocks are spread evenly over the cores in
 /// waves; within a wave, one core's time is the slowest of computing, loading from global memory
 /// and moving data through shared memory (the pipeline's bottleneck stage), each resource split
@@ -217,6 +279,32 @@ fn loads_in_flight(dev: &Device, warps: u64) -> f64 {
 /// panel and a wave holds all of B (PERF.md, issue 16). Devices without the figures keep
 /// the per-block DRAM term.
 pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<'_>) -> Estimate {
+    estimate_split(e, dev, gflops, p, Split::NONE)
+}
+
+/// [`estimate`] of the program `p` run as a block split for a cross-thread reduction
+/// ([`Split`]; [`Split::NONE`] is [`estimate`] exactly): the same block work, the same
+/// grid, the same register tiles' reads and global loads, run by `threads × lanes` threads
+/// with `shared_bytes + tree_bytes` of shared memory. What changes is what the model reads
+/// from the block's shape: the resident blocks (occupancy of the wider block), the warps
+/// in flight, so [`latency_utilisation`] (each thread computes `1/lanes` of its tile's
+/// reduction) and [`load_utilisation`] (more loads in flight), and the filled fraction of
+/// the warps; then the tree's time ([`tree_seconds`]) is added to each wave.
+///
+/// Roller's model (§3.3) estimates the program as constructed; Rammer's `time()` of an
+/// rTask is "individual rTask execution time on a vEU" from its profiler (OSDI'20 §3.3),
+/// and the vEU is a thread block (§4.1, §4.1.2): `--wavefront-pack` estimates the rTask as
+/// the persistent lowering will launch it, split (`lower_to_gpu::persistent::RTaskShape`).
+pub fn estimate_split(
+    e: &TensorExprInfo,
+    dev: &Device,
+    gflops: f64,
+    p: &ProgramShape<'_>,
+    split: Split,
+) -> Estimate {
+    let lanes = split.lanes.max(1);
+    let threads = p.threads * lanes;
+    let shared_bytes = p.shared_bytes + split.tree_bytes;
     let mut grid = 1u64;
     let mut k_steps = 1u64;
     let mut thread_steps = 1u64;
@@ -235,6 +323,8 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
     let flops_block = points * e.flops_per_point;
     let out_bytes = tile_elems(&output_data_tile(e, p.block), None) * e.output.elem_bytes;
     let global_block = (k_steps * input_bytes(e, p.block) + out_bytes) as f64;
+    // A split's lanes share each register tile's k-steps (`1/lanes` each): the tiles, and
+    // their reads, are the program's.
     let thread_tiles = (p.threads / p.lanes.max(1)) * thread_steps * k_steps;
     // Register tiles' reads plus the block's global→shared writes (the inputs of
     // `global_block`).
@@ -242,15 +332,15 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
         + (k_steps * input_bytes(e, p.block)) as f64;
 
     let regs = thread_registers(p.register_bytes);
-    let bpc = dev.resident_blocks(p.threads, p.shared_bytes, Some(regs));
+    let bpc = dev.resident_blocks(threads, shared_bytes, Some(regs));
     let cores = dev.cores;
     let resident = bpc.min(ceil_div(grid, cores)).max(1);
     let waves = ceil_div(grid, cores * bpc);
 
     let w = dev.teu_width;
-    let warps = resident * ceil_div(p.threads, w);
+    let warps = resident * ceil_div(threads, w);
     let util = latency_utilisation(dev, warps);
-    let lane_eff = p.threads as f64 / (ceil_div(p.threads, w) * w) as f64;
+    let lane_eff = threads as f64 / (ceil_div(threads, w) * w) as f64;
     let peak_core = gflops * 1e9 / cores as f64 * util * lane_eff;
     let r = resident as f64;
     let compute_s = r * flops_block / peak_core;
@@ -282,7 +372,8 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
     } else {
         0.0
     };
-    let total_s = waves as f64 * compute_s.max(global_s).max(shared_s);
+    let tree_s = tree_seconds(dev, Split { lanes, ..split }, resident);
+    let total_s = waves as f64 * (compute_s.max(global_s).max(shared_s) + tree_s);
     Estimate {
         total_s,
         waves,
@@ -290,6 +381,7 @@ pub fn estimate(e: &TensorExprInfo, dev: &Device, gflops: f64, p: &ProgramShape<
         compute_s,
         global_s,
         shared_s,
+        tree_s,
     }
 }
 
@@ -526,6 +618,147 @@ mod tests {
         let bytes = 585680.0;
         assert!((est.global_s - bytes / 1.48e9).abs() < 1e-9, "{est:?}");
         assert!(est.total_s > 350e-6 && est.total_s < 450e-6, "{est:?}");
+    }
+
+    /// The LSTM gate block of [`a_one_warp_block_is_bound_by_its_loads_in_flight`] (26
+    /// threads, one block), unsplit or split into `lanes` threads per output point with
+    /// its tree buffer (10 outputs per thread × lanes × 26 threads × 4 B).
+    fn lstm_gate(dev: &Device, lanes: u64) -> Estimate {
+        let mut e = TensorExprInfo::matmul(1, 256, 256, "f32");
+        e.inputs.push(e.inputs[0].clone());
+        e.inputs.push(e.inputs[1].clone());
+        e.flops_per_point *= 2.0;
+        let g = max_compute_gflops(&e, dev, None);
+        let shape = ProgramShape {
+            block: &[1, 260, 40],
+            thread: &[1, 10, 5],
+            threads: 26,
+            lanes: 1,
+            shared_bytes: 85440,
+            register_bytes: 480,
+            staged: true,
+            async_loads: false,
+            mma: None,
+        };
+        let split = if lanes == 1 {
+            Split::NONE
+        } else {
+            Split {
+                lanes,
+                tree_bytes: 10 * lanes * 26 * 4,
+            }
+        };
+        estimate_split(&e, dev, g, &shape, split)
+    }
+
+    /// A split GEMV block has `lanes` times the threads: on h100, 8 lanes make the one
+    /// 26-thread warp seven (208 threads), so the load term lets seven warps' loads fly and
+    /// the block's global time falls by exactly 7; the compute, at 7/16 of the SM's peak
+    /// with 208 of 224 lanes filled instead of 1/16 with 26 of 32, falls by 208 / 26 = 8,
+    /// the split (each thread computes 1/8 of its reduction). The split estimate is the
+    /// faster one even with the tree on top.
+    #[test]
+    fn a_split_gemv_block_is_estimated_faster_under_the_load_term() {
+        let dev = Device::builtin("h100").unwrap();
+        let one = lstm_gate(&dev, 1);
+        let eight = lstm_gate(&dev, 8);
+        // One block in all (resident 1 either way); the wider block fits once per SM
+        // (seven warps at Roller's register estimate), the narrow one twice.
+        assert_eq!((one.waves, one.blocks_per_core), (1, 2), "{one:?}");
+        assert_eq!((eight.waves, eight.blocks_per_core), (1, 1), "{eight:?}");
+        let rel = |a: f64, b: f64| (a - b).abs() / b;
+        assert!(rel(eight.global_s, one.global_s / 7.0) < 1e-12, "{eight:?}");
+        assert!(
+            rel(eight.compute_s, one.compute_s / 8.0) < 1e-12,
+            "{eight:?}"
+        );
+        // Same register tiles, same shared traffic.
+        assert_eq!(eight.shared_s, one.shared_s);
+        assert_eq!(one.tree_s, 0.0);
+        assert!(eight.tree_s > 0.0);
+        assert_eq!(eight.total_s, eight.global_s + eight.tree_s);
+        assert!(eight.total_s < one.total_s / 6.0, "{eight:?} vs {one:?}");
+        // Without the load term (v100's file leaves it out) the global time does not move.
+        let v100 = Device::builtin("v100").unwrap();
+        assert_eq!(lstm_gate(&v100, 8).global_s, lstm_gate(&v100, 1).global_s);
+    }
+
+    /// No split is the estimate the construction ranks by, field for field: the pinned
+    /// figures of [`a_one_warp_block_is_bound_by_its_loads_in_flight`] hold through
+    /// [`estimate_split`], and a split with one lane (even with a buffer) has no tree.
+    #[test]
+    fn a_split_of_one_is_the_unsplit_estimate() {
+        let dev = Device::builtin("h100").unwrap();
+        let one = lstm_gate(&dev, 1);
+        assert_eq!((one.waves, one.blocks_per_core), (1, 2));
+        assert!((one.global_s - 585680.0 / 1.48e9).abs() < 1e-9, "{one:?}");
+        assert_eq!(one.total_s, one.global_s);
+        assert_eq!(one.tree_s, 0.0);
+        assert_eq!(tree_seconds(&dev, Split::NONE, 4), 0.0);
+        let e = TensorExprInfo::matmul(512, 4096, 1024, "f16");
+        let g = max_compute_gflops(&e, &dev, None);
+        let shape = ProgramShape {
+            block: &[64, 128, 16],
+            thread: &[4, 4, 1],
+            threads: 512,
+            lanes: 1,
+            shared_bytes: 6272,
+            register_bytes: 80,
+            staged: true,
+            async_loads: false,
+            mma: None,
+        };
+        assert_eq!(
+            estimate_split(&e, &dev, g, &shape, Split::NONE),
+            estimate(&e, &dev, g, &shape)
+        );
+    }
+
+    /// The tree's time: `log2(lanes) + 1` barrier steps of [`TREE_LEVEL_CYCLES`] at the
+    /// device's clock, each doubling of the lanes one step more; its traffic on top.
+    #[test]
+    fn the_tree_cost_grows_with_log2_of_the_split() {
+        let dev = Device::builtin("h100").unwrap();
+        let step = TREE_LEVEL_CYCLES / (dev.clock_ghz * 1e9);
+        let mut last = 0.0;
+        for (lanes, levels) in [(2u64, 1.0), (4, 2.0), (8, 3.0), (16, 4.0), (32, 5.0)] {
+            let bare = tree_seconds(
+                &dev,
+                Split {
+                    lanes,
+                    tree_bytes: 0,
+                },
+                1,
+            );
+            assert!(
+                ((bare - (levels + 1.0) * step) / bare).abs() < 1e-12,
+                "{lanes}"
+            );
+            assert!(bare > last, "{lanes}");
+            if lanes > 2 {
+                assert!((bare - last - step).abs() < 1e-15, "{lanes}");
+            }
+            last = bare;
+        }
+        // Traffic: 8 lanes of a 4 KiB buffer move 4 KiB + 3 × 4 KiB × 7/8, for each
+        // resident block, at the SM's share of shared memory's bandwidth.
+        let split = Split {
+            lanes: 8,
+            tree_bytes: 4096,
+        };
+        let bare = (3.0 + 1.0) * step;
+        let core_bw = dev.bandwidth(Device::SHARED) / dev.cores as f64;
+        let moved = 4096.0 * (1.0 + 3.0 * 7.0 / 8.0);
+        for r in [1u64, 3] {
+            let t = tree_seconds(&dev, split, r);
+            assert!(((t - bare - r as f64 * moved / core_bw) / t).abs() < 1e-12);
+        }
+        // A device file without a clock: the traffic only.
+        let noclock = Device {
+            clock_ghz: 0.0,
+            ..dev.clone()
+        };
+        assert!((tree_seconds(&noclock, split, 1) - moved / core_bw).abs() < 1e-18);
     }
 
     /// The H200 wgmma programs of PERF.md on h100: sq4096 f16 with a 256×128 block, eight

@@ -1,6 +1,6 @@
 //! Construction tests: the paper's worked examples and properties over random operators.
 use super::align::Aligner;
-use super::construct::check_program;
+use super::construct::{check_program, estimate_program};
 use super::*;
 use crate::device::Device;
 use proptest::prelude::*;
@@ -63,6 +63,16 @@ fn check_all(e: &TensorExprInfo, dev: &Device, r: &ConstructResult, k: usize) {
         if let Err(m) = check(&form, dev, p) {
             panic!("{} on {}: {m}: {p:?}", form.axes.len(), dev.name);
         }
+        // Re-estimated from the program alone, unsplit: the construction's own estimate
+        // (what `--wavefront-pack` adds a split to).
+        let est = estimate_program(&form, dev, p, perf_model::Split::NONE)
+            .unwrap_or_else(|m| panic!("on {}: {m}: {p:?}", dev.name));
+        assert_eq!(
+            rtile_dialects::rtile::attr::round_estimate(est.total_s * 1e6),
+            p.est_us,
+            "on {}: {p:?}",
+            dev.name
+        );
         assert!(p.epsilon <= r.epsilon + 1e-12);
     }
     for w in r.programs.windows(2) {

@@ -8,6 +8,7 @@ use rtile::ir::types::Type;
 use rtile::ir::{Context, NamedAttribute, OpId, OperationState, Value};
 use rtile::pass::{Pass, PassStatistics};
 use rtile_dialects::te::ir::{COMPUTE, compute_from_op};
+use rtile_dialects::te::model::TeCompute;
 use rtile_dialects::tensor::{COLLAPSE, EXPAND};
 use rtile_dialects::vdevice::{
     DEVICE, PROGRAM, RKernel, ROP_ATTR, ROPERATOR, ROperator, VDevice, siblings,
@@ -15,10 +16,13 @@ use rtile_dialects::vdevice::{
 
 use super::profile::{Profile, same_device};
 use super::schedule::{BarrierPolicy, KernelPolicy, Op, Plan, Policy, schedule};
+use crate::construct_rtile::construct::estimate_program;
+use crate::construct_rtile::perf_model::Split;
 use crate::construct_rtile::te_adapter::expr_from_compute;
-use crate::construct_rtile::{ConstructOptions, construct};
+use crate::construct_rtile::{ConstructOptions, RProgram, TensorExprInfo, construct};
 use crate::device::Device;
 use crate::lower_to_gpu::persistent::RTaskShape;
+use rtile_dialects::rtile::attr::round_estimate;
 
 rtile::declare_pass! {
     pass WavefrontPack {
@@ -271,12 +275,20 @@ fn producer(ctx: &Context, mut v: Value) -> Option<OpId> {
 }
 
 /// Roller's rPrograms of a compute with its own axes (what `rtile.program` is written with).
-type Programs = (Vec<crate::construct_rtile::RProgram>, Vec<String>);
+pub(super) type Programs = (Vec<RProgram>, Vec<String>);
 
-/// The rKernel variants of one te.compute: Roller's top-k rPrograms (best first), each
-/// `grid` rTasks of `threads` threads; the per-rTask time is the estimate divided by the
-/// kernel's waves over `cores × resident blocks` (the micro-performance model's own split).
-/// Also returns the rPrograms, variant `i` from program `i`.
+/// The rKernel variants of one te.compute: Roller's top-k rPrograms, each
+/// `grid` rTasks shaped as the persistent lowering launches them ([`RTaskShape::of`]: the
+/// program's threads times its cross-thread split, the tree's buffer on its shared memory).
+/// The per-rTask time is the micro-performance model's estimate of the program run as that
+/// rTask, divided by the kernel's waves over `cores × resident blocks` (the model's own
+/// split): Roller's `est_us` when the rTask is not split, else the estimate of the split
+/// block (`construct_rtile::estimate_program` with the rTask's split: more warps in flight,
+/// `1/split` of each thread's reduction, the tree's barriers and traffic; Roller OSDI'22
+/// §3.3, Rammer OSDI'20 §3.3's "individual rTask execution time on a vEU"). A profile
+/// ([`apply_profile`]) replaces either. Best first by that kernel time (a split can make
+/// a lower-ranked program the fastest), Roller's rank on ties. Also returns the rPrograms,
+/// variant `i` from program `i`.
 fn variants(
     ctx: &Context,
     c: OpId,
@@ -284,7 +296,16 @@ fn variants(
     top_k: usize,
 ) -> Result<(Vec<RKernel>, Programs), String> {
     let (tc, _) = compute_from_op(ctx, c)?;
-    let e = expr_from_compute(&tc)?;
+    compute_variants(&tc, dev, top_k)
+}
+
+/// [`variants`] of a compute already read from its op.
+pub(super) fn compute_variants(
+    tc: &TeCompute,
+    dev: &Device,
+    top_k: usize,
+) -> Result<(Vec<RKernel>, Programs), String> {
+    let e = expr_from_compute(tc)?;
     let opts = ConstructOptions {
         top_k,
         ..ConstructOptions::default()
@@ -294,34 +315,70 @@ fn variants(
         return Err(format!("no rProgram fits on '{}'", dev.name));
     }
     let own: Vec<String> = tc.axes.iter().map(|a| a.name.clone()).collect();
-    let ks = r
+    // The form the SIMT programs were built on (fused axes when the construction fused).
+    let fused = r
+        .fused_axes
+        .as_ref()
+        .and_then(|_| e.fuse_axes())
+        .map(|(f, _)| f);
+    let mut timed: Vec<(f64, RKernel, RProgram)> = r
         .programs
-        .iter()
+        .into_iter()
         .map(|p| {
             let rtasks = p.grid.iter().product::<u64>().max(1);
             // The rTask as the persistent lowering will launch it (one shape for both).
-            let RTaskShape {
-                threads,
-                smem,
-                regs,
-                ..
-            } = RTaskShape::of(&tc, p);
+            let shape = RTaskShape::of(tc, &p);
             let mut k = RKernel {
                 rtasks,
-                threads,
-                smem,
-                regs,
+                threads: shape.threads,
+                smem: shape.smem,
+                regs: shape.regs,
                 us: 0.0,
             };
-            k.us = p.est_us / waves(&k, dev) as f64;
-            k
+            let kernel_us = rtask_estimate_us(&e, fused.as_ref(), dev, &p, shape)?;
+            k.us = kernel_us / waves(&k, dev) as f64;
+            Ok((kernel_us, k, p))
         })
-        .collect();
-    Ok((ks, (r.programs, own)))
+        .collect::<Result<_, String>>()?;
+    // Best first by the kernel as it runs (split), Roller's order on ties: the best
+    // variant is the one the vDevice's first shape is sized for ([`vdevice_for`]).
+    timed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (ks, progs) = timed.into_iter().map(|(_, k, p)| (k, p)).unzip();
+    Ok((ks, (progs, own)))
+}
+
+/// The model's time of program `p`'s kernel run with rTasks of `shape`, µs, rounded as
+/// `est_us` is: `p.est_us` itself unsplit, else [`estimate_program`] with the split, on
+/// the form of the expression `p` was built on (`e`, or its axis-fused form `fused`).
+fn rtask_estimate_us(
+    e: &TensorExprInfo,
+    fused: Option<&TensorExprInfo>,
+    dev: &Device,
+    p: &RProgram,
+    shape: RTaskShape,
+) -> Result<f64, String> {
+    if shape.split <= 1 {
+        return Ok(p.est_us);
+    }
+    let form = std::iter::once(e)
+        .chain(fused)
+        .find(|f| f.axes.iter().map(|a| &a.name).eq(p.axes.iter()))
+        .ok_or_else(|| {
+            format!(
+                "internal error: no form of the expression has the program's axes ({})",
+                p.axes.join(", ")
+            )
+        })?;
+    let split = Split {
+        lanes: shape.split,
+        tree_bytes: shape.tree,
+    };
+    let est = estimate_program(form, dev, p, split)?;
+    Ok(round_estimate(est.total_s * 1e6))
 }
 
 /// The waves of `k` run alone: `⌈rTasks / (cores × resident blocks)⌉`, at least 1.
-fn waves(k: &RKernel, dev: &Device) -> u64 {
+pub(super) fn waves(k: &RKernel, dev: &Device) -> u64 {
     let per_wave = dev.cores * dev.resident_blocks(k.threads, k.smem, Some(k.regs));
     k.rtasks.div_ceil(per_wave.max(1)).max(1)
 }

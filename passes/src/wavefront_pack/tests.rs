@@ -377,3 +377,71 @@ fn profiled_time_is_split_over_the_waves() {
     assert_eq!(ks[0].us, 30.0);
     assert_eq!(ks[1].us, 3.0);
 }
+
+/// `[1×K]·[K×N]`, the LSTM gates' shape (`lower_to_gpu/persistent/rtask.rs`'s tests).
+fn gemv(k: u64, n: u64) -> rtile_dialects::te::model::TeCompute {
+    let text = format!(
+        "func.func @g(%x: tensor<1x{k}xf32>, %w: tensor<{k}x{n}xf32>) -> tensor<1x{n}xf32> {{
+  %y = te.compute (%b, %n) reduce (%k) in [1, {n}, {k}] : (tensor<1x{k}xf32>, tensor<{k}x{n}xf32>) -> tensor<1x{n}xf32> {{ te.sum(%x[%b, %k] * %w[%k, %n]) }}
+  func.return %y : tensor<1x{n}xf32>
+}}"
+    );
+    rtile_dialects::te::module::parse_computes("g.mlir", &text)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .remove(0)
+        .compute
+}
+
+/// A GEMV's split rTasks are timed as they run, split (issue 15, session 19): the variant's
+/// rTask time is the micro-performance model's estimate of the split block
+/// (`construct_rtile::construct::estimate_program`) over the split kernel's waves (the
+/// estimate's own), and it is below the unsplit program's rTask time; unsplit variants
+/// keep Roller's `est_us` over their waves exactly.
+#[test]
+fn split_rtasks_are_timed_split() {
+    use super::pass::{compute_variants, waves};
+    use crate::construct_rtile::construct::estimate_program;
+    use crate::construct_rtile::perf_model::Split;
+    use crate::construct_rtile::te_adapter::expr_from_compute;
+    use crate::lower_to_gpu::persistent::RTaskShape;
+    use rtile_dialects::rtile::attr::round_estimate;
+    // h100 has the load term (warp_load_gbps); v100 only the latency term.
+    for (kk, n, device) in [(2048, 64, "h100"), (256, 256, "h200"), (2048, 64, "v100")] {
+        let dev = crate::device::Device::builtin(device).unwrap();
+        let c = gemv(kk, n);
+        let e = expr_from_compute(&c).unwrap();
+        let (ks, (progs, _)) = compute_variants(&c, &dev, 10).unwrap();
+        let mut split = 0;
+        for (k, p) in ks.iter().zip(&progs) {
+            let at = format!("K={kk} N={n} on {device}: {p:?} {k:?}");
+            let shape = RTaskShape::of(&c, p);
+            let w = waves(k, &dev) as f64;
+            if shape.split == 1 {
+                assert_eq!(k.us, p.est_us / w, "{at}");
+                continue;
+            }
+            split += 1;
+            let est = estimate_program(
+                &e,
+                &dev,
+                p,
+                Split {
+                    lanes: shape.split,
+                    tree_bytes: shape.tree,
+                },
+            )
+            .unwrap();
+            assert_eq!(est.waves as f64, w, "{at}");
+            assert!(est.tree_s > 0.0, "{at}");
+            assert_eq!(k.us, round_estimate(est.total_s * 1e6) / w, "{at}");
+            let unsplit = RKernel {
+                threads: p.threads,
+                smem: p.footprint[1],
+                ..k.clone()
+            };
+            let unsplit_us = p.est_us / waves(&unsplit, &dev) as f64;
+            assert!(k.us < unsplit_us, "{at}: unsplit {unsplit_us}");
+        }
+        assert!(split > 0, "K={kk} N={n} on {device}: no split variant");
+    }
+}

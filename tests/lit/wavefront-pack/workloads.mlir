@@ -19,25 +19,33 @@
 // RUN: rtile-opt %S/../../../bench/models/inception.mlir --wavefront-pack="device=v100" --mlir-print-op-generic | mlir-opt-22 --allow-unregistered-dialect --verify-each --mlir-print-op-generic | rtile-opt | FileCheck %s --check-prefix=IR
 
 // LSTM, batch 1, hidden 256, 10 steps (60 te ops): all of it in one launch. Its gate GEMVs
-// are split rTasks (32 threads × 8 lanes: vEUs of 256 threads, 2 per SM from 16 of 32); the
-// makespan, a chain of small waves, is the same.
+// are split rTasks (32 threads × 8 lanes: vEUs of 256 threads, 2 per SM from 16 of 32),
+// timed split since session 19: on V100 (no load term in its device file) a gate is bound
+// by its global loads either way (6.019 us), so the split adds only its tree, 4 barrier
+// steps and 3.7 KB of shared traffic: 6.019 -> 6.205 us. The 40 gates of one launch per
+// op add 40 × 0.186 us (551717 -> 559157 ns); packed, the 4 gates of a step run side by
+// side, so 10 × 0.186 us (76147 -> 78007 ns).
 // LSTM-BASE: 60 launches
-// LSTM-BASE: 551717 makespan-ns
+// LSTM-BASE: 559157 makespan-ns
 // LSTM: 1 launches
-// LSTM: 76147 makespan-ns
+// LSTM: 78007 makespan-ns
 // LSTM: 60 roperators
 
 // NASNet-style cell (25 te ops).
 // Packed rTasks carry their cross-thread reduction split (`RTaskShape::of`): the five 1x1
-// convolutions' rTasks (112 each, 32 threads on 64 reduction points) are 32 × 8 lanes = 256
-// threads, so the vEUs are 256 threads, 5 per SM (400, from 2560 vEUs of 32 threads). The
-// rTask times are Roller's estimates of the unsplit programs (the micro-performance model
-// does not credit the split), so the packed makespan only sees the fewer vEUs:
-// 7875 -> 9818 ns. One launch per op (NAS-BASE) is unchanged.
+// convolutions' rTasks (112 each, 32 threads on 64 reduction points) split their block's
+// reduction tile. Session 18 timed them as Roller's unsplit programs (1.670 us, compute-
+// bound on 2 one-warp blocks per SM) and packed Roller's first, 32 × 8 lanes = 256 threads,
+// so the vEUs were 256 threads, 5 per SM (400): 7875 -> 9818 ns. Timed split (session
+// 19), the 8-lane rTask is global-bound with a 0.36 us tree (1.654 us) and the 2-lane one
+// of the program with a 2-deep reduction tile (64 threads: compute halved, global-bound,
+// 0.12 us tree) the fastest, 1.413 us: it is each op's first variant now, the vEUs are 64
+// threads, 20 per SM (1600), and the packed makespan is 7618 ns. One launch per op: the
+// five ops 0.257 us faster each, 139687 -> 138402 ns.
 // NAS-BASE: 25 launches
-// NAS-BASE: 139687 makespan-ns
+// NAS-BASE: 138402 makespan-ns
 // NAS: 1 launches
-// NAS: 9818 makespan-ns
+// NAS: 7618 makespan-ns
 
 // Inception 3a (7 te ops; vEUs of 640 threads, 1 per SM).
 // INC-BASE: 7 launches
@@ -45,9 +53,15 @@
 // 0.19 us slower since the block's global->shared writes count as shared traffic
 // (perf_model::estimate): 20.92 -> 21.11 us, so the one-launch-per-op makespan rose by
 // 190 ns; the packed one keeps its time.
-// INC-BASE: 211072 makespan-ns
+// Timed split (session 19): ops 3 and 6 (112 rTasks of 32 threads × 8 lanes, 1x1
+// convolutions on 192 channels) were compute-bound on two one-warp blocks per SM (4.007
+// and 8.140 us); split, they are bound by their global loads, plus the tree: 3.687 and
+// 5.090 us. 112 rTasks take two rounds of the 80 vEUs, so one launch per op saves
+// 2 × (0.320 + 3.050) us (211072 -> 204332 ns); packed, op 3's two rounds are on the
+// critical path, op 6's are not (130983 -> 130343 ns).
+// INC-BASE: 204332 makespan-ns
 // INC: 1 launches
-// INC: 130983 makespan-ns
+// INC: 130343 makespan-ns
 
 // IR: vdevice.device @inception_3a_vdevice {regs = 64 : i64, sm_limits = array<i64: 32, 2048, 65536, 98304>, smem = 19840 : i64, sms = 80 : i64, threads = 640 : i64, veus_per_sm = 1 : i64}
 // IR: vdevice.roperator @inception_3a_0 {kernel = 0 : i64, kernels = [

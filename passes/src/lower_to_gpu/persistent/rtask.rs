@@ -42,6 +42,8 @@ pub(crate) struct RTaskShape {
     /// Shared memory, bytes: the program's shared footprint (storage padding included),
     /// plus the cross-thread tree's buffer when split.
     pub smem: u64,
+    /// Of [`Self::smem`], the cross-thread tree's buffer (0 unsplit).
+    pub tree: u64,
     /// Registers per thread (Roller's estimate from the register footprint; a split lane
     /// keeps the same register tile).
     pub regs: u64,
@@ -60,6 +62,7 @@ impl RTaskShape {
             threads: p.threads,
             split: 1,
             smem: p.footprint[1],
+            tree: 0,
             regs: thread_registers(p.footprint[0]),
         };
         if p.tensor_core {
@@ -82,6 +85,7 @@ impl RTaskShape {
             threads: plan.block_threads as u64,
             split,
             smem: unsplit.smem + tree,
+            tree,
             ..unsplit
         }
     }
