@@ -178,13 +178,7 @@ fn a_normalised_result_feeding_a_matmul_is_one_kernel_and_matches_a_naive_loop_n
     let o = one_against_split(NORM_MATMUL, "shared", 2);
     let ins = Tensor::random_inputs(&common_types(&[&[16, 32], &[32, 24]]), 3);
     let (x, w) = (&ins[0].data, &ins[1].data);
-    let mut l = vec![0.0; 16 * 32];
-    for m in 0..16 {
-        let mu: f64 = (0..32).map(|k| x[m * 32 + k] / 32.0).sum();
-        for k in 0..32 {
-            l[m * 32 + k] = x[m * 32 + k] - mu;
-        }
-    }
+    let l = centred_rows(x);
     let f: Vec<f64> = (0..16 * 24)
         .map(|p| {
             let (m, n) = (p / 24, p % 24);
@@ -210,8 +204,8 @@ func.func @res(%X: tensor<16x32xf32>, %W: tensor<32x32xf32>) -> (tensor<16x32xf3
 fn a_residual_epilogue_reads_another_result_from_shared_memory() {
     let o = one_against_split(RESIDUAL, "shared", 2);
     // The matmul is the kernel's loop and the residual its epilogue: the shared stages are
-    // the row means, the normalised rows and the copy of `W` (the matmul made a stage
-    // under an element-wise loop would add itself and its own copy of `W`).
+    // the copy of `X` the row mean reduces, the row means and the normalised rows (the
+    // matmul made a stage under an element-wise loop would add itself and a copy of `W`).
     let lowered = lower(&connect(RESIDUAL, "shared"), true);
     assert_eq!(
         lowered.matches("rtile.shared_stages = ").count(),
@@ -221,13 +215,7 @@ fn a_residual_epilogue_reads_another_result_from_shared_memory() {
     assert!(lowered.contains("rtile.shared_stages = 3 :"), "{lowered}");
     let ins = Tensor::random_inputs(&common_types(&[&[16, 32], &[32, 32]]), 3);
     let (x, w) = (&ins[0].data, &ins[1].data);
-    let mut l = vec![0.0; 16 * 32];
-    for m in 0..16 {
-        let mu: f64 = (0..32).map(|k| x[m * 32 + k] / 32.0).sum();
-        for k in 0..32 {
-            l[m * 32 + k] = x[m * 32 + k] - mu;
-        }
-    }
+    let l = centred_rows(x);
     let y: Vec<f64> = (0..16 * 32)
         .map(|p| {
             let (m, n) = (p / 32, p % 32);
@@ -237,6 +225,18 @@ fn a_residual_epilogue_reads_another_result_from_shared_memory() {
         .collect();
     assert!(max_rel(&o.outputs[0].data, &l) < 1e-5, "L");
     assert!(max_rel(&o.outputs[1].data, &y) < 1e-5, "Y");
+}
+
+/// `X - rowmean(X)` of a 16×32 `x` (row-major), in f64.
+fn centred_rows(x: &[f64]) -> Vec<f64> {
+    let mut l = vec![0.0; 16 * 32];
+    for m in 0..16 {
+        let mu: f64 = (0..32).map(|k| x[m * 32 + k] / 32.0).sum();
+        for k in 0..32 {
+            l[m * 32 + k] = x[m * 32 + k] - mu;
+        }
+    }
+    l
 }
 
 /// f32 tensor types of `shapes`.

@@ -586,6 +586,19 @@ mod tests {
         assert_eq!(load_utilisation(&v100, 1), 1.0);
     }
 
+    /// The LSTM gate's block of [`a_one_warp_block_is_bound_by_its_loads_in_flight`].
+    const LSTM_GATE: ProgramShape<'static> = ProgramShape {
+        block: &[1, 260, 40],
+        thread: &[1, 10, 5],
+        threads: 26,
+        lanes: 1,
+        shared_bytes: 85440,
+        register_bytes: 480,
+        staged: true,
+        async_loads: false,
+        mma: None,
+    };
+
     /// Rammer's LSTM gate on h100 (`bench/models/lstm.mlir`): a 1×256 by 256×256 pair of
     /// matrix-vector products as one 26-thread block, the program the construction ranked
     /// first before this term. Its 585,680 B of global loads take 1/17 of an SM's share
@@ -602,17 +615,7 @@ mod tests {
             &e,
             &dev,
             g,
-            &ProgramShape {
-                block: &[1, 260, 40],
-                thread: &[1, 10, 5],
-                threads: 26,
-                lanes: 1,
-                shared_bytes: 85440,
-                register_bytes: 480,
-                staged: true,
-                async_loads: false,
-                mma: None,
-            },
+            &LSTM_GATE,
         );
         assert_eq!((est.waves, est.blocks_per_core), (1, 2));
         let bytes = 585680.0;
@@ -629,18 +632,7 @@ mod tests {
         e.inputs.push(e.inputs[1].clone());
         e.flops_per_point *= 2.0;
         let g = max_compute_gflops(&e, dev, None);
-        let shape = ProgramShape {
-            block: &[1, 260, 40],
-            thread: &[1, 10, 5],
-            threads: 26,
-            lanes: 1,
-            shared_bytes: 85440,
-            register_bytes: 480,
-            staged: true,
-            async_loads: false,
-            mma: None,
-        };
-        let split = if lanes == 1 {
+                let split = if lanes == 1 {
             Split::NONE
         } else {
             Split {
@@ -648,7 +640,7 @@ mod tests {
                 tree_bytes: 10 * lanes * 26 * 4,
             }
         };
-        estimate_split(&e, dev, g, &shape, split)
+        estimate_split(&e, dev, g, &LSTM_GATE, split)
     }
 
     /// A split GEMV block has `lanes` times the threads: on h100, 8 lanes make the one

@@ -2,11 +2,12 @@
 // docs/passes/lower-to-gpu.md "An epilogue reading shared stages"): the residual
 // `Y = F + L * 0.5` after the matmul `F`, as BERT's last residual, where `L` (a row
 // centring) is returned and read by `F` at the shared level. `F` is the kernel's loop and
-// `Y` its epilogue: three shared stages (the row mean, `L`'s row tile, the copy of `W`),
-// `L`'s owned rows written out, then the matmul, whose value at each point is added to
-// `L` loaded from its shared tile at the same point before the store to `Y`. (Before,
-// `F` was a fourth shared stage under an element-wise `Y` loop.) The simulator checks the
-// function whole (both outputs) and the kernel against its members' chain.
+// `Y` its epilogue: three shared stages (the copy of `X` the row mean reduces, the row
+// mean, `L`'s row tile), `L`'s owned rows written out, then the matmul, whose value at
+// each point is added to `L` loaded from its shared tile at the same point before the
+// store to `Y`. (Before, `F` and a copy of `W` were two more shared stages under an
+// element-wise `Y` loop.) The simulator checks the function whole (both outputs) and the
+// kernel against its members' chain.
 // RUN: rtile-opt %s --connect=device=v100 --lower-to-gpu -o %t.mlir
 // RUN: FileCheck %s --input-file=%t.mlir
 // RUN: rtile-run --sim --check %t.mlir | FileCheck %s --check-prefix=SIM
