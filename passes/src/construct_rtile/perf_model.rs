@@ -611,12 +611,7 @@ mod tests {
         e.inputs.push(e.inputs[1].clone());
         e.flops_per_point *= 2.0;
         let g = max_compute_gflops(&e, &dev, None);
-        let est = estimate(
-            &e,
-            &dev,
-            g,
-            &LSTM_GATE,
-        );
+        let est = estimate(&e, &dev, g, &LSTM_GATE);
         assert_eq!((est.waves, est.blocks_per_core), (1, 2));
         let bytes = 585680.0;
         assert!((est.global_s - bytes / 1.48e9).abs() < 1e-9, "{est:?}");
@@ -632,7 +627,7 @@ mod tests {
         e.inputs.push(e.inputs[1].clone());
         e.flops_per_point *= 2.0;
         let g = max_compute_gflops(&e, dev, None);
-                let split = if lanes == 1 {
+        let split = if lanes == 1 {
             Split::NONE
         } else {
             Split {

@@ -421,7 +421,7 @@ impl Lowering<'_> {
             .combiner
             .ok_or("internal error: a recomputed op without a reduction")?;
         let init = self.constant(comb.identity(c.acc_type()), c.acc_type());
-        let acc = self.fold(rc, at, init, None)?;
+        let acc = self.fold(rc, at, init, None, None)?;
         Ok(self.acc_to_result(c, acc))
     }
 
@@ -429,13 +429,16 @@ impl Lowering<'_> {
     /// (in its accumulator type); with `range = Some((axis, base, size))`, reduction axis
     /// `axis` (an index into `rc`'s axes) only over `base .. base + size`: one k-step of a
     /// stepped shared stage (Welder §3.1: input tiles along a reduction axis "loaded and
-    /// consumed sequentially by accumulating their results to the output tile").
+    /// consumed sequentially by accumulating their results to the output tile"). With
+    /// `lanes = Some((lane, n))`, only the flattened reduction points `lane, lane + n, ..`
+    /// (one lane's part of a point shared by `n` threads, `super::shared_lanes`).
     pub(super) fn fold(
         &mut self,
         rc: &Recompute,
         at: &[Value],
         init: Value,
         range: Option<(usize, Value, i64)>,
+        lanes: Option<(Value, i64)>,
     ) -> Result<Value, String> {
         let c = &rc.compute;
         let comb = c
@@ -447,8 +450,12 @@ impl Lowering<'_> {
             red[axis - np] = size;
         }
         let total: i64 = red.iter().product();
-        let (z, n, one) = (self.em.idx(0), self.em.idx(total), self.em.idx(1));
-        let (iv, accs, res) = self.em.begin_for(z, n, one, &[init]);
+        let (start, step) = match lanes {
+            Some((lane, n)) => (lane, self.em.idx(n)),
+            None => (self.em.idx(0), self.em.idx(1)),
+        };
+        let n = self.em.idx(total);
+        let (iv, accs, res) = self.em.begin_for(start, n, step, &[init]);
         let mut coords = self.decompose(iv, &red);
         if let Some((axis, base, _)) = range {
             coords[axis - np] = self.em.add(coords[axis - np], base);

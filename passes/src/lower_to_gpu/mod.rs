@@ -22,6 +22,7 @@ pub mod plan;
 pub mod reduction;
 mod reference;
 pub mod results;
+pub mod shared_lanes;
 pub mod shared_stage;
 pub mod shared_steps;
 pub mod staging;

@@ -21,6 +21,7 @@ use rtile_dialects::te::model::TeCompute;
 use super::context::{Lowering, REDUCTION_SLOT};
 use super::fuse::{ReSrc, Recompute, TailStage};
 use super::plan::{InputSource, KernelPlan, SharedBuffer};
+use super::shared_lanes::stage_lanes;
 use super::shared_steps::KStep;
 use super::staging::plan_staged;
 use super::types::{shared_memref, ty};
@@ -602,6 +603,11 @@ impl Lowering<'_> {
         let st = &plan.shared_stages[k];
         let shape = st.shape();
         let total: i64 = shape.iter().product();
+        if matches!(fill, Fill::Whole)
+            && let Some(lanes) = stage_lanes(&st.compute, total, plan.block_threads)
+        {
+            return self.stage_points_lanes(k, lo, tid, lanes);
+        }
         let (n, step) = (self.em.idx(total), self.em.idx(plan.block_threads));
         let (iv, _, _) = self.em.begin_for(tid, n, step, &[]);
         let coords = self.decompose(iv, &shape);
@@ -627,7 +633,7 @@ impl Lowering<'_> {
                 compute: c.clone(),
                 srcs: st.srcs.clone(),
             };
-            let v = self.fold(&rc, &at, acc, Some((axis, base, size)))?;
+            let v = self.fold(&rc, &at, acc, Some((axis, base, size)), None)?;
             let mut args = vec![v];
             args.extend_from_slice(&addr);
             self.em.op0("memref.store", &args, &[]);

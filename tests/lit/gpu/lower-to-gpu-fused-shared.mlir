@@ -1,7 +1,8 @@
 // Welder's shared-level connection in a fused kernel (issue 14 item 5; Welder §3.2, §4.2):
 // after --connect (full Welder), a producer read at the shared level is a shared stage:
 // before the kernel's loop the block computes the producer's whole propagated tile (halo
-// included) into shared memory, one point per thread in turn, then a barrier; the consumer
+// included) into shared memory, one point per thread in turn (a warp's lanes per point
+// where a reducing stage has few points), then a barrier; the consumer
 // reads it from there; a reducing stage's global inputs are staged by copy stages. The
 // buffers are views of one dynamic shared allocation at the offsets of a best-fit plan
 // (32-byte aligned). The simulator checks each function whole
@@ -41,10 +42,13 @@
 // CHECK: memref.store %{{.*}}, %[[CC]][
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
-// The row max, from the copy.
-// CHECK: scf.for %{{.*}} = %[[TID]] to %c1 step %c32 {
+// The row max, from the copy: one point, so the block's 32 threads share it as lanes
+// (lane = tid % 32 folds elements lane, lane + 32; shared_lanes.rs), combined by a
+// shuffle butterfly; lane 0 stores it.
+// CHECK: scf.for %{{.*}} = %[[LANE:[0-9]+]] to %c64 step %c32 iter_args
 // CHECK: memref.load %[[CC]][
 // CHECK: arith.maximumf
+// CHECK-COUNT-5: "gpu.shuffle"
 // CHECK: memref.store %{{.*}}, %[[M]][
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
@@ -55,8 +59,10 @@
 // CHECK: memref.store %{{.*}}, %[[E]][
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
-// CHECK: scf.for %{{.*}} = %[[TID]] to %c1 step %c32 {
+// The row sum, by lanes too.
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %c64 step %c32 iter_args
 // CHECK: memref.load %[[E]][
+// CHECK-COUNT-5: "gpu.shuffle"
 // CHECK: memref.store %{{.*}}, %[[S]][
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier

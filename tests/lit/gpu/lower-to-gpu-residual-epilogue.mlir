@@ -15,16 +15,15 @@
 
 // CHECK-LABEL: gpu.func @res_0(%arg0: memref<16x32xf32>, %arg1: memref<32x32xf32>, %arg2: memref<16x32xf32>, %arg3: memref<16x32xf32>) kernel
 // CHECK-SAME: rtile.shared_stages = 3
-// L's owned rows, from its shared tile, inside the extent.
-// CHECK: scf.if %{{[0-9]+}} {{[{]$}}
-// CHECK-NEXT: arith.subi
-// CHECK-NEXT: %[[L:[0-9]+]] = memref.load %[[LT:[0-9]+]][{{.*}}] : memref<4x32xf32, #gpu.address_space<workgroup>>
-// CHECK-NEXT: memref.store %[[L]], %arg2[{{.*}}] : memref<16x32xf32>
-// The matmul's loop over k reads L's tile and W's copy.
+// L's owned rows, from its shared tile to global memory.
+// CHECK: memref.store %{{[0-9]+}}, %arg2[{{.*}}] : memref<16x32xf32>
+// The matmul's loop over k reads L's tile and W's staged tile.
 // CHECK: %[[ACC:[0-9]+]] = scf.for {{.*}} iter_args
-// CHECK: memref.load %[[LT]][{{.*}}] : memref<4x32xf32, #gpu.address_space<workgroup>>
-// CHECK: arith.mulf
-// CHECK: arith.addf
+// CHECK-NEXT: arith.subi
+// CHECK-NEXT: memref.load %[[LT:[0-9]+]][{{.*}}] : memref<4x32xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.load %{{[0-9]+}}[{{.*}}] : memref<32x32xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
 // The epilogue: L at the point, from shared memory, then the residual and the store.
 // CHECK: %[[R:[0-9]+]] = memref.load %[[LT]][{{.*}}] : memref<4x32xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: %[[H:[0-9]+]] = arith.mulf %[[R]], %{{.*}}
