@@ -127,7 +127,7 @@ pub(super) fn output_map(c: &TeCompute) -> Vec<AffineExpr> {
 impl Lowering<'_> {
     /// Original axis values from view axis values, decomposing only the fused view axes
     /// that cover an axis in `needed` (the others' values stay `None`).
-    pub(super) fn orig_axes_needed(
+    fn orig_axes_needed(
         &mut self,
         view_vals: &[Option<Value>],
         needed: &[bool],
@@ -296,6 +296,22 @@ impl Lowering<'_> {
         Ok(self.body(&c.body, &avals)?.0)
     }
 
+    /// The index an access `map` over the compute's (original) axes takes at the point
+    /// `vals` (view axis values), in the accessed tensor's index space: how inputs that
+    /// are not the stage's own (recomputed reductions, shared stages) are read.
+    pub(super) fn index_at_point(
+        &mut self,
+        map: &[AffineExpr],
+        vals: &[Option<Value>],
+    ) -> Result<Vec<Value>, String> {
+        let mut needed = vec![false; self.compute.axes.len()];
+        for e in map {
+            mark_dims(e, &mut needed);
+        }
+        let orig = self.orig_axes_needed(vals, &needed);
+        map.iter().map(|e| self.affine(e, &orig)).collect()
+    }
+
     /// The values of every access at one point (see [`Self::point_value`]).
     pub fn point_loads(
         &mut self,
@@ -309,16 +325,7 @@ impl Lowering<'_> {
             if let Some(src @ (ReSrc::Recompute(_) | ReSrc::Shared(_))) =
                 self.plan.sources.get(input.input)
             {
-                let mut needed = vec![false; self.compute.axes.len()];
-                for e in &input.map {
-                    mark_dims(e, &mut needed);
-                }
-                let orig = self.orig_axes_needed(vals, &needed);
-                let at = input
-                    .map
-                    .iter()
-                    .map(|e| self.affine(e, &orig))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let at = self.index_at_point(&input.map, vals)?;
                 let t = &self.compute.inputs[input.input];
                 let pad = input.pad.map(|_| pad_value(self.compute, input));
                 avals.push(self.source_load(src, &at, t, pad)?);

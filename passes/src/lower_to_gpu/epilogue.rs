@@ -4,7 +4,7 @@
 use rtile::ir::Value;
 use rtile_dialects::arith::CmpIPredicate;
 
-use super::access::{mark_dims, output_map};
+use super::access::output_map;
 use super::context::{Lowering, REDUCTION_SLOT};
 use super::fuse::{ReSrc, TailStage};
 use super::reduction::RegTile;
@@ -67,19 +67,8 @@ impl Lowering<'_> {
                     avals.push(self.guarded_load(m, &idx, cond, elem, padv));
                 }
                 Some(src) => {
-                    // The map is over the anchor's parallel axes: its index in the stage's
-                    // (global) index space, at this point.
-                    let mut needed = vec![false; self.compute.axes.len()];
-                    for e in &a.map.results {
-                        mark_dims(e, &mut needed);
-                    }
-                    let orig = self.orig_axes_needed(vals, &needed);
-                    let at = a
-                        .map
-                        .results
-                        .iter()
-                        .map(|e| self.affine(e, &orig))
-                        .collect::<Result<Vec<_>, _>>()?;
+                    // The map is over the anchor's parallel axes, the anchor's first axes.
+                    let at = self.index_at_point(&a.map.results, vals)?;
                     avals.push(self.source_load(src, &at, &tc.inputs[a.input], a.pad)?);
                 }
             }

@@ -91,6 +91,16 @@ pub struct TailStage {
     pub srcs: Vec<Option<ReSrc>>,
 }
 
+impl TailStage {
+    /// The shared stages the epilogue reads.
+    pub fn stages(&self) -> impl Iterator<Item = usize> + '_ {
+        self.srcs.iter().filter_map(|s| match s {
+            Some(ReSrc::Shared(k)) => Some(*k),
+            _ => None,
+        })
+    }
+}
+
 /// A `tilegraph.kernel` ready to lower as one kernel.
 #[derive(Clone, Debug)]
 pub struct FusedGroup {
@@ -694,19 +704,13 @@ fn fuse_kernel_with(
         (&mut sources, tail.as_mut()),
         &mut shared_stages,
     )?;
-    if let Some(t) = &tail {
-        for k in t.srcs.iter().filter_map(|s| match s {
-            Some(ReSrc::Shared(k)) => Some(*k),
-            _ => None,
-        }) {
-            let st = &shared_stages[k];
-            if st.region.iter().any(|s| s.coef[s.step_column()] != 0) {
-                return Err(
-                    "the epilogue reads a shared stage whose tile moves with a k-step (only one step's slice is in shared memory at the store)"
-                        .into(),
-                );
-            }
-        }
+    if let Some(t) = &tail
+        && t.stages().any(|k| shared_stages[k].moves_with_step())
+    {
+        return Err(
+            "the epilogue reads a shared stage whose tile moves with a k-step (only one step's slice is in shared memory at the store)"
+                .into(),
+        );
     }
     Ok(FusedGroup {
         anchor: anchor.c.clone(),

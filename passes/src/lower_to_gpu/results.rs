@@ -70,7 +70,7 @@ fn grid(anchor: &rtile_dialects::te::model::TeCompute, block: &[u64]) -> Vec<i64
 /// The part of shared stage `st`'s result each block owns (see [`Owned`]), or why the
 /// owned parts would not partition the result.
 pub fn owned_part(st: &SharedStage, grid: &[i64]) -> Result<Owned, String> {
-    if st.step.is_some() && st.region.iter().any(|s| s.coef[s.step_column()] != 0) {
+    if st.step.is_some() && st.moves_with_step() {
         return Err("a result whose tile moves with a k-step".into());
     }
     let mut dims = Vec::new();

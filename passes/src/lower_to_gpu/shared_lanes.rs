@@ -119,28 +119,6 @@ impl Lowering<'_> {
         Ok(())
     }
 
-    /// Point `p` of stage `k`'s tile (at `lo`): its coordinates in the tile, in the
-    /// producer's index space, and whether it lies inside the producer's domain (`None`:
-    /// always).
-    fn stage_point(
-        &mut self,
-        k: usize,
-        lo: &[Value],
-        p: Value,
-    ) -> (Vec<Value>, Vec<Value>, Option<Value>) {
-        let plan = self.plan;
-        let st = &plan.shared_stages[k];
-        let coords = self.decompose(p, &st.shape());
-        let at: Vec<Value> = lo
-            .iter()
-            .zip(&coords)
-            .map(|(&l, &c)| self.em.add(l, c))
-            .collect();
-        let checks = vec![(true, true); at.len()];
-        let cond = self.in_bounds(&at, &st.compute.result.shape, &checks);
-        (coords, at, cond)
-    }
-
     /// `v` (32 bits) from the lane `offset` away in the butterfly (`gpu.shuffle xor`
     /// within 32 lanes; every lane of the warp takes part).
     fn shuffle_xor(&mut self, v: Value, offset: i64) -> Value {

@@ -75,6 +75,12 @@ impl Span {
 }
 
 impl SharedStage {
+    /// Whether its tile moves with a k-step (the copy of a stepped stage's input: only one
+    /// step's slice is in shared memory at a time).
+    pub fn moves_with_step(&self) -> bool {
+        self.region.iter().any(|s| s.coef[s.step_column()] != 0)
+    }
+
     /// A stage whose region is not planned yet.
     pub fn new(compute: TeCompute, srcs: Vec<ReSrc>, member: usize) -> Self {
         SharedStage {
@@ -455,10 +461,7 @@ pub(super) fn plan_shared_stages(
     reads(&plan.sources, &mut anchor_reads);
     // The epilogue reads its stages at the store, after the anchor's loop.
     if let Some(t) = &plan.tail {
-        anchor_reads.extend(t.srcs.iter().filter_map(|s| match s {
-            Some(ReSrc::Shared(k)) => Some(*k),
-            _ => None,
-        }));
+        anchor_reads.extend(t.stages());
     }
     // A stage the kernel writes out as a result (`results`) is read back after its
     // barrier: alive to the end too.
@@ -610,15 +613,8 @@ impl Lowering<'_> {
         }
         let (n, step) = (self.em.idx(total), self.em.idx(plan.block_threads));
         let (iv, _, _) = self.em.begin_for(tid, n, step, &[]);
-        let coords = self.decompose(iv, &shape);
-        let at: Vec<Value> = lo
-            .iter()
-            .zip(&coords)
-            .map(|(&l, &c)| self.em.add(l, c))
-            .collect();
+        let (coords, at, cond) = self.stage_point(k, lo, iv);
         let c = &st.compute;
-        let checks = vec![(true, true); at.len()];
-        let cond = self.in_bounds(&at, &c.result.shape, &checks);
         let elem = c.result.elem;
         let buf = self.shared_buffer(stage_slot(k));
         let mut addr = vec![buf];
@@ -668,6 +664,28 @@ impl Lowering<'_> {
         self.em.op0("memref.store", &args, &[]);
         self.em.end_for(&[]);
         Ok(())
+    }
+
+    /// Point `p` of stage `k`'s tile (at `lo`): its coordinates in the tile, in the
+    /// producer's index space, and whether it lies inside the producer's domain (`None`:
+    /// always).
+    pub(super) fn stage_point(
+        &mut self,
+        k: usize,
+        lo: &[Value],
+        p: Value,
+    ) -> (Vec<Value>, Vec<Value>, Option<Value>) {
+        let plan = self.plan;
+        let st = &plan.shared_stages[k];
+        let coords = self.decompose(p, &st.shape());
+        let at: Vec<Value> = lo
+            .iter()
+            .zip(&coords)
+            .map(|(&l, &c)| self.em.add(l, c))
+            .collect();
+        let checks = vec![(true, true); at.len()];
+        let cond = self.in_bounds(&at, &st.compute.result.shape, &checks);
+        (coords, at, cond)
     }
 
     /// The value of `c` (a kernel member whose inputs come from `srcs`) at its output
