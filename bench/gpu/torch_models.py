@@ -88,11 +88,14 @@ def bert_layer(seq, hid, heads, ffn):
 
 
 def mobilenet_block(hw, cin, mid, cout):
-    def fn(i, w1, k, w2):
-        p = F.conv2d(i, w1[:, :, None, None])
-        d = F.conv2d(p, k[:, None], padding=1, groups=mid)
-        return (F.conv2d(d, w2[:, :, None, None]),)
-    return fn, [(1, cin, hw, hw), (mid, cin), (mid, 3, 3), (cout, mid)], [(1, cout, hw, hw)]
+    """MobileNetV2's inverted residual, BN folded into biases (the te ops P, A, D, E, Q, Y)."""
+    def fn(i, w1, b1, k, b2, w2, b3):
+        a = F.relu6(F.conv2d(i, w1[:, :, None, None], b1))
+        e = F.relu6(F.conv2d(a, k[:, None], b2, padding=1, groups=mid))
+        y = F.conv2d(e, w2[:, :, None, None], b3)
+        return (y + i if cin == cout else y,)
+    ins = [(1, cin, hw, hw), (mid, cin), (mid,), (mid, 3, 3), (mid,), (cout, mid), (cout,)]
+    return fn, ins, [(1, cout, hw, hw)]
 
 
 def resnet_bottleneck(hw, c, mid):

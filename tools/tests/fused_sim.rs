@@ -308,6 +308,33 @@ fn conv_bias_relu_is_one_kernel_and_matches_a_naive_loop_nest() {
     }
 }
 
+/// MobileNetV2's expand conv, its bias + ReLU6, and the zero-padded 3x3 depthwise conv
+/// that reads the activation (bench/models/welder/mobilenet-block*.mlir).
+const EXPAND_RELU6_DEPTHWISE: &str = r#"
+func.func @pad(%I: tensor<1x4x6x6xf32>, %W1: tensor<12x4xf32>, %b1: tensor<12xf32>, %K: tensor<12x3x3xf32>) -> tensor<1x12x6x6xf32> {
+  %P = te.compute (%n, %f, %y, %x) reduce (%c) in [1, 12, 6, 6, 4] : (tensor<1x4x6x6xf32>, tensor<12x4xf32>) -> tensor<1x12x6x6xf32> { te.sum(%I[%n, %c, %y, %x] * %W1[%f, %c]) }
+  %A = te.compute (%n, %c, %y, %x) in [1, 12, 6, 6] : (tensor<1x12x6x6xf32>, tensor<12xf32>) -> tensor<1x12x6x6xf32> { min(max(%P[%n, %c, %y, %x] + %b1[%c], 0.0), 6.0) }
+  %D = te.compute (%n, %c, %y, %x) reduce (%ry, %rx) in [1, 12, 6, 6, 3, 3] : (tensor<1x12x6x6xf32>, tensor<12x3x3xf32>) -> tensor<1x12x6x6xf32> { te.sum(%A[%n, %c, %y + %ry - 1, %x + %rx - 1] pad 0.0 * %K[%c, %ry, %rx]) }
+  func.return %D : tensor<1x12x6x6xf32>
+}"#;
+
+/// An element-wise producer read through a pad value is not inlined (its body would be
+/// evaluated on the padding: ReLU6(0 + b) is not 0) but computed into shared memory over
+/// the consumer's halo, the padding read as 0: the register-connected edge is one kernel
+/// (two before) and matches the unfused chain, at both fusing levels; so does a 3-tap
+/// zero-padded stencil over a bias + ReLU.
+#[test]
+fn an_activation_read_through_zero_padding_fuses_with_its_consumer() {
+    let stencil = chain_text(8, 32, &[Step::Bias, Step::Unary(0), Step::Shift]);
+    for text in [EXPAND_RELU6_DEPTHWISE, stencil.as_str()] {
+        for level in ["register", "shared"] {
+            let lowered = lower(text, level).expect("lowers");
+            assert!(shared_stages(&lowered) >= 1, "{lowered}");
+            assert_eq!(simulate(&lowered).0, 1, "{level}: {text}");
+        }
+    }
+}
+
 #[test]
 fn prologue_and_epilogue_fuse_around_a_gemm() {
     assert_eq!(check(PROLOGUE_GEMM_GELU, "none"), Ok(3));
@@ -365,6 +392,10 @@ enum Step {
     /// flat tensor, and the shape back (`tensor.expand_shape`): the reshapes ONNX's
     /// `Flatten`/`Reshape` and `--axis-fusion` put between computes.
     Flat(u8),
+    /// A 3-tap stencil along the row with zero padding (`x[j-1] pad 0 + x[j] / 2 +
+    /// x[j+1] pad 0`, a 1-D convolution's padded reads): an intermediate read outside its
+    /// bounds, where the producer must not be evaluated (relu(x + b) is not 0 there).
+    Shift,
 }
 
 fn chain_text(m: i64, n0: i64, steps: &[Step]) -> String {
@@ -407,6 +438,11 @@ fn chain_text_taps(m: i64, n0: i64, steps: &[Step], taps: &[usize]) -> String {
                     "%v{i} = te.compute (%i, %j) reduce (%k) in [{m}, {n2}, {n}] : ({t}, tensor<{n}x{n2}xf32>) -> {t2} {{ te.sum({cur}[%i, %k] * %w{i}[%k, %j]) }}\n"
                 ));
                 n = *n2;
+            }
+            Step::Shift => {
+                body.push_str(&format!(
+                    "%v{i} = te.compute (%i, %j) in [{m}, {n}] : ({t}) -> {t} {{ {cur}[%i, %j - 1] pad 0.0 + {cur}[%i, %j] * 0.5 + {cur}[%i, %j + 1] pad 0.0 }}\n"
+                ));
             }
             Step::Flat(u) => {
                 let mn = m * n;
@@ -461,6 +497,7 @@ fn step() -> impl Strategy<Value = Step> {
         Just(Step::Bias),
         prop_oneof![Just(1i64), Just(5), Just(8), Just(13), Just(16)].prop_map(Step::Matmul),
         any::<bool>().prop_map(Step::RowCenter),
+        Just(Step::Shift),
     ]
 }
 

@@ -15,7 +15,8 @@ layers, so the paper sizes below say where each shape comes from
 |                       | 12 heads of 64, FFN 3072 (§5.4: Q·K+softmax fuse)    | hidden 64, 2 heads, FFN 128    |
 | bert-layer-512        | the same at sequence 512 (§5.4: they do not fuse)    | sequence 64, otherwise as -sim |
 | mobilenet-block-112   | MobileNetV2 inverted residual, 112x112, 16->96->24   | mobilenet-block-sim: 16x16,    |
-|                       | (expand 1x1, 3x3 depthwise pad 1, project 1x1)       | 8 -> 48 -> 8                   |
+|                       | (expand 1x1, 3x3 depthwise pad 1, project 1x1; BN    | 8 -> 48 -> 8                   |
+|                       | folded into biases, ReLU6, residual when cin = cout) |                                |
 | mobilenet-block-14    | the same at 14x14, 64->384->64                       | 4x4, 32 -> 192 -> 32           |
 | resnet-bottleneck     | ResNet-50 conv2_x identity bottleneck: 256 ch 56x56, | 32 ch 8x8, 1x1 32->8, 3x3 8->8,|
 |                       | 1x1 256->64, 3x3 64->64, 1x1 64->256, BN folded into | 1x1 8->32                      |
@@ -26,10 +27,11 @@ layers, so the paper sizes below say where each shape comes from
 | conv-bias-relu        | ResNet-18 conv2_x 3x3 conv, 64->64 at 56x56, pad 1,  | 8 -> 8 at 8x8                  |
 |                       | + per-channel bias, ReLU (Fig. 5's Conv->ReLU)       |                                |
 
-The BERT layer and the MobileNet block are the te ops of tests/lit/connect/bert-layer.mlir
-and mobilenet-block.mlir; bert-layer-sim.mlir and mobilenet-block-sim.mlir existed before
-this generator (PERF.md's Welder ablation refers to them) and are written byte for byte as
-they were, their hand-written comments included.
+The BERT layer is the te ops of tests/lit/connect/bert-layer.mlir; the MobileNet block adds
+to the three convolutions of tests/lit/connect/mobilenet-block.mlir the biases, ReLU6s and
+residual of MobileNetV2's block. bert-layer-sim.mlir and mobilenet-block-sim.mlir existed
+before this generator (PERF.md's Welder ablation refers to them) and keep their hand-written
+comments.
 
 Usage: python3 bench/models/welder/gen_welder_models.py  (writes next to this file)
 """
@@ -141,18 +143,29 @@ def bert_layer(seq, hid, heads, ffn):
 
 
 def mobilenet_block(hw, cin, mid, cout):
-    """MobileNetV2 inverted residual as in tests/lit/connect/mobilenet-block.mlir: expand
-    1x1, 3x3 depthwise (zero padding 1), project 1x1; no normalisation or activation."""
+    """MobileNetV2's inverted residual (Sandler et al., CVPR'18, Table 1; batch norm folded
+    into per-channel biases): expand 1x1 + bias + ReLU6, 3x3 depthwise (zero padding 1) +
+    bias + ReLU6, linear project 1x1 + bias, plus the input when the block keeps its
+    channel count (stride 1 throughout, so that is when cin == cout)."""
     f = F("mobilenet_block")
     i = f.arg("I", t(1, cin, hw, hw))
-    w1, kk, w2 = f.arg("W1", t(mid, cin)), f.arg("K", t(mid, 3, 3)), f.arg("W2", t(cout, mid))
+    w1, b1 = f.arg("W1", t(mid, cin)), f.arg("b1", t(mid))
+    kk, b2 = f.arg("K", t(mid, 3, 3)), f.arg("b2", t(mid))
+    w2, b3 = f.arg("W2", t(cout, mid)), f.arg("b3", t(cout))
     p = f.op("P", ["n", "f", "y", "x"], ["c"], [1, mid, hw, hw, cin], [i, w1], t(1, mid, hw, hw),
              "te.sum(%I[%n, %c, %y, %x] * %W1[%f, %c])")
-    d = f.op("D", ["n", "c", "y", "x"], ["ry", "rx"], [1, mid, hw, hw, 3, 3], [p, kk], t(1, mid, hw, hw),
-             "te.sum(%P[%n, %c, %y + %ry - 1, %x + %rx - 1] pad 0.0 * %K[%c, %ry, %rx])")
-    q = f.op("Q", ["n", "f", "y", "x"], ["c"], [1, cout, hw, hw, mid], [d, w2], t(1, cout, hw, hw),
-             "te.sum(%D[%n, %c, %y, %x] * %W2[%f, %c])")
-    return f.text([q])
+    a = f.op("A", ["n", "c", "y", "x"], [], [1, mid, hw, hw], [p, b1], t(1, mid, hw, hw),
+             "min(max(%P[%n, %c, %y, %x] + %b1[%c], 0.0), 6.0)")
+    d = f.op("D", ["n", "c", "y", "x"], ["ry", "rx"], [1, mid, hw, hw, 3, 3], [a, kk], t(1, mid, hw, hw),
+             "te.sum(%A[%n, %c, %y + %ry - 1, %x + %rx - 1] pad 0.0 * %K[%c, %ry, %rx])")
+    e = f.op("E", ["n", "c", "y", "x"], [], [1, mid, hw, hw], [d, b2], t(1, mid, hw, hw),
+             "min(max(%D[%n, %c, %y, %x] + %b2[%c], 0.0), 6.0)")
+    q = f.op("Q", ["n", "f", "y", "x"], ["c"], [1, cout, hw, hw, mid], [e, w2], t(1, cout, hw, hw),
+             "te.sum(%E[%n, %c, %y, %x] * %W2[%f, %c])")
+    res = " + %I[%n, %c, %y, %x]" if cin == cout else ""
+    y = f.op("Y", ["n", "c", "y", "x"], [], [1, cout, hw, hw], [q, b3] + ([i] if cin == cout else []),
+             t(1, cout, hw, hw), f"%Q[%n, %c, %y, %x] + %b3[%c]{res}")
+    return f.text([y])
 
 
 def conv(f, name, x, w, cin, cout, hw, k):
@@ -209,10 +222,10 @@ BERT_SIM_DOC = """\
 // the Welder ablation in PERF.md runs it at connect-level none / register / shared.
 """
 MOBILENET_SIM_DOC = """\
-// A MobileNetV2 inverted-residual block at simulator size (expand 1x1 8 -> 48, 3x3
-// depthwise with zero padding, project 1x1 48 -> 8, on a 16x16 map; the same te ops as
-// tests/lit/connect/mobilenet-block.mlir, which has the paper's 112x112 and 14x14 sizes):
-// the Welder ablation in PERF.md runs it at connect-level none / register / shared.
+// A MobileNetV2 inverted-residual block at simulator size (expand 1x1 8 -> 48 + bias +
+// ReLU6, 3x3 depthwise with zero padding + bias + ReLU6, project 1x1 48 -> 8 + bias, plus
+// the residual, on a 16x16 map; mobilenet-block-112.mlir is the paper's size): the Welder
+// ablation in PERF.md runs it at connect-level none / register / shared.
 """
 
 # name -> (paper-size text, simulator-size file name, simulator-size text); the BERT and

@@ -418,15 +418,27 @@ impl Lowering<'_> {
         })
     }
 
-    /// A register-connected reduction's value at its output point `at` (Welder §3.4, the
-    /// producer computed in its consumer's loop): one `scf.for` over its reduction points,
-    /// linearized, accumulating its body; its inputs are read from the kernel's arguments
+    /// A register-connected producer's value at its output point `at` (Welder §3.4, the
+    /// producer computed in its consumer's loop): for a reduction, one `scf.for` over its
+    /// reduction points, linearized, accumulating its body; for an element-wise op, its
+    /// body at the point. Its inputs are read from the kernel's arguments or shared stages
     /// (bounds-checked where they carry a pad value) or recomputed in turn.
     pub(super) fn recompute(&mut self, rc: &Recompute, at: &[Value]) -> Result<Value, String> {
         let c = &rc.compute;
-        let comb = c
-            .combiner
-            .ok_or("internal error: a recomputed op without a reduction")?;
+        let Some(comb) = c.combiner else {
+            let axes: Vec<Option<Value>> = at.iter().map(|&v| Some(v)).collect();
+            let mut avals = Vec::new();
+            for a in &c.accesses {
+                let idx = a
+                    .map
+                    .results
+                    .iter()
+                    .map(|e| self.affine(e, &axes))
+                    .collect::<Result<Vec<_>, _>>()?;
+                avals.push(self.source_load(&rc.srcs[a.input], &idx, &c.inputs[a.input], a.pad)?);
+            }
+            return Ok(self.body_with(&c.body, &avals, &c.access_types())?.0);
+        };
         let init = self.constant(comb.identity(c.acc_type()), c.acc_type());
         let acc = self.fold(rc, at, init, None, None)?;
         Ok(self.acc_to_result(c, acc))

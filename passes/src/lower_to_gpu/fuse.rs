@@ -199,7 +199,7 @@ fn inline(consumer: &Node, ip: usize, producer: &Node) -> Result<Node, String> {
         }
         if a.pad.is_some() {
             return Err(
-                "a register-connected producer read with a pad value (zero padding of an intermediate) is not lowered yet".into(),
+                "internal error: an element-wise producer read with a pad value inlined".into(),
             );
         }
         let base = accesses.len();
@@ -611,12 +611,14 @@ fn fuse_kernel_with(
             };
         }
         let mut node = Node { c, srcs };
-        // Element-wise producers are already in final form (members come in order).
-        while let Some(ip) = node
-            .srcs
-            .iter()
-            .position(|s| matches!(s, Src::Member(p) if nodes[*p].c.combiner.is_none()))
-        {
+        // Element-wise producers are already in final form (members come in order). One
+        // read with a pad value stays a member: inlined, its body would be evaluated on
+        // the padding too (max(0 + b, 0) is not 0), so it is read as a unit: a shared
+        // stage, or recomputed under the bounds check.
+        while let Some(ip) = (0..node.srcs.len()).find(|&i| {
+            matches!(node.srcs[i], Src::Member(p) if nodes[p].c.combiner.is_none())
+                && !read_with_pad(&node.c, i)
+        }) {
             let Src::Member(p) = node.srcs[ip] else {
                 unreachable!("matched above")
             };
@@ -640,7 +642,7 @@ fn fuse_kernel_with(
     let anchor = &nodes[anchor_m];
     if anchor.c.combiner.is_some() && anchor.srcs.iter().any(|x| matches!(x, Src::Member(_))) {
         return Err(format!(
-            "member {anchor_m} (a reduction) reads a reduction of the kernel in registers: recomputing a reduction inside another reduction's staged loop is not lowered yet"
+            "member {anchor_m} (a reduction) reads another member in registers (a reduction, or an element-wise op through a pad value): recomputing it inside a reduction's staged loop is not lowered yet"
         ));
     }
     if shared[anchor_m] {
@@ -734,20 +736,27 @@ fn shared_members(views: &[MemberView], promote: Promote, forced: &[bool]) -> Ve
     let member = |v: Value| views.iter().position(|m| m.result == v);
     let mut shared = forced.to_vec();
     for view in views {
-        for (v, l) in view.vals.iter().zip(&view.levels) {
-            match (member(*v), l, promote) {
-                (Some(p), Level::Shared, _) => shared[p] = true,
-                (Some(p), Level::Register, Promote::All) => {
-                    shared[p] |= views[p].c.combiner.is_some();
-                }
-                (Some(p), Level::Register, Promote::AllBut(r)) if p != r => {
-                    shared[p] |= views[p].c.combiner.is_some();
-                }
+        // Levels are per access (operand), values per distinct input.
+        for (a, l) in view.c.accesses.iter().zip(&view.levels) {
+            let Some(p) = member(view.vals[a.input]) else {
+                continue;
+            };
+            // A reduction, or an element-wise op read with a pad value (not inlined).
+            let promotable = views[p].c.combiner.is_some() || a.pad.is_some();
+            match (l, promote) {
+                (Level::Shared, _) => shared[p] = true,
+                (Level::Register, Promote::All) => shared[p] |= promotable,
+                (Level::Register, Promote::AllBut(r)) if p != r => shared[p] |= promotable,
                 _ => {}
             }
         }
     }
     shared
+}
+
+/// Whether `c` reads its input `i` through an access with a pad value.
+fn read_with_pad(c: &TeCompute, i: usize) -> bool {
+    c.accesses.iter().any(|a| a.input == i && a.pad.is_some())
 }
 
 /// The position of `v` among the kernel's arguments (added if new).

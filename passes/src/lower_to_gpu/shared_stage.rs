@@ -646,7 +646,13 @@ impl Lowering<'_> {
                     .ok_or("internal error: a stepped stage without a reduction")?;
                 Ok(cx.constant(comb.identity(c.acc_type()), elem))
             }
-            _ => cx.member_value(c, &st.srcs, &at),
+            _ => {
+                let rc = Recompute {
+                    compute: c.clone(),
+                    srcs: st.srcs.clone(),
+                };
+                cx.recompute(&rc, &at)
+            }
         };
         let v = match cond {
             None => value(self)?,
@@ -688,36 +694,6 @@ impl Lowering<'_> {
         (coords, at, cond)
     }
 
-    /// The value of `c` (a kernel member whose inputs come from `srcs`) at its output
-    /// point `at`: its body, over a loop of its reduction points when it reduces.
-    fn member_value(
-        &mut self,
-        c: &TeCompute,
-        srcs: &[ReSrc],
-        at: &[Value],
-    ) -> Result<Value, String> {
-        if c.combiner.is_some() {
-            let rc = Recompute {
-                compute: c.clone(),
-                srcs: srcs.to_vec(),
-            };
-            return self.recompute(&rc, at);
-        }
-        let axes: Vec<Option<Value>> = at.iter().map(|&v| Some(v)).collect();
-        let mut avals = Vec::new();
-        for a in &c.accesses {
-            let idx = a
-                .map
-                .results
-                .iter()
-                .map(|e| self.affine(e, &axes))
-                .collect::<Result<Vec<_>, _>>()?;
-            let t = &c.inputs[a.input];
-            avals.push(self.source_load(&srcs[a.input], &idx, t, a.pad)?);
-        }
-        Ok(self.body_with(&c.body, &avals, &c.access_types())?.0)
-    }
-
     /// The value of source `s` (of tensor type `t`) at `idx`; `pad`: the access's pad
     /// value, returned outside `t`'s bounds.
     pub(super) fn source_load(
@@ -735,7 +711,20 @@ impl Lowering<'_> {
         };
         let padv = pad.unwrap_or(0.0);
         Ok(match s {
-            ReSrc::Recompute(inner) => self.recompute(inner, idx)?,
+            // Outside the producer's domain the read is the pad value; the producer is
+            // not evaluated there (its own reads could leave their tensors).
+            ReSrc::Recompute(inner) => match cond {
+                Some(cond) => {
+                    let et = ty(t.elem);
+                    let r = self.em.begin_if(cond, std::slice::from_ref(&et));
+                    let v = self.recompute(inner, idx)?;
+                    self.em.else_(&[v]);
+                    let p = self.constant(padv, t.elem);
+                    self.em.end_if(Some(&[p]));
+                    r[0]
+                }
+                None => self.recompute(inner, idx)?,
+            },
             ReSrc::Arg(k) => {
                 let m = self.args[*k];
                 self.guarded_load(m, idx, cond, t.elem, padv)
