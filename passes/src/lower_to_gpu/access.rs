@@ -427,21 +427,33 @@ impl Lowering<'_> {
         let c = &rc.compute;
         let Some(comb) = c.combiner else {
             let axes: Vec<Option<Value>> = at.iter().map(|&v| Some(v)).collect();
-            let mut avals = Vec::new();
-            for a in &c.accesses {
-                let idx = a
-                    .map
-                    .results
-                    .iter()
-                    .map(|e| self.affine(e, &axes))
-                    .collect::<Result<Vec<_>, _>>()?;
-                avals.push(self.source_load(&rc.srcs[a.input], &idx, &c.inputs[a.input], a.pad)?);
-            }
+            let avals = self.recompute_loads(rc, &axes)?;
             return Ok(self.body_with(&c.body, &avals, &c.access_types())?.0);
         };
         let init = self.constant(comb.identity(c.acc_type()), c.acc_type());
         let acc = self.fold(rc, at, init, None, None)?;
         Ok(self.acc_to_result(c, acc))
+    }
+
+    /// The values of `rc`'s accesses at the point whose axis values are `axes`.
+    fn recompute_loads(
+        &mut self,
+        rc: &Recompute,
+        axes: &[Option<Value>],
+    ) -> Result<Vec<Value>, String> {
+        let c = &rc.compute;
+        let mut avals = Vec::new();
+        for a in &c.accesses {
+            let idx = a
+                .map
+                .results
+                .iter()
+                .map(|e| self.affine(e, axes))
+                .collect::<Result<Vec<_>, _>>()?;
+            let t = &c.inputs[a.input];
+            avals.push(self.source_load(&rc.srcs[a.input], &idx, t, a.pad)?);
+        }
+        Ok(avals)
     }
 
     /// `init` folded with `rc`'s body over its reduction points at the output point `at`
@@ -481,17 +493,7 @@ impl Lowering<'_> {
         }
         let mut axes: Vec<Option<Value>> = at.iter().map(|&v| Some(v)).collect();
         axes.extend(coords.into_iter().map(Some));
-        let mut avals = Vec::new();
-        for a in &c.accesses {
-            let idx = a
-                .map
-                .results
-                .iter()
-                .map(|e| self.affine(e, &axes))
-                .collect::<Result<Vec<_>, _>>()?;
-            let t = &c.inputs[a.input];
-            avals.push(self.source_load(&rc.srcs[a.input], &idx, t, a.pad)?);
-        }
+        let avals = self.recompute_loads(rc, &axes)?;
         let (v, _) = self.body_with(&c.body, &avals, &c.access_types())?;
         let acc = self.combine(comb, accs[0], v, c.acc_type());
         self.em.end_for(&[acc]);
