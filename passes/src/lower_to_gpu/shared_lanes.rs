@@ -13,9 +13,12 @@
 //! `gpu.shuffle xor` (`log2(lanes)` steps, in registers, no barrier), and lane 0 stores the
 //! point. This is Roller's cross-thread reduction (the `rsplit` of a reduction program,
 //! `super::reduction`) applied to a producer stage, with warp shuffles in place of the
-//! shared-memory tree since a group never leaves its warp. Every thread of the block runs
-//! the shuffles (threads past the tile's points carry the identity), so the full-warp
-//! `shfl.sync` mask holds; the block's threads must be whole warps.
+//! shared-memory tree since a group never leaves its warp. Every thread of the block's
+//! whole warps runs the shuffles (threads past the tile's points carry the identity), so
+//! the full-warp `shfl.sync` mask holds; in a block that ends in a partial warp (80
+//! threads: two warps and 16 threads) the points go to the whole warps only, and the
+//! partial warp skips the shuffles (a branch uniform per warp). A block of fewer than 32
+//! threads has no whole warp and computes one point per thread.
 
 use rtile::ir::{Attribute, Type, Value};
 use rtile_dialects::arith::CmpIPredicate;
@@ -30,21 +33,29 @@ use super::types::ty;
 const MAX_LANES: i64 = 32;
 
 /// The lanes per point for a shared stage `c` of `points` points in a block of `threads`:
-/// the largest power of two `≤ 32`, `≤ threads / points` and `≤` the reduction's points;
-/// `None` where a stage is computed one point per thread (not a reduction, an accumulator
-/// a shuffle does not carry, a block of partial warps, fewer than 2 lanes).
+/// the largest power of two `≤ 32`, `≤ warp_threads / points` and `≤` the reduction's
+/// points, where `warp_threads` are the threads of the block's whole warps
+/// ([`whole_warp_threads`]); `None` where a stage is computed one point per thread (not a
+/// reduction, an accumulator a shuffle does not carry, no whole warp, fewer than 2 lanes).
 pub(super) fn stage_lanes(c: &TeCompute, points: i64, threads: i64) -> Option<i64> {
     c.combiner?;
-    if !matches!(c.acc_type(), ElemType::F32 | ElemType::I32) || threads % MAX_LANES != 0 {
+    if !matches!(c.acc_type(), ElemType::F32 | ElemType::I32) {
         return None;
     }
     let np = c.num_parallel();
     let reduced: i64 = c.axes[np..].iter().map(|a| a.extent).product();
-    let most = MAX_LANES.min(threads / points.max(1)).min(reduced);
+    let most = MAX_LANES
+        .min(whole_warp_threads(threads) / points.max(1))
+        .min(reduced);
     if most < 2 {
         return None;
     }
     Some(1 << most.ilog2())
+}
+
+/// The threads of a block of `threads` that are in whole warps (the first ones).
+fn whole_warp_threads(threads: i64) -> i64 {
+    threads - threads % MAX_LANES
 }
 
 impl Lowering<'_> {
@@ -93,6 +104,15 @@ impl Lowering<'_> {
         };
         self.em.else_(&[part]);
         self.em.end_if(Some(&[ident]));
+        // A partial last warp holds no point (lanes × points fit the whole warps) and
+        // skips the shuffles, whose full-warp mask it could not meet.
+        let threads = plan.block_threads;
+        let partial = threads % MAX_LANES != 0;
+        if partial {
+            let whole = self.em.idx(whole_warp_threads(threads));
+            let in_whole = self.em.cmp(CmpIPredicate::Ult, tid, whole);
+            self.em.begin_then(in_whole);
+        }
         // The butterfly: after it every lane of a group holds the group's value.
         let mut acc = r[0];
         let mut offset = lanes / 2;
@@ -116,6 +136,9 @@ impl Lowering<'_> {
         args.extend(coords);
         self.em.op0("memref.store", &args, &[]);
         self.em.end_then();
+        if partial {
+            self.em.end_then();
+        }
         Ok(())
     }
 
@@ -164,8 +187,14 @@ mod tests {
         // 129 points in 256 threads would leave one lane each.
         assert_eq!(stage_lanes(&c, 129, 256), None);
         assert_eq!(stage_lanes(&c, 128, 256), Some(2));
-        // A block of partial warps cannot run full-warp shuffles.
-        assert_eq!(stage_lanes(&c, 1, 48), None);
+        // A block ending in a partial warp: the whole warps take the points (48 threads:
+        // one warp for a row; 80 threads: two warps, so 2 rows of 32 lanes or 4 of 16).
+        assert_eq!(stage_lanes(&c, 1, 48), Some(32));
+        assert_eq!(stage_lanes(&c, 2, 80), Some(32));
+        assert_eq!(stage_lanes(&c, 4, 80), Some(16));
+        assert_eq!(stage_lanes(&c, 3, 85), Some(16));
+        // No whole warp: one point per thread.
+        assert_eq!(stage_lanes(&c, 1, 20), None);
     }
 
     #[test]
