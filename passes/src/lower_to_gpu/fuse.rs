@@ -518,11 +518,14 @@ pub(super) fn fuse_members_forced(
         return Err("has no te.compute".into());
     }
     let plain = fuse_kernel_with(views, device, Promote::None, forced);
+    // An element-wise producer recomputed where it is read (under a pad's bounds check)
+    // costs what inlining it would: the register level's meaning (§3.4). A reduction does
+    // not.
     let recomputes = |g: &FusedGroup| {
         g.sources
             .iter()
             .chain(g.shared_stages.iter().flat_map(|s| &s.srcs))
-            .any(|s| matches!(s, ReSrc::Recompute(_)))
+            .any(recomputes_reduction)
     };
     match &plain {
         Ok(g) if !recomputes(g) => plain,
@@ -752,6 +755,16 @@ fn shared_members(views: &[MemberView], promote: Promote, forced: &[bool]) -> Ve
         }
     }
     shared
+}
+
+/// Whether reading `s` recomputes a reduction (itself or one of its sources).
+fn recomputes_reduction(s: &ReSrc) -> bool {
+    match s {
+        ReSrc::Recompute(rc) => {
+            rc.compute.combiner.is_some() || rc.srcs.iter().any(recomputes_reduction)
+        }
+        ReSrc::Arg(_) | ReSrc::Shared(_) => false,
+    }
 }
 
 /// Whether `c` reads its input `i` through an access with a pad value.
