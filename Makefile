@@ -193,6 +193,8 @@ demo: deps onnx-venv build
 	$(BIN)/rtile-translate --to-ptx $(DEMO_OUT)/11-bert-fused.mlir -o $(DEMO_OUT)/11-bert-fused.ptx
 	@if [ -x "$(PTXAS)" ]; then $(PTXAS) -arch=sm_90 $(DEMO_OUT)/11-bert-fused.ptx -o $(DEMO_OUT)/11-bert-fused.cubin && echo "ptxas sm_90: OK"; \
 	  else echo "ptxas not installed: skipped"; fi
+	@echo "== 15b. Welder's ablation (paper Fig. 13) on a MobileNetV2 inverted-residual block: kernels and DRAM sectors at connect-level none / register / shared, counted by the simulator"
+	sh bench/sim/welder_ablation.sh $(BIN) bench/models/welder/mobilenet-block-sim.mlir
 	@echo "== 16. Rammer: bench/models/small/lstm.mlir --wavefront-pack=device=h100 (rTasks of 18 operators packed onto vEUs: one launch), lowered to one persistent kernel, simulated"
 	$(BIN)/rtile-opt --wavefront-pack="device=h100" --mlir-pass-statistics bench/models/small/lstm.mlir -o $(DEMO_OUT)/12-lstm-packed.mlir
 	$(BIN)/rtile-opt --lower-to-gpu $(DEMO_OUT)/12-lstm-packed.mlir -o $(DEMO_OUT)/12-lstm-persistent.mlir
