@@ -152,6 +152,9 @@ impl Gen {
 }
 
 /// A random compute with its inputs.
+/// The largest input [`random_compute`] draws, in elements.
+const MAX_INPUT_ELEMS: i64 = 1 << 20;
+
 fn random_compute(seed: u64) -> (TeCompute, Vec<Tensor>) {
     let mut g = Gen(SplitMix64(seed));
     let np = g.below(4) as usize;
@@ -182,16 +185,24 @@ fn random_compute(seed: u64) -> (TeCompute, Vec<Tensor>) {
     let mut inputs = Vec::new();
     let mut accesses = Vec::new();
     for i in 0..naccess {
-        let rank = g.below(4) as usize;
-        let exprs: Vec<AffineExpr> = (0..rank).map(|_| g.index(n)).collect();
-        // Sizes around the range the index takes, so some reads leave the tensor.
-        let shape: Vec<i64> = exprs
-            .iter()
-            .map(|e| {
-                let hi = max_over(e, &extents);
-                (hi + 1 - g.range(0, 1)).max(1)
-            })
-            .collect();
+        // Drawn again while the tensor would exceed `MAX_INPUT_ELEMS` (a long lane axis
+        // in every dim of a rank-3 input is some 50 M elements, seconds of random data
+        // for a few hundred reads).
+        let (exprs, shape) = loop {
+            let rank = g.below(4) as usize;
+            let exprs: Vec<AffineExpr> = (0..rank).map(|_| g.index(n)).collect();
+            // Sizes around the range the index takes, so some reads leave the tensor.
+            let shape: Vec<i64> = exprs
+                .iter()
+                .map(|e| {
+                    let hi = max_over(e, &extents);
+                    (hi + 1 - g.range(0, 1)).max(1)
+                })
+                .collect();
+            if shape.iter().product::<i64>() <= MAX_INPUT_ELEMS {
+                break (exprs, shape);
+            }
+        };
         let ty = g.pick(&TYPES);
         inputs.push(TensorType::new(shape, ty));
         let pad = if g.chance(85) {
