@@ -12,10 +12,11 @@ use rtile_dialects::tilegraph::LayerTiles;
 use super::propagate::SubGraph;
 use super::tiling::Levels;
 use crate::device::Device;
-use crate::lower_to_gpu::fuse::{MemberView, ReSrc, fuse_members, program_of_tiles};
+use crate::lower_to_gpu::fuse::{MemberView, ReSrc, fuse_members};
 use crate::lower_to_gpu::kernel::{compute_shared_bytes, fused_shared_bytes};
 use crate::lower_to_gpu::results::fuse_results;
 use crate::lower_to_gpu::shared_stage::SharedStage;
+use crate::lower_to_gpu::tile_program::program_of_tiles;
 
 /// The members of `sg` that compute output `o`: `o` and its producers among the members
 /// (ascending), as the lowering splits a kernel with several results into one kernel per

@@ -15,8 +15,8 @@ use super::propagate::{SubGraph, input_tile, propagate, with_whole_reductions};
 use crate::construct_rtile::align::Aligner;
 use crate::construct_rtile::expr_info::TensorExprInfo;
 use crate::device::Device;
-use crate::lower_to_gpu::fuse::default_thread_tile;
 use crate::lower_to_gpu::reduction::auto_split;
+use crate::lower_to_gpu::tile_program::default_thread_tile;
 
 /// Most output tiles examined per sub-graph and layer (the per-dim lists are thinned
 /// evenly past this; deterministic).
@@ -654,7 +654,7 @@ pub(super) fn hardware_parallelism(dev: &Device) -> u64 {
 /// Threads one block of a kernel runs, as `--lower-to-gpu` launches it: those of its
 /// anchor `node` (the first output; the lowering builds the block around it) for the block
 /// tile `block` and the thread tile `thread` (its register tile; without one, the
-/// lowering's default, `fuse::default_thread_tile`), times the cross-thread lanes the
+/// lowering's default, `tile_program::default_thread_tile`), times the cross-thread lanes the
 /// lowering adds to a reduction with few threads ([`split_lanes`]).
 pub(super) fn block_threads(node: &Node, block: &[u64], thread: Option<&[u64]>) -> u64 {
     let np = node.num_parallel.min(block.len());

@@ -33,6 +33,7 @@ use rtile_dialects::tilegraph::{
 
 use super::results::StageResult;
 use super::shared_stage::{SharedStage, plan_stages};
+use super::tile_program::program_of_tiles;
 use crate::construct_rtile::RProgram;
 
 /// Where a fused compute's input comes from.
@@ -243,107 +244,6 @@ fn levels(ctx: &Context, op: OpId) -> Result<Vec<Level>, String> {
         None => Ok(vec![Level::Global; ctx.operands(op).len()]),
     }
 }
-
-/// The program of `anchor` from its tiles (`tilegraph.tiles`): the shared tile is the
-/// block's, the register tile the thread's, over the compute's own axes (Welder §4.1: the
-/// tiles were chosen for the whole kernel, so every stage runs with this one block).
-pub(super) fn program_from_tiles(
-    ctx: &Context,
-    op: OpId,
-    c: &TeCompute,
-    device: &str,
-) -> Result<RProgram, String> {
-    let tiles = ctx
-        .attr(op, TILES)
-        .ok_or_else(|| "has no 'tilegraph.tiles' (run --connect)".to_string())
-        .and_then(LayerTiles::from_attr)?;
-    program_of_tiles(&tiles, c, device)
-}
-
-/// [`program_from_tiles`] of tiles already read (`--connect` asks it of the tiles it is
-/// about to write, to know what the lowering will run).
-pub(crate) fn program_of_tiles(
-    tiles: &LayerTiles,
-    c: &TeCompute,
-    device: &str,
-) -> Result<RProgram, String> {
-    let n = c.axes.len();
-    let Some(block) = tiles.get(Level::Shared) else {
-        return Err("'tilegraph.tiles' needs a shared tile".into());
-    };
-    let default_thread;
-    let thread = match tiles.get(Level::Register) {
-        Some(t) => t,
-        None => {
-            default_thread = default_thread_tile(block, c.num_parallel());
-            &default_thread
-        }
-    };
-    if block.len() != n || thread.len() != n {
-        return Err(format!(
-            "'tilegraph.tiles' has tiles of rank {} and {}, the compute {n} axes",
-            block.len(),
-            thread.len()
-        ));
-    }
-    let np = c.num_parallel();
-    let mut threads = 1;
-    let mut grid = Vec::new();
-    for a in 0..np {
-        if thread[a] == 0 || block[a] % thread[a] != 0 {
-            return Err(format!(
-                "axis {a}: the register tile {} does not divide the shared tile {}",
-                thread[a], block[a]
-            ));
-        }
-        threads *= block[a] / thread[a];
-        grid.push((c.axes[a].extent.max(1) as u64).div_ceil(block[a]));
-    }
-    let mut p = RProgram::manual(
-        device,
-        block,
-        thread,
-        c.inputs.iter().map(|t| vec![0; t.shape.len()]).collect(),
-        threads,
-    );
-    p.grid = grid;
-    p.staged = c.combiner.is_some();
-    Ok(p)
-}
-
-/// The thread tile of an op whose consumer edges were all decided at the shared level
-/// (`--connect` then chooses no register tile for it): one point per thread, the points
-/// doubled along the largest spatial axis that still divides while the block would have
-/// more than [`MAX_DEFAULT_THREADS`] threads; when no axis's threads are even, the
-/// largest one's smallest prime factor instead (an odd block extent such as harris's
-/// 1279 columns would otherwise keep more threads than a block may have). Reduction
-/// axes: one point per step.
-pub(crate) fn default_thread_tile(block: &[u64], np: usize) -> Vec<u64> {
-    let mut t = vec![1u64; block.len()];
-    let threads = |t: &[u64]| (0..np).map(|a| block[a] / t[a]).product::<u64>();
-    let smallest_factor = |n: u64| (2..=n).find(|f| n.is_multiple_of(*f)).unwrap_or(n);
-    while threads(&t) > MAX_DEFAULT_THREADS {
-        let even = (0..np)
-            .filter(|&a| (block[a] / t[a]).is_multiple_of(2))
-            .max_by_key(|&a| block[a] / t[a]);
-        let Some(a) = even.or_else(|| (0..np).max_by_key(|&a| block[a] / t[a])) else {
-            break;
-        };
-        let n = block[a] / t[a];
-        if n < 2 {
-            break;
-        }
-        t[a] *= if n.is_multiple_of(2) {
-            2
-        } else {
-            smallest_factor(n)
-        };
-    }
-    t
-}
-
-/// The most threads [`default_thread_tile`] gives a block.
-const MAX_DEFAULT_THREADS: u64 = 256;
 
 /// The te ops of `kernel` that compute each of its results, one entry per result in
 /// `tilegraph.yield` order: the member yielded and its producers inside the kernel (its

@@ -19,10 +19,11 @@ use rtile_dialects::tensor::{COLLAPSE, EXPAND};
 use rtile_dialects::tilegraph::{DEVICE as TG_DEVICE, KERNEL};
 
 use super::arena::{Lifetime, assign};
-use super::fuse::{fuse_kernel, fuse_kernel_results, program_from_tiles, result_members};
+use super::fuse::{fuse_kernel, fuse_kernel_results, result_members};
 use super::kernel::{LowerOptions, LoweredKernel, lower_compute_opts, lower_fused};
 use super::pass::{func_name, memref_of, segment_sizes, selected_program, set_locations};
 use super::persistent::Packing;
+use super::tile_program::program_from_tiles;
 use crate::autoschedule_beam::pass::ROOT as BEAM_ROOT;
 use crate::device::Device;
 use rtile_dialects::tilegraph::CONFIG;

@@ -27,6 +27,7 @@ pub mod shared_stage;
 pub mod shared_steps;
 pub mod staging;
 pub mod thread_map;
+pub mod tile_program;
 mod types;
 
 pub use adapter::expr_info;

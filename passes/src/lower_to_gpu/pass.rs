@@ -384,7 +384,10 @@ fn alone_program(
     let plan = crate::connect::tiling::best_plan(&g, &[0], &levels, device, 8)?;
     let tiles = plan.tiles.first().ok_or("no tiles")?;
     let own = c.axes.iter().map(|a| a.name.clone()).collect();
-    Ok((super::fuse::program_of_tiles(tiles, c, &device.name)?, own))
+    Ok((
+        super::tile_program::program_of_tiles(tiles, c, &device.name)?,
+        own,
+    ))
 }
 
 /// True when `op` is a member of a `tilegraph.kernel`.
