@@ -108,3 +108,29 @@ pub(crate) fn default_thread_tile(block: &[u64], np: usize) -> Vec<u64> {
 
 /// The most threads [`default_thread_tile`] gives a block.
 const MAX_DEFAULT_THREADS: u64 = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default thread tile divides the block on every axis and leaves at most
+    /// [`MAX_DEFAULT_THREADS`] threads, also when no axis's extent is even (a prime
+    /// extent becomes one thread's row).
+    #[test]
+    fn default_thread_tiles_divide_odd_blocks() {
+        for (block, want) in [
+            (vec![1u64, 1279], vec![1u64, 1279]),
+            (vec![1, 1155], vec![1, 15]),
+            (vec![4, 1278], vec![4, 6]),
+            (vec![16, 16], vec![1, 1]),
+            (vec![8, 64, 3], vec![1, 2, 1]),
+        ] {
+            let np = if block.len() == 3 { 2 } else { block.len() };
+            let t = default_thread_tile(&block, np);
+            assert_eq!(t, want, "{block:?}");
+            let threads: u64 = (0..np).map(|a| block[a] / t[a]).product();
+            assert!(threads <= MAX_DEFAULT_THREADS, "{block:?}: {threads}");
+            assert!((0..np).all(|a| block[a] % t[a] == 0), "{block:?}");
+        }
+    }
+}
