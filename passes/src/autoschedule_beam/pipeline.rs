@@ -128,8 +128,10 @@ impl Pipeline {
     }
 
     /// The released code's forced-inline rule (§4; digest §3.2 [C]): an element-wise stage
-    /// with one consumer that reads it point-wise, whose own inputs are all read point-wise,
-    /// and whose consumer is element-wise.
+    /// with one consumer that reads it point-wise (at the identity index, with the
+    /// consumer's own shape: a broadcast read is not point-wise), whose own inputs are all
+    /// read point-wise, and whose consumer is element-wise. The search forces it only where
+    /// the inlined child is legal (the digest's "inlining produced a legal child").
     pub fn must_inline(&self, n: usize) -> bool {
         let cons = self.consumers(n);
         let [c] = *cons else { return false };
@@ -137,9 +139,10 @@ impl Pipeline {
         !self.is_reduction(n)
             && !self.is_output(n)
             && !self.is_reduction(c)
-            && self.g.consumers[n]
-                .iter()
-                .all(|&(_, i)| is_pointwise(&self.g.nodes[c].inputs[i], &node.out_shape))
+            && self.g.consumers[n].iter().all(|&(_, i)| {
+                let reader = &self.g.nodes[c];
+                is_pointwise(&reader.inputs[i], &reader.out_shape)
+            })
             && node
                 .inputs
                 .iter()

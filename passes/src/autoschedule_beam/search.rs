@@ -305,7 +305,7 @@ impl Searcher<'_> {
                 return vec![with(f.clone())];
             }
         }
-        if reg && p.must_inline(n) {
+        if reg && p.must_inline(n) && self.legal(&with(Loc::Inline), n) {
             return vec![with(Loc::Inline)];
         }
         let mut out = Vec::new();
@@ -324,6 +324,13 @@ impl Searcher<'_> {
             out.extend(self.shared_children(s, n));
         }
         out
+    }
+
+    /// Whether the kernel that `n` joins under `locs` passes the §4.6 pruning rules
+    /// (through the memo: the child is costed from it next).
+    fn legal(&mut self, locs: &[Option<Loc>], n: usize) -> bool {
+        let ko = self.p.kernels_of(locs);
+        ko[n].is_some_and(|r| self.kernel(locs, &ko, r).is_ok())
     }
 
     /// Block-level placements of `n` with every serial tiling of its region (§4: serial

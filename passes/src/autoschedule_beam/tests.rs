@@ -268,6 +268,24 @@ fn placement_rules() {
 }
 
 #[test]
+fn a_broadcast_read_is_not_point_wise() {
+    // G (a per-channel gate) is read at the identity index by Y, but Y has more axes:
+    // inlined, G is evaluated 49 times per point; it is not forced inline.
+    let p = pipeline(
+        r#"
+func.func @f(%s: tensor<1x16xf32>, %x: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
+  %G = te.compute (%n, %c) in [1, 16] : (tensor<1x16xf32>) -> tensor<1x16xf32> { exp(%s[%n, %c]) }
+  %Y = te.compute (%n, %c, %y, %x) in [1, 16, 7, 7] : (tensor<1x16x7x7xf32>, tensor<1x16xf32>) -> tensor<1x16x7x7xf32> { %x[%n, %c, %y, %x] * %G[%n, %c] }
+  func.return %Y : tensor<1x16x7x7xf32>
+}"#,
+    );
+    assert!(!p.must_inline(0));
+    let out = search(&p, &v100(), &SearchOptions::default()).expect("a schedule");
+    // Inlined it would be pruned for its recompute (§4.6 rule 1).
+    assert_ne!(out.locs[0], Loc::Inline);
+}
+
+#[test]
 fn structural_hash_depths() {
     let p = pipeline(CHAIN);
     let t = root(&[1, 1], &[4, 32]);
