@@ -92,6 +92,13 @@ impl Device {
     ///   default carveout preference, which the runtime does not change); elsewhere
     ///   `shared` as given.
     pub fn resident_blocks(&self, threads: u64, shared: u64, regs: Option<u64>) -> u64 {
+        self.blocks_that_fit(threads, shared, regs).max(1)
+    }
+
+    /// [`Device::resident_blocks`] without its floor of 1: 0 when one block of this shape
+    /// does not fit on a core at all (more threads, registers or shared memory than a core
+    /// has), which a vEU shape must be checked for.
+    pub fn blocks_that_fit(&self, threads: u64, shared: u64, regs: Option<u64>) -> u64 {
         let teu = self.teu_width.max(1);
         let warps = threads.max(1).div_ceil(teu);
         let lanes = warps * teu;
@@ -116,7 +123,6 @@ impl Device {
             .min(self.max_threads_per_core / lanes)
             .min(by_regs)
             .min(by_smem)
-            .max(1)
     }
 }
 

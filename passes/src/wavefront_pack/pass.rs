@@ -402,18 +402,45 @@ pub(super) fn apply_profile(
     n
 }
 
+/// Which variants of each op a vEU shape is built over (see [`vdevice_for`]).
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    /// Each op's best variant.
+    Best,
+    /// Every variant.
+    All,
+    /// Each op's best variant of at most this many threads whose registers and shared
+    /// memory fit one such block on an SM.
+    Threads(u64),
+}
+
 /// The vDevice for `ops` (§4.1.2: the vEUs per SM follow from "the most demanding rTask
-/// across all the vEUs"): vEUs shaped for the most demanding rKernel, as many per SM as that
-/// shape's occupancy. With `all`, over every variant of every op; else over each op's best
-/// variant only, dropping the variants that do not fit (the best one always does).
-fn vdevice_for(ops: &mut [Op], dev: &Device, all: bool) -> VDevice {
-    let most = |f: fn(&RKernel) -> u64| {
-        ops.iter()
-            .flat_map(|o| if all { &o.kernels[..] } else { &o.kernels[..1] })
-            .map(f)
-            .max()
-            .unwrap_or(1)
-    };
+/// across all the vEUs"): vEUs shaped for the most demanding of the variants `shape`
+/// names, as many per SM as that shape's occupancy; each op keeps its variants that fit
+/// the vEU. `None` when an op has no variant in `shape` or one vEU does not fit on an SM
+/// (the threads of one variant and the registers of another can together exceed the
+/// register file).
+fn vdevice_for(ops: &mut [Op], dev: &Device, shape: Shape) -> Option<VDevice> {
+    let fits_alone =
+        |k: &RKernel, t: u64| k.threads <= t && dev.blocks_that_fit(t, k.smem, Some(k.regs)) >= 1;
+    let chosen: Vec<Vec<RKernel>> = ops
+        .iter()
+        .map(|o| match shape {
+            Shape::Best => o.kernels[..1].to_vec(),
+            Shape::All => o.kernels.clone(),
+            Shape::Threads(t) => o
+                .kernels
+                .iter()
+                .find(|k| fits_alone(k, t))
+                .cloned()
+                .into_iter()
+                .collect(),
+        })
+        .collect();
+    if chosen.iter().any(|c| c.is_empty()) {
+        return None;
+    }
+    let most = |f: fn(&RKernel) -> u64| chosen.iter().flatten().map(f).max().unwrap_or(1);
     let mut vd = VDevice {
         sms: dev.cores,
         veus_per_sm: 1,
@@ -427,39 +454,75 @@ fn vdevice_for(ops: &mut [Op], dev: &Device, all: bool) -> VDevice {
             dev.layers[Device::SHARED].core_capacity(),
         ],
     };
-    // The device's own occupancy rules (`Device::resident_blocks`: whole warps, per-warp
+    // The device's own occupancy rules (`Device::blocks_that_fit`: whole warps, per-warp
     // register allocation, the driver's per-block shared-memory reservation), which the
     // persistent lowering admits programs by; `VDevice::occupancy` (the dialect's bound,
     // from `sm_limits` alone) is never below it.
-    vd.veus_per_sm = dev.resident_blocks(vd.threads, vd.smem, Some(vd.regs));
+    vd.veus_per_sm = dev.blocks_that_fit(vd.threads, vd.smem, Some(vd.regs));
+    if vd.veus_per_sm == 0 {
+        return None;
+    }
     for o in ops.iter_mut() {
         o.kernels
             .retain(|k| k.threads <= vd.threads && k.smem <= vd.smem && k.regs <= vd.regs);
     }
-    vd
+    Some(vd)
 }
 
 /// The schedule of `ops` on the better of the two vDevice shapes of [`vdevice_for`] (fewer
 /// larger vEUs that admit every variant, or more vEUs shaped for the best variants), by the
 /// model's total time: the ops as scheduled (variants that fit), the vDevice, the programs
-/// and the launch cost. [Interp]: the paper fixes one shape and does not say how.
+/// and the launch cost. [Interp]: the paper fixes one shape and does not say how. Where
+/// neither shape fits on an SM, the shapes capped at each variant's thread count are
+/// tried instead, each op taking its best variant that fits under the cap.
 pub(super) fn pack(
     ops: &[Op],
     dev: &Device,
     pol: impl Fn(u64) -> Policy,
 ) -> Result<Packed, String> {
     let mut best: Option<(f64, Packed)> = None;
-    for all in [false, true] {
-        let mut cand = ops.to_vec();
-        let vd = vdevice_for(&mut cand, dev, all);
-        let p = pol(vd.veus());
-        let plans = schedule(&cand, &p)?;
-        let t: f64 = plans.iter().map(|x| x.time(p.launch_us)).sum();
-        if best.as_ref().is_none_or(|b| t < b.0) {
-            best = Some((t, (cand, vd, plans, p.launch_us)));
+    for shape in [Shape::Best, Shape::All] {
+        try_shape(ops, dev, &pol, shape, &mut best)?;
+    }
+    if best.is_none() {
+        let mut caps: Vec<u64> = ops
+            .iter()
+            .flat_map(|o| o.kernels.iter().map(|k| k.threads))
+            .collect();
+        caps.sort_unstable();
+        caps.dedup();
+        for t in caps {
+            try_shape(ops, dev, &pol, Shape::Threads(t), &mut best)?;
         }
     }
-    best.map(|b| b.1).ok_or_else(|| "no vDevice shape".into())
+    best.map(|b| b.1).ok_or_else(|| {
+        format!(
+            "no vEU shape fits on one SM of '{}': every op needs a variant whose threads, registers and shared memory fit one block",
+            dev.name
+        )
+    })
+}
+
+/// Schedules `ops` on the vDevice of `shape`, keeping it in `best` when the model's total
+/// time is lower (shapes that do not fit are skipped).
+fn try_shape(
+    ops: &[Op],
+    dev: &Device,
+    pol: &impl Fn(u64) -> Policy,
+    shape: Shape,
+    best: &mut Option<(f64, Packed)>,
+) -> Result<(), String> {
+    let mut cand = ops.to_vec();
+    let Some(vd) = vdevice_for(&mut cand, dev, shape) else {
+        return Ok(());
+    };
+    let p = pol(vd.veus());
+    let plans = schedule(&cand, &p)?;
+    let t: f64 = plans.iter().map(|x| x.time(p.launch_us)).sum();
+    if best.as_ref().is_none_or(|b| t < b.0) {
+        *best = Some((t, (cand, vd, plans, p.launch_us)));
+    }
+    Ok(())
 }
 
 /// What [`pack`] returns: the ops (variants that fit), the vDevice, the programs, the

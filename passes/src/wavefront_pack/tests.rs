@@ -339,6 +339,36 @@ fn vdevice_shape_follows_the_faster_schedule() {
     assert_eq!(plans[0].time(launch), 10.0 + 5.0);
 }
 
+/// The threads of one op's best variant and the registers of another's can together
+/// exceed an SM's register file (640 × 120 = 76,800 > v100's 65,536): neither shape of
+/// best or every variant fits, so vEUs are capped at a variant's thread count and each op
+/// takes its best variant under the cap. Found on a conv -> relu -> strided max-pool.
+#[test]
+fn variants_that_do_not_fit_one_vdevice_together_are_capped() {
+    let dev = crate::device::Device::builtin("v100").unwrap();
+    let kernel = |threads, regs, us| RKernel {
+        threads,
+        regs,
+        ..k(40, us)
+    };
+    let policy = |v: u64| pol(v as usize, 5.0);
+    let wide = op(
+        "wide",
+        &[],
+        vec![kernel(640, 40, 1.0), kernel(128, 40, 2.0)],
+    );
+    let heavy = op("heavy", &[0], vec![kernel(64, 120, 1.0)]);
+    let (kept, vd, _, _) = super::pass::pack(&[wide.clone(), heavy.clone()], &dev, policy)
+        .expect("a shape under a cap fits");
+    assert!(dev.blocks_that_fit(vd.threads, vd.smem, Some(vd.regs)) >= 1);
+    assert_eq!((vd.threads, vd.regs, vd.veus_per_sm), (128, 120, 4));
+    assert_eq!(kept[0].kernels, vec![kernel(128, 40, 2.0)]);
+    // Nothing fits: the only variant needs 1024 threads at 120 registers.
+    let huge = op("huge", &[], vec![kernel(1024, 120, 1.0)]);
+    let e = super::pass::pack(&[huge], &dev, policy).unwrap_err();
+    assert!(e.contains("no vEU shape fits on one SM of 'v100'"), "{e}");
+}
+
 /// A profiled launch time becomes the rTask time over the variant's waves: 10,000 one-warp
 /// rTasks on h100 run 132 SMs × 32 blocks (the block limit; 48 registers × 32 threads leave
 /// room for 42) = 4,224 per wave, 3 waves; unprofiled variants keep the model's time.
