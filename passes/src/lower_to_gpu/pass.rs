@@ -377,6 +377,16 @@ fn alone_program(
     op: OpId,
     device: &Device,
 ) -> Result<(RProgram, Vec<String>), String> {
+    alone_plan(ctx, op, device).map(|(p, own, _)| (p, own))
+}
+
+/// [`alone_program`] and the connect model's estimate of its kernel, µs (what
+/// `--wavefront-pack` times such an op's one rKernel by).
+pub(crate) fn alone_plan(
+    ctx: &Context,
+    op: OpId,
+    device: &Device,
+) -> Result<(RProgram, Vec<String>, f64), String> {
     let g = crate::connect::graph::build_graph(ctx, &[op])?;
     let node = g.nodes.first().ok_or("not a te.compute")?;
     let (c, _) = node.compute.as_ref().ok_or("not a te.compute")?;
@@ -387,6 +397,7 @@ fn alone_program(
     Ok((
         super::tile_program::program_of_tiles(tiles, c, &device.name)?,
         own,
+        plan.est_us,
     ))
 }
 

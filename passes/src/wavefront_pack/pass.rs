@@ -288,7 +288,8 @@ pub(super) type Programs = (Vec<RProgram>, Vec<String>);
 /// §3.3, Rammer OSDI'20 §3.3's "individual rTask execution time on a vEU"). A profile
 /// ([`apply_profile`]) replaces either. Best first by that kernel time (a split can make
 /// a lower-ranked program the fastest), Roller's rank on ties. Also returns the rPrograms,
-/// variant `i` from program `i`.
+/// variant `i` from program `i`. An op Roller's construction leaves out gets
+/// [`alone_variant`].
 fn variants(
     ctx: &Context,
     c: OpId,
@@ -296,7 +297,34 @@ fn variants(
     top_k: usize,
 ) -> Result<(Vec<RKernel>, Programs), String> {
     let (tc, _) = compute_from_op(ctx, c)?;
-    compute_variants(&tc, dev, top_k)
+    compute_variants(&tc, dev, top_k).or_else(|why| {
+        alone_variant(ctx, c, &tc, dev)
+            .map_err(|e| format!("{why}; and it cannot be tiled alone: {e}"))
+    })
+}
+
+/// The one rKernel of an op whose reads Roller's rTile model cannot express (`mod`, a
+/// `floordiv` inside a sum: a reshape folded into the index, a grouped convolution) or
+/// for which the construction finds no program: the tiles `--connect` gives it alone,
+/// which `--lower-to-gpu` gives such an op too, timed by connect's model (§3.3's rTask
+/// time over the kernel's waves, as for Roller's estimate).
+fn alone_variant(
+    ctx: &Context,
+    c: OpId,
+    tc: &TeCompute,
+    dev: &Device,
+) -> Result<(Vec<RKernel>, Programs), String> {
+    let (p, own, est_us) = crate::lower_to_gpu::pass::alone_plan(ctx, c, dev)?;
+    let shape = RTaskShape::of(tc, &p);
+    let mut k = RKernel {
+        rtasks: p.grid.iter().product::<u64>().max(1),
+        threads: shape.threads,
+        smem: shape.smem,
+        regs: shape.regs,
+        us: 0.0,
+    };
+    k.us = round_estimate(est_us) / waves(&k, dev) as f64;
+    Ok((vec![k], (vec![p], own)))
 }
 
 /// [`variants`] of a compute already read from its op.

@@ -388,3 +388,31 @@ gpu.module @tensor_maps {
     gpu.return
   }
 }
+
+// -----
+
+// A read beyond the rTile model (`j mod 8`): its capacities cannot be counted, but the
+// block's threads are still checked against the device.
+"func.func"() ({
+^bb0(%A: tensor<64x8xf32>):
+  // expected-error @below {{attribute 'rtile.program': 4096 threads per block exceed the device's 1024}}
+  %C = "te.compute"(%A) ({
+  ^bb0(%a: f32):
+    "te.yield"(%a) : (f32) -> ()
+  }) {axis_names = ["i", "j"], domain = array<i64: 64, 64>, indexing_maps = [affine_map<(d0, d1) -> (d0, d1 mod 8)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"],
+      rtile.program = #rtile.program<device = "v100", tiles = [[64, 64], [1, 1]], pad = [[0, 0]], grid = [1, 1], threads = 4096, est_us = 1.0, epsilon = 0.4>} : (tensor<64x8xf32>) -> tensor<64x64xf32>
+  "func.return"(%C) : (tensor<64x64xf32>) -> ()
+}) {function_type = (tensor<64x8xf32>) -> tensor<64x64xf32>, sym_name = "tile"} : () -> ()
+
+// -----
+
+// The same read with a block the device holds verifies.
+"func.func"() ({
+^bb0(%A: tensor<64x8xf32>):
+  %C = "te.compute"(%A) ({
+  ^bb0(%a: f32):
+    "te.yield"(%a) : (f32) -> ()
+  }) {axis_names = ["i", "j"], domain = array<i64: 64, 64>, indexing_maps = [affine_map<(d0, d1) -> (d0, d1 mod 8)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"],
+      rtile.program = #rtile.program<device = "v100", tiles = [[16, 64], [1, 1]], pad = [[0, 0]], grid = [4, 1], threads = 1024, est_us = 1.0, epsilon = 0.4>} : (tensor<64x8xf32>) -> tensor<64x64xf32>
+  "func.return"(%C) : (tensor<64x64xf32>) -> ()
+}) {function_type = (tensor<64x8xf32>) -> tensor<64x64xf32>, sym_name = "tile"} : () -> ()

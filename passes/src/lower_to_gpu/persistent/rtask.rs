@@ -71,16 +71,32 @@ impl RTaskShape {
         let Ok(plan) = compute_plan(c, p) else {
             return unsplit;
         };
-        let split = plan.stages.first().map_or(1, |s| s.split.lanes).max(1) as u64;
-        if split == 1 {
-            return unsplit;
-        }
         let tree: u64 = plan
             .shared_buffers
             .iter()
             .filter(|b| b.slot == REDUCTION_SLOT)
             .map(|b| b.bytes)
             .sum();
+        // A program with no recorded footprint (`--connect`'s tiles, given to an op whose
+        // reads are beyond Roller's model): the shared memory its plan stages, and the
+        // registers of its accumulators (the rTile model's register count needs that model).
+        let unsplit = if p.footprint[..2] == [0, 0] {
+            let points: u64 = p.thread[..c.num_parallel().min(p.thread.len())]
+                .iter()
+                .product();
+            let elem = u64::from(c.result.elem.width().div_ceil(8)).max(1);
+            RTaskShape {
+                smem: plan.shared_bytes.saturating_sub(tree),
+                regs: thread_registers(points * elem),
+                ..unsplit
+            }
+        } else {
+            unsplit
+        };
+        let split = plan.stages.first().map_or(1, |s| s.split.lanes).max(1) as u64;
+        if split == 1 {
+            return unsplit;
+        }
         RTaskShape {
             threads: plan.block_threads as u64,
             split,
