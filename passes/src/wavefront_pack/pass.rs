@@ -40,7 +40,7 @@ rtile::declare_pass! {
             /// barriers inside an rProgram: fine (barrier-rTasks) or global (between waves)
             barriers: String = "fine", "barriers", check = check_barriers;
             /// launch cost, µs (negative: the device description's launch_us)
-            launch_us: f64 = "-1", "launch-us";
+            launch_us: f64 = "-1", "launch-us", check = check_launch_us;
             /// Roller rPrograms per te.compute turned into rKernel variants
             top_k: i64 = "10", "top-k", check = check_top_k;
             /// print the programs in the expanded form (one line per rTask)
@@ -71,6 +71,15 @@ fn check_barriers(s: &String) -> Result<(), String> {
         "fine" | "global" => Ok(()),
         _ => Err(format!("barriers must be fine or global, not '{s}'")),
     }
+}
+
+fn check_launch_us(us: &f64) -> Result<(), String> {
+    if !us.is_finite() {
+        return Err(format!(
+            "launch-us must be a finite number of µs (negative: the device's), not {us}"
+        ));
+    }
+    Ok(())
 }
 
 fn check_top_k(k: &i64) -> Result<(), String> {

@@ -2,12 +2,14 @@
 // RUN: not rtile-opt %s --wavefront-pack 2>&1 | FileCheck %s --check-prefix=NODEV
 // RUN: not rtile-opt %s --wavefront-pack="device=v100 kernels=slow" 2>&1 | FileCheck %s --check-prefix=KERNELS
 // RUN: not rtile-opt %s --wavefront-pack="device=v100 barriers=none" 2>&1 | FileCheck %s --check-prefix=BARRIERS
+// RUN: not rtile-opt %s --wavefront-pack="device=v100 launch-us=nan" 2>&1 | FileCheck %s --check-prefix=LAUNCH
 // RUN: rtile-opt %s --wavefront-pack="device=v100" --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: rtile-opt %s --wavefront-pack="device=v100 launch-us=0 merge=false" --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=BASE
 // RUN: rtile-opt %s --wavefront-pack="device=v100" | not rtile-opt --wavefront-pack="device=v100" 2>&1 | FileCheck %s --check-prefix=TWICE
 
 // NODEV: te input needs device=<name>; built-in devices are: a100, h100, h200, k80, mi250x, mi50, v100
 // KERNELS: kernels must be fast or select, not 'slow'
+// LAUNCH: error: invalid value for option 'launch-us' of pass 'wavefront-pack': launch-us must be a finite number of µs (negative: the device's), not NaN
 // BARRIERS: barriers must be fine or global, not 'none'
 // TWICE: the input already holds vdevice.program ops
 
