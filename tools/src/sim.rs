@@ -9,7 +9,9 @@ use std::process::ExitCode;
 
 use rtile_manifest::model::ModelManifest;
 use rtile_runtime::driver::{FuncRun, dump_outputs};
-use rtile_runtime::sim::{launch_sequences_text, run_check_text, run_models_text};
+use rtile_runtime::sim::{
+    launch_sequences_text, run_check_beside_hosts_text, run_check_text, run_models_text,
+};
 
 use crate::run::{RunCli, RunOutcome, compare_expected};
 
@@ -64,8 +66,13 @@ pub fn sim_outcome(opts: &RunCli, sim: &SimCli, name: &str, text: &str) -> RunOu
     let mut worst = 0.0f64;
     let mut within = true;
     if models.is_empty() || sim.check {
-        match run_check_text(name, text, opts.seed) {
-            Ok(r) if r.kernels.is_empty() => {
+        let checked = if models.is_empty() {
+            run_check_text(name, text, opts.seed)
+        } else {
+            run_check_beside_hosts_text(name, text, opts.seed)
+        };
+        match checked {
+            Ok(r) if r.kernels.is_empty() && models.is_empty() => {
                 return fail(format!(
                     "rtile-run: error: {name} holds no lowered kernel (a gpu.func carrying its te reference); run rtile-opt --lower-to-gpu first\n"
                 ));

@@ -20,7 +20,9 @@ pub mod rounding;
 use rtile::diagnostics::Diagnostic;
 use rtile::ir::{Context, OpId, WalkOrder};
 
-pub use check::{CheckReport, run_check, run_check_text};
+pub use check::{
+    CheckReport, run_check, run_check_beside_hosts, run_check_beside_hosts_text, run_check_text,
+};
 pub use compile::{Kernel, compile_kernel};
 pub use exec::{Launch, SimError, SimErrorKind, run};
 pub use model_check::{

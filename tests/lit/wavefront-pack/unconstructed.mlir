@@ -7,11 +7,16 @@
 // RUN: rtile-opt %s --wavefront-pack=device=h100 | FileCheck %s
 // RUN: rtile-opt %s --wavefront-pack=device=h100 --lower-to-gpu | rtile-run --sim | FileCheck %s --check-prefix=SIM
 // RUN: rtile-opt %s --wavefront-pack=device=v100 --lower-to-gpu | rtile-run --sim | FileCheck %s --check-prefix=SIM
+// --check on a module with host functions checks alone the kernels that carry a te
+// reference; a persistent program and its step reset have none (they were refused).
+// RUN: rtile-opt %s --wavefront-pack=device=h100 --lower-to-gpu | rtile-run --sim --check | FileCheck %s --check-prefixes=SIM,ALONE
 
 // CHECK: vdevice.roperator @group_swish_0 {kernel = 0 : i64, kernels = [{regs = {{[0-9]+}} : i64, rtasks = {{[0-9]+}} : i64, smem = {{[0-9]+}} : i64, threads = {{[0-9]+}} : i64, us = {{.*}} : f64}]}
 // CHECK: vdevice.roperator @group_swish_1(@group_swish_0)
 // CHECK: vdevice.roperator @merge_heads_1(@merge_heads_0) {kernel = 0 : i64, kernels = [{regs = {{[0-9]+}} : i64, rtasks = {{[0-9]+}} : i64, smem = {{[0-9]+}} : i64, threads = {{[0-9]+}} : i64, us = {{.*}} : f64}]}
 
+// ALONE: @group_swish_steps_reset: not checked alone (no te reference; its host function runs it)
+// ALONE: @group_swish_p0: not checked alone
 // SIM: @group_swish output 0: tensor<1x12x10x10xf32>, max relative error
 // SIM: @merge_heads output 0: tensor<24x36xf32>, max relative error
 // SIM-NOT: error:
