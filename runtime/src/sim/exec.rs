@@ -95,7 +95,9 @@ impl ShMeta {
 
 pub(super) struct BlockState<'a> {
     pub(super) k: &'a Kernel,
-    globals: &'a [Vec<AtomicU64>],
+    /// Per kernel argument, its global memory (arguments that view the same bytes share it,
+    /// [`run_aliased`]).
+    globals: &'a [&'a [AtomicU64]],
     /// Global stores and atomics that changed a value (`sim::concurrent`'s progress test).
     pub(super) global_writes: u64,
     shared: Vec<Vec<f64>>,
@@ -633,7 +635,7 @@ impl<'a> BlockState<'a> {
     /// memory and registers; a profile when `profile`.
     fn new(
         k: &'a Kernel,
-        globals: &'a [Vec<AtomicU64>],
+        globals: &'a [&'a [AtomicU64]],
         dyn_bytes: usize,
         threads: usize,
         block: [u32; 3],
@@ -686,7 +688,20 @@ fn dyn_byte(m: &MemDesc, r: &[f64], off: usize) -> usize {
 
 /// Runs `k` on `args` (one buffer per kernel argument, row-major values, written in place).
 pub fn run(k: &Kernel, launch: &Launch, args: &mut [Vec<f64>]) -> Result<(), SimError> {
-    run_blocks(k, launch, Some(args), None, false).map(|_| ())
+    run_blocks(k, launch, Some(args), None, false, None).map(|_| ())
+}
+
+/// [`run`] with arguments that alias: argument `i` is backed by the memory of argument
+/// `alias[i]` (itself, or an earlier argument viewing the same bytes: a reshape of a buffer
+/// passed beside it, as a persistent kernel's rTasks read what others write). On return
+/// every argument holds its backing memory's values.
+pub fn run_aliased(
+    k: &Kernel,
+    launch: &Launch,
+    args: &mut [Vec<f64>],
+    alias: &[usize],
+) -> Result<(), SimError> {
+    run_blocks(k, launch, Some(args), None, false, Some(alias)).map(|_| ())
 }
 
 /// The blocks a profiled run covers: every block, or `sample` blocks spread evenly over the
@@ -717,7 +732,7 @@ pub fn run_profiled(
 ) -> Result<(RawProfile, u64), SimError> {
     let blocks = sampled_blocks(launch, sample);
     let n = blocks.len() as u64;
-    let p = run_blocks(k, launch, args, Some(blocks), true)?;
+    let p = run_blocks(k, launch, args, Some(blocks), true, None)?;
     Ok((p.unwrap_or_else(|| RawProfile::new(k.insts.len())), n))
 }
 
@@ -740,9 +755,10 @@ fn combine(
 fn run_blocks(
     k: &Kernel,
     launch: &Launch,
-    mut args: Option<&mut [Vec<f64>]>,
+    args: Option<&mut [Vec<f64>]>,
     only: Option<Vec<u64>>,
     profile: bool,
+    alias: Option<&[usize]>,
 ) -> Result<Option<RawProfile>, SimError> {
     let bad = |m: String| SimError {
         kind: SimErrorKind::InvalidLaunch,
@@ -797,24 +813,34 @@ fn run_blocks(
     } else {
         0
     };
-    let globals: Vec<Vec<AtomicU64>> = match args.as_deref() {
+    let n = k.args.len();
+    let backing: Vec<usize> = (0..n)
+        .map(|i| {
+            alias
+                .and_then(|a| a.get(i).copied())
+                .filter(|&j| j <= i)
+                .unwrap_or(i)
+        })
+        .collect();
+    let store: Vec<Vec<AtomicU64>> = match args.as_deref() {
         Some(a) => a
             .iter()
-            .map(|a| a.iter().map(|v| AtomicU64::new(v.to_bits())).collect())
+            .enumerate()
+            .map(|(i, a)| match backing[i] == i {
+                true => a.iter().map(|v| AtomicU64::new(v.to_bits())).collect(),
+                false => Vec::new(),
+            })
             .collect(),
         None => k.args.iter().map(|_| Vec::new()).collect(),
     };
+    let globals: Vec<&[AtomicU64]> = backing.iter().map(|&j| &store[j][..]).collect();
     let nblocks: u64 = launch.grid.iter().map(|&x| x as u64).product();
     if k.spins && !profile {
         let ids = only.unwrap_or_else(|| (0..nblocks).collect());
         super::concurrent::run(k, launch, &ids, |b| {
             BlockState::new(k, &globals, dyn_bytes, threads as usize, b, launch, false)
         })?;
-        for (a, g) in args.iter_mut().flat_map(|a| a.iter_mut()).zip(globals) {
-            for (x, v) in a.iter_mut().zip(g) {
-                *x = f64::from_bits(v.into_inner());
-            }
-        }
+        write_back(args, &globals);
         return Ok(None);
     }
     let stop = AtomicBool::new(false);
@@ -851,10 +877,15 @@ fn run_blocks(
         .reduce(|| Ok(None), combine);
     let merged = result?;
 
-    for (a, g) in args.iter_mut().flat_map(|a| a.iter_mut()).zip(globals) {
-        for (x, v) in a.iter_mut().zip(g) {
-            *x = f64::from_bits(v.into_inner());
+    write_back(args, &globals);
+    Ok(merged)
+}
+
+/// Copies each argument's global memory back into `args`.
+fn write_back(args: Option<&mut [Vec<f64>]>, globals: &[&[AtomicU64]]) {
+    for (a, g) in args.into_iter().flat_map(|a| a.iter_mut()).zip(globals) {
+        for (x, v) in a.iter_mut().zip(g.iter()) {
+            *x = f64::from_bits(v.load(Ordering::Relaxed));
         }
     }
-    Ok(merged)
 }

@@ -24,7 +24,7 @@ pub use check::{
     CheckReport, run_check, run_check_beside_hosts, run_check_beside_hosts_text, run_check_text,
 };
 pub use compile::{Kernel, compile_kernel};
-pub use exec::{Launch, SimError, SimErrorKind, run};
+pub use exec::{Launch, SimError, SimErrorKind, run, run_aliased};
 pub use model_check::{
     LaunchSequence, ModelRun, host_functions, launch_sequences_text, run_model, run_models_text,
 };

@@ -17,7 +17,7 @@ use rtile_manifest::model::{
 };
 
 use super::ops::Num;
-use super::{Kernel, compile_kernel, kernels, launch_of, run, to_diagnostic};
+use super::{Kernel, compile_kernel, kernels, launch_of, run_aliased, to_diagnostic};
 use crate::tensor::Tensor;
 use rtile_dialects::te::model::{ElemType, TensorType};
 
@@ -494,7 +494,25 @@ impl Executor for SimExecutor<'_> {
             }
             before.push(args[i].clone());
         }
-        run(kernel, &launch, &mut args).map_err(|e| to_diagnostic(ctx, kernel, &e))?;
+        // Arguments viewing the same bytes as an earlier one (a reshape passed beside the
+        // buffer it views: a persistent kernel's rTask reads what another writes) share its
+        // memory, as on the device.
+        let alias: Vec<usize> = step
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let same = |b: &&rtile_manifest::model::ArgRef| {
+                    b.buffer == a.buffer
+                        && b.offset == a.offset
+                        && b.range() == a.range()
+                        && b.dtype == a.dtype
+                };
+                step.args[..i].iter().position(|b| same(&b)).unwrap_or(i)
+            })
+            .collect();
+        run_aliased(kernel, &launch, &mut args, &alias)
+            .map_err(|e| to_diagnostic(ctx, kernel, &e))?;
         // The last argument is the step's output; a kernel may write others too (a
         // persistent kernel writes every rTask's output): their changed elements go back.
         let last = step.args.len().saturating_sub(1);
