@@ -31,6 +31,7 @@ use crate::construct_rtile::RProgram;
 use crate::construct_rtile::rtile::thread_registers;
 use crate::lower_to_gpu::context::REDUCTION_SLOT;
 use crate::lower_to_gpu::kernel::{CrossThread, LowerOptions, compute_plan};
+use crate::lower_to_gpu::launch::declared_shared_bytes;
 
 /// An rTask's resources (per block of its rKernel).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,21 +78,27 @@ impl RTaskShape {
             .filter(|b| b.slot == REDUCTION_SLOT)
             .map(|b| b.bytes)
             .sum();
-        // A program with no recorded footprint (`--connect`'s tiles, given to an op whose
-        // reads are beyond Roller's model): the shared memory its plan stages, and the
+        // The shared memory the kernel declares (its buffers laid out with their alignment:
+        // a few bytes over the footprint Roller counted), which the persistent lowering
+        // checks the rTask against. A program with no recorded footprint (`--connect`'s
+        // tiles, given to an op whose reads are beyond Roller's model) also takes the
         // registers of its accumulators (the rTile model's register count needs that model).
+        let declared = declared_shared_bytes(&plan).saturating_sub(tree);
         let unsplit = if p.footprint[..2] == [0, 0] {
             let points: u64 = p.thread[..c.num_parallel().min(p.thread.len())]
                 .iter()
                 .product();
             let elem = u64::from(c.result.elem.width().div_ceil(8)).max(1);
             RTaskShape {
-                smem: plan.shared_bytes.saturating_sub(tree),
+                smem: declared,
                 regs: thread_registers(points * elem),
                 ..unsplit
             }
         } else {
-            unsplit
+            RTaskShape {
+                smem: unsplit.smem.max(declared),
+                ..unsplit
+            }
         };
         let split = plan.stages.first().map_or(1, |s| s.split.lanes).max(1) as u64;
         if split == 1 {
