@@ -463,7 +463,7 @@ fn vdevice_for(ops: &mut [Op], dev: &Device, shape: Shape) -> Option<VDevice> {
     let chosen: Vec<Vec<RKernel>> = ops
         .iter()
         .map(|o| match shape {
-            Shape::Best => o.kernels[..1].to_vec(),
+            Shape::Best => o.kernels.iter().take(1).cloned().collect(),
             Shape::All => o.kernels.clone(),
             Shape::Threads(t) => o
                 .kernels
