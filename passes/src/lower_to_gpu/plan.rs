@@ -275,11 +275,16 @@ impl KernelPlan {
         let limits = device.map_or_else(fallback_limits, Device::kernel_limits);
         let (view, axes) = plan_axes(c, p)?;
         let threads: i64 = axes.iter().map(|a| a.threads).product();
-        if threads as u64 != p.threads || !(1..=limits.threads_per_block as i64).contains(&threads)
-        {
+        if threads as u64 != p.threads {
             return Err(format!(
                 "{} threads do not match the tiles ({threads})",
                 p.threads
+            ));
+        }
+        if !(1..=limits.threads_per_block as i64).contains(&threads) {
+            return Err(format!(
+                "the tiles give {threads} threads per block, over the device's {}",
+                limits.threads_per_block
             ));
         }
         let inputs = plan_inputs(c, p, &view)?;

@@ -250,6 +250,26 @@ fn the_plan_refuses_what_the_device_cannot_run() {
         e.err().as_deref(),
         Some("128 threads do not match the tiles (256)")
     );
+    // Tiles over the device's block limit: 64 x 128 threads (a tilegraph.kernel written
+    // with a register tile of 1 x 1 over a 64 x 128 block) said "8192 threads do not match
+    // the tiles (8192)".
+    let (c, mut p) = matmul();
+    let block = p.block.clone();
+    p.thread = vec![1; block.len()];
+    p.threads = block[..2].iter().product();
+    let e = KernelPlan::new(
+        &c,
+        &p,
+        dev.as_ref(),
+        CrossThread::Auto,
+        (true, ThreadMapping::Auto),
+    );
+    let want = format!(
+        "the tiles give {} threads per block, over the device's 1024",
+        p.threads
+    );
+    assert_eq!(p.threads, 16384);
+    assert_eq!(e.err(), Some(want));
     // An unreadable device: NVIDIA's limits, no register prefetch.
     let (c, p) = matmul();
     let plan = KernelPlan::new(&c, &p, None, CrossThread::Auto, (true, ThreadMapping::Auto))
