@@ -532,12 +532,23 @@ pub(super) fn pack(
             try_shape(ops, dev, &pol, Shape::Threads(t), &mut best)?;
         }
     }
-    best.map(|b| b.1).ok_or_else(|| {
-        format!(
-            "no vEU shape fits on one SM of '{}': every op needs a variant whose threads, registers and shared memory fit one block",
-            dev.name
-        )
-    })
+    best.map(|b| b.1).ok_or_else(|| no_shape_fits(ops, dev))
+}
+
+/// Why no vEU shape fits: the op whose variants all need the most threads and the one
+/// whose variants all need the most registers, which one vEU would have to hold together.
+fn no_shape_fits(ops: &[Op], dev: &Device) -> String {
+    let least = |o: &Op, f: fn(&RKernel) -> u64| o.kernels.iter().map(f).min().unwrap_or(0);
+    let most = |f: fn(&RKernel) -> u64| {
+        ops.iter()
+            .max_by_key(|o| least(o, f))
+            .map_or((String::new(), 0), |o| (o.name.clone(), least(o, f)))
+    };
+    let ((tn, t), (rn, r)) = (most(|k| k.threads), most(|k| k.regs));
+    format!(
+        "no vEU shape fits on one SM of '{}': @{tn} needs {t} threads per rTask and @{rn} {r} registers per thread, which one vEU (one block of the persistent kernel) cannot hold together; more rKernel variants (top-k) may fit",
+        dev.name
+    )
 }
 
 /// Schedules `ops` on the vDevice of `shape`, keeping it in `best` when the model's total

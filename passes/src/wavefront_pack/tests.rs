@@ -366,7 +366,10 @@ fn variants_that_do_not_fit_one_vdevice_together_are_capped() {
     // Nothing fits: the only variant needs 1024 threads at 120 registers.
     let huge = op("huge", &[], vec![kernel(1024, 120, 1.0)]);
     let e = super::pass::pack(&[huge], &dev, policy).unwrap_err();
-    assert!(e.contains("no vEU shape fits on one SM of 'v100'"), "{e}");
+    assert_eq!(
+        e,
+        "no vEU shape fits on one SM of 'v100': @huge needs 1024 threads per rTask and @huge 120 registers per thread, which one vEU (one block of the persistent kernel) cannot hold together; more rKernel variants (top-k) may fit"
+    );
 }
 
 /// A profiled launch time becomes the rTask time over the variant's waves: 10,000 one-warp

@@ -7,8 +7,12 @@
 // RUN: rtile-opt %s --wavefront-pack=device=v100 | FileCheck %s --check-prefix=PACK
 // RUN: rtile-opt %s --wavefront-pack=device=v100 --lower-to-gpu -o %t.mlir
 // RUN: rtile-run --sim %t.mlir | FileCheck %s --check-prefix=SIM
+// With one variant per op (top-k=1) no vEU holds both the convolution's threads and the
+// relu's registers: an error that names them.
+// RUN: not rtile-opt %s --wavefront-pack="device=v100 top-k=1" 2>&1 | FileCheck %s --check-prefix=TOPK1
 
 // PACK: vdevice.device @stem_pool_vdevice {regs = 96 : i64, {{.*}}, threads = 640 : i64, veus_per_sm = 1 : i64}
+// TOPK1: error: wavefront-pack: no vEU shape fits on one SM of 'v100': @stem_pool_0 needs 640 threads per rTask and @stem_pool_1 112 registers per thread
 // SIM: @stem_pool: 2 kernels
 // SIM: @stem_pool output 0: tensor<1x8x9x9xf32>, max relative error
 // SIM-NOT: error:
