@@ -10,6 +10,7 @@
 //! - [`pass`]: the pass, writing `tilegraph.kernel`s.
 //! - [`check`]: the device half of the `tilegraph` verifier.
 
+pub(crate) mod alone;
 pub mod check;
 pub mod fit;
 pub mod graph;

@@ -16,7 +16,6 @@ use rtile_dialects::gpu::target::{GpuTarget, TargetKind};
 use rtile_dialects::te::ir::COMPUTE;
 use rtile_dialects::te::model::TensorType;
 use rtile_dialects::te::walk::compute_ops;
-use rtile_dialects::tilegraph::Level;
 
 use crate::construct_rtile::RProgram;
 use crate::construct_rtile::device_check::program_device;
@@ -370,35 +369,14 @@ fn give_unconstructed_programs(
     Ok(())
 }
 
-/// The program of `op` as `--connect` tiles it alone on `device` (its best plan with
-/// every input from global memory), with the compute's own axis names.
+/// The program of `op` as `--connect` tiles it alone on `device`, with the compute's own
+/// axis names ([`crate::connect::alone::alone_program`]).
 fn alone_program(
     ctx: &Context,
     op: OpId,
     device: &Device,
 ) -> Result<(RProgram, Vec<String>), String> {
-    alone_plan(ctx, op, device).map(|(p, own, _)| (p, own))
-}
-
-/// [`alone_program`] and the connect model's estimate of its kernel, µs (what
-/// `--wavefront-pack` times such an op's one rKernel by).
-pub(crate) fn alone_plan(
-    ctx: &Context,
-    op: OpId,
-    device: &Device,
-) -> Result<(RProgram, Vec<String>, f64), String> {
-    let g = crate::connect::graph::build_graph(ctx, &[op])?;
-    let node = g.nodes.first().ok_or("not a te.compute")?;
-    let (c, _) = node.compute.as_ref().ok_or("not a te.compute")?;
-    let levels = vec![vec![Level::Global; node.inputs.len()]];
-    let plan = crate::connect::tiling::best_plan(&g, &[0], &levels, device, 8)?;
-    let tiles = plan.tiles.first().ok_or("no tiles")?;
-    let own = c.axes.iter().map(|a| a.name.clone()).collect();
-    Ok((
-        super::tile_program::program_of_tiles(tiles, c, &device.name)?,
-        own,
-        plan.est_us,
-    ))
+    crate::connect::alone::alone_program(ctx, op, device).map(|a| (a.program, a.axes))
 }
 
 /// True when `op` is a member of a `tilegraph.kernel`.

@@ -323,7 +323,8 @@ fn alone_variant(
     tc: &TeCompute,
     dev: &Device,
 ) -> Result<(Vec<RKernel>, Programs), String> {
-    let (p, own, est_us) = crate::lower_to_gpu::pass::alone_plan(ctx, c, dev)?;
+    let alone = crate::connect::alone::alone_program(ctx, c, dev)?;
+    let (p, own, est_us) = (alone.program, alone.axes, alone.est_us);
     let shape = RTaskShape::of(tc, &p);
     let mut k = RKernel {
         rtasks: p.grid.iter().product::<u64>().max(1),
