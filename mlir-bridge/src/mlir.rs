@@ -46,6 +46,10 @@ pub const RTILE_PASSES: &[(&str, &str)] = &[
     ("rtile-select", "rtile-select"),
     ("rtile-axis-fusion", "axis-fusion"),
     ("rtile-tensor-padding", "tensor-padding"),
+    ("rtile-fold-reshapes", "fold-reshapes"),
+    ("rtile-connect", "connect"),
+    ("rtile-wavefront-pack", "wavefront-pack"),
+    ("rtile-autoschedule-beam", "autoschedule-beam"),
     ("rtile-lower-to-gpu", "lower-to-gpu"),
 ];
 

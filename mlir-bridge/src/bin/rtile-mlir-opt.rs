@@ -15,7 +15,9 @@ use clap::Parser;
 
 /// Runs a mixed pipeline of upstream MLIR passes and rtile passes (external passes:
 /// rtile-import-linalg, rtile-export-linalg, rtile-construct{device=...}, rtile-select,
-/// rtile-axis-fusion, rtile-tensor-padding, rtile-lower-to-gpu) on one module.
+/// rtile-axis-fusion, rtile-tensor-padding, rtile-fold-reshapes, rtile-connect{device=...},
+/// rtile-wavefront-pack{device=...}, rtile-autoschedule-beam{device=...},
+/// rtile-lower-to-gpu) on one module.
 #[derive(Parser)]
 #[command(name = "rtile-mlir-opt")]
 struct Cli {

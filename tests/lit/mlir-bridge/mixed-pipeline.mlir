@@ -49,7 +49,7 @@
 
 // Errors are reported, never a crash.
 // RUN: not rtile-mlir-opt %s --mlir-pipeline="builtin.module(rtile-bogus)" 2>&1 | FileCheck %s --check-prefix=ERR
-// ERR: error: unknown rtile pass `rtile-bogus`
+// ERR: error: unknown rtile pass `rtile-bogus` (known: rtile-import-linalg, rtile-export-linalg, rtile-construct, rtile-select, rtile-axis-fusion, rtile-tensor-padding, rtile-fold-reshapes, rtile-connect, rtile-wavefront-pack, rtile-autoschedule-beam, rtile-lower-to-gpu)
 // RUN: not rtile-mlir-opt %s --mlir-pipeline="builtin.module(bogus-upstream-pass)" 2>&1 | FileCheck %s --check-prefix=ERR2
 // ERR2: error: in `bogus-upstream-pass`
 
