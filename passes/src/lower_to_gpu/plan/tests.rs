@@ -229,47 +229,33 @@ fn the_plan_refuses_what_the_device_cannot_run() {
     let (c, mut p) = matmul();
     p.tensor_core = true;
     let dev = program_device(&p).ok();
-    let e = KernelPlan::new(
-        &c,
-        &p,
-        dev.as_ref(),
-        CrossThread::Auto,
-        (true, ThreadMapping::Auto),
-    );
-    assert!(e.is_err_and(|e| e.contains("tensor-core")));
+    let plan = |c: &TeCompute, p: &RProgram| {
+        KernelPlan::new(
+            c,
+            p,
+            dev.as_ref(),
+            CrossThread::Auto,
+            (true, ThreadMapping::Auto),
+        )
+    };
+    assert!(plan(&c, &p).is_err_and(|e| e.contains("tensor-core")));
     let (c, mut p) = matmul();
     p.threads = 128;
-    let e = KernelPlan::new(
-        &c,
-        &p,
-        dev.as_ref(),
-        CrossThread::Auto,
-        (true, ThreadMapping::Auto),
-    );
     assert_eq!(
-        e.err().as_deref(),
+        plan(&c, &p).err().as_deref(),
         Some("128 threads do not match the tiles (256)")
     );
-    // Tiles over the device's block limit: 64 x 128 threads (a tilegraph.kernel written
-    // with a register tile of 1 x 1 over a 64 x 128 block) said "8192 threads do not match
-    // the tiles (8192)".
+    // Tiles over the device's block limit: one point per thread over the 128 x 128 block
+    // (as a hand-written tilegraph.kernel can give) said "16384 threads do not match the
+    // tiles (16384)".
     let (c, mut p) = matmul();
-    let block = p.block.clone();
-    p.thread = vec![1; block.len()];
-    p.threads = block[..2].iter().product();
-    let e = KernelPlan::new(
-        &c,
-        &p,
-        dev.as_ref(),
-        CrossThread::Auto,
-        (true, ThreadMapping::Auto),
-    );
-    let want = format!(
-        "the tiles give {} threads per block, over the device's 1024",
-        p.threads
-    );
+    p.thread = vec![1; p.block.len()];
+    p.threads = p.block[..2].iter().product();
     assert_eq!(p.threads, 16384);
-    assert_eq!(e.err(), Some(want));
+    assert_eq!(
+        plan(&c, &p).err().as_deref(),
+        Some("the tiles give 16384 threads per block, over the device's 1024")
+    );
     // An unreadable device: NVIDIA's limits, no register prefetch.
     let (c, p) = matmul();
     let plan = KernelPlan::new(&c, &p, None, CrossThread::Auto, (true, ThreadMapping::Auto))
