@@ -99,12 +99,7 @@ pub fn check_legal(e: &TensorExprInfo, dev: &Device, p: &RProgram) -> Result<(),
             p.threads
         ));
     }
-    if threads > dev.max_threads_per_block {
-        return Err(format!(
-            "{threads} threads per block exceed the device's {}",
-            dev.max_threads_per_block
-        ));
-    }
+    check_block_threads(threads, dev)?;
     if !al.teu_aligned(&p.block, &p.thread) {
         return Err(format!(
             "{threads} threads are not aligned with the execution unit ({} lanes x {} per core)",
@@ -170,11 +165,18 @@ impl DeviceCheck for DeviceChecker {
             // from `--connect`'s tiles (`--lower-to-gpu` and `--wavefront-pack` give such
             // an op the tiles it has alone), whose capacities the model cannot count; the
             // lowering checks its staging. The block's threads are checked here.
-            Err(_) if p.threads > dev.max_threads_per_block => Err(format!(
-                "{} threads per block exceed the device's {}",
-                p.threads, dev.max_threads_per_block
-            )),
-            Err(_) => Ok(()),
+            Err(_) => check_block_threads(p.threads, &dev),
         }
     }
+}
+
+/// A block of `threads` threads is within the device's limit.
+fn check_block_threads(threads: u64, dev: &Device) -> Result<(), String> {
+    if threads > dev.max_threads_per_block {
+        return Err(format!(
+            "{threads} threads per block exceed the device's {}",
+            dev.max_threads_per_block
+        ));
+    }
+    Ok(())
 }

@@ -503,10 +503,7 @@ impl Executor for SimExecutor<'_> {
             .enumerate()
             .map(|(i, a)| {
                 let same = |b: &&rtile_manifest::model::ArgRef| {
-                    b.buffer == a.buffer
-                        && b.offset == a.offset
-                        && b.range() == a.range()
-                        && b.dtype == a.dtype
+                    b.buffer == a.buffer && b.range() == a.range() && b.dtype == a.dtype
                 };
                 step.args[..i].iter().position(|b| same(&b)).unwrap_or(i)
             })
