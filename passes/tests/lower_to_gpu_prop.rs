@@ -182,7 +182,9 @@ proptest! {
                 let k = lower_compute_opts(&mut ctx, c, &p, "k", opts).map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
                 let m = common::module_text(&mut ctx, &[k]);
                 let r = run_check_text("k.mlir", &m, seed).map_err(|e| TestCaseError::fail(format!("{op:?} {p:?} prefetch={prefetch}: {e}\n{m}")))?;
-                prop_assert!(r.max_rel_err() < 1e-5, "{:?} {:?} prefetch={}: max relative error {:e}", op, p, prefetch, r.max_rel_err());
+                // 1e-5, or the output's rounding floor where f32 cannot reach it (a dot
+                // product that cancels: MatMul(1, 1, 51) drew 7.9e-5 against the f64 oracle).
+                prop_assert!(r.within(1e-5), "{:?} {:?} prefetch={}: max relative error {:e}", op, p, prefetch, r.max_rel_err());
             }
         }
     }
